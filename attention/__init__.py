@@ -1,0 +1,30 @@
+"""Scaled dot-product attention in plain numpy, one idea per function.
+
+Row vectors throughout, as the article writes q = x·W_Q. Float64 by default; float32 in gives
+float32 out. Leading batch dimensions `...` are accepted everywhere.
+"""
+from .attend import attend, attend_chunked
+from .cost import attention_cost, multi_head_cost
+from .masks import causal_mask, padding_mask, sliding_window_mask
+from .multihead import merge_heads, multi_head_attention, split_heads
+from .scores import scaled_scores, scores
+from .softmax import row_entropy, softmax
+
+__version__ = "1.0.0"
+
+__all__ = [
+    "attend",
+    "attend_chunked",
+    "attention_cost",
+    "causal_mask",
+    "merge_heads",
+    "multi_head_attention",
+    "multi_head_cost",
+    "padding_mask",
+    "row_entropy",
+    "scaled_scores",
+    "scores",
+    "sliding_window_mask",
+    "softmax",
+    "split_heads",
+]

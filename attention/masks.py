@@ -1,0 +1,43 @@
+"""Masks: boolean tables, True = may attend (PyTorch's convention)."""
+import numpy as np
+
+from ._checks import positive_int
+
+
+def causal_mask(n_q, n_k=None):
+    """Query i may attend to key j iff j <= i (itself and the past).
+
+    -> bool (n_q, n_k), lower-triangular with the diagonal. n_k defaults to n_q; when they differ
+    the triangle starts at the top-left corner, as in PyTorch's `is_causal`.
+    """
+    n_q = positive_int("n_q", n_q)
+    n_k = n_q if n_k is None else positive_int("n_k", n_k)
+    return np.tril(np.ones((n_q, n_k), dtype=bool))
+
+
+def sliding_window_mask(n, window):
+    """Query i may attend to key j iff i - window < j <= i: the last `window` keys, itself included.
+
+    -> bool (n, n).
+    """
+    n = positive_int("n", n)
+    window = positive_int("window", window)
+    i = np.arange(n)[:, None]
+    j = np.arange(n)[None, :]
+    return (j <= i) & (j > i - window)
+
+
+def padding_mask(lengths, n):
+    """For a batch of sequences padded to n, key j of sequence b is allowed iff j < lengths[b].
+
+    lengths (batch,) -> bool (batch, 1, n), which broadcasts to (batch, n_q, n).
+    """
+    n = positive_int("n", n)
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer):
+        raise TypeError(f"lengths must be a 1-D array of integers, got {lengths.dtype} of shape {lengths.shape}")
+    bad = (lengths < 0) | (lengths > n)
+    if bad.any():
+        b = int(np.argmax(bad))
+        raise ValueError(f"lengths[{b}] = {lengths[b]} is outside [0, n] with n = {n}")
+    return (np.arange(n)[None, :] < lengths[:, None])[:, None, :]

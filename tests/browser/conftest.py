@@ -1,0 +1,103 @@
+"""Real-browser fixtures: the built site/ served on 127.0.0.1 under a sub-path, as GitHub Pages serves it,
+opened in headless Chromium.
+
+Chromium: $CHROMIUM if set, else Debian's /usr/bin/chromium, else Playwright's own browser (on a machine
+where `playwright install chromium` has been run). Tests never download a browser.
+"""
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "site"
+PREFIX = "/attention-heatmap/"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves site/ at PREFIX and answers 404 anywhere else, so a root-relative link shows up as broken."""
+
+    def translate_path(self, path):
+        if not path.startswith(PREFIX):
+            return str(SITE / "__not_under_prefix__")
+        return super().translate_path("/" + path[len(PREFIX):])
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url():
+    if not (SITE / "index.html").exists():
+        pytest.fail("site/ is not built: run `make site` (make test does it first)")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_SubPathHandler, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
+    server.shutdown()
+
+
+def chromium_executable():
+    return os.environ.get("CHROMIUM") or shutil.which("chromium") or None
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class PageProblems:
+    """What went wrong while a page was open: console errors, uncaught exceptions, requests to other hosts."""
+
+    def __init__(self, page, site_url):
+        self.console_errors = []
+        self.page_errors = []
+        self.foreign_requests = []
+        host = urlparse(site_url).netloc
+        page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
+        page.on("pageerror", lambda e: self.page_errors.append(str(e)))
+
+        def check_request(request):
+            url = urlparse(request.url)
+            if url.scheme in ("http", "https", "ws", "wss") and url.netloc != host:
+                self.foreign_requests.append(request.url)
+
+        page.on("request", check_request)
+
+    def assert_clean(self):
+        assert not self.page_errors, f"uncaught errors: {self.page_errors}"
+        assert not self.console_errors, f"console errors: {self.console_errors}"
+        assert not self.foreign_requests, f"requests to other hosts: {self.foreign_requests}"
+
+
+@pytest.fixture
+def context(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context, site_url):
+    """A fresh page; the test fails if it logged a console error, threw, or asked another host for anything."""
+    page = context.new_page()
+    problems = PageProblems(page, site_url)
+    page.problems = problems
+    yield page
+    problems.assert_clean()
