@@ -1,45 +1,51 @@
-"""Input checks shared by every function: clear messages that name the culprit."""
+"""Input checks shared by every function: clear messages that name the culprit and its shape."""
+import numbers
+
 import numpy as np
 
 
 def as_float_array(name, x, *, allow_neg_inf=False):
-    """`x` as a floating array (float64 unless it already is float32/float64), or a clear error.
+    """`x` as a floating array (float64 unless it already is float32 or float64), or a clear error.
 
-    Rejects NaN and +inf always; -inf only unless `allow_neg_inf` (scores may carry -inf as a mask).
+    Rejects NaN and +inf always; -inf too unless `allow_neg_inf` (scores may carry -inf as a mask).
     """
-    if isinstance(x, (str, bytes)) or x is None:
+    if x is None or isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be an array of numbers, got {type(x).__name__}")
     try:
         arr = np.asarray(x)
-    except Exception as exc:  # ragged nested lists, objects numpy cannot hold
+    except (ValueError, TypeError) as exc:  # ragged nested lists, objects numpy cannot hold
         raise TypeError(f"{name} must be an array of numbers: {exc}") from None
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.number)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.complexfloating):
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype} (shape {arr.shape})")
     if arr.dtype not in (np.float32, np.float64):
         arr = arr.astype(np.float64)
-    bad = np.isnan(arr) | (arr == np.inf)
-    if not allow_neg_inf:
-        bad |= arr == -np.inf
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{name} contains {arr[where]} at index {where}; attention needs finite inputs")
+    if not np.isfinite(arr).all():
+        bad = np.isnan(arr) | (arr == np.inf) if allow_neg_inf else ~np.isfinite(arr)
+        if bad.any():
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            allowed = "finite numbers or -inf" if allow_neg_inf else "finite numbers"
+            raise ValueError(f"{name} of shape {arr.shape} contains {arr[where]} at index {where}; it must hold {allowed}")
     return arr
 
 
 def at_least(name, arr, ndim, shape_doc):
+    """Raise unless `arr` has at least `ndim` axes; `shape_doc` is the expected shape, e.g. "(..., n_q, d_k)"."""
     if arr.ndim < ndim:
         raise ValueError(f"{name} must have shape {shape_doc}, got shape {arr.shape}")
 
 
 def check_mask(mask, target_shape, name="mask"):
-    """A boolean mask that broadcasts to `target_shape` (True = may attend)."""
-    mask = np.asarray(mask)
-    if mask.dtype != bool:
-        raise TypeError(f"{name} must be boolean (True = may attend), got dtype {mask.dtype}")
+    """`mask` as a boolean array that broadcasts to `target_shape` (True = may attend), or a clear error."""
+    if mask is None or isinstance(mask, (str, bytes)):
+        raise TypeError(f"{name} must be a boolean array (True = may attend), got {type(mask).__name__}")
     try:
-        shape = np.broadcast_shapes(mask.shape, target_shape)
+        mask = np.asarray(mask)
+    except (ValueError, TypeError) as exc:
+        raise TypeError(f"{name} must be a boolean array (True = may attend): {exc}") from None
+    if mask.dtype != bool:
+        raise TypeError(f"{name} must be boolean (True = may attend), got dtype {mask.dtype} (shape {mask.shape})")
+    try:
+        shape = np.broadcast_shapes(mask.shape, tuple(target_shape))
     except ValueError:
         shape = None
     if shape != tuple(target_shape):
@@ -53,12 +59,22 @@ def batch_shape(**named):
         return np.broadcast_shapes(*(a.shape[:-2] for a in named.values()))
     except ValueError:
         shapes = ", ".join(f"{k} {a.shape}" for k, a in named.items())
-        raise ValueError(f"batch dimensions do not broadcast: {shapes}") from None
+        raise ValueError(f"batch dimensions (all but the last two axes) do not broadcast: {shapes}") from None
 
 
 def positive_int(name, value, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    """`value` as a Python int >= `minimum`, or a TypeError / ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return int(value)
+
+
+def real_number(name, value):
+    """`value` as a finite real number, or a TypeError / ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value

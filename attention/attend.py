@@ -3,33 +3,25 @@ import numpy as np
 
 from ._checks import as_float_array, at_least, batch_shape, check_mask, positive_int
 from .scores import _query_key, resolve_scale
-from .softmax import softmax
-
-
-def _query_key_value(Q, K, V):
-    Q, K = _query_key(Q, K)
-    V = as_float_array("V", V)
-    at_least("V", V, 2, "(..., n_k, d_v)")
-    if V.shape[-2] != K.shape[-2]:
-        raise ValueError(f"K and V must have the same number of keys n_k (axis -2): K {K.shape}, V {V.shape}")
-    batch = batch_shape(Q=Q, K=K, V=V)
-    return Q, K, V, batch + (Q.shape[-2], K.shape[-2])
+from .softmax import softmax_in_place
 
 
 def attend(Q, K, V, mask=None, scale=None):
     """Scaled dot-product attention, the reference path.
 
-    Q (..., n_q, d_k), K (..., n_k, d_k), V (..., n_k, d_v), mask bool broadcastable to
-    (..., n_q, n_k) with True = may attend -> (out (..., n_q, d_v), weights (..., n_q, n_k)).
-    Row i of `out` is the weights of row i times V. A row with no allowed key has zero weights
-    and a zero output row.
+    Q (..., n_q, d_k), K (..., n_k, d_k), V (..., n_k, d_v); mask bool broadcastable to
+    (..., n_q, n_k), True = may attend; scale defaults to 1/√d_k
+    -> (out (..., n_q, d_v), weights (..., n_q, n_k)).
+    weights = softmax(scaled_scores(Q, K, scale), mask) and out = weights @ V: row i of `out` is the
+    average of the value rows, weighted by row i of `weights`. A query with no allowed key has
+    all-zero weights and a zero output row (never NaN). float32 inputs give float32 outputs.
     """
     Q, K, V, score_shape = _query_key_value(Q, K, V)
     if mask is not None:
         mask = check_mask(mask, score_shape)
     S = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, d_k) x (..., d_k, n_k) -> (..., n_q, n_k)
-    S = S * resolve_scale(scale, Q.shape[-1], S.dtype)
-    weights = softmax(S, mask)
+    S *= resolve_scale(scale, Q.shape[-1], S.dtype)
+    weights = softmax_in_place(S, mask)  # the score table becomes the weights: one n_q × n_k table in all
     out = weights @ V  # (..., n_q, n_k) x (..., n_k, d_v) -> (..., n_q, d_v)
     return out, weights
 
@@ -37,31 +29,55 @@ def attend(Q, K, V, mask=None, scale=None):
 def attend_chunked(Q, K, V, mask=None, scale=None, block_size=128):
     """The same output as `attend(...)[0]`, computed block by block over the keys.
 
-    Q (..., n_q, d_k), K (..., n_k, d_k), V (..., n_k, d_v) -> out (..., n_q, d_v).
-    A running maximum, a running denominator and a running weighted sum are carried across blocks
-    (the "online softmax"), so only an n_q × block_size piece of the score table exists at a time.
+    Q (..., n_q, d_k), K (..., n_k, d_k), V (..., n_k, d_v); mask and scale as in `attend`;
+    block_size >= 1 keys per block (the last block may be shorter) -> out (..., n_q, d_v).
+    A running maximum, a running denominator and a running weighted sum of values are carried
+    across blocks (the "online softmax"), so only an n_q × block_size piece of the score table
+    exists at a time and the weights are never returned. A query with no allowed key gets a zero row.
     """
     Q, K, V, score_shape = _query_key_value(Q, K, V)
     block_size = positive_int("block_size", block_size)
     if mask is not None:
-        mask = check_mask(mask, score_shape)
+        # A broadcast view of the full mask (no copy), so every block can slice its keys out of it.
+        mask = np.broadcast_to(check_mask(mask, score_shape), score_shape)
+    factor = resolve_scale(scale, Q.shape[-1], np.result_type(Q, K))
+    batch, n_q, n_k = score_shape[:-2], score_shape[-2], score_shape[-1]
     dtype = np.result_type(Q, K, V)
-    factor = resolve_scale(scale, Q.shape[-1], dtype)
-    n_k = K.shape[-2]
-    batch, n_q = score_shape[:-2], score_shape[-2]
-    running_max = np.full(batch + (n_q, 1), -np.inf, dtype=dtype)
-    denominator = np.zeros(batch + (n_q, 1), dtype=dtype)
-    acc = np.zeros(batch + (n_q, V.shape[-1]), dtype=dtype)
+    running_max = np.full(batch + (n_q, 1), -np.inf, dtype=dtype)  # the largest score seen so far
+    denominator = np.zeros(batch + (n_q, 1), dtype=dtype)  # sum of e^(score - running_max)
+    acc = np.zeros(batch + (n_q, V.shape[-1]), dtype=dtype)  # sum of e^(score - running_max) · v
     for start in range(0, n_k, block_size):
-        keys = slice(start, min(start + block_size, n_k))
-        S = (Q @ np.swapaxes(K[..., keys, :], -1, -2)) * factor  # (..., n_q, b)
+        keys = slice(start, start + block_size)
+        S = Q @ np.swapaxes(K[..., keys, :], -1, -2)  # (..., n_q, d_k) x (..., d_k, b) -> (..., n_q, b)
+        S *= factor
         if mask is not None:
-            S = np.where(mask[..., keys], S, -np.inf)
-        new_max = np.maximum(running_max, S.max(axis=-1, keepdims=True))
-        shift = np.where(np.isfinite(new_max), new_max, 0)
-        rescale = np.exp(running_max - shift)  # what the earlier blocks' sums were measured against
-        p = np.exp(S - shift)  # (..., n_q, b)
+            np.copyto(S, -np.inf, where=~mask[..., keys])
+        block_max = S.max(axis=-1, keepdims=True)  # (..., n_q, 1)
+        if np.isnan(block_max).any() or (block_max == np.inf).any():
+            raise ValueError(f"the {S.dtype} scores contain +inf or NaN: Q Kᵀ overflowed; use smaller Q and K, or float64")
+        new_max = np.maximum(running_max, block_max)
+        shift = np.where(new_max == -np.inf, 0, new_max)  # rows with no allowed key yet: all -inf, keep them so
+        rescale = np.exp(running_max - shift)  # re-measures the earlier blocks' sums against the new maximum
+        S -= shift
+        p = np.exp(S, out=S)  # (..., n_q, b), each <= 1
         denominator = denominator * rescale + p.sum(axis=-1, keepdims=True)
         acc = acc * rescale + p @ V[..., keys, :]  # (..., n_q, b) x (..., b, d_v) -> (..., n_q, d_v)
         running_max = new_max
     return np.divide(acc, denominator, out=np.zeros_like(acc), where=denominator > 0)
+
+
+def _query_key_value(Q, K, V):
+    """Q, K, V as float arrays, checked; also the shape of their score table (..., n_q, n_k).
+
+    `...` is the broadcast of the three arrays' batch dimensions.
+    """
+    Q, K = _query_key(Q, K)
+    V = as_float_array("V", V)
+    at_least("V", V, 2, "(..., n_k, d_v)")
+    if V.shape[-2] != K.shape[-2]:
+        raise ValueError(f"K and V must have the same number of keys n_k (axis -2): K {K.shape}, V {V.shape}")
+    batch = batch_shape(Q=Q, K=K, V=V)
+    # Q and K as views with the full batch, so the score table has the batch of out and of any mask.
+    Q = np.broadcast_to(Q, batch + Q.shape[-2:])
+    K = np.broadcast_to(K, batch + K.shape[-2:])
+    return Q, K, V, batch + (Q.shape[-2], K.shape[-2])

@@ -30,14 +30,18 @@ def sliding_window_mask(n, window):
 def padding_mask(lengths, n):
     """For a batch of sequences padded to n, key j of sequence b is allowed iff j < lengths[b].
 
-    lengths (batch,) -> bool (batch, 1, n), which broadcasts to (batch, n_q, n).
+    lengths (batch,) integers in [0, n] -> bool (batch, 1, n), which broadcasts to (batch, n_q, n).
+    With a head axis, as in (batch, n_heads, n_q, n), add one: `padding_mask(lengths, n)[:, None]`.
+    A sequence of length 0 has no allowed key: its weights and outputs are all zero.
     """
     n = positive_int("n", n)
     lengths = np.asarray(lengths)
-    if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer):
-        raise TypeError(f"lengths must be a 1-D array of integers, got {lengths.dtype} of shape {lengths.shape}")
+    if not np.issubdtype(lengths.dtype, np.integer):
+        raise TypeError(f"lengths must be integers, got dtype {lengths.dtype} (shape {lengths.shape})")
+    if lengths.ndim != 1:
+        raise ValueError(f"lengths must have shape (batch,), got shape {lengths.shape}")
     bad = (lengths < 0) | (lengths > n)
     if bad.any():
         b = int(np.argmax(bad))
-        raise ValueError(f"lengths[{b}] = {lengths[b]} is outside [0, n] with n = {n}")
+        raise ValueError(f"lengths[{b}] = {lengths[b]} is outside [0, n] with n = {n} (lengths of shape {lengths.shape})")
     return (np.arange(n)[None, :] < lengths[:, None])[:, None, :]

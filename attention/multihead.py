@@ -10,18 +10,23 @@ def split_heads(X, n_heads):
 
     Head h gets columns h·d_k … (h+1)·d_k - 1.
     """
+    X = as_float_array("X", X)
+    at_least("X", X, 2, "(..., n, d_model)")
     n_heads = positive_int("n_heads", n_heads)
     *batch, n, d_model = X.shape
     if d_model % n_heads:
-        raise ValueError(f"d_model = {d_model} is not divisible by n_heads = {n_heads}")
-    X = X.reshape(*batch, n, n_heads, d_model // n_heads)  # (..., n, n_heads, d_k)
+        raise ValueError(f"d_model = {d_model} (X {X.shape}) is not divisible by n_heads = {n_heads}")
+    X = X.reshape(*batch, n, n_heads, d_model // n_heads)  # (..., n, d_model) -> (..., n, n_heads, d_k)
     return np.swapaxes(X, -2, -3)  # -> (..., n_heads, n, d_k)
 
 
 def merge_heads(X):
-    """Concatenate the heads again: (..., n_heads, n, d_k) -> (..., n, n_heads · d_k)."""
+    """Concatenate the heads again, the inverse of `split_heads`: (..., n_heads, n, d_k) -> (..., n, n_heads · d_k)."""
+    X = as_float_array("X", X)
+    at_least("X", X, 3, "(..., n_heads, n, d_k)")
     *batch, n_heads, n, d_k = X.shape
-    return np.swapaxes(X, -2, -3).reshape(*batch, n, n_heads * d_k)
+    X = np.swapaxes(X, -2, -3)  # (..., n_heads, n, d_k) -> (..., n, n_heads, d_k)
+    return X.reshape(*batch, n, n_heads * d_k)  # -> (..., n, d_model)
 
 
 def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, mask=None, b_Q=None, b_K=None, b_V=None, b_O=None):
@@ -30,15 +35,17 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, mask=None, b_Q=None, b_
     X (..., n, d_model); W_Q, W_K, W_V, W_O (d_model, d_model); optional biases b_* (d_model,);
     mask bool broadcastable to (..., n, n), True = may attend, shared by every head (combine masks
     with `&`) -> (out (..., n, d_model), weights (..., n_heads, n, n)).
-    Each head attends with its own d_k = d_model / n_heads columns of X·W_Q, X·W_K and X·W_V; the
-    heads' outputs are concatenated and multiplied by W_O.
+    Each head attends with its own d_k = d_model / n_heads columns of X·W_Q, X·W_K and X·W_V (plus
+    the same columns of b_Q, b_K, b_V when given), scaled by 1/√d_k; the heads' outputs are
+    concatenated and multiplied by W_O (plus b_O). The article's layer has no biases; BERT-style
+    layers do. A query with no allowed key gets zero weights in every head.
     """
     X = as_float_array("X", X)
     at_least("X", X, 2, "(..., n, d_model)")
     n, d_model = X.shape[-2:]
     n_heads = positive_int("n_heads", n_heads)
     if d_model % n_heads:
-        raise ValueError(f"d_model = {d_model} is not divisible by n_heads = {n_heads}")
+        raise ValueError(f"d_model = {d_model} (X {X.shape}) is not divisible by n_heads = {n_heads}")
     if mask is not None:
         mask = check_mask(mask, X.shape[:-2] + (n, n))
         mask = np.expand_dims(mask, -3)  # a head axis: (..., 1, n, n), shared by every head
