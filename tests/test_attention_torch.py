@@ -1,0 +1,121 @@
+"""PyTorch as the outside reference: SDPA and nn.MultiheadAttention agree with us to 1e-10 in float64.
+
+torch is a test-only dependency; it is skipped only where it is not installed (it is in CI).
+"""
+import numpy as np
+import pytest
+
+import attention as A
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+TOL = dict(rtol=1e-10, atol=1e-10)
+
+
+def to_torch(x):
+    return torch.from_numpy(np.ascontiguousarray(x))
+
+
+def sdpa_case(seed):
+    """Random (batch, heads, n_q, n_k, d_k, d_v) shapes, inputs, a boolean mask and maybe a scale."""
+    rng = np.random.default_rng(seed)
+    batch, heads = int(rng.integers(1, 4)), int(rng.integers(1, 5))
+    n_q, n_k, d_k, d_v = (int(x) for x in rng.integers(1, 9, size=4))
+    Q = rng.normal(scale=2.0, size=(batch, heads, n_q, d_k))
+    K = rng.normal(scale=2.0, size=(batch, heads, n_k, d_k))
+    V = rng.normal(size=(batch, heads, n_k, d_v))
+    # Masks of several broadcast shapes; some rows end up with no allowed key at all.
+    mask_shape = [(n_q, n_k), (batch, 1, n_q, n_k), (batch, heads, n_q, n_k), (batch, 1, 1, n_k)][seed % 4]
+    mask = rng.random(mask_shape) < rng.uniform(0.3, 1.0)
+    scale = None if seed % 3 else float(rng.uniform(0.05, 2.0))
+    return Q, K, V, mask, scale
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_sdpa_with_boolean_masks(seed):
+    Q, K, V, mask, scale = sdpa_case(seed)
+    expected = F.scaled_dot_product_attention(to_torch(Q), to_torch(K), to_torch(V), attn_mask=to_torch(mask), scale=scale)
+    out, weights = A.attend(Q, K, V, mask, scale)
+    assert out.dtype == np.float64 and not np.isnan(out).any()
+    np.testing.assert_allclose(out, expected.numpy(), **TOL)
+    np.testing.assert_allclose(A.attend_chunked(Q, K, V, mask, scale, block_size=3), expected.numpy(), **TOL)
+    # The weights against torch's own softmax of the masked, scaled scores.
+    factor = 1 / np.sqrt(Q.shape[-1]) if scale is None else scale
+    S = (to_torch(Q) @ to_torch(K).transpose(-1, -2) * factor).masked_fill(~to_torch(mask), -torch.inf)
+    torch_weights = torch.nan_to_num(torch.softmax(S, dim=-1), nan=0.0)  # torch: NaN for a row with no key
+    np.testing.assert_allclose(weights, torch_weights.numpy(), **TOL)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sdpa_without_mask_and_causal(seed):
+    Q, K, V, _, scale = sdpa_case(seed)
+    expected = F.scaled_dot_product_attention(to_torch(Q), to_torch(K), to_torch(V), scale=scale)
+    np.testing.assert_allclose(A.attend(Q, K, V, scale=scale)[0], expected.numpy(), **TOL)
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    causal = F.scaled_dot_product_attention(to_torch(Q), to_torch(K), to_torch(V), is_causal=True, scale=scale)
+    np.testing.assert_allclose(A.attend(Q, K, V, A.causal_mask(n_q, n_k), scale)[0], causal.numpy(), **TOL)
+
+
+def torch_mha(d_model, n_heads, W_Q, W_K, W_V, W_O, biases=None):
+    """An nn.MultiheadAttention in float64 carrying our weights. torch computes x @ W.T, we x @ W."""
+    mha = torch.nn.MultiheadAttention(d_model, n_heads, bias=biases is not None, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(to_torch(np.concatenate([W_Q.T, W_K.T, W_V.T])))  # (3·d_model, d_model)
+        mha.out_proj.weight.copy_(to_torch(W_O.T))
+        if biases is not None:
+            b_Q, b_K, b_V, b_O = biases
+            mha.in_proj_bias.copy_(to_torch(np.concatenate([b_Q, b_K, b_V])))
+            mha.out_proj.bias.copy_(to_torch(b_O))
+    return mha.eval()
+
+
+def mha_case(seed):
+    rng = np.random.default_rng(10_000 + seed)
+    n_heads = int(rng.integers(1, 5))
+    d_model = n_heads * int(rng.integers(1, 5))
+    batch, n = int(rng.integers(1, 4)), int(rng.integers(1, 9))
+    X = rng.normal(size=(batch, n, d_model))
+    Ws = [rng.normal(scale=d_model**-0.5, size=(d_model, d_model)) for _ in range(4)]
+    return rng, n_heads, d_model, batch, n, X, Ws
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_multihead_attention_against_torch(seed):
+    rng, n_heads, d_model, batch, n, X, Ws = mha_case(seed)
+    mha = torch_mha(d_model, n_heads, *Ws)
+    # A causal mask and a padding mask, combined with & on our side; torch's masks say True = blocked.
+    lengths = rng.integers(1, n + 1, size=batch)  # at least one key, so torch has no all-masked row
+    causal, padding = A.causal_mask(n), A.padding_mask(lengths, n)
+    with torch.no_grad():
+        expected, expected_weights = mha(to_torch(X), to_torch(X), to_torch(X), attn_mask=to_torch(~causal),
+                                         key_padding_mask=to_torch(~padding[:, 0, :]), need_weights=True,
+                                         average_attn_weights=False)
+    out, weights = A.multi_head_attention(X, *Ws, n_heads, mask=causal & padding)
+    assert weights.shape == (batch, n_heads, n, n)
+    np.testing.assert_allclose(weights, expected_weights.numpy(), **TOL)
+    np.testing.assert_allclose(out, expected.numpy(), **TOL)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_multihead_attention_with_biases_against_torch(seed):
+    rng, n_heads, d_model, batch, n, X, Ws = mha_case(seed)
+    biases = [rng.normal(size=d_model) for _ in range(4)]
+    mha = torch_mha(d_model, n_heads, *Ws, biases=biases)
+    with torch.no_grad():
+        expected, expected_weights = mha(to_torch(X), to_torch(X), to_torch(X), need_weights=True,
+                                         average_attn_weights=False)
+    out, weights = A.multi_head_attention(X, *Ws, n_heads, None, *biases)
+    np.testing.assert_allclose(weights, expected_weights.numpy(), **TOL)
+    np.testing.assert_allclose(out, expected.numpy(), **TOL)
+
+
+def test_float32_agrees_with_torch_float32():
+    Q, K, V, mask, _ = sdpa_case(4)
+    Q, K, V = (x.astype(np.float32) for x in (Q, K, V))
+    expected = F.scaled_dot_product_attention(to_torch(Q), to_torch(K), to_torch(V), attn_mask=to_torch(mask))
+    out, weights = A.attend(Q, K, V, mask)
+    assert out.dtype == weights.dtype == np.float32
+    np.testing.assert_allclose(out, expected.numpy(), rtol=1e-5, atol=1e-5)
