@@ -4,6 +4,7 @@
 # make figures [ONLY=name] [FORCE=1]
 
 PYTHON ?= python3
+export NO_MKDOCS_2_WARNING := 1
 VENV   := .venv
 PY     := $(VENV)/bin/python
 SITE_STAMP := $(VENV)/.site-installed

@@ -1,0 +1,40 @@
+"""Render the page's LaTeX as MathML at build time: no JavaScript, no other host.
+
+pymdownx.arithmatex (generic mode) marks the math in the HTML it produces:
+`<span class="arithmatex">\\(...\\)</span>` inline and `<div class="arithmatex">\\[...\\]</div>` for display.
+This hook replaces each mark with the MathML that latex2mathml makes of it; a formula it cannot convert
+fails the build, naming the page and the formula.
+"""
+import html
+import re
+
+from latex2mathml.converter import convert
+from mkdocs.exceptions import PluginError
+
+_INLINE = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.S)
+_DISPLAY = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.S)
+_UPRIGHT_RUN = re.compile(r'(?:<mi mathvariant="normal">[A-Za-z]</mi>){2,}')
+
+
+def latex_to_mathml(latex, display, where="?"):
+    try:
+        mathml = convert(latex.strip(), display="block" if display else "inline")
+    except Exception as exc:
+        raise PluginError(f"{where}: cannot render the formula {latex.strip()!r} as MathML: {exc}") from None
+    # \mathrm{softmax} comes out one letter per <mi>; one multi-letter <mi> is upright and reads as a word.
+    return _UPRIGHT_RUN.sub(lambda m: "<mi>" + "".join(re.findall(r">([A-Za-z])<", m.group(0))) + "</mi>", mathml)
+
+
+def render_math(page_html, where="?"):
+    page_html = _DISPLAY.sub(
+        lambda m: '<div class="aih-math">' + latex_to_mathml(html.unescape(m.group(1)), True, where) + "</div>",
+        page_html,
+    )
+    page_html = _INLINE.sub(lambda m: latex_to_mathml(html.unescape(m.group(1)), False, where), page_html)
+    if 'class="arithmatex"' in page_html:
+        raise PluginError(f"{where}: math left unconverted (an arithmatex mark this hook does not recognise)")
+    return page_html
+
+
+def on_page_content(html_text, page, config, files):
+    return render_math(html_text, page.file.src_uri)
