@@ -78,3 +78,10 @@ def real_number(name, value):
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     return value
+
+
+def scores_did_not_overflow(row_max, dtype, score_shape):
+    """Raise if a row maximum of the scores is +inf or NaN: finite Q and K whose Q Kᵀ left `dtype`'s range."""
+    if np.isnan(row_max).any() or (row_max == np.inf).any():
+        raise ValueError(f"the {np.dtype(dtype)} scores of shape {tuple(score_shape)} contain +inf or NaN: "
+                         "Q Kᵀ overflowed; use smaller Q and K, or float64")

@@ -1,7 +1,7 @@
 """Attention itself: softmax(Q Kᵀ / √d_k) V, plainly and in blocks of keys."""
 import numpy as np
 
-from ._checks import as_float_array, at_least, batch_shape, check_mask, positive_int
+from ._checks import as_float_array, at_least, batch_shape, check_mask, positive_int, scores_did_not_overflow
 from .scores import _query_key, resolve_scale
 from .softmax import softmax_in_place
 
@@ -19,8 +19,10 @@ def attend(Q, K, V, mask=None, scale=None):
     Q, K, V, score_shape = _query_key_value(Q, K, V)
     if mask is not None:
         mask = check_mask(mask, score_shape)
-    S = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, d_k) x (..., d_k, n_k) -> (..., n_q, n_k)
-    S *= resolve_scale(scale, Q.shape[-1], S.dtype)
+    factor = resolve_scale(scale, Q.shape[-1], np.result_type(Q, K))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by softmax_in_place, as an error
+        S = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, d_k) x (..., d_k, n_k) -> (..., n_q, n_k)
+        S *= factor
     weights = softmax_in_place(S, mask)  # the score table becomes the weights: one n_q × n_k table in all
     out = weights @ V  # (..., n_q, n_k) x (..., n_k, d_v) -> (..., n_q, d_v)
     return out, weights
@@ -48,13 +50,13 @@ def attend_chunked(Q, K, V, mask=None, scale=None, block_size=128):
     acc = np.zeros(batch + (n_q, V.shape[-1]), dtype=dtype)  # sum of e^(score - running_max) · v
     for start in range(0, n_k, block_size):
         keys = slice(start, start + block_size)
-        S = Q @ np.swapaxes(K[..., keys, :], -1, -2)  # (..., n_q, d_k) x (..., d_k, b) -> (..., n_q, b)
-        S *= factor
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, as an error
+            S = Q @ np.swapaxes(K[..., keys, :], -1, -2)  # (..., n_q, d_k) x (..., d_k, b) -> (..., n_q, b)
+            S *= factor
         if mask is not None:
             np.copyto(S, -np.inf, where=~mask[..., keys])
         block_max = S.max(axis=-1, keepdims=True)  # (..., n_q, 1)
-        if np.isnan(block_max).any() or (block_max == np.inf).any():
-            raise ValueError(f"the {S.dtype} scores contain +inf or NaN: Q Kᵀ overflowed; use smaller Q and K, or float64")
+        scores_did_not_overflow(block_max, S.dtype, score_shape)
         new_max = np.maximum(running_max, block_max)
         shift = np.where(new_max == -np.inf, 0, new_max)  # rows with no allowed key yet: all -inf, keep them so
         rescale = np.exp(running_max - shift)  # re-measures the earlier blocks' sums against the new maximum

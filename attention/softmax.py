@@ -1,7 +1,7 @@
 """Softmax turns each row of scores into weights; entropy says how spread out a row is."""
 import numpy as np
 
-from ._checks import as_float_array, at_least, check_mask, real_number
+from ._checks import as_float_array, at_least, check_mask, real_number, scores_did_not_overflow
 
 
 def softmax(S, mask=None):
@@ -28,9 +28,7 @@ def softmax_in_place(S, mask=None):
     if mask is not None:
         np.copyto(S, -np.inf, where=~mask)  # e^-inf = 0: masked keys get exactly 0
     row_max = S.max(axis=-1, keepdims=True, initial=-np.inf)  # (..., n_q, 1)
-    if np.isnan(row_max).any() or (row_max == np.inf).any():
-        raise ValueError(f"the {S.dtype} scores of shape {S.shape} contain +inf or NaN: "
-                         "Q Kᵀ overflowed; use smaller Q and K, or float64")
+    scores_did_not_overflow(row_max, S.dtype, S.shape)
     row_max[row_max == -np.inf] = 0  # a row with no allowed key stays all -inf and becomes all 0
     S -= row_max  # the largest allowed score becomes 0, so e^S <= 1: nothing overflows
     np.exp(S, out=S)
