@@ -8,7 +8,8 @@ decides what it produces (see CONTRIBUTING.md, "Adding a figure"):
 
 - `render(data, ax)` or `render(data, fig)`: a figure -> generated/figures/<name>.svg and <name>.html;
 - `example()`: a worked example -> generated/public/examples/<name>.json and generated/snippets/<name>-cite.md;
-- `snippets(data)`: generated Markdown -> generated/snippets/<name>[-<part>].md.
+- `snippets(data)`: generated Markdown -> generated/snippets/<name>[-<part>].md;
+- `public(data)`: downloads -> generated/public/<path> for each {path: text} it returns.
 
 An item is skipped when the hash of its inputs (its module and the figures_src modules it imports, the
 attention/ sources, the shared helpers, the matplotlib version, SITE_URL) matches the manifest and its
@@ -357,8 +358,18 @@ def render_item(dotted):
             raise BuildError(f"{name}: snippets(data) must return {{part: markdown}}, got {type(parts).__name__}")
         for part, text in parts.items():
             outputs[f"snippets/{name}{'-' + part if part else ''}.md"] = text.rstrip("\n") + "\n"
+    if hasattr(module, "public"):
+        if data is None:
+            data = module.example() if hasattr(module, "example") else module.data()
+        files = module.public(data)
+        if not isinstance(files, dict):
+            raise BuildError(f"{name}: public(data) must return {{path: text}}, got {type(files).__name__}")
+        for path, text in files.items():
+            if Path(path).is_absolute() or ".." in Path(path).parts:
+                raise BuildError(f"{name}: public(data) path {path!r} must stay inside generated/public/")
+            outputs[f"public/{path}"] = text
     if not outputs:
-        raise BuildError(f"{name}: {dotted} defines none of render(), example(), snippets()")
+        raise BuildError(f"{name}: {dotted} defines none of render(), example(), snippets(), public()")
     return outputs
 
 

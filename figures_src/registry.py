@@ -6,4 +6,5 @@
 ITEMS = [
     "ex_scores",
     "scores_heatmap",
+    "problems",
 ]

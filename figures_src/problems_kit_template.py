@@ -1,0 +1,112 @@
+"""Attention Is a Heatmap: the problems, in code.
+
+Fill in the four functions below with plain Python and numpy, then run
+
+    python problems.py
+
+It runs your functions on the same variants as the Problems page and prints which steps pass.
+Arrays are row vectors, as on the site: Q is (n_q, d_k), K is (n_k, d_k), a mask is boolean with
+True = may attend. Nothing here talks to the network.
+"""
+import json
+import sys
+
+import numpy as np
+
+TOLERANCE = 1e-6
+
+
+def scale_scores(Q, K):
+    """Q (n_q, d_k), K (n_k, d_k) -> the scaled scores QKᵀ/√d_k, shape (n_q, n_k)."""
+    raise NotImplementedError("scale_scores: compute Q Kᵀ / √d_k")
+
+
+def soften_rows(S, mask=None):
+    """S (n_q, n_k) -> softmax of each row, shape (n_q, n_k); every row adds up to 1.
+
+    With a boolean mask (True = may attend), a masked entry gets weight 0 and each row is a softmax
+    over its allowed entries only.
+    """
+    raise NotImplementedError("soften_rows: compute the softmax of each row")
+
+
+def weighted_sum(W, V):
+    """W (n_q, n_k) weights, V (n_k, d_v) values -> the output W·V, shape (n_q, d_v)."""
+    raise NotImplementedError("weighted_sum: compute W·V")
+
+
+def attention_end_to_end(X, W_Q, W_K, W_V, mask=None):
+    """X (n, d_model), W_Q and W_K (d_model, d_k), W_V (d_model, d_v) -> softmax(QKᵀ/√d_k)·V, shape (n, d_v).
+
+    Q = X·W_Q, K = X·W_K, V = X·W_V; an optional boolean mask (n, n) with True = may attend.
+    """
+    raise NotImplementedError("attention_end_to_end: project, score, soften, sum")
+
+
+# ---------------------------------------------------------------- the checker (no need to read on)
+
+CASES = json.loads("{}")  # the page's variants, written in by the site's build
+
+
+def compare(got, expected):
+    """None if `got` matches `expected` within TOLERANCE, else what is wrong, in words."""
+    try:
+        got = np.asarray(got, dtype=float)
+    except (TypeError, ValueError) as exc:
+        return f"returned something that is not an array of numbers ({exc})"
+    expected = np.asarray(expected, dtype=float)
+    if got.shape != expected.shape:
+        return f"returned shape {got.shape}, expected {expected.shape}"
+    bad = ~(np.abs(got - expected) <= TOLERANCE)
+    if bad.any():
+        i, j = (int(k) for k in np.argwhere(bad)[0])
+        return f"entry ({i + 1}, {j + 1}) is {got[i, j]:.6g}, expected {expected[i, j]:.6g}"
+    return None
+
+
+def arrays(inputs):
+    return {name: np.asarray(value, dtype=bool if name == "mask" else float) for name, value in inputs.items()}
+
+
+STEPS = [
+    ("scale_scores(Q, K)", "scale_scores"),
+    ("soften_rows(S)", "soften_rows"),
+    ("soften_rows(S, mask)", "soften_rows"),
+    ("weighted_sum(W, V)", "weighted_sum"),
+    ("attention_end_to_end(X, W_Q, W_K, W_V, mask)", "attention_end_to_end"),
+]
+
+
+def check_step(title, function):
+    """-> (passed, message) for one step over all its variants."""
+    cases = CASES[title]
+    failures = []
+    for case in cases:
+        try:
+            got = function(**arrays(case["inputs"]))
+        except NotImplementedError:
+            return False, "not implemented yet"
+        except Exception as exc:  # the reader's code: report it, keep checking the other steps
+            failures.append(f"{case['id']}: raised {type(exc).__name__}: {exc}")
+            continue
+        problem = compare(got, case["expected"])
+        if problem:
+            failures.append(f"{case['id']}: {problem}")
+    if failures:
+        return False, f"{len(cases) - len(failures)}/{len(cases)} variants pass; first failure: {failures[0]}"
+    return True, f"{len(cases)}/{len(cases)} variants pass"
+
+
+def main():
+    print(f"Checking your functions on the Problems page's variants (tolerance {TOLERANCE:g}).\n")
+    results = [check_step(title, globals()[name]) for title, name in STEPS]
+    width = max(len(title) for title, _ in STEPS)
+    for (title, _), (passed, message) in zip(STEPS, results):
+        print(f"{'PASS' if passed else 'FAIL'}  {title:<{width}}  {message}")
+    passed = sum(ok for ok, _ in results)
+    print(f"\n{passed} of {len(STEPS)} steps pass.")
+    return 0 if passed == len(STEPS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
