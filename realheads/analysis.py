@@ -1,0 +1,115 @@
+"""What each head does, measured: one number per layer × head, pooled over the sentences.
+
+A row of a head's weights is one query's attention. The pattern scores average one entry of every row
+(the previous token, the next token, [CLS], [SEP], the query itself) over all the rows of all the
+sentences, so each is "the share of a row's weight that lands there, on average". The link scores read
+a single row: the weight from a word to the word its sentence was chosen for (and to a distractor).
+The page's callouts name the head with the highest score of each kind; nothing is picked by eye.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+import attention
+
+PATTERNS = {
+    "previous": "the previous token",
+    "next": "the next token",
+    "cls": "[CLS]",
+    "sep": "[SEP]",
+    "self": "itself",
+}
+
+
+def _pattern_entries(weights):
+    """weights (L, H, n, n) -> {pattern: (L, H, rows)}: the entry of each row that a pattern looks at."""
+    n = weights.shape[-1]
+    rows = np.arange(n)
+    return {
+        "previous": weights[..., rows[1:], rows[:-1]],  # query i -> key i-1, for i >= 1
+        "next": weights[..., rows[:-1], rows[1:]],  # query i -> key i+1, for i <= n-2
+        "cls": weights[..., :, 0],
+        "sep": weights[..., :, n - 1],
+        "self": weights[..., rows, rows],
+    }
+
+
+@dataclass(frozen=True)
+class HeadScores:
+    """Per-head scores, each (n_layers, n_heads), pooled over every row of every sentence."""
+
+    patterns: dict  # pattern name -> mean weight on that position
+    entropy: np.ndarray  # mean row entropy, in nats
+    links: dict  # sentence id -> {"key": (L, H) weight query -> key, "distractor": (L, H), "link": Link}
+    n_rows: int  # how many rows each pattern score averages (over all sentences)
+
+    @property
+    def shape(self):
+        return self.entropy.shape
+
+    def sink(self):
+        """The weight a row puts on [CLS] and [SEP] together, per head."""
+        return self.patterns["cls"] + self.patterns["sep"]
+
+
+def head_scores(sentence_heads):
+    """Scores for every head from a list of SentenceHeads (data.extract() or data.load())."""
+    if not sentence_heads:
+        raise ValueError("head_scores needs at least one sentence")
+    pooled = {name: [] for name in PATTERNS}
+    entropies, links = [], {}
+    for heads in sentence_heads:
+        w = heads.weights  # (L, H, n, n)
+        if w.ndim != 4 or w.shape[-1] != w.shape[-2] or w.shape[-1] != len(heads.tokens):
+            raise ValueError(f"sentence {heads.sentence.id!r}: weights of shape {w.shape} for {len(heads.tokens)} tokens")
+        for name, entries in _pattern_entries(w).items():
+            pooled[name].append(entries)
+        entropies.append(attention.row_entropy(w))  # (L, H, n)
+        link = heads.sentence.link
+        if link is not None:
+            q = heads.position(link.query)
+            links[heads.sentence.id] = {
+                "link": link,
+                "key": w[..., q, heads.position(link.key)],
+                "distractor": w[..., q, heads.position(link.distractor)],
+            }
+    patterns = {name: np.concatenate(parts, axis=-1).mean(axis=-1) for name, parts in pooled.items()}
+    entropy = np.concatenate(entropies, axis=-1)
+    return HeadScores(patterns=patterns, entropy=entropy.mean(axis=-1), links=links, n_rows=entropy.shape[-1])
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The head with the highest score of one kind, and what the others scored, for the callout."""
+
+    kind: str
+    layer: int  # 0-based
+    head: int  # 0-based
+    score: float
+    runner_up: float  # the best score among the other heads
+    median: float  # the median head's score
+
+    @property
+    def label(self):
+        """1-based, as the page prints heads: "layer 1, head 3"."""
+        return f"layer {self.layer + 1}, head {self.head + 1}"
+
+
+def best_head(kind, table):
+    """The argmax of a (n_layers, n_heads) table as a Pick."""
+    table = np.asarray(table, dtype=float)
+    layer, head = np.unravel_index(int(np.argmax(table)), table.shape)
+    others = np.delete(table.ravel(), layer * table.shape[1] + head)
+    return Pick(kind, int(layer), int(head), float(table[layer, head]), float(others.max()), float(np.median(table)))
+
+
+def pick_heads(scores):
+    """The callout heads: {kind: Pick} for previous, next, sink and each sentence's link."""
+    picks = {
+        "previous": best_head("previous", scores.patterns["previous"]),
+        "next": best_head("next", scores.patterns["next"]),
+        "sink": best_head("sink", scores.sink()),
+    }
+    for sentence_id, link in scores.links.items():
+        picks[sentence_id] = best_head(sentence_id, link["key"])
+    return picks

