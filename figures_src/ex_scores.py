@@ -1,40 +1,44 @@
 """Scores for a five-token sentence."""
 import numpy as np
 
-import attention
-
-TOKENS = ["the", "cat", "sat", "on", "mats"]
-SEED = 3
+from . import sentences
+from .tables import matrix, num, table
 
 
 def example():
-    """Small integer inputs, so every score can be checked by hand and prints the same everywhere."""
-    rng = np.random.default_rng(SEED)
-    d_model = d_k = 4
-    X = rng.integers(-1, 2, size=(len(TOKENS), d_model)).astype(float)  # (n, d_model)
-    W_Q, W_K, W_V = (rng.integers(-1, 2, size=(d_model, d_k)).astype(float) for _ in range(3))
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d_model) x (d_model, d_k) -> (n, d_k)
-    scale = 1 / np.sqrt(d_k)
-    S = attention.scores(Q, K)
-    out, weights = attention.attend(Q, K, V)
-    return {
-        "id": "ex-scores",
-        "title": __doc__.strip().rstrip("."),
-        "page": "scores/",
-        "library_version": attention.__version__,
-        "seed": SEED,
-        "tokens": TOKENS,
-        "d_k": d_k,
-        "scale": float(scale),
-        "inputs": {"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V},
-        "steps": {
-            "Q": Q,
-            "K": K,
-            "V": V,
-            "scores": S,
-            "scaled_scores": attention.scaled_scores(Q, K),
-            "weights": weights,
-            "entropy": attention.row_entropy(weights),
-        },
-        "outputs": {"out": out, "weights": weights},
-    }
+    return sentences.self_attention_example("ex-scores", __doc__.strip().rstrip("."), "scores/", sentences.RUNNING)
+
+
+def worked_entry(example):
+    """(i, j) of the largest raw score: the pair the page works out by hand."""
+    i, j = np.unravel_index(np.argmax(example["steps"]["scores"]), example["steps"]["scores"].shape)
+    return int(i), int(j)
+
+
+def snippets(example):
+    tokens, steps = example["tokens"], example["steps"]
+    i, j = worked_entry(example)
+    q, k = steps["Q"][i], steps["K"][j]
+    products = q * k
+    rows = [[f"{d + 1}", num(a, 1, True), num(b, 1, True), num(p, 2)] for d, (a, b, p) in enumerate(zip(q, k, products))]
+    rows.append(["**sum**", "", "", f"**{num(products.sum(), 2)}**"])
+    terms = " + ".join(f"({num(a, 1, True)})({num(b, 1, True)})".replace("−", "-") for a, b in zip(q, k))
+    score, scaled = steps["scores"][i, j], steps["scaled_scores"][i, j]
+    d_k = example["d_k"]
+    entry = (
+        f"The largest raw score in the table is query **{tokens[i]}** (row {i}) against key **{tokens[j]}** "
+        f"(column {j}). Its query and key vectors are $q_{{\\text{{{tokens[i]}}}}} = {_latex_vector(q)}$ and "
+        f"$k_{{\\text{{{tokens[j]}}}}} = {_latex_vector(k)}$. Multiply entry by entry, then add:\n\n"
+        + table(["entry", f"q ({tokens[i]})", f"k ({tokens[j]})", "product"], rows)
+        + "\n$$\n"
+        + f"q_{{\\text{{{tokens[i]}}}}} \\cdot k_{{\\text{{{tokens[j]}}}}} = {terms} = {num(score, 2).replace('−', '-')}\n"
+        + "$$\n\n"
+        + f"Scaling by $1/\\sqrt{{d_k}} = 1/\\sqrt{{{d_k}}} = {num(example['scale'], 2, True)}$ gives "
+        + f"{num(score, 2)} × {num(example['scale'], 2, True)} = **{num(scaled, 3, True)}**, the number in the scaled table.\n"
+    )
+    raw = matrix(steps["scores"], tokens, tokens, corner="query \\ key")
+    return {"entry": entry, "raw": raw}
+
+
+def _latex_vector(v):
+    return "[" + ",\\ ".join(num(x, 1, True).replace("−", "-") for x in v) + "]"

@@ -1,0 +1,134 @@
+"""Memory against sequence length: the full score table, a sliding window, and the chunked path."""
+import tracemalloc
+
+import numpy as np
+
+import attention
+
+from .tables import table as md_table
+
+SIZE = (6.4, 4.0)
+D_K = 64
+ITEMSIZE = 4  # float32
+WINDOW = 512
+BLOCK = 128
+SEED = 5
+LENGTHS = 2 ** np.arange(8, 18)  # 256 … 131072 (computed sizes)
+MEASURED = 2 ** np.arange(8, 12)  # 256 … 2048 (measured on this machine's numpy)
+
+
+def peak_bytes(fn, *args, **kwargs):
+    """Peak bytes numpy allocated while `fn` ran (tracemalloc sees numpy's buffers): deterministic for
+    a fixed workload, numpy version and code path."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        fn(*args, **kwargs)
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+def data():
+    full = np.array([attention.attention_cost(int(n), D_K, itemsize=ITEMSIZE)["score_bytes"] for n in LENGTHS])
+    window = LENGTHS * np.minimum(WINDOW, LENGTHS) * ITEMSIZE  # the band a sliding-window kernel computes
+    chunked = LENGTHS * np.minimum(BLOCK, LENGTHS) * ITEMSIZE  # one n × block piece of the table at a time
+    rng = np.random.default_rng(SEED)
+    measured_full, measured_chunked = [], []
+    for n in MEASURED:
+        Q, K, V = (rng.standard_normal((int(n), D_K)).astype(np.float32) for _ in range(3))
+        measured_full.append(peak_bytes(attention.attend, Q, K, V))
+        measured_chunked.append(peak_bytes(attention.attend_chunked, Q, K, V, block_size=BLOCK))
+    doubling = [attention.attention_cost(int(n), D_K, itemsize=ITEMSIZE) for n in (1024, 2048, 4096, 8192)]
+    return {
+        "n": LENGTHS, "full": full, "window": window, "chunked": chunked,
+        "measured_n": MEASURED, "measured_full": np.array(measured_full), "measured_chunked": np.array(measured_chunked),
+        "doubling_n": [1024, 2048, 4096, 8192], "doubling": doubling,
+    }
+
+
+def caption(data):
+    return (
+        f"Bytes of score table per head and sequence, float32, d_k = {D_K}, log–log. Lines: computed sizes of the "
+        f"largest score array — the whole n × n table, a band of {WINDOW} keys per query, one block of {BLOCK} keys "
+        f"at a time. Markers: peak memory measured with tracemalloc while attention.attend and "
+        f"attention.attend_chunked ran."
+    )
+
+
+def alt(data):
+    return (
+        f"Log-log plot of bytes against n from {data['n'][0]} to {data['n'][-1]}. The full table grows as n², "
+        f"reaching {_size(data['full'][-1])}; the window and the chunked path grow as n, reaching "
+        f"{_size(data['window'][-1])} and {_size(data['chunked'][-1])}."
+    )
+
+
+def _size(b):
+    b = float(b)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if b < 1024 or unit == "GiB":
+            return f"{b:.0f} {unit}" if unit == "bytes" else f"{b:.1f} {unit}".replace(".0 ", " ")
+        b /= 1024
+
+
+def table(data):
+    measured = dict(zip(data["measured_n"].tolist(), zip(data["measured_full"], data["measured_chunked"])))
+    rows = []
+    for n, f, w, c in zip(data["n"], data["full"], data["window"], data["chunked"]):
+        mf, mc = measured.get(int(n), ("", ""))
+        rows.append([int(n), _size(f), _size(w), _size(c), _size(mf) if mf != "" else "—", _size(mc) if mc != "" else "—"])
+    return {
+        "caption": "Score memory per head and sequence",
+        "columns": ["n", "full table", f"window {WINDOW}", f"block {BLOCK}", "measured attend", "measured chunked"],
+        "rows": rows,
+    }
+
+
+def render(data, ax):
+    n = data["n"]
+    ax.plot(n, data["full"], marker="o", markersize=3, label="full n × n table")
+    ax.plot(n, data["window"], marker="^", markersize=3, label=f"sliding window ({WINDOW} keys)")
+    ax.plot(n, data["chunked"], marker="s", markersize=3, label=f"chunked ({BLOCK} keys per block)")
+    ax.scatter(data["measured_n"], data["measured_full"], s=40, facecolors="none", edgecolors="#0072B2",
+               label="measured: attend")
+    ax.scatter(data["measured_n"], data["measured_chunked"], s=40, facecolors="none", edgecolors="#009E73",
+               marker="D", label="measured: attend_chunked")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xticks(n[::2], labels=[f"{int(v):,}" for v in n[::2]])
+    ticks = 2.0 ** np.arange(18, 39, 4)
+    ax.set_yticks(ticks, labels=[_size(t) for t in ticks])
+    ax.set_xlabel("sequence length n")
+    ax.set_ylabel("bytes")
+    ax.legend(frameon=False, fontsize=8)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def snippets(data):
+    rows, previous = [], None
+    for n, cost in zip(data["doubling_n"], data["doubling"]):
+        ratio = "—" if previous is None else f"{cost['score_entries'] / previous['score_entries']:g}×"
+        rows.append([f"{n:,}", f"{cost['score_entries']:,}", _size(cost["score_bytes"]), f"{cost['qk_macs']:,}", ratio])
+        previous = cost
+    doubling = md_table(["n", "score entries n²", "bytes (float32)", "multiply-adds in QKᵀ", "vs previous row"], rows)
+    measured = md_table(
+        ["n", "attend: peak", "attend_chunked: peak", "ratio"],
+        [[f"{int(n):,}", _size(f), _size(c), f"{f / c:.1f}×"]
+         for n, f, c in zip(data["measured_n"], data["measured_full"], data["measured_chunked"])],
+    )
+    last = -1
+    facts = {
+        "longest": f"{int(data['n'][last]):,}",
+        "full_longest": _size(data["full"][last]),
+        "window_longest": _size(data["window"][last]),
+        "chunked_longest": _size(data["chunked"][last]),
+    }
+    sentence = (
+        f"At n = {facts['longest']} tokens one head's full score table takes {facts['full_longest']}; a window of "
+        f"{WINDOW} keys needs {facts['window_longest']} and the chunked path holds {facts['chunked_longest']} of "
+        f"scores at a time."
+    )
+    return {"doubling": doubling, "measured": measured, "longest": sentence}

@@ -1,0 +1,45 @@
+"""Queries, keys and values of a five-token sentence."""
+from . import sentences
+from .tables import dims, matrix, num, table
+
+
+def example():
+    return sentences.self_attention_example("ex-qkv", __doc__.strip().rstrip("."), "qkv/", sentences.RUNNING)
+
+
+def snippets(example):
+    tokens, inputs, steps = example["tokens"], example["inputs"], example["steps"]
+    X = inputs["X"]
+    n, d_model = X.shape
+    d_k = inputs["W_Q"].shape[1]
+    x_cols, k_cols = dims("x", d_model), dims("", d_k)
+    parts = {
+        "x": matrix(X, tokens, x_cols, corner="token", digits=0, trim=True),
+        "shapes": (
+            f"Here $n = {n}$ tokens, $d_{{\\text{{model}}}} = {d_model}$ and $d_k = d_v = {d_k}$: $X$ is "
+            f"${n} \\times {d_model}$, each of $W_Q$, $W_K$, $W_V$ is ${d_model} \\times {d_k}$, and each of "
+            f"$Q$, $K$, $V$ is ${n} \\times {d_k}$."
+        ),
+    }
+    for name in ("W_Q", "W_K", "W_V"):
+        parts[name.lower()] = matrix(inputs[name], dims("row ", d_model), k_cols, digits=1, trim=True)
+    for name in ("Q", "K", "V"):
+        parts[name.lower()] = matrix(steps[name], tokens, k_cols, corner="token", digits=1, trim=True)
+
+    # q for the first token, one entry at a time: column c of W_Q against the token's vector.
+    token, x, W_Q, q = tokens[0], X[0], inputs["W_Q"], steps["Q"][0]
+    rows = []
+    for c in range(d_k):
+        terms = " + ".join(f"({num(a, 0, True)})({num(w, 1, True)})" for a, w in zip(x, W_Q[:, c]))
+        rows.append([f"{c + 1}", terms, f"**{num(q[c], 1, True)}**"])
+    parts["row"] = (
+        f"The query of **{token}** is its row of $X$, ${_latex(x, 0)}$, times $W_Q$. Entry $c$ of "
+        f"$q_{{\\text{{{token}}}}}$ pairs the {d_model} entries of the row with column $c$ of $W_Q$:\n\n"
+        + table(["c", "products, added", f"q ({token})"], rows, align=["---:", "---", "---:"])
+        + f"\nSo $q_{{\\text{{{token}}}}} = {_latex(q, 1)}$, the first row of $Q$ below.\n"
+    )
+    return parts
+
+
+def _latex(v, digits):
+    return "[" + ",\\ ".join(num(x, digits, True).replace("−", "-") for x in v) + "]"
