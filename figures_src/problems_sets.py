@@ -396,8 +396,9 @@ def divisors_up_to(d_model, limit=8):
 
 def multi_head(index, seed):
     rng = np.random.default_rng(seed)
-    n = int(rng.choice([4, 6, 8, 10, 12, 16, 20]))
-    d_model = int(rng.choice([8, 12, 16, 24, 32, 48, 64]))
+    sizes = [(n, d) for n in (4, 6, 8, 10, 12, 16, 20) for d in (8, 12, 16, 24, 32, 48, 64)]
+    order = np.random.default_rng(len(sizes)).permutation(len(sizes))  # one fixed shuffle: no size repeats
+    n, d_model = sizes[order[index % len(sizes)]]
     options = divisors_up_to(d_model)
     hs = sorted(int(h) for h in rng.choice(options[1:], size=2, replace=False)) if len(options) > 2 else options[1:]
     hs = [1] + hs

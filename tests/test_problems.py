@@ -1,0 +1,357 @@
+"""The Problems page's data: every answer recomputed by the library and by plain loops, every solution
+consistent with its answer, the published JSON's shape, the page blocks, and the downloadable kit."""
+import json
+import math
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+import attention as A
+import loop_reference as loops
+from figures_src import build, problems, problems_render, problems_sets
+from figures_src.problems_sets import fmt
+
+DATA = problems.data()
+BY_SET = {s["set"]: s for s in DATA}
+VARIANTS = [(s["set"], v) for s in DATA for v in s["variants"]]
+IDS = [v["id"] for _, v in VARIANTS]
+EXACT = dict(rtol=0, atol=1e-12)
+
+
+def arr(m):
+    """A matrix dict's values as an array (null = -inf; masks stay boolean)."""
+    values = m["values"]
+    if all(isinstance(x, bool) for row in values for x in row):
+        return np.array(values, dtype=bool)
+    return np.array([[-math.inf if x is None else x for x in row] for row in values], dtype=float)
+
+
+def inputs(v):
+    return {m["name"]: arr(m) for m in v["inputs"]}
+
+
+def answer(v, name):
+    return arr(next(p for p in v["parts"] if p["name"] == name))
+
+
+def steps(v):
+    return {s["key"]: arr(s["matrix"]) for s in v["solution"] if "matrix" in s}
+
+
+def as_lists(x):
+    return np.asarray(x).tolist()
+
+
+# ---------------------------------------------------------------- the answers, recomputed twice
+
+
+@pytest.mark.parametrize(("set_id", "v"), VARIANTS, ids=IDS)
+def test_answers_match_library_and_loops(set_id, v):
+    x = inputs(v)
+    if set_id == "scale-scores":
+        expected = answer(v, "scaled_scores")
+        np.testing.assert_allclose(expected, A.scaled_scores(x["Q"], x["K"]), **EXACT)
+        np.testing.assert_allclose(expected, loops.scaled_scores(as_lists(x["Q"]), as_lists(x["K"])), **EXACT)
+    elif set_id == "soften-rows":
+        weights = answer(v, "weights")
+        np.testing.assert_allclose(weights, A.softmax(x["S"]), **EXACT)
+        np.testing.assert_allclose(weights, loops.softmax(as_lists(x["S"])), **EXACT)
+        if any(p["name"] == "entropy" for p in v["parts"]):
+            H = answer(v, "entropy")[:, 0]
+            np.testing.assert_allclose(H, A.row_entropy(weights), **EXACT)
+            np.testing.assert_allclose(H, [loops.row_entropy(row) for row in as_lists(weights)], **EXACT)
+    elif set_id == "weighted-sum":
+        W, V = x["W"], x["V"]
+        out = answer(v, "out")
+        np.testing.assert_allclose(out, W @ V, **EXACT)
+        np.testing.assert_allclose(out, loops.matmul(as_lists(W), as_lists(V)), **EXACT)
+    elif set_id == "end-to-end":
+        mask = x.get("mask")
+        Q, K, V = (x["X"] @ x[w] for w in ("W_Q", "W_K", "W_V"))
+        out, weights = A.attend(Q, K, V, mask=mask)
+        np.testing.assert_allclose(answer(v, "out"), out, **EXACT)
+        np.testing.assert_allclose(answer(v, "weights"), weights, **EXACT)
+        L = [loops.matmul(as_lists(x["X"]), as_lists(x[w])) for w in ("W_Q", "W_K", "W_V")]
+        out_l, weights_l = loops.attend(*L, None if mask is None else as_lists(mask))
+        np.testing.assert_allclose(answer(v, "out"), out_l, **EXACT)
+        np.testing.assert_allclose(answer(v, "weights"), weights_l, **EXACT)
+    elif set_id == "masks":
+        S, mask = x["S"], x["mask"]
+        row = int(re.search(r"Row (\d+)", v["parts"][0]["label"]).group(1)) - 1
+        np.testing.assert_allclose(answer(v, "row_unmasked")[0], A.softmax(S)[row], **EXACT)
+        np.testing.assert_allclose(answer(v, "row_unmasked")[0], loops.softmax_row(as_lists(S)[row]), **EXACT)
+        np.testing.assert_allclose(answer(v, "weights"), A.softmax(S, mask), **EXACT)
+        np.testing.assert_allclose(answer(v, "weights"), loops.softmax(as_lists(S), as_lists(mask)), **EXACT)
+        assert (answer(v, "weights")[~mask] == 0).all() and (~mask).any()
+    elif set_id == "multi-head":
+        check_multi_head(v)
+    else:
+        pytest.fail(f"no check for set {set_id}")
+
+
+def check_multi_head(v):
+    n, d_model = (int(k) for k in re.search(r"n = (\d+) tokens of width d_model = (\d+)", v["prompt"]).groups())
+    costs = v["parts"][1]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, d_model)).tolist()
+    Ws = [rng.normal(size=(d_model, d_model)).tolist() for _ in range(4)]
+    for label, (d_k, entries, params, macs) in zip(costs["rows"], costs["values"]):
+        h = int(label.removeprefix("h = "))
+        loops.COUNTER["macs"] = 0
+        _, weights = loops.multi_head_attention(X, *Ws, n_heads=h)
+        attention_macs = loops.COUNTER["macs"]  # the loops count QKᵀ and weights·V, not the projections
+        projection_macs = 4 * sum(len(row) * len(Ws[0][0]) for row in X)  # one multiply-add per X entry per column
+        assert d_k == d_model / h
+        assert entries == sum(len(w) * len(w[0]) for w in weights)
+        assert params == sum(len(W) * len(W[0]) for W in Ws)
+        assert macs == attention_macs + projection_macs
+    shapes = arr(v["parts"][0])
+    h = int(v["parts"][0]["label"].rsplit(" ", 1)[1])
+    assert shapes.tolist() == [[h, n, d_model // h], [h, n, n], [h, n, d_model // h]]
+    assert v["parts"][0]["tolerance"] == 0 and costs["tolerance"] == 0
+
+
+# ---------------------------------------------------------------- hand-friendly inputs
+
+
+@pytest.mark.parametrize(("set_id", "v"), VARIANTS, ids=IDS)
+def test_inputs_are_hand_friendly(set_id, v):
+    for m in v["inputs"]:
+        a = arr(m)
+        if a.dtype == bool:
+            continue
+        assert np.all(np.abs(a * 10 - np.round(a * 10)) < 1e-9), f"{m['name']} is not in tenths: {a}"
+        assert np.abs(a).max() <= 3, f"{m['name']} has large entries: {a}"
+        assert a.shape[0] <= 4 and a.shape[1] <= 4
+    if set_id == "scale-scores":
+        assert inputs(v)["Q"].shape[1] <= 4
+    if set_id == "weighted-sum":
+        np.testing.assert_allclose(inputs(v)["W"].sum(axis=1), 1, atol=1e-12)
+
+
+def test_each_set_has_at_least_ten_distinct_variants():
+    assert [s["set"] for s in DATA] == ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head"]
+    for s in DATA:
+        assert len(s["variants"]) >= 10
+        keys = {json.dumps([v["inputs"], v["prompt"]]) for v in s["variants"]}
+        assert len(keys) == len(s["variants"]), f"{s['set']} repeats a variant"
+
+
+def test_some_variants_have_entropy_masks_and_several_kinds():
+    assert sum(any(p["name"] == "entropy" for p in v["parts"]) for v in BY_SET["soften-rows"]["variants"]) >= 3
+    masked = [v for v in BY_SET["end-to-end"]["variants"] if "mask" in inputs(v)]
+    assert 3 <= len(masked) < len(BY_SET["end-to-end"]["variants"])
+    assert {"causal mask", "padding mask", "sliding window"} <= {
+        kind for v in BY_SET["masks"]["variants"] for kind in ("causal mask", "padding mask", "sliding window")
+        if kind in v["prompt"]
+    }
+
+
+def test_variants_are_reproducible():
+    assert problems.data() == DATA
+
+
+# ---------------------------------------------------------------- solutions lead to the answers
+
+
+@pytest.mark.parametrize(("set_id", "v"), VARIANTS, ids=IDS)
+def test_solution_steps_are_consistent(set_id, v):
+    x, st = inputs(v), steps(v)
+    for p in v["parts"]:  # every answer appears, with the same numbers, as a step of the solution
+        np.testing.assert_allclose(st[p["name"]], arr(p), **EXACT, err_msg=f"{v['id']}: solution step {p['name']}")
+    if {"shifted", "exp", "sums", "weights", "row_max"} <= set(st):
+        S = st["masked"] if "masked" in st else (st["scaled_scores"] if "scaled_scores" in st else x["S"])
+        finite = np.isfinite(S)
+        np.testing.assert_allclose(st["row_max"][:, 0], np.where(finite, S, -np.inf).max(axis=1), **EXACT)
+        np.testing.assert_allclose(st["shifted"][finite], (S - st["row_max"])[finite], **EXACT)
+        assert (st["shifted"][~finite] == -np.inf).all()
+        np.testing.assert_allclose(st["exp"], np.exp(st["shifted"]), **EXACT)
+        np.testing.assert_allclose(st["sums"][:, 0], st["exp"].sum(axis=1), **EXACT)
+        np.testing.assert_allclose(st["weights"], st["exp"] / st["sums"], **EXACT)
+    if set_id == "scale-scores":
+        np.testing.assert_allclose(st["scores"], x["Q"] @ x["K"].T, **EXACT)
+        np.testing.assert_allclose(st["scaled_scores"], st["scores"] / math.sqrt(x["Q"].shape[1]), **EXACT)
+    if set_id == "end-to-end":
+        for name, w in (("Q", "W_Q"), ("K", "W_K"), ("V", "W_V")):
+            np.testing.assert_allclose(st[name], x["X"] @ x[w], **EXACT)
+        np.testing.assert_allclose(st["scores"], st["Q"] @ st["K"].T, **EXACT)
+        np.testing.assert_allclose(st["scaled_scores"], st["scores"] / 2, **EXACT)
+        np.testing.assert_allclose(st["out"], st["weights"] @ st["V"], **EXACT)
+    if set_id == "soften-rows" and "entropy" in st:
+        np.testing.assert_allclose(st["entropy"][:, 0], st["entropy_terms"].sum(axis=1), **EXACT)
+    if set_id == "masks":
+        np.testing.assert_array_equal(np.isinf(st["masked"]), ~x["mask"])
+    if set_id == "weighted-sum":  # one sentence per row, ending in that row of the output
+        for i, row in enumerate(answer(v, "out")):
+            text = next(s["text"] for s in v["solution"] if s["key"] == f"row_{i + 1}")
+            assert text.endswith(f"= {problems_sets.fmt_vec(row)}.")
+
+
+@pytest.mark.parametrize(("set_id", "v"), VARIANTS, ids=IDS)
+def test_hints_quote_the_answers_numbers(set_id, v):
+    """The last numeric hint about row 1 quotes row 1 of an answer (or, for costs, the solution's figures)."""
+    assert 3 <= len(v["hints"]) <= 6 and all(h.strip() for h in v["hints"])
+    text = " ".join(v["hints"])
+    if set_id in ("soften-rows", "end-to-end"):
+        assert problems_sets.fmt_vec(answer(v, "weights")[0]) in text
+    if set_id in ("weighted-sum", "end-to-end"):
+        assert problems_sets.fmt_vec(answer(v, "out")[0]) in text
+    if set_id == "scale-scores":
+        assert f"= {fmt(answer(v, 'scaled_scores')[0, 0])}." in text
+    if set_id == "masks":
+        assert problems_sets.fmt_vec(answer(v, "row_unmasked")[0]) in text
+
+
+# ---------------------------------------------------------------- the published shape
+
+
+MATRIX_KEYS = {"name", "label", "values", "rows", "cols"}
+
+
+def check_matrix(m, extra=()):
+    assert set(m) == MATRIX_KEYS | set(extra), sorted(m)
+    assert len(m["values"]) == len(m["rows"]) and all(len(r) == len(m["cols"]) for r in m["values"])
+    for row in m["values"]:
+        for x in row:
+            assert x is None or isinstance(x, (bool, float, int)), x
+
+
+def test_json_shape_is_stable():
+    for s in DATA:
+        text = problems.set_json(s)
+        loaded = json.loads(text)
+        assert loaded == s
+        assert list(s) == ["set", "title", "page", "library_version", "variants"]
+        assert s["page"] == "problems/" and s["library_version"] == A.__version__
+        for k, v in enumerate(s["variants"]):
+            assert list(v) == ["id", "seed", "prompt", "inputs", "parts", "hints", "solution"]
+            assert v["id"] == f"{s['set']}-{k + 1:02d}"
+            assert isinstance(v["seed"], int) and v["prompt"].endswith(".")
+            for m in v["inputs"]:
+                check_matrix(m)
+            assert v["parts"]
+            for p in v["parts"]:
+                check_matrix(p, ["tolerance"])
+                assert all(isinstance(x, float) for row in p["values"] for x in row)
+                assert p["tolerance"] in (0, 0.01)
+            for st in v["solution"]:
+                assert set(st) in ({"key", "text"}, {"key", "text", "matrix"}) and st["text"]
+                if "matrix" in st:
+                    check_matrix(st["matrix"])
+        assert "NaN" not in text and "Infinity" not in text
+
+
+def test_build_publishes_sets_kit_and_snippets(tmp_path):
+    build.build(only=["problems"], out=tmp_path, log=lambda *_: None)
+    for s in DATA:
+        assert (tmp_path / "public" / "problems" / f"{s['set']}.json").read_text(encoding="utf-8") == problems.set_json(s)
+        snippet = (tmp_path / "snippets" / f"problems-{s['set']}.md").read_text(encoding="utf-8")
+        assert f'data-src="problems/{s["set"]}.json"' in snippet
+    assert (tmp_path / "public" / "problems" / "problems.py").read_text(encoding="utf-8") == problems.kit(DATA)
+
+
+# ---------------------------------------------------------------- number format and page blocks
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (0.5, "0.5"), (-1.25, "−1.25"), (2.0, "2"), (0.03125, "0.0313"), (-0.03125, "−0.0313"),
+    (0.123449, "0.1234"), (-0.00001, "0"), (163840, "163840"), (None, "−∞"), (True, "1"), (False, "0"),
+])
+def test_number_format(value, text):
+    assert fmt(value) == text
+
+
+class Blocks(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.inputs, self.tds, self.labels = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "input":
+            self.inputs.append(a)
+            self.labels.append(a["aria-label"])
+
+
+@pytest.mark.parametrize("problem_set", DATA, ids=[s["set"] for s in DATA])
+def test_page_block_has_one_labelled_input_per_answer_entry(problem_set):
+    html = problems_render.problem_html(problem_set, problems.json_path(problem_set))
+    assert "\n\n" not in html  # a blank line would end the raw HTML block in Markdown
+    parser = Blocks()
+    parser.feed(html)
+    v = problem_set["variants"][0]
+    cells = [(k, i, j) for k, p in enumerate(v["parts"]) for i in range(len(p["rows"])) for j in range(len(p["cols"]))]
+    assert [(int(a["data-part"]), int(a["data-row"]), int(a["data-col"])) for a in parser.inputs] == cells
+    assert len(set(parser.labels)) == len(cells)
+    assert all(re.search(r"row \d+ \(.+\), column \d+ \(.+\)$", label) for label in parser.labels)
+    for st in v["solution"]:  # the no-JS solution carries every step and its numbers
+        assert problems_render.escape(st["text"]) in html
+        for row in st.get("matrix", {}).get("values", []):
+            assert "".join(f"<td>{fmt(x)}</td>" for x in row) in html
+
+
+# ---------------------------------------------------------------- the kit
+
+
+@pytest.fixture(scope="module")
+def kit_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("kit") / "problems.py"
+    path.write_text(problems.kit(DATA), encoding="utf-8")
+    return path
+
+
+def run_kit(kit_file, solution=None):
+    """Run the kit as a reader would; `solution` is code that replaces its stubs before main() runs."""
+    if solution is None:
+        cmd = [sys.executable, str(kit_file)]
+    else:
+        runner = kit_file.parent / "run_solution.py"
+        runner.write_text(
+            "import sys\nsys.path.insert(0, sys.argv[1])\nimport numpy as np\nimport attention as A\n"
+            "import problems as kit\n" + solution + "\nsys.exit(kit.main())\n", encoding="utf-8")
+        cmd = [sys.executable, str(runner), str(kit_file.parent)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=kit_file.parent)
+
+
+LIBRARY_SOLUTION = """
+kit.scale_scores = lambda Q, K: A.scaled_scores(Q, K)
+kit.soften_rows = lambda S, mask=None: A.softmax(S, mask)
+kit.weighted_sum = lambda W, V: W @ V
+kit.attention_end_to_end = lambda X, W_Q, W_K, W_V, mask=None: A.attend(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+"""
+
+
+def test_kit_untouched_stubs_fail(kit_file):
+    result = run_kit(kit_file)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.count("not implemented yet") == 5
+    assert "0 of 5 steps pass" in result.stdout
+
+
+def test_kit_passes_a_correct_solution(kit_file):
+    result = run_kit(kit_file, LIBRARY_SOLUTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("PASS") == 5 and "5 of 5 steps pass" in result.stdout
+
+
+def test_kit_names_the_failing_step_and_entry(kit_file):
+    unscaled = LIBRARY_SOLUTION + "kit.scale_scores = lambda Q, K: A.scores(Q, K)\n"
+    result = run_kit(kit_file, unscaled)
+    assert result.returncode == 1
+    lines = [line for line in result.stdout.splitlines() if line.startswith(("PASS", "FAIL"))]
+    assert [line[:4] for line in lines] == ["FAIL", "PASS", "PASS", "PASS", "PASS"]
+    assert re.search(r"scale-scores-\d\d: entry \(\d, \d\) is -?[\d.]+, expected", lines[0])
+
+
+def test_kit_reports_a_crash_and_a_wrong_shape(kit_file):
+    broken = LIBRARY_SOLUTION + (
+        "kit.weighted_sum = lambda W, V: 1 / 0\n"
+        "kit.soften_rows = lambda S, mask=None: A.softmax(S, mask).T\n")
+    result = run_kit(kit_file, broken)
+    assert result.returncode == 1
+    assert "raised ZeroDivisionError" in result.stdout
+    assert re.search(r"returned shape \(\d, \d\), expected \(\d, \d\)", result.stdout)
