@@ -29,43 +29,63 @@ def attend(Q, K, V, mask=None, scale=None):
 
 
 def attend_chunked(Q, K, V, mask=None, scale=None, block_size=128):
-    """The same output as `attend(...)[0]`, computed block by block over the keys.
+    """The same output as `attend(...)[0]`, computed in blocks without ever holding the score table.
 
     Q (..., n_q, d_k), K (..., n_k, d_k), V (..., n_k, d_v); mask and scale as in `attend`;
-    block_size >= 1 keys per block (the last block may be shorter) -> out (..., n_q, d_v).
-    A running maximum, a running denominator and a running weighted sum of values are carried
-    across blocks (the "online softmax"), so only an n_q × block_size piece of the score table
-    exists at a time and the weights are never returned. A query with no allowed key gets a zero row.
+    block_size >= 1 (the last block may be shorter) -> out (..., n_q, d_v).
+    The queries are taken block_size at a time, and for each block of queries the keys are too, with
+    an online softmax (see `_attend_block`): only a block_size × block_size piece of the scores
+    exists at any moment, and the weights are never returned. A query with no allowed key gets a
+    zero row, as in `attend`.
     """
     Q, K, V, score_shape = _query_key_value(Q, K, V)
     block_size = positive_int("block_size", block_size)
     if mask is not None:
-        # A broadcast view of the full mask (no copy), so every block can slice its keys out of it.
+        # A broadcast view of the full mask (no copy), so every block can slice its piece out of it.
         mask = np.broadcast_to(check_mask(mask, score_shape), score_shape)
     factor = resolve_scale(scale, Q.shape[-1], np.result_type(Q, K))
-    batch, n_q, n_k = score_shape[:-2], score_shape[-2], score_shape[-1]
+    out = np.empty(score_shape[:-1] + V.shape[-1:], dtype=np.result_type(Q, K, V))  # (..., n_q, d_v)
+    for start in range(0, score_shape[-2], block_size):
+        rows = slice(start, start + block_size)
+        block_mask = None if mask is None else mask[..., rows, :]
+        out[..., rows, :] = _attend_block(Q[..., rows, :], K, V, block_mask, factor, block_size, score_shape)
+    return out
+
+
+def _attend_block(Q, K, V, mask, factor, block_size, score_shape):
+    """Attention for a few queries, visiting the keys block_size at a time (the "online softmax").
+
+    Q (..., b_q, d_k), K (..., n_k, d_k), V (..., n_k, d_v), mask None or bool (..., b_q, n_k),
+    factor the scale, score_shape the whole table's (for error messages) -> (..., b_q, d_v). A running maximum, a running denominator and a running
+    weighted sum of values are carried from block to block; whenever the maximum grows, what was
+    summed so far is re-measured against it.
+    """
+    batch, n_q = Q.shape[:-2], Q.shape[-2]
     dtype = np.result_type(Q, K, V)
     running_max = np.full(batch + (n_q, 1), -np.inf, dtype=dtype)  # the largest score seen so far
-    denominator = np.zeros(batch + (n_q, 1), dtype=dtype)  # sum of e^(score - running_max)
-    acc = np.zeros(batch + (n_q, V.shape[-1]), dtype=dtype)  # sum of e^(score - running_max) · v
-    for start in range(0, n_k, block_size):
+    denominator = np.zeros(batch + (n_q, 1), dtype=dtype)  # Σ e^(score - running_max)
+    acc = np.zeros(batch + (n_q, V.shape[-1]), dtype=dtype)  # Σ e^(score - running_max) · v
+    for start in range(0, K.shape[-2], block_size):
         keys = slice(start, start + block_size)
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, as an error
-            S = Q @ np.swapaxes(K[..., keys, :], -1, -2)  # (..., n_q, d_k) x (..., d_k, b) -> (..., n_q, b)
+            S = Q @ np.swapaxes(K[..., keys, :], -1, -2)  # (..., b_q, d_k) x (..., d_k, b) -> (..., b_q, b)
             S *= factor
         if mask is not None:
             np.copyto(S, -np.inf, where=~mask[..., keys])
-        block_max = S.max(axis=-1, keepdims=True)  # (..., n_q, 1)
+        block_max = S.max(axis=-1, keepdims=True)  # (..., b_q, 1)
         scores_did_not_overflow(block_max, S.dtype, score_shape)
         new_max = np.maximum(running_max, block_max)
         shift = np.where(new_max == -np.inf, 0, new_max)  # rows with no allowed key yet: all -inf, keep them so
         rescale = np.exp(running_max - shift)  # re-measures the earlier blocks' sums against the new maximum
         S -= shift
-        p = np.exp(S, out=S)  # (..., n_q, b), each <= 1
-        denominator = denominator * rescale + p.sum(axis=-1, keepdims=True)
-        acc = acc * rescale + p @ V[..., keys, :]  # (..., n_q, b) x (..., b, d_v) -> (..., n_q, d_v)
+        p = np.exp(S, out=S)  # (..., b_q, b), each <= 1
+        denominator *= rescale
+        denominator += p.sum(axis=-1, keepdims=True)
+        acc *= rescale
+        acc += p @ V[..., keys, :]  # (..., b_q, b) x (..., b, d_v) -> (..., b_q, d_v)
         running_max = new_max
-    return np.divide(acc, denominator, out=np.zeros_like(acc), where=denominator > 0)
+    # A row with no allowed key has denominator 0 and acc exactly 0: it stays the zero row.
+    return np.divide(acc, denominator, out=acc, where=denominator > 0)
 
 
 def _query_key_value(Q, K, V):
