@@ -1,4 +1,6 @@
 """Every worked example with its permalink and its data download."""
+import attention
+
 from . import (build, ex_demo, ex_mask_causal, ex_mask_combined, ex_mask_padding, ex_mask_window, ex_multi_head,
                ex_output, ex_qkv, ex_scores, ex_softmax, registry)
 from .tables import table
@@ -12,7 +14,8 @@ def data():
     registered = {item for item in registry.ITEMS if item.startswith("ex_")}
     if listed != registered:
         raise RuntimeError(f"cite_table lists {sorted(listed)} but the registry has {sorted(registered)}: update MODULES")
-    return {"examples": [(m.example(), build.item_name(m.__name__)) for m in MODULES], "site_url": build.site_url()}
+    return {"examples": [(m.example(), build.item_name(m.__name__)) for m in MODULES], "site_url": build.site_url(),
+            "version": attention.__version__}
 
 
 def snippets(data):
@@ -23,4 +26,14 @@ def snippets(data):
         permalink = f"{data['site_url']}{page}#{name}"
         rows.append([f"[`{name}`]({source}#{name})", example["title"], f"<{permalink}>",
                      f"[{name}.json](examples/{name}.json)"])
-    return {"": table(["ID", "what it shows", "permalink", "data"], rows, align=["---", "---", "---", "---"])}
+    bibtex = (
+        "```bibtex\n"
+        "@misc{attention_is_a_heatmap,\n"
+        "  title        = {Attention Is a Heatmap},\n"
+        "  author       = {{Attention Is a Heatmap contributors}},\n"
+        f"  howpublished = {{\\url{{{data['site_url']}}}}},\n"
+        f"  note         = {{Worked examples computed with the attention library, version {data['version']}}}\n"
+        "}\n"
+        "```\n"
+    )
+    return {"bibtex": bibtex, "": table(["ID", "what it shows", "permalink", "data"], rows, align=["---", "---", "---", "---"])}

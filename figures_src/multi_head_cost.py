@@ -17,7 +17,8 @@ def snippets(data):
              f"{c['total_macs']:,}"] for h, c in data["rows"]]
     costs = [c for _, c in data["rows"]]
     same = all(c["params"] == costs[0]["params"] and c["total_macs"] == costs[0]["total_macs"] for c in costs)
-    verdict = ("Every row has the same parameter count and the same multiply-adds."
+    verdict = ("Every row has the same parameter count and the same multiply-adds: more heads cost nothing "
+               "extra; they buy several ways of looking at the same sequence."
                if same else "The rows differ: the claim does not hold for these settings.")
     return {
         "table": table(["heads $h$", "$d_k = d_{\\text{model}}/h$", "parameters", "projection multiply-adds",
