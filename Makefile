@@ -30,7 +30,7 @@ figures: $(SITE_STAMP)
 	$(PY) -m figures_src.build $(FIGURE_FLAGS)
 
 site: figures
-	$(PY) -m mkdocs build --strict --quiet
+	$(PY) -m mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
 	@echo "Built site/. Preview it with 'make serve', or: $(PY) -m http.server -d site 8000"
 
 serve: figures

@@ -124,22 +124,20 @@ def write_atomic(path, text):
 # ---------------------------------------------------------------- figures
 
 
-def render_figure(module, name):
-    """-> {relative path: text} for one figure module: the SVG and its <figure> fragment."""
+def draw_figure(module, name):
+    """-> (data, raw matplotlib SVG, [Heatmap records]) for one figure module, in a fresh style."""
     import matplotlib as mpl  # noqa: PLC0415
     from matplotlib.figure import Figure  # noqa: PLC0415
 
-    from . import _style, _svg  # noqa: PLC0415
+    from . import _style  # noqa: PLC0415
 
     for required in ("data", "render"):
         if not callable(getattr(module, required, None)):
             raise BuildError(f"figure {name}: {module.__name__} defines no {required}() function")
-    title = _title(module, name)
-    data = module.data()
     params = list(inspect.signature(module.render).parameters)
     if len(params) != 2 or params[1] not in ("ax", "fig"):
         raise BuildError(f"figure {name}: render must be render(data, ax) or render(data, fig), got {params}")
-
+    data = module.data()
     with mpl.rc_context():
         mpl.rcdefaults()
         mpl.rcParams.update(_style.rc_params(name))
@@ -149,11 +147,18 @@ def render_figure(module, name):
         module.render(data, fig.add_subplot() if params[1] == "ax" else fig)
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None}, transparent=True)
+    return data, buffer.getvalue(), fig.aih_heatmaps
 
-    heatmaps = fig.aih_heatmaps
-    _check_heatmap_cells(name, buffer.getvalue(), heatmaps)
+
+def render_figure(module, name):
+    """-> {relative path: text} for one figure module: the SVG and its <figure> fragment."""
+    from . import _svg  # noqa: PLC0415
+
+    title = _title(module, name)
+    data, raw_svg, heatmaps = draw_figure(module, name)
+    _check_heatmap_cells(name, raw_svg, heatmaps)
     description = module.alt(data) if hasattr(module, "alt") else _heatmap_alt(name, heatmaps)
-    svg = _svg.clean_svg(buffer.getvalue(), name, title, description)
+    svg = _svg.clean_svg(raw_svg, name, title, description)
     caption = module.caption(data) if callable(getattr(module, "caption", None)) else getattr(module, "CAPTION", None)
     if not caption:
         raise BuildError(f"figure {name}: define caption(data) (or CAPTION) to say what the figure shows")

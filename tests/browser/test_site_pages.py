@@ -1,0 +1,71 @@
+"""Every page of the built site, served under /attention-heatmap/ as GitHub Pages serves it, in Chromium.
+
+Each page and everything it loads answers HTTP 200; every link to this site resolves; nothing is requested
+from another host (the `page` fixture fails the test on that, and on any console error); other hosts appear
+only in plain <a href> links a reader clicks.
+"""
+from pathlib import Path
+from urllib.parse import urldefrag, urljoin, urlparse
+
+import pytest
+
+SITE = Path(__file__).resolve().parents[2] / "site"
+PAGES = sorted(
+    p.parent.relative_to(SITE).as_posix() + "/" if p.parent != SITE else ""
+    for p in SITE.rglob("index.html")
+    if "assets" not in p.parts
+) if SITE.is_dir() else []
+
+_checked_links = {}  # url -> status, shared by all pages: each internal link is fetched once
+
+
+@pytest.mark.parametrize("path", PAGES or pytest.fail("site/ is not built: run `make site`", pytrace=False))
+def test_page_and_everything_it_references_load(page, site_url, path):
+    statuses = {}
+    page.on("response", lambda r: statuses.setdefault(r.url, r.status))
+    response = page.goto(site_url + path, wait_until="networkidle")
+    assert response.status == 200, f"{path}: HTTP {response.status}"
+    bad = {url: status for url, status in statuses.items() if status != 200 and not url.startswith("data:")}
+    assert not bad, f"{path}: requests that did not answer 200: {bad}"
+
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.evaluate("document.querySelector('meta[name=description]').content").strip()
+
+    host = urlparse(site_url).netloc
+    # The canonical <link> names the page's address under site_url; browsers never fetch it.
+    references = page.evaluate("""() => [...document.querySelectorAll(
+        '[href]:not(link[rel=canonical]), [src], [srcset]')].map(e => ({
+        tag: e.tagName.toLowerCase(),
+        url: e.getAttribute('href') ?? e.getAttribute('src') ?? e.getAttribute('srcset').split(' ')[0],
+    }))""")
+    for ref in references:
+        url = urljoin(page.url, ref["url"])
+        target = urlparse(url)
+        if target.scheme not in ("http", "https"):
+            continue
+        if target.netloc != host:
+            assert ref["tag"] == "a", f"{path}: <{ref['tag']}> refers to another host: {url}"
+            continue
+        assert target.path.startswith(urlparse(site_url).path), f"{path}: {url} escapes the sub-path"
+        link = urldefrag(url).url
+        if link not in _checked_links:
+            _checked_links[link] = page.request.get(link).status
+        assert _checked_links[link] == 200, f"{path}: {ref['tag']} -> {link} answered {_checked_links[link]}"
+
+
+@pytest.mark.parametrize("path", PAGES[:1] or [""])
+def test_figures_and_math_render_without_javascript_help(page, site_url, path):
+    """The inline SVG figures and the MathML are in the HTML itself: the page shows them with JS off."""
+    context = page.context.browser.new_context(java_script_enabled=False)
+    try:
+        static = context.new_page()
+        static.goto(site_url + path)
+        figures = static.locator("figure.aih-figure svg")
+        for k in range(figures.count()):
+            box = figures.nth(k).bounding_box()
+            assert box and box["width"] > 100 and box["height"] > 100, f"figure {k} has no size: {box}"
+        for k in range(static.locator("math").count()):
+            box = static.locator("math").nth(k).bounding_box()
+            assert box and box["width"] > 0, f"formula {k} is not laid out"
+    finally:
+        context.close()

@@ -1,0 +1,157 @@
+"""The whole site: a strict build passes, broken links fail it, and builds are byte-for-byte reproducible.
+
+Every build goes into a temporary folder; the figures are brought up to date first with the build
+entry point (a no-op when nothing changed).
+"""
+import filecmp
+from html.parser import HTMLParser
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EPOCH = "1700000000"
+
+
+def run(args, **kwargs):
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", **kwargs.pop("env", {}))
+    return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, **kwargs)
+
+
+def mkdocs_build(site_dir, config=None, env=None):
+    # Never --quiet: it hides the warnings that --strict turns into a failure.
+    args = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
+    if config:
+        args += ["--config-file", str(config)]
+    return run(args, env=env or {})
+
+
+@pytest.fixture(scope="module", autouse=True)
+def figures_up_to_date():
+    result = run([sys.executable, "-m", "figures_src.build"])
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    site_dir = tmp_path_factory.mktemp("site")
+    result = mkdocs_build(site_dir, env={"SOURCE_DATE_EPOCH": EPOCH})
+    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
+    return site_dir
+
+
+def test_strict_build_passes(site):
+    assert (site / "index.html").is_file()
+    assert (site / "sitemap.xml").is_file()
+
+
+def test_every_example_is_published_at_its_stable_url(site):
+    generated = sorted((ROOT / "generated" / "public" / "examples").glob("*.json"))
+    assert generated, "no worked example was generated"
+    for path in generated:
+        assert (site / "examples" / path.name).read_bytes() == path.read_bytes()
+
+
+def pages(site):
+    return sorted(p for p in site.rglob("*.html") if "assets" not in p.parts)
+
+
+def test_ids_are_unique_on_every_page(site):
+    for page in pages(site):
+        ids = Counter(re.findall(r'\sid="([^"]+)"', page.read_text()))
+        duplicates = [i for i, n in ids.items() if n > 1]
+        assert not duplicates, f"{page.relative_to(site)}: duplicate ids {duplicates[:10]}"
+
+
+def test_pages_have_a_language_a_description_and_no_unrendered_math(site):
+    for page in pages(site):
+        text = page.read_text()
+        assert '<html lang="en"' in text, page
+        assert '<meta name="description"' in text, page
+        assert 'class="arithmatex"' not in text, f"{page}: math left for JavaScript"
+        assert "\\(" not in re.sub(r"<(code|pre|script)[\s>].*?</\1>", "", text, flags=re.S), f"{page}: raw LaTeX"
+
+
+class _Loads(HTMLParser):
+    """The URLs a page makes the browser fetch by itself (not the links a reader may click)."""
+
+    FETCHED = {"script": "src", "img": "src", "iframe": "src", "source": "src", "video": "src", "audio": "src",
+               "embed": "src", "object": "data", "image": "href", "use": "href"}
+
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "link" and not {"canonical", "alternate"} & set((attrs.get("rel") or "").split()):
+            self.urls.append(attrs.get("href") or "")
+        elif tag in self.FETCHED:
+            self.urls.append(attrs.get(self.FETCHED[tag]) or attrs.get("xlink:href") or "")
+        self.urls.extend(re.findall(r"url\(['\"]?([^'\")]+)", attrs.get("style") or ""))
+
+
+def test_no_page_loads_anything_from_another_host(site):
+    for page in pages(site):
+        parser = _Loads()
+        parser.feed(page.read_text())
+        foreign = [url for url in parser.urls if re.match(r"(https?:)?//", url)]
+        assert not foreign, f"{page.relative_to(site)} loads from another host: {foreign}"
+
+
+def isolated_config(tmp_path, docs_dir):
+    """mkdocs.yml with its docs_dir replaced and every relative path made absolute."""
+    text = (ROOT / "mkdocs.yml").read_text()
+    text = re.sub(r"^docs_dir: .*$", f"docs_dir: {docs_dir}", text, flags=re.M)
+    text = re.sub(r"^site_dir: .*$", f"site_dir: {tmp_path / 'site'}", text, flags=re.M)
+    text = re.sub(r"^  custom_dir: (.*)$", lambda m: f"  custom_dir: {ROOT / m.group(1)}", text, flags=re.M)
+    text = re.sub(r"^  - (hooks/.*\.py)$", lambda m: f"  - {ROOT / m.group(1)}", text, flags=re.M)
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(text)
+    return config
+
+
+@pytest.mark.parametrize("bad_markdown, complaint", [
+    ("[a page that is not there](nowhere.md)", "nowhere.md"),
+    ("[a heading that is not there](index.md#no-such-heading)", "no-such-heading"),
+    ('--8<-- "generated/figures/no-such-figure.html"', "no-such-figure"),
+    ("$\\frac{1}{$", "formula"),
+])
+def test_strict_build_fails_on_a_broken_link_anchor_snippet_or_formula(tmp_path, bad_markdown, complaint):
+    docs = tmp_path / "docs"
+    subprocess.run(["cp", "-r", str(ROOT / "docs"), str(docs)], check=True)
+    index = docs / "index.md"
+    index.write_text(index.read_text() + f"\n\n{bad_markdown}\n")
+    result = mkdocs_build(tmp_path / "site", config=isolated_config(tmp_path, docs))
+    assert result.returncode != 0, f"a broken {complaint} did not fail the build"
+    assert complaint in result.stderr + result.stdout
+
+
+def test_two_builds_with_source_date_epoch_are_byte_identical(site, tmp_path):
+    again = tmp_path / "site"
+    result = mkdocs_build(again, env={"SOURCE_DATE_EPOCH": EPOCH})
+    assert result.returncode == 0, result.stderr
+    differences = compare_trees(site, again)
+    assert not differences, f"files differ between two builds: {differences[:10]}"
+
+
+def test_figures_are_byte_identical_across_builds(tmp_path):
+    first, second = tmp_path / "one", tmp_path / "two"
+    for out in (first, second):
+        result = run([sys.executable, "-m", "figures_src.build", "--force", "--out", str(out)])
+        assert result.returncode == 0, result.stderr
+    differences = compare_trees(first, second)
+    assert not differences, f"figures differ between two builds: {differences}"
+
+
+def compare_trees(a, b):
+    left = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    right = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    if left != right:
+        return sorted(set(map(str, left)) ^ set(map(str, right)))
+    return [str(p) for p in left if not filecmp.cmp(a / p, b / p, shallow=False)]
