@@ -42,4 +42,6 @@ def snippets(example):
 
 
 def _latex(v, digits):
-    return "[" + ",\\ ".join(num(x, digits, True).replace("−", "-") for x in v) + "]"
+    """A row vector for LaTeX; negative entries in braces so the minus reads as a sign."""
+    entries = (num(x, digits, True).replace("−", "-") for x in v)
+    return "[" + ",\\ ".join(f"{{{e}}}" if e.startswith("-") else e for e in entries) + "]"

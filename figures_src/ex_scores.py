@@ -22,7 +22,7 @@ def snippets(example):
     products = q * k
     rows = [[f"{d + 1}", num(a, 1, True), num(b, 1, True), num(p, 2)] for d, (a, b, p) in enumerate(zip(q, k, products))]
     rows.append(["**sum**", "", "", f"**{num(products.sum(), 2)}**"])
-    terms = " + ".join(f"({num(a, 1, True)})({num(b, 1, True)})".replace("−", "-") for a, b in zip(q, k))
+    terms = " + ".join(f"({_latex_number(p, 2)})" if p < 0 else _latex_number(p, 2) for p in products)
     score, scaled = steps["scores"][i, j], steps["scaled_scores"][i, j]
     d_k = example["d_k"]
     entry = (
@@ -31,7 +31,7 @@ def snippets(example):
         f"$k_{{\\text{{{tokens[j]}}}}} = {_latex_vector(k)}$. Multiply entry by entry, then add:\n\n"
         + table(["entry", f"q ({tokens[i]})", f"k ({tokens[j]})", "product"], rows)
         + "\n$$\n"
-        + f"q_{{\\text{{{tokens[i]}}}}} \\cdot k_{{\\text{{{tokens[j]}}}}} = {terms} = {num(score, 2).replace('−', '-')}\n"
+        + f"q_{{\\text{{{tokens[i]}}}}} \\cdot k_{{\\text{{{tokens[j]}}}}} = {terms} = {_latex_number(score, 2)}\n"
         + "$$\n\n"
         + f"Scaling by $1/\\sqrt{{d_k}} = 1/\\sqrt{{{d_k}}} = {num(example['scale'], 2, True)}$ gives "
         + f"{num(score, 2)} × {num(example['scale'], 2, True)} = **{num(scaled, 3, True)}**, the number in the scaled table.\n"
@@ -40,5 +40,11 @@ def snippets(example):
     return {"entry": entry, "raw": raw}
 
 
+def _latex_number(x, digits, trim=False):
+    """A number for LaTeX: a negative one in braces, so its minus sign reads as a sign, not a subtraction."""
+    text = num(x, digits, trim).replace("−", "-")
+    return f"{{{text}}}" if text.startswith("-") else text
+
+
 def _latex_vector(v):
-    return "[" + ",\\ ".join(num(x, 1, True).replace("−", "-") for x in v) + "]"
+    return "[" + ",\\ ".join(_latex_number(x, 1, True) for x in v) + "]"
