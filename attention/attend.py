@@ -1,4 +1,4 @@
-"""Attention itself: softmax(Q Kᵀ / √d_k) V, plainly and in blocks of keys."""
+"""Attention itself: softmax(Q Kᵀ / √d_k) V, plainly (`attend`) and in blocks (`attend_chunked`)."""
 import numpy as np
 
 from ._checks import as_float_array, at_least, batch_shape, check_mask, positive_int, scores_did_not_overflow
@@ -15,6 +15,7 @@ def attend(Q, K, V, mask=None, scale=None):
     weights = softmax(scaled_scores(Q, K, scale), mask) and out = weights @ V: row i of `out` is the
     average of the value rows, weighted by row i of `weights`. A query with no allowed key has
     all-zero weights and a zero output row (never NaN). float32 inputs give float32 outputs.
+    Finite Q and K whose scores overflow the dtype (|q·k| beyond ~3e38 in float32) raise ValueError.
     """
     Q, K, V, score_shape = _query_key_value(Q, K, V)
     if mask is not None:
@@ -56,9 +57,9 @@ def _attend_block(Q, K, V, mask, factor, block_size, score_shape):
     """Attention for a few queries, visiting the keys block_size at a time (the "online softmax").
 
     Q (..., b_q, d_k), K (..., n_k, d_k), V (..., n_k, d_v), mask None or bool (..., b_q, n_k),
-    factor the scale, score_shape the whole table's (for error messages) -> (..., b_q, d_v). A running maximum, a running denominator and a running
-    weighted sum of values are carried from block to block; whenever the maximum grows, what was
-    summed so far is re-measured against it.
+    factor the scale, score_shape the whole table's (for error messages) -> (..., b_q, d_v).
+    A running maximum, a running denominator and a running weighted sum of values are carried from
+    block to block; whenever the maximum grows, what was summed so far is re-measured against it.
     """
     batch, n_q = Q.shape[:-2], Q.shape[-2]
     dtype = np.result_type(Q, K, V)
@@ -84,8 +85,9 @@ def _attend_block(Q, K, V, mask, factor, block_size, score_shape):
         acc *= rescale
         acc += p @ V[..., keys, :]  # (..., b_q, b) x (..., b, d_v) -> (..., b_q, d_v)
         running_max = new_max
-    # A row with no allowed key has denominator 0 and acc exactly 0: it stays the zero row.
-    return np.divide(acc, denominator, out=acc, where=denominator > 0)
+    denominator[denominator == 0] = 1  # a row with no allowed key: acc is exactly 0 and stays 0
+    acc /= denominator
+    return acc
 
 
 def _query_key_value(Q, K, V):

@@ -21,7 +21,7 @@ def softmax(S, mask=None):
 
 
 def softmax_in_place(S, mask=None):
-    """`softmax(S, mask)` written over S itself, with no other table of S's size: S is returned.
+    """`softmax(S, mask)` written over S itself, with no second float table of S's size: S is returned.
 
     S (..., n_q, n_k), unchecked; mask None or a checked boolean array that broadcasts to S.
     """
@@ -32,8 +32,9 @@ def softmax_in_place(S, mask=None):
     row_max[row_max == -np.inf] = 0  # a row with no allowed key stays all -inf and becomes all 0
     S -= row_max  # the largest allowed score becomes 0, so e^S <= 1: nothing overflows
     np.exp(S, out=S)
-    total = S.sum(axis=-1, keepdims=True)  # (..., n_q, 1); 0 only for a row with no allowed key
-    np.divide(S, total, out=S, where=total > 0)
+    total = S.sum(axis=-1, keepdims=True)  # (..., n_q, 1); >= 1 except for a row with no allowed key
+    total[total == 0] = 1  # such a row is all 0 and stays 0
+    S /= total
     return S
 
 
