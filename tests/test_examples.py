@@ -1,0 +1,281 @@
+"""The worked examples: frozen numbers, the JSON contract, and an independent recomputation.
+
+- Every example's published JSON matches tests/golden/examples.json. Changing a cited number must be a
+  deliberate act: rerun `.venv/bin/python tests/golden/update.py` and commit the new golden file with it.
+- Every example follows the contract in CONTRIBUTING.md, and the examples that drive interactive heatmaps
+  carry everything the interactive layer reads.
+- Every number is recomputed from the example's own inputs with plain Python loops (math only, no
+  numpy), and from the library's functions step by step.
+"""
+import importlib
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import attention  # noqa: E402
+from figures_src import build  # noqa: E402
+
+GOLDEN = json.loads((ROOT / "tests" / "golden" / "examples.json").read_text(encoding="utf-8"))
+EXAMPLE_MODULES = {
+    build.item_name(dotted): dotted
+    for dotted in build.registry_modules()
+    if build.item_name(dotted).startswith("ex-")
+}
+INTERACTIVE = ["ex-scores", "ex-softmax", "ex-demo", "ex-multi-head", "ex-mask-causal", "ex-mask-padding",
+               "ex-mask-combined", "ex-mask-window"]
+MASKED = ["ex-mask-causal", "ex-mask-padding", "ex-mask-combined", "ex-mask-window"]
+TOLERANCE = 1e-12
+
+
+def published(name):
+    """The example exactly as its JSON download publishes it (parsed back from the JSON text)."""
+    module = importlib.import_module(EXAMPLE_MODULES[name])
+    return json.loads(build.example_json(module.example(), name))
+
+
+@pytest.fixture(scope="module")
+def examples():
+    return {name: published(name) for name in EXAMPLE_MODULES}
+
+
+# ------------------------------------------------------------------ golden
+
+
+def assert_same(actual, expected, where):
+    """Equal structure, equal strings/ints/bools, floats equal up to TOLERANCE (platform rounding only)."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and sorted(actual) == sorted(expected), f"{where}: keys differ"
+        for key in expected:
+            assert_same(actual[key], expected[key], f"{where}.{key}")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), f"{where}: length differs"
+        for k, (a, e) in enumerate(zip(actual, expected)):
+            assert_same(a, e, f"{where}[{k}]")
+    elif isinstance(expected, float) and not isinstance(actual, bool) and isinstance(actual, (int, float)):
+        assert math.isclose(actual, expected, rel_tol=TOLERANCE, abs_tol=TOLERANCE), f"{where}: {actual!r} != {expected!r}"
+    else:
+        assert actual == expected and type(actual) is type(expected), f"{where}: {actual!r} != {expected!r}"
+
+
+def test_every_example_has_a_golden_entry_and_no_golden_entry_is_stale():
+    assert sorted(GOLDEN) == sorted(EXAMPLE_MODULES)
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_MODULES))
+def test_published_numbers_match_the_golden_file(examples, name):
+    assert_same(examples[name], GOLDEN[name], name)
+
+
+def test_golden_comparison_catches_a_changed_number():
+    changed = json.loads(json.dumps(GOLDEN["ex-scores"]))
+    changed["steps"]["scores"][0][0] += 1e-9
+    with pytest.raises(AssertionError, match="scores"):
+        assert_same(changed, GOLDEN["ex-scores"], "ex-scores")
+
+
+# ------------------------------------------------------------------ the contract
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_MODULES))
+def test_example_follows_the_contract(examples, name):
+    ex = examples[name]
+    for key in ("id", "title", "page", "library_version", "seed", "inputs", "steps", "outputs"):
+        assert key in ex, f"{name} lacks {key}"
+    assert ex["id"] == name
+    assert ex["library_version"] == attention.__version__
+    assert isinstance(ex["seed"], int)
+    assert ex["page"].endswith("/") and (ROOT / "docs" / (ex["page"].rstrip("/") + ".md")).exists()
+    page_text = (ROOT / "docs" / (ex["page"].rstrip("/") + ".md")).read_text(encoding="utf-8")
+    assert f'generated/snippets/{name}-cite.md' in page_text, f"{ex['page']} does not show the cite line of {name}"
+    for group in ("inputs", "steps", "outputs"):
+        assert ex[group], f"{name}.{group} is empty"
+        for key, value in ex[group].items():
+            assert key in build.ARRAY_NAMES, f"{name}.{group}.{key} is not a library name"
+            arr = np.array(value)
+            if key == "mask":
+                assert arr.dtype == bool
+            else:
+                assert np.issubdtype(arr.dtype, np.floating), f"{name}.{group}.{key} is {arr.dtype}"
+                assert np.isfinite(arr).all()
+
+
+@pytest.mark.parametrize("name", INTERACTIVE)
+def test_interactive_examples_carry_what_the_heatmaps_read(examples, name):
+    ex = examples[name]
+    assert isinstance(ex["d_k"], int) and ex["scale"] == pytest.approx(1 / math.sqrt(ex["d_k"]), rel=1e-15)
+    for key in ("Q", "K", "V", "scaled_scores", "weights", "entropy"):
+        assert key in ex["steps"], f"{name} lacks steps.{key}"
+    assert "out" in ex["outputs"]
+    if name in MASKED:
+        assert "mask" in ex["inputs"]
+    tokens = ex.get("tokens") or ex["batch_tokens"]
+    weights = np.array(ex["steps"]["weights"])
+    n = len(tokens) if "tokens" in ex else len(tokens[0])
+    assert weights.shape[-2:] == (n, n)
+    if "n_heads" in ex:
+        assert weights.shape == (ex["n_heads"], n, n)
+        assert np.array(ex["steps"]["Q"]).shape == (ex["n_heads"], n, ex["d_k"])
+    if "batch_tokens" in ex:
+        assert weights.shape == (ex["batch_size"], n, n) and len(ex["lengths"]) == ex["batch_size"]
+
+
+def test_inputs_are_small_integers_and_one_decimal_numbers(examples):
+    """So hand computation is possible and the printed digits are stable."""
+    for name, ex in examples.items():
+        for key, value in ex["inputs"].items():
+            if key == "mask":
+                continue
+            arr = np.array(value)
+            digits = 0 if key == "X" else 1
+            assert np.array_equal(np.round(arr, digits), arr), f"{name}.inputs.{key} is not {digits}-decimal"
+            assert np.abs(arr).max() <= 2
+
+
+# ------------------------------------------------------------------ plain loops
+
+
+def matmul(A, B):
+    return [[sum(A[i][c] * B[c][j] for c in range(len(B))) for j in range(len(B[0]))] for i in range(len(A))]
+
+
+def attention_by_hand(Q, K, V, mask=None):
+    """Scores, scaled scores, weights, entropy and output of one sequence, written as on paper."""
+    n_q, n_k, d_k = len(Q), len(K), len(K[0])
+    S = [[sum(Q[i][c] * K[j][c] for c in range(d_k)) for j in range(n_k)] for i in range(n_q)]
+    scaled = [[s / math.sqrt(d_k) for s in row] for row in S]
+    weights, entropy = [], []
+    for i in range(n_q):
+        allowed = [mask is None or mask[i][j] for j in range(n_k)]
+        top = max(s for s, ok in zip(scaled[i], allowed) if ok)
+        e = [math.exp(s - top) if ok else 0.0 for s, ok in zip(scaled[i], allowed)]
+        total = sum(e)
+        row = [x / total for x in e]
+        weights.append(row)
+        entropy.append(-sum(w * math.log(w) for w in row if w > 0))
+    out = [[sum(weights[i][j] * V[j][c] for j in range(n_k)) for c in range(len(V[0]))] for i in range(n_q)]
+    return {"scores": S, "scaled_scores": scaled, "weights": weights, "entropy": entropy, "out": out}
+
+
+def close(actual, expected, where):
+    np.testing.assert_allclose(np.array(actual, dtype=float), np.array(expected, dtype=float),
+                               rtol=1e-12, atol=1e-12, err_msg=where)
+
+
+def check_sequence(ex, where, X, mask, W_Q, W_K, W_V, steps, out):
+    Q, K, V = matmul(X, W_Q), matmul(X, W_K), matmul(X, W_V)
+    close(steps["Q"], Q, f"{where} Q")
+    close(steps["K"], K, f"{where} K")
+    close(steps["V"], V, f"{where} V")
+    hand = attention_by_hand(Q, K, V, mask)
+    for key in ("scores", "scaled_scores", "weights", "entropy"):
+        close(steps[key], hand[key], f"{where} {key}")
+    close(out, hand["out"], f"{where} out")
+
+
+SINGLE = ["ex-qkv", "ex-scores", "ex-softmax", "ex-demo", "ex-output", "ex-mask-causal", "ex-mask-window"]
+
+
+@pytest.mark.parametrize("name", SINGLE)
+def test_single_sequence_examples_recomputed_by_hand(examples, name):
+    ex = examples[name]
+    i = ex["inputs"]
+    check_sequence(ex, name, i["X"], i.get("mask"), i["W_Q"], i["W_K"], i["W_V"], ex["steps"], ex["outputs"]["out"])
+    assert ex["outputs"]["weights"] == ex["steps"]["weights"]
+
+
+@pytest.mark.parametrize("name", ["ex-mask-padding", "ex-mask-combined"])
+def test_batch_examples_recomputed_by_hand_one_sequence_at_a_time(examples, name):
+    ex = examples[name]
+    i = ex["inputs"]
+    for b, length in enumerate(ex["lengths"]):
+        steps = {key: value[b] for key, value in ex["steps"].items()}
+        mask = i["mask"][b]
+        for row in mask:
+            assert not any(row[length:]), f"{name}: sequence {b} may attend to padding"
+        check_sequence(ex, f"{name}[{b}]", i["X"][b], mask, i["W_Q"], i["W_K"], i["W_V"], steps, ex["outputs"]["out"][b])
+
+
+def test_multi_head_example_recomputed_head_by_head(examples):
+    ex = examples["ex-multi-head"]
+    i, h, d_k = ex["inputs"], ex["n_heads"], ex["d_k"]
+    XQ, XK, XV = matmul(i["X"], i["W_Q"]), matmul(i["X"], i["W_K"]), matmul(i["X"], i["W_V"])
+    concat = [[] for _ in XQ]
+    for head in range(h):
+        cols = slice(head * d_k, (head + 1) * d_k)
+        Q, K, V = ([row[cols] for row in M] for M in (XQ, XK, XV))
+        close(ex["steps"]["Q"][head], Q, f"head {head} Q")
+        hand = attention_by_hand(Q, K, V)
+        for key in ("scores", "scaled_scores", "weights", "entropy"):
+            close(ex["steps"][key][head], hand[key], f"head {head} {key}")
+        close(ex["steps"]["heads"][head], hand["out"], f"head {head} output")
+        for r, row in enumerate(hand["out"]):
+            concat[r] += row
+    close(ex["steps"]["concat"], concat, "concat")
+    close(ex["outputs"]["out"], matmul(concat, i["W_O"]), "out = concat · W_O")
+
+
+# ------------------------------------------------------------------ the library, step by step
+
+
+@pytest.mark.parametrize("name", SINGLE)
+def test_single_sequence_examples_agree_with_the_library_functions(examples, name):
+    ex = examples[name]
+    steps = ex["steps"]
+    mask = None if "mask" not in ex["inputs"] else np.array(ex["inputs"]["mask"])
+    S = attention.scaled_scores(steps["Q"], steps["K"])
+    close(steps["scaled_scores"], S, name)
+    close(steps["weights"], attention.softmax(S, mask), name)
+    close(steps["entropy"], attention.row_entropy(np.array(steps["weights"])), name)
+    chunked = attention.attend_chunked(steps["Q"], steps["K"], steps["V"], mask=mask, block_size=2)
+    close(ex["outputs"]["out"], chunked, f"{name}: the chunked path")
+
+
+def test_masked_weights_are_exactly_zero(examples):
+    for name in MASKED:
+        ex = examples[name]
+        weights, mask = np.array(ex["steps"]["weights"]), np.array(ex["inputs"]["mask"])
+        assert (weights[~mask] == 0).all(), name
+        close(weights.sum(axis=-1), np.ones(weights.shape[:-1]), f"{name}: rows add up to 1")
+
+
+# ------------------------------------------------------------------ what the pages print
+
+
+def test_worked_dot_product_adds_up_to_the_published_score(examples):
+    from figures_src import ex_scores
+
+    module_example = ex_scores.example()
+    i, j = ex_scores.worked_entry(module_example)
+    text = ex_scores.snippets(module_example)["entry"]
+    score = examples["ex-scores"]["steps"]["scores"][i][j]
+    assert score == max(max(row) for row in examples["ex-scores"]["steps"]["scores"])
+    assert f"{score:.2f}" in text
+    assert f"{examples['ex-scores']['steps']['scaled_scores'][i][j]:g}".rstrip("0") in text
+
+
+def test_followed_output_row_is_the_published_row(examples):
+    from figures_src import ex_output
+
+    module_example = ex_output.example()
+    i = ex_output.followed_row(module_example)
+    text = ex_output.snippets(module_example)["row"]
+    for value in examples["ex-output"]["outputs"]["out"][i]:
+        assert f"{value:.4f}".replace("-", "−") in text
+
+
+def test_multi_head_cost_table_is_constant_across_heads():
+    from figures_src import multi_head_cost
+
+    data = multi_head_cost.data()
+    assert [h for h, _ in data["rows"]] == [1, 2, 4, 8, 16]
+    params = {c["params"] for _, c in data["rows"]}
+    total = {c["total_macs"] for _, c in data["rows"]}
+    assert len(params) == 1 and len(total) == 1
+    assert "same parameter count" in multi_head_cost.snippets(data)["verdict"]
