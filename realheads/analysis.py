@@ -83,16 +83,16 @@ class Pick:
     """The head with the highest score of one kind, and what the others scored, for the callout."""
 
     kind: str
-    layer: int  # 0-based
-    head: int  # 0-based
+    layer: int
+    head: int
     score: float
     runner_up: float  # the best score among the other heads
     median: float  # the median head's score
 
     @property
     def label(self):
-        """1-based, as the page prints heads: "layer 1, head 3"."""
-        return f"layer {self.layer + 1}, head {self.head + 1}"
+        """Counted from 0, as everywhere on the site: "layer 0, head 2"."""
+        return f"layer {self.layer}, head {self.head}"
 
 
 def best_head(kind, table):

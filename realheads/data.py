@@ -1,9 +1,10 @@
 """The site's sentences, their extraction from the model, and the committed data file.
 
 `make real-heads` runs `extract()` and `save()`: data/real_heads.npz holds, for every sentence, the
-attention weights and the scaled scores of every layer and head as float16 (n_layers, n_heads, n, n),
-and data/real_heads.json the provenance (model, package and version, tokenizer, library version) and
-each sentence's text and tokens. The site build reads only these two files (`load()`), never the model.
+queries, keys and values of every layer and head as float16 (n_layers, n_heads, n, d_k), and
+data/real_heads.json the provenance (model, package and version, tokenizer, library version) and each
+sentence's text and tokens. The site build reads only these two files (`load()`), never the model, and
+computes the scores, weights and entropies from Q, K and V with `attention/`, as every page does.
 """
 import io
 import json
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = ROOT / "data"
 ARRAYS_FILE = "real_heads.npz"
 PROVENANCE_FILE = "real_heads.json"
-STORED = ("weights", "scaled_scores")  # per sentence, (n_layers, n_heads, n, n) float16
+STORED = ("Q", "K", "V")  # per sentence, (n_layers, n_heads, n, d_k) float16
 FORMAT_VERSION = 1
 
 
@@ -71,8 +72,10 @@ class SentenceHeads:
     sentence: Sentence
     tokens: list  # n strings, [CLS] first and [SEP] last
     ids: np.ndarray  # (n,) token ids
-    weights: np.ndarray  # (n_layers, n_heads, n, n)
-    scaled_scores: np.ndarray  # (n_layers, n_heads, n, n), QKᵀ/√d_k before the softmax
+    Q: np.ndarray  # (n_layers, n_heads, n, d_k): each head's queries, X·W_Q + b_Q cut into heads
+    K: np.ndarray  # (n_layers, n_heads, n, d_k)
+    V: np.ndarray  # (n_layers, n_heads, n, d_k)
+    weights: np.ndarray  # (n_layers, n_heads, n, n): softmax(QKᵀ/√d_k) per head
 
     def position(self, word):
         """The index of `word` among the tokens; it must occur exactly once."""
@@ -82,18 +85,17 @@ class SentenceHeads:
         return found[0]
 
 
-def layer_scaled_scores(params, config, hidden_states):
-    """Every layer's scaled scores from the layers' inputs: (n_layers, n_heads, n, n).
+def head_projections(params, config, hidden_states):
+    """Every layer's per-head Q, K, V from the layers' inputs: 3 × (n_layers, n_heads, n, d_k).
 
-    hidden_states[l] (n, d_model) is what layer l projects; each head's Q and K are its d_k columns of
-    X·W_Q + b_Q and X·W_K + b_K, as inside `multi_head_attention`.
+    hidden_states[l] (n, d_model) is what layer l projects; head h's Q is its d_k columns of
+    X·W_Q + b_Q (and so for K and V), exactly as inside `multi_head_attention`.
     """
-    out = []
+    Q, K, V = [], [], []
     for X, layer in zip(hidden_states, params.layers):
-        Q = attention.split_heads(X @ layer.W_Q + layer.b_Q, config.n_heads)  # (n_heads, n, d_k)
-        K = attention.split_heads(X @ layer.W_K + layer.b_K, config.n_heads)
-        out.append(attention.scaled_scores(Q, K))  # (n_heads, n, n)
-    return np.stack(out)
+        for out, W, b in ((Q, layer.W_Q, layer.b_Q), (K, layer.W_K, layer.b_K), (V, layer.W_V, layer.b_V)):
+            out.append(attention.split_heads(X @ W + b, config.n_heads))  # (n, d_model) -> (n_heads, n, d_k)
+    return np.stack(Q), np.stack(K), np.stack(V)
 
 
 def extract(model, sentences=SENTENCES):
@@ -102,8 +104,8 @@ def extract(model, sentences=SENTENCES):
     for sentence in sentences:
         tokens, ids = model.tokenize(sentence.text)
         output = encode(model.params, model.config, ids)
-        scaled = layer_scaled_scores(model.params, model.config, output.hidden_states)
-        heads = SentenceHeads(sentence, tokens, ids, output.weights, scaled)
+        Q, K, V = head_projections(model.params, model.config, output.hidden_states[:-1])
+        heads = SentenceHeads(sentence, tokens, ids, Q, K, V, output.weights)
         if sentence.link:
             for word in (sentence.link.query, sentence.link.key, sentence.link.distractor):
                 heads.position(word)  # each must be one token, once
@@ -129,7 +131,7 @@ def provenance(model, package_version):
             "d_model": model.config.d_model,
             "d_k": model.config.d_k,
         },
-        "stored": {name: "float16 (n_layers, n_heads, n, n), rounded from the float32 forward pass" for name in STORED},
+        "stored": {name: "float16 (n_layers, n_heads, n, d_k), rounded from the float32 forward pass" for name in STORED},
         "command": "make real-heads",
     }
 
@@ -170,7 +172,11 @@ def save(extracted, meta, directory=DATA_DIR):
 
 
 def load(directory=DATA_DIR):
-    """-> (provenance dict, list of SentenceHeads with float64 arrays) from the committed files."""
+    """-> (provenance dict, list of SentenceHeads) from the committed files.
+
+    Q, K and V are the stored float16 numbers as float64; the weights are computed from them with
+    `attention.attend`, as the pages compute theirs.
+    """
     directory = Path(directory)
     arrays_path, meta_path = directory / ARRAYS_FILE, directory / PROVENANCE_FILE
     for path in (arrays_path, meta_path):
@@ -188,11 +194,12 @@ def load(directory=DATA_DIR):
             stored = {}
             for name in STORED:
                 value = arrays[f"{sentence.id}/{name}"].astype(np.float64)
-                if value.shape[-2:] != (n, n):
+                if value.ndim != 4 or value.shape[-2] != n:
                     raise ValueError(f"{arrays_path}: {sentence.id}/{name} has shape {value.shape} for {n} tokens")
                 stored[name] = value
             ids = arrays[f"{sentence.id}/ids"].astype(np.int64)
-            result.append(SentenceHeads(sentence, entry["tokens"], ids, **stored))
+            _, weights = attention.attend(stored["Q"], stored["K"], stored["V"])  # (n_layers, n_heads, n, n)
+            result.append(SentenceHeads(sentence, entry["tokens"], ids, weights=weights, **stored))
     return meta, result
 
 
