@@ -6,7 +6,7 @@ For n in {256, 512, 1024, 2048, 4096}, d_k = d_v = 64, float32, one sequence:
   - the peak memory traced by tracemalloc of `attend` and of `attend_chunked`, and their ratio.
 Targets: attend <= 1.5 × torch's time at n = 2048; attend_chunked's peak <= 1/16 of attend's at n = 4096.
 
-    .venv/bin/python scripts/bench_attention.py [--repeats R] [--block-size B]
+    .venv/bin/python scripts/bench_attention.py [--repeats R] [--block-size B] [--threads T]
 
 Needs torch and threadpoolctl (the test extras). On machines that set OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE for older OpenBLAS builds, a current numpy runs slower with them; to measure numpy at
@@ -21,7 +21,7 @@ import tracemalloc
 
 import numpy as np
 import torch
-from threadpoolctl import threadpool_info
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from attention import attend, attend_chunked
 
@@ -73,13 +73,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15, help="timed repeats per size (median reported)")
     parser.add_argument("--block-size", type=int, default=128, help="attend_chunked's block of keys")
+    parser.add_argument("--threads", type=int, help="threads for both numpy's BLAS and torch (default: numpy's)")
     args = parser.parse_args()
 
+    if args.threads:
+        threadpool_limits(limits=args.threads, user_api="blas")
     threads, blas = blas_description()
     torch.set_num_threads(threads)
     env = {name: os.environ.get(name, "unset") for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
     print(f"numpy {np.__version__} ({blas}), torch {torch.__version__}; "
-          f"{threads} threads for both (numpy's BLAS, torch.set_num_threads)")
+          f"threads: {threads} for both (numpy's BLAS, torch.set_num_threads)")
     print(f"OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']} OPENBLAS_L2_SIZE={env['OPENBLAS_L2_SIZE']}; "
           f"d_k = d_v = {D_K}, float32, median of {args.repeats}, attend_chunked block_size={args.block_size}")
     print()
