@@ -30,7 +30,7 @@ def snippets(example):
     rows.append(["**total**", "", "", "", num(visible, 4), num(w.sum(), 4)])
     return {
         "step": (
-            f"Query **{tokens[i]}** (row {i}) may look at {', '.join(f'**{t}**' for t in np.array(tokens)[allowed])}. "
+            f"Query “{tokens[i]}” (row {i}) may look at {', '.join(f'“{t}”' for t in np.array(tokens)[allowed])}. "
             "Its other scores are replaced by $-\\infty$ before the softmax, and $e^{-\\infty} = 0$:\n\n"
             + table(["key", "scaled score", "allowed?", "after the mask", "$e^{s_j - \\max s}$", "weight"], rows)
             + f"\nThe forbidden keys get a weight of exactly 0, and the allowed ones share all of it: the row still adds up to {num(w.sum(), 0)}.\n"

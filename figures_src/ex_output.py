@@ -27,10 +27,10 @@ def snippets(example):
     columns = ["key $j$", "$w_j$", *(f"$v_{{j,{c + 1}}}$" for c in range(d_v)), *(f"$w_j v_{{j,{c + 1}}}$" for c in range(d_v))]
     return {
         "row": (
-            f"Follow the query **{tokens[i]}** (row {i}). Each value row $v_j$ is multiplied by the weight "
-            f"$w_j$ that **{tokens[i]}** gives key $j$, and the {len(tokens)} scaled rows are added column by column:\n\n"
+            f"Follow the query “{tokens[i]}” (row {i}). Each value row $v_j$ is multiplied by the weight "
+            f"$w_j$ that “{tokens[i]}” gives key $j$, and the {len(tokens)} scaled rows are added column by column:\n\n"
             + table(columns, rows)
-            + f"\nThe last line is the output row of **{tokens[i]}**: "
+            + f"\nThe last line is the output row of “{tokens[i]}”: "
             + f"$\\text{{out}}_{{\\text{{{tokens[i]}}}}} = [{', '.join(_signed(num(x, 4)) for x in out)}]$.\n"
         ),
         "v": matrix(V, tokens, dims("", d_v), corner="token", digits=1, trim=True),

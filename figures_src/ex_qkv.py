@@ -22,7 +22,7 @@ def snippets(example):
         ),
     }
     for name in ("W_Q", "W_K", "W_V"):
-        parts[name.lower()] = matrix(inputs[name], dims("row ", d_model), k_cols, digits=1, trim=True)
+        parts[name.lower()] = matrix(inputs[name], dims("", d_model), k_cols, digits=1, trim=True)
     for name in ("Q", "K", "V"):
         parts[name.lower()] = matrix(steps[name], tokens, k_cols, corner="token", digits=1, trim=True)
 
@@ -33,7 +33,7 @@ def snippets(example):
         terms = " + ".join(f"({num(a, 0, True)})({num(w, 1, True)})" for a, w in zip(x, W_Q[:, c]))
         rows.append([f"{c + 1}", terms, f"**{num(q[c], 1, True)}**"])
     parts["row"] = (
-        f"The query of **{token}** is its row of $X$, ${_latex(x, 0)}$, times $W_Q$. Entry $c$ of "
+        f"The query of “{token}” is its row of $X$, ${_latex(x, 0)}$, times $W_Q$. Entry $c$ of "
         f"$q_{{\\text{{{token}}}}}$ pairs the {d_model} entries of the row with column $c$ of $W_Q$:\n\n"
         + table(["c", "products, added", f"q ({token})"], rows, align=["---:", "---", "---:"])
         + f"\nSo $q_{{\\text{{{token}}}}} = {_latex(q, 1)}$, the first row of $Q$ below.\n"

@@ -26,7 +26,7 @@ def snippets(example):
     score, scaled = steps["scores"][i, j], steps["scaled_scores"][i, j]
     d_k = example["d_k"]
     entry = (
-        f"The largest raw score in the table is query **{tokens[i]}** (row {i}) against key **{tokens[j]}** "
+        f"The largest raw score in the table is query “{tokens[i]}” (row {i}) against key “{tokens[j]}” "
         f"(column {j}). Its query and key vectors are $q_{{\\text{{{tokens[i]}}}}} = {_latex_vector(q)}$ and "
         f"$k_{{\\text{{{tokens[j]}}}}} = {_latex_vector(k)}$. Multiply entry by entry, then add:\n\n"
         + table(["entry", f"q ({tokens[i]})", f"k ({tokens[j]})", "product"], rows)

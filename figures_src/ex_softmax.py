@@ -34,8 +34,8 @@ def snippets(example):
         "peaked": row_table(example, peaked),
         "flat": row_table(example, flat),
         "summary": (
-            f"The row of **{tokens[peaked]}** is the most peaked in the table: entropy "
-            f"{num(entropy[peaked])} nats. The row of **{tokens[flat]}** is the flattest: {num(entropy[flat])} nats, "
+            f"The row of “{tokens[peaked]}” is the most peaked in the table: entropy "
+            f"{num(entropy[peaked])} nats. The row of “{tokens[flat]}” is the flattest: {num(entropy[flat])} nats, "
             f"close to the ceiling $\\ln {n} \\approx {num(np.log(n))}$ that an even split over {n} keys would reach."
         ),
         "peaked-name": tokens[peaked],
