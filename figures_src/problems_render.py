@@ -69,7 +69,8 @@ def problem_html(data, src):
         '<div class="aih-problem__inputs">' + "".join(matrix_html(m) for m in v["inputs"]) + "</div>",
         '<form class="aih-problem__answer">',
         "".join(grid_html(p, k) for k, p in enumerate(v["parts"])),
-        f'<p class="aih-problem__tolerance">{escape(tolerance_note)} Type decimals with a point, e.g. 0.25 or −1.5.</p>',
+        f'<p class="aih-problem__tolerance">{escape(tolerance_note)}'
+        + (" Type decimals with a point, e.g. 0.25 or −1.5." if any(tolerances) else "") + "</p>",
         '<div class="aih-problem__actions" hidden>'
         '<button type="button" class="md-button md-button--primary" data-action="check">Check</button>'
         '<button type="button" class="md-button" data-action="hint">Hint</button>'

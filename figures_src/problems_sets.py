@@ -13,8 +13,6 @@ A variant is a dict:
 where a matrix is {name, label, values (rows of numbers; null = −∞; booleans for masks), rows, cols}.
 """
 import math
-from decimal import ROUND_HALF_UP, Decimal
-
 import numpy as np
 
 import attention as A
@@ -28,18 +26,14 @@ DIGITS = 4
 
 
 def fmt(x):
-    """The page's number: at most 4 decimals (ties away from zero, as JavaScript's toFixed), no
-    trailing zeros, a true minus sign; None is a masked score (−∞); booleans are 1 and 0."""
+    """The page's number: rounded to 4 decimals (exact ties to even, as the site's JavaScript
+    formatNumber), no trailing zeros, a true minus sign; None is a masked score (−∞); booleans are 1 and 0."""
     if x is None:
         return "−∞"
     if isinstance(x, (bool, np.bool_)):
         return "1" if x else "0"
-    text = f"{Decimal(float(x)).quantize(Decimal(1).scaleb(-DIGITS), ROUND_HALF_UP):f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    if text in ("-0", "0"):
-        return "0"
-    return text.replace("-", "−")
+    text = f"{float(x):.{DIGITS}f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text.replace("-", "−")
 
 
 def fmt_vec(xs):
@@ -413,7 +407,7 @@ def multi_head(index, seed):
     costs = [A.multi_head_cost(n, d_model, h) for h in hs]
     entries = [A.attention_cost(n, c["d_k"], n_heads=h)["score_entries"] for h, c in zip(hs, costs)]
     table = [[c["d_k"], e, c["params"], c["total_macs"]] for c, e in zip(costs, entries)]
-    shape_rows = ["Q, K, V split into heads", "Weights", "Heads' outputs"]
+    shape_rows = ["Q, K, V split", "Weights", "Heads' outputs"]
     axes = ["heads", "rows", "columns"]
     cost_rows = [f"h = {h}" for h in hs]
     cost_cols = ["d_k", "score entries", "parameters", "multiply-adds"]

@@ -258,7 +258,7 @@ def test_build_publishes_sets_kit_and_snippets(tmp_path):
 
 
 @pytest.mark.parametrize(("value", "text"), [
-    (0.5, "0.5"), (-1.25, "−1.25"), (2.0, "2"), (0.03125, "0.0313"), (-0.03125, "−0.0313"),
+    (0.5, "0.5"), (-1.25, "−1.25"), (2.0, "2"), (0.03125, "0.0312"), (-0.03125, "−0.0312"), (0.09375, "0.0938"),
     (0.123449, "0.1234"), (-0.00001, "0"), (163840, "163840"), (None, "−∞"), (True, "1"), (False, "0"),
 ])
 def test_number_format(value, text):
@@ -355,3 +355,33 @@ def test_kit_reports_a_crash_and_a_wrong_shape(kit_file):
     assert result.returncode == 1
     assert "raised ZeroDivisionError" in result.stdout
     assert re.search(r"returned shape \(\d, \d\), expected \(\d, \d\)", result.stdout)
+
+
+# ---------------------------------------------------------------- the page's script prints the same numbers
+
+
+def test_javascript_formats_and_judges_as_the_build_does(tmp_path):
+    """docs/javascripts/problems.js, run in Node: every number of every variant prints as fmt() prints it."""
+    import shutil
+    from pathlib import Path
+
+    node = shutil.which("node")
+    assert node, "Node.js is needed (make test installs it with the npm tooling)"
+    values = [x for s in DATA for v in s["variants"]
+              for m in v["inputs"] + v["parts"] + [st["matrix"] for st in v["solution"] if "matrix" in st]
+              for row in m["values"] for x in row]
+    values += [0.03125, -0.03125, 0.09375, -1e-7, 1e-4, 0.00005, 2.5e-5, 123456.0, None, True, False]
+    judged = [["0.82", 0.8214, 0.01], ["−1.5", -1.5, 0.01], [" 0.5 ", 0.49, 0.01], ["0.5", 0.52, 0.01],
+              ["", 1, 0.01], ["abc", 1, 0.01], ["1/2", 0.5, 0.01], ["4160", 4160, 0], ["4161", 4160, 0], [".25", 0.25, 0]]
+    (tmp_path / "values.json").write_text(json.dumps({"values": values, "judged": judged}))
+    script = Path(__file__).resolve().parents[1] / "docs" / "javascripts" / "problems.js"
+    code = (f"import {{ fmt, judge }} from {json.dumps(script.as_uri())};\n"
+            "import { readFileSync } from 'node:fs';\n"
+            f"const d = JSON.parse(readFileSync({json.dumps(str(tmp_path / 'values.json'))}, 'utf8'));\n"
+            "console.log(JSON.stringify({fmt: d.values.map(fmt), judge: d.judged.map(a => judge(...a))}));\n")
+    result = subprocess.run([node, "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    mismatches = [(x, js, fmt(x)) for x, js in zip(values, out["fmt"]) if js != fmt(x)]
+    assert not mismatches, mismatches[:10]
+    assert out["judge"] == ["right", "right", "right", "wrong", "empty", "bad", "bad", "right", "wrong", "right"]

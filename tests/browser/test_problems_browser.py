@@ -1,0 +1,204 @@
+"""The Problems page in headless Chromium: checking, hints, solutions and new variants, against the
+published problems/<set>.json. The `page` fixture fails a test on any console error or foreign request."""
+import json
+from pathlib import Path
+
+import pytest
+
+from figures_src.problems_sets import fmt
+
+SITE = Path(__file__).resolve().parents[2] / "site"
+
+SETS = ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head"]
+
+
+def published(set_id):
+    return json.loads((SITE / "problems" / f"{set_id}.json").read_text(encoding="utf-8"))
+
+
+def open_problems(page, site_url):
+    page.goto(site_url + "problems/")
+    for set_id in SETS:  # the script has read the JSON and shown the buttons
+        page.locator(f"#problem-{set_id} .aih-problem__actions").wait_for(state="visible")
+    return page
+
+
+def cells(page, set_id):
+    return page.locator(f"#problem-{set_id} .aih-grid input")
+
+
+def answer_text(x):
+    return f"{x:.4f}"
+
+
+def fill_answers(page, set_id, variant, wrong_at=None):
+    """Type the variant's answers in row-major order; entry number `wrong_at` gets a wrong one."""
+    values = [x for p in variant["parts"] for row in p["values"] for x in row]
+    inputs = cells(page, set_id)
+    assert inputs.count() == len(values)
+    for k, x in enumerate(values):
+        inputs.nth(k).fill(answer_text(x + 1 if k == wrong_at else x))
+    return len(values)
+
+
+def matrix_texts(locator):
+    """Every table under `locator` as (caption, [[cell text]])."""
+    return locator.evaluate_all("""tables => tables.map(t => [
+        t.caption ? t.caption.textContent : null,
+        [...t.tBodies[0].rows].map(r => [...r.cells].slice(1).map(c => c.textContent))])""")
+
+
+def expected_matrix(m):
+    return [m["label"], [[fmt(x) for x in row] for row in m["values"]]]
+
+
+@pytest.mark.parametrize("set_id", SETS)
+def test_right_answers_are_all_marked_right(page, site_url, set_id):
+    open_problems(page, site_url)
+    total = fill_answers(page, set_id, published(set_id)["variants"][0])
+    page.click(f"#problem-{set_id} [data-action=check]")
+    root = page.locator(f"#problem-{set_id}")
+    assert root.locator("td.aih-right").count() == total
+    assert root.locator("[aria-invalid=true]").count() == 0
+    assert root.locator(".aih-problem__status").text_content() == f"All {total} entries are right."
+    tick = root.locator("td.aih-right").first.evaluate("td => getComputedStyle(td, '::after').content")
+    assert tick == '"✓"'
+
+
+@pytest.mark.parametrize("set_id", ["soften-rows", "end-to-end", "multi-head"])
+def test_one_wrong_entry_is_marked_and_only_that_one(page, site_url, set_id):
+    open_problems(page, site_url)
+    wrong_at = 3
+    total = fill_answers(page, set_id, published(set_id)["variants"][0], wrong_at=wrong_at)
+    cells(page, set_id).nth(0).press("Enter")  # Enter in a cell checks, like the button
+    root = page.locator(f"#problem-{set_id}")
+    invalid = root.locator("input[aria-invalid=true]")
+    assert invalid.count() == 1
+    assert invalid.evaluate("(el, k) => el === document.querySelectorAll(`#${el.closest('.aih-problem').id} .aih-grid input`)[k]",
+                            wrong_at)
+    assert root.locator("td.aih-wrong").count() == 1 and root.locator("td.aih-right").count() == total - 1
+    mark = root.locator("td.aih-wrong").evaluate("td => getComputedStyle(td, '::after').content")
+    assert mark == '"✗"'
+    status = root.locator(".aih-problem__status").text_content()
+    assert status.startswith(f"{total - 1} of {total} right. 1 wrong.")
+    label = invalid.get_attribute("aria-label")
+    assert label.split(", row ")[0] in status or "Look again at row" in status
+
+
+def test_empty_and_non_numeric_entries_get_a_clear_message(page, site_url):
+    open_problems(page, site_url)
+    first = cells(page, "scale-scores").nth(0)
+    first.fill("abc")
+    cells(page, "scale-scores").nth(1).fill("−1.5")  # a true minus sign is a number too
+    page.click("#problem-scale-scores [data-action=check]")
+    status = page.locator("#problem-scale-scores .aih-problem__status").text_content()
+    total = cells(page, "scale-scores").count()
+    assert "1 not a number: type a decimal" in status and f"{total - 2} still empty." in status
+    assert first.get_attribute("aria-invalid") == "true"
+    assert page.locator("#problem-scale-scores td.aih-bad").count() == 1
+    first.fill("0")  # editing a marked cell clears its mark
+    assert first.get_attribute("aria-invalid") is None
+
+
+def test_hints_come_one_at_a_time(page, site_url):
+    open_problems(page, site_url)
+    hints = published("masks")["variants"][0]["hints"]
+    root = page.locator("#problem-masks")
+    assert root.locator(".aih-problem__all-hints").is_hidden()
+    for k in range(len(hints) + 1):
+        root.locator("[data-action=hint]").click()
+    items = root.locator(".aih-problem__hints li")
+    assert items.all_text_contents() == hints
+    assert root.locator(".aih-problem__status").text_content() == "No more hints: open the solution."
+
+
+@pytest.mark.parametrize("set_id", SETS)
+def test_solution_shows_the_numbers_of_the_data_file(page, site_url, set_id):
+    open_problems(page, site_url)
+    variant = published(set_id)["variants"][0]
+    root = page.locator(f"#problem-{set_id}")
+    root.locator("[data-action=solution]").click()
+    solution = root.locator(".aih-problem__solution")
+    assert solution.get_attribute("open") is not None
+    assert page.evaluate("document.activeElement.closest('.aih-problem__solution') !== null")
+    texts = solution.locator(".aih-problem__steps > p").all_text_contents()
+    assert texts == [s["text"] for s in variant["solution"]]
+    shown = matrix_texts(solution.locator("table.aih-matrix"))
+    assert shown == [expected_matrix(s["matrix"]) for s in variant["solution"] if "matrix" in s]
+    assert matrix_texts(root.locator(".aih-problem__inputs table")) == [expected_matrix(m) for m in variant["inputs"]]
+
+
+def test_new_variant_changes_the_inputs_and_is_remembered(page, site_url):
+    open_problems(page, site_url)
+    data = published("end-to-end")
+    root = page.locator("#problem-end-to-end")
+    before = matrix_texts(root.locator(".aih-problem__inputs table"))
+    cells(page, "end-to-end").nth(0).fill("1")
+    root.locator("[data-action=next]").click()
+    after = matrix_texts(root.locator(".aih-problem__inputs table"))
+    assert after != before
+    assert after == [expected_matrix(m) for m in data["variants"][1]["inputs"]]
+    assert root.locator(".aih-problem__id").text_content() == "end-to-end-02"
+    assert root.locator(".aih-problem__prompt").text_content() == data["variants"][1]["prompt"]
+    assert cells(page, "end-to-end").nth(0).input_value() == ""
+    assert "Variant 2 of 12" in root.locator(".aih-problem__status").text_content()
+    # Right answers of the new variant are right: the check follows the variant shown.
+    total = fill_answers(page, "end-to-end", data["variants"][1])
+    root.locator("[data-action=check]").click()
+    assert root.locator("td.aih-right").count() == total
+
+    page.reload()
+    open_problems(page, site_url)
+    assert root.locator(".aih-problem__id").text_content() == "end-to-end-02"
+    assert page.locator("#problem-scale-scores .aih-problem__id").text_content() == "scale-scores-01"
+    stored = page.evaluate("Object.entries(localStorage).filter(([k]) => k.startsWith('aih-problems:'))")
+    assert stored == [["aih-problems:end-to-end", "1"]]  # only the position, nothing the reader typed
+
+
+def test_variants_wrap_around(page, site_url):
+    open_problems(page, site_url)
+    root = page.locator("#problem-weighted-sum")
+    count = len(published("weighted-sum")["variants"])
+    for _ in range(count):
+        root.locator("[data-action=next]").click()
+    assert root.locator(".aih-problem__id").text_content() == "weighted-sum-01"
+
+
+def test_controls_are_labelled_buttons_and_inputs(page, site_url):
+    open_problems(page, site_url)
+    labels = page.locator(".aih-grid input").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+    assert all(labels) and len(set(labels)) == len(labels)
+    names = page.locator("#problem-masks .aih-problem__actions button").all_text_contents()
+    assert names == ["Check", "Hint", "Solution", "New variant"]
+    assert page.locator("#problem-masks .aih-problem__status").get_attribute("role") == "status"
+
+
+def test_instant_navigation_sets_the_page_up_again(page, site_url):
+    open_problems(page, site_url)
+    page.locator("#problem-masks [data-action=next]").click()
+    page.click(".md-content a[href$='masks/']")  # Material's instant navigation: no full reload
+    page.wait_for_url("**/masks/")
+    page.go_back()
+    page.wait_for_url("**/problems/")
+    open_problems(page, site_url)
+    assert page.locator("#problem-masks .aih-problem__id").text_content() == "masks-02"
+    page.locator("#problem-masks [data-action=hint]").click()
+    assert page.locator("#problem-masks .aih-problem__hints li").count() == 1  # one listener, not two
+
+
+def test_without_javascript_the_solutions_are_in_collapsible_blocks(browser, site_url):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(site_url + "problems/")
+        variant = published("soften-rows")["variants"][0]
+        root = page.locator("#problem-soften-rows")
+        assert root.locator(".aih-problem__actions").is_hidden()
+        assert root.locator("details.aih-problem__all-hints li").all_text_contents() == variant["hints"]
+        solution = root.locator("details.aih-problem__solution")
+        assert solution.get_attribute("open") is None
+        solution.locator("summary").click()
+        shown = matrix_texts(solution.locator("table.aih-matrix"))
+        assert shown == [expected_matrix(s["matrix"]) for s in variant["solution"] if "matrix" in s]
+    finally:
+        context.close()
