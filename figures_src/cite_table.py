@@ -32,7 +32,7 @@ def snippets(data):
         "  title        = {Attention Is a Heatmap},\n"
         "  author       = {{Attention Is a Heatmap contributors}},\n"
         f"  howpublished = {{\\url{{{data['site_url']}}}}},\n"
-        f"  note         = {{Worked examples computed with the attention library, version {data['version']}}}\n"
+        f"  note         = {{attention library {data['version']}}}\n"
         "}\n"
         "```\n"
     )

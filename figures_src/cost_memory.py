@@ -115,7 +115,7 @@ def snippets(data):
         previous = cost
     doubling = md_table(["n", "score entries n²", "bytes (float32)", "multiply-adds in QKᵀ", "vs previous row"], rows)
     measured = md_table(
-        ["n", "attend: peak", "attend_chunked: peak", "ratio"],
+        ["n", "attend: peak", "attend_chunked: peak", "attend ÷ chunked"],
         [[f"{int(n):,}", _size(f), _size(c), f"{f / c:.1f}×"]
          for n, f, c in zip(data["measured_n"], data["measured_full"], data["measured_chunked"])],
     )

@@ -23,7 +23,7 @@ def row_table(example, i):
     rows = [[f"**{t}**", num(a, 3, True), num(e, 4), num(b, 4), num(-b * np.log(b), 4)]
             for t, a, e, b in zip(tokens, s, shifted, w)]
     rows.append(["**total**", "", num(shifted.sum(), 4), num(w.sum(), 4), f"**{num(steps['entropy'][i], 4)}**"])
-    return table(["key", "scaled score $s_j$", "$e^{s_j - \\max s}$", "weight $w_j$", "$-w_j \\ln w_j$"], rows)
+    return table(["key", "scaled score $s_j$", "$e^{s_j - \\max s}$", "weight $w_j$", "$-w_j \\ln\\, w_j$"], rows)
 
 
 def snippets(example):
@@ -36,7 +36,7 @@ def snippets(example):
         "summary": (
             f"The row of “{tokens[peaked]}” is the most peaked in the table: entropy "
             f"{num(entropy[peaked])} nats. The row of “{tokens[flat]}” is the flattest: {num(entropy[flat])} nats, "
-            f"close to the ceiling $\\ln {n} \\approx {num(np.log(n))}$ that an even split over {n} keys would reach."
+            f"close to the ceiling $\\ln\\, {n} \\approx {num(np.log(n))}$ that an even split over {n} keys would reach."
         ),
         "peaked-name": tokens[peaked],
         "flat-name": tokens[flat],

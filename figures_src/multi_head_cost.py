@@ -21,8 +21,8 @@ def snippets(data):
                "extra; they buy several ways of looking at the same sequence."
                if same else "The rows differ: the claim does not hold for these settings.")
     return {
-        "table": table(["heads $h$", "$d_k = d_{\\text{model}}/h$", "parameters", "projection multiply-adds",
-                        "attention multiply-adds", "total multiply-adds"], rows),
-        "setting": f"$d_{{\\text{{model}}}} = {D_MODEL}$, a sequence of $n = {N:,}$ tokens, no biases.",
+        "table": table(["heads $h$", "$d_k$", "parameters", "projections", "attention", "total"], rows),
+        "setting": (f"$d_{{\\text{{model}}}} = {D_MODEL}$ and a sequence of $n = {N:,}$ tokens (no biases); the last "
+                    "three columns are multiply-adds."),
         "verdict": verdict,
     }

@@ -41,6 +41,9 @@ def render(data, ax):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
+    ticks = d_k[::2]
+    ax.set_yticks(ticks, labels=[str(int(t)) for t in ticks])
+    ax.minorticks_off()
     ax.set_xlabel("d_k (entries per query and key)")
     ax.set_ylabel("variance of the score")
     ax.legend(frameon=False)

@@ -3,7 +3,7 @@
 pymdownx.arithmatex (generic mode) marks the math in the HTML it produces:
 `<span class="arithmatex">\\(...\\)</span>` inline and `<div class="arithmatex">\\[...\\]</div>` for display.
 This hook replaces each mark with the MathML that latex2mathml makes of it; a formula it cannot convert
-fails the build, naming the page and the formula.
+fails the build, naming the page and the formula. Pages keep their LaTeX in the search index.
 """
 import html
 import re
@@ -22,7 +22,9 @@ def latex_to_mathml(latex, display, where="?"):
     except Exception as exc:
         raise PluginError(f"{where}: cannot render the formula {latex.strip()!r} as MathML: {exc}") from None
     # \mathrm{softmax} comes out one letter per <mi>; one multi-letter <mi> is upright and reads as a word.
-    return _UPRIGHT_RUN.sub(lambda m: "<mi>" + "".join(re.findall(r">([A-Za-z])<", m.group(0))) + "</mi>", mathml)
+    mathml = _UPRIGHT_RUN.sub(lambda m: "<mi>" + "".join(re.findall(r">([A-Za-z])<", m.group(0))) + "</mi>", mathml)
+    # latex2mathml makes \infty an operator, so "-\infty" rendered as a subtraction "− ∞"; it is a symbol.
+    return mathml.replace("<mo>&#x0221E;</mo>", "<mi>&#x0221E;</mi>")
 
 
 def render_math(page_html, where="?"):
@@ -36,5 +38,7 @@ def render_math(page_html, where="?"):
     return page_html
 
 
-def on_page_content(html_text, page, config, files):
-    return render_math(html_text, page.file.src_uri)
+def on_post_page(output, page, config):
+    # On the finished page rather than on page.content: the search index keeps the short LaTeX source
+    # instead of walking (and indexing) every MathML element.
+    return render_math(output, page.file.src_uri)
