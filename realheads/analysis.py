@@ -87,7 +87,13 @@ class Pick:
     head: int
     score: float
     runner_up: float  # the best score among the other heads
+    runner_up_layer: int
+    runner_up_head: int
     median: float  # the median head's score
+
+    @property
+    def runner_up_label(self):
+        return f"layer {self.runner_up_layer}, head {self.runner_up_head}"
 
     @property
     def label(self):
@@ -98,9 +104,11 @@ class Pick:
 def best_head(kind, table):
     """The argmax of a (n_layers, n_heads) table as a Pick."""
     table = np.asarray(table, dtype=float)
-    layer, head = np.unravel_index(int(np.argmax(table)), table.shape)
-    others = np.delete(table.ravel(), layer * table.shape[1] + head)
-    return Pick(kind, int(layer), int(head), float(table[layer, head]), float(others.max()), float(np.median(table)))
+    first, second = np.argsort(-table.ravel(), kind="stable")[:2]  # ties: the earlier head
+    layer, head = np.unravel_index(first, table.shape)
+    runner_layer, runner_head = np.unravel_index(second, table.shape)
+    return Pick(kind, int(layer), int(head), float(table[layer, head]), float(table[runner_layer, runner_head]),
+                int(runner_layer), int(runner_head), float(np.median(table)))
 
 
 def pick_heads(scores):

@@ -1,0 +1,58 @@
+// Real heads page: each thumbnail of a grid (an SVG <g id="real-heads-grid-<sentence>-l<layer>-h<head>">)
+// becomes a button that opens its head in the viewer, the interactive heatmap #fig-real-heads-viewer.
+// Without JavaScript the grids, the viewer's first head and the named heads stay as static figures.
+import { enhance } from "./heatmap.js";
+
+const THUMB = /^real-heads-grid-([a-z]+)-l(\d+)-h(\d+)$/;
+
+// "real-heads-grid-long-l0-h2" -> { sentence: "long", layer: 0, head: 2 }, or null for any other id
+export function parseThumbnail(id) {
+  const m = THUMB.exec(id);
+  return m && { sentence: m[1], layer: +m[2], head: +m[3] };
+}
+
+export const exampleId = ({ sentence, layer }) => `real-heads-${sentence}-layer${layer}`;
+
+function setup() {
+  const viewer = document.getElementById("fig-real-heads-viewer");
+  if (!viewer) return;
+  const status = document.getElementById("real-heads-viewer-status");
+  const thumbs = [...document.querySelectorAll("figure[id^='fig-real-heads-grid-'] svg g[id]")]
+    .map((g) => [g, parseThumbnail(g.id)])
+    .filter(([, t]) => t);
+
+  const mark = (open) => {
+    for (const [g, t] of thumbs) {
+      const on = exampleId(t) === open.example && t.head === open.head;
+      g.classList.toggle("aih-thumb--open", on);
+      g.setAttribute("aria-pressed", on);
+    }
+  };
+
+  const show = (t) => {
+    viewer.dataset.example = exampleId(t);
+    viewer.dataset.head = t.head;
+    status.textContent = `Showing layer ${t.layer}, head ${t.head} on the ${t.sentence} sentence.`;
+    viewer.querySelector("details.aih-data")?.setAttribute("hidden", ""); // its table is the first head's
+    mark({ example: viewer.dataset.example, head: t.head });
+    enhance(viewer);
+    viewer.scrollIntoView({ behavior: "smooth", block: "nearest" });
+  };
+
+  for (const [g, t] of thumbs) {
+    g.classList.add("aih-thumb");
+    g.setAttribute("role", "button");
+    g.setAttribute("tabindex", "0");
+    g.setAttribute("aria-label", `Open layer ${t.layer}, head ${t.head} (${t.sentence} sentence) in the viewer`);
+    g.addEventListener("click", () => show(t));
+    g.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        show(t);
+      }
+    });
+  }
+  mark({ example: viewer.dataset.example, head: +viewer.dataset.head });
+}
+
+document$.subscribe(setup);

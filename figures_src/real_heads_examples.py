@@ -1,0 +1,46 @@
+"""The real model's heads as worked examples: one JSON per sentence and layer, 12 heads each."""
+import numpy as np
+
+import attention
+
+from . import real_heads_common as common
+from ._render import check_example, example_json
+
+
+def data():
+    """Every (sentence, layer) as a worked example with the head axis first, as multi-head examples are."""
+    meta, by_id = common.extraction()
+    examples = []
+    for sentence_id, heads in by_id.items():
+        n_layers, n_heads, _, d_k = heads.Q.shape
+        for layer in range(n_layers):
+            Q, K, V = heads.Q[layer], heads.K[layer], heads.V[layer]  # (n_heads, n, d_k), stored float16
+            _, weights = attention.attend(Q, K, V)  # (n_heads, n, n)
+            examples.append({
+                "id": common.example_id(sentence_id, layer),
+                "title": f"Layer {layer} of {meta['model']} on the {sentence_id} sentence",
+                "page": "real-heads/",
+                "library_version": attention.__version__,
+                "seed": None,  # nothing random: the numbers come from the pretrained model
+                "model": meta["model"],
+                "source": f"{meta['package']} {meta['package_version']}, extracted by `{meta['command']}`",
+                "sentence": heads.sentence.text,
+                "layer": layer,
+                "n_layers": n_layers,
+                "tokens": heads.tokens,
+                "n_heads": n_heads,
+                "d_k": d_k,
+                "scale": float(1 / np.sqrt(d_k)),
+                "inputs": {},
+                "steps": {"Q": Q, "K": K, "V": V, "weights": weights, "entropy": attention.row_entropy(weights)},
+                "outputs": {},
+            })
+    return examples
+
+
+def public(data):
+    files = {}
+    for example in data:
+        check_example(example, example["id"])
+        files[f"examples/{example['id']}.json"] = example_json(example, example["id"])
+    return files
