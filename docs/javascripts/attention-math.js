@@ -1,15 +1,14 @@
-// Attention's arithmetic as pure functions (no DOM), step for step as in attention/.
-// Matrices are arrays of rows; a mask holds booleans, true = may attend.
+// Attention's arithmetic, pure (no DOM), step for step as attention/. Matrices are arrays of rows; masks
+// hold booleans, true = may attend.
 
 export const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
 
 // Q (n_q, d_k), K (n_k, d_k) -> Q Kᵀ (n_q, n_k)
 export const scores = (Q, K) => Q.map((q) => K.map((k) => dot(q, k)));
 
-// S × factor, -Infinity where the mask forbids
 export const scaleScores = (S, factor, mask) => S.map((r, i) => r.map((s, j) => (mask && !mask[i][j] ? -Infinity : s * factor)));
 
-// a row of scores -> weights summing to 1; -Infinity gets 0; a row with nothing allowed is all 0
+// a row of scores -> weights; -Infinity gets 0; a row with nothing allowed is all 0
 export function softmax(row) {
   const top = Math.max(...row);
   const e = row.map((s) => Math.exp(s - (top > -Infinity ? top : 0)));
@@ -25,15 +24,16 @@ export const weightedSum = (w, V) => V[0].map((_, c) => w.reduce((s, x, j) => s 
 
 export const causalMask = (n_q, n_k) => Array.from({ length: n_q }, (_, i) => Array.from({ length: n_k }, (_, j) => j <= i));
 
-export function attend(Q, K, V, factor, mask) {
-  const raw = scores(Q, K);
-  const scaled = scaleScores(raw, factor, mask);
+// every step from the raw scores S = Q Kᵀ on
+export function attendScores(S, V, factor, mask) {
+  const scaled = scaleScores(S, factor, mask);
   const weights = scaled.map(softmax);
-  return { scores: raw, scaled_scores: scaled, weights, entropy: weights.map(entropy), out: weights.map((w) => weightedSum(w, V)) };
+  return { scores: S, scaled_scores: scaled, weights, entropy: weights.map(entropy), out: weights.map((w) => weightedSum(w, V)) };
 }
 
-// figures_src/heatmap.py format_number: Python's f"{x:.2f}" (exact binary ties round to even, toFixed
-// rounds them up), a true minus sign, −∞
+export const attend = (Q, K, V, factor, mask) => attendScores(scores(Q, K), V, factor, mask);
+
+// figures_src/heatmap.py format_number: f"{x:.2f}" (binary ties to even, unlike toFixed), true minus, −∞
 export function formatNumber(x, digits = 2) {
   if (x === -Infinity) return "−∞";
   const a = Math.abs(x);
@@ -43,8 +43,7 @@ export function formatNumber(x, digits = 2) {
   return (x < 0 || Object.is(x, -0)) && /[1-9]/.test(text) ? "−" + text : text;
 }
 
-// figures_src/heatmap.py's colormaps: RdBu_r (its ColorBrewer nodes) for scores, viridis (21 samples) for
-// weights, looked up like matplotlib, through a 256-entry table
+// figures_src/heatmap.py's colormaps, RdBu_r (its nodes) and viridis (21 samples), read like matplotlib
 const stops = (hex) => hex.split(" ").map((c) => [0, 2, 4].map((k) => parseInt(c.slice(k, k + 2), 16)));
 export const SCALES = {
   diverging: stops("053061 2166ac 4393c3 92c5de d1e5f0 f7f7f7 fddbc7 f4a582 d6604d b2182b 67001f"),
@@ -53,25 +52,22 @@ export const SCALES = {
   ),
 };
 
-// t in [0, 1] -> [r, g, b] in 0-255
 export function ramp(scale, t) {
   const x = (Math.min(255, Math.max(0, Math.floor(t * 256))) / 255) * (scale.length - 1);
   const k = Math.min(scale.length - 2, Math.floor(x));
   return scale[k].map((c, m) => c + (scale[k + 1][m] - c) * (x - k));
 }
 
-// weights on [0, 1]; scores diverging about 0 within ±limit; masked grey
+// weights on [0, 1]; scores within ±limit; masked grey
 export const cellColour = (v, quantity, limit) =>
   v === -Infinity ? [158, 158, 158] : quantity === "weights" ? ramp(SCALES.sequential, v) : ramp(SCALES.diverging, 0.5 + v / (2 * limit));
 
-// the largest finite |score| (1 if none)
 export const scoreLimit = (S) => Math.max(0, ...S.flat().filter(Number.isFinite).map(Math.abs)) || 1;
 
-// WCAG relative luminance
 export const luminance = (rgb) =>
   rgb.reduce((l, c, m) => ((c /= 255), l + [0.2126, 0.7152, 0.0722][m] * (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)), 0);
 
-// black or white text, whichever contrasts more: at least 4.58:1
+// black or white text, whichever contrasts more (WCAG): at least 4.58:1
 export const textColour = (rgb) => ((luminance(rgb) + 0.05) ** 2 >= 0.0525 ? "#000" : "#fff");
 
 export const css = (rgb) => `rgb(${rgb.map(Math.round)})`;

@@ -1,12 +1,12 @@
-// Each <figure class="aih-heatmap" data-example data-quantity [data-head]> gets overrides/main.html's
-// <template id="aih-heatmap">, filled from examples/<id>.json with text nodes. Other example or head: set
-// data-example / data-head, call enhance(figure); or <button data-aih-target="<figure id>" data-aih-head="3">.
+// Each <figure class="aih-heatmap" data-example data-quantity [data-head]> gets a copy of overrides/main.html's
+// <template id="aih-heatmap">, filled from examples/<id>.json with text nodes. Adjacent figures of one example
+// become one. To show another example or head: set data-example / data-head and call enhance(figure).
 import * as A from "./attention-math.js";
 
-const MODES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
+const NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
 const fmt = A.formatNumber;
 const vec = (v) => `[${v.map((x) => fmt(x)).join(", ")}]`;
-const live = new Map(); // figure or document -> AbortController of its listeners
+const live = new Map(); // figure -> AbortController of its listeners
 const loaded = new Map(); // url -> example
 
 function h(tag, attrs = {}, ...kids) {
@@ -27,44 +27,41 @@ class Heatmap {
     const n = (lead ? Q[0] : Q).length;
     const m = (lead ? K[0] : K).length;
     const causal = A.causalMask(n, m);
-    const pick = (a) => (lead ? a[this.st.lead] : a);
     const first = pub ? (lead ? pub : [pub]).map((x) => maskName(x, causal)).find((x) => x !== "causal") || "causal" : "none";
     const panel = document.getElementById("aih-heatmap").content.firstElementChild.cloneNode(true);
-    const slot = (this.slot = {});
+    const slot = {};
     for (const e of panel.querySelectorAll("[data-slot]")) (slot[e.dataset.slot] ||= []).push(e);
-    Object.assign(this, { ex, n, m, pick, first, causal, pub, modes: panel.querySelectorAll("[data-mode]") });
-    this.st = { mode: f.dataset.quantity, mult: 1, mask: first, lead: +f.dataset.head || 0, cell: [0, 0], row: null };
-
     const on = (el, type, fn) => el.addEventListener(type, fn, { signal });
-    const select = ([el], key, options) => {
-      el.append(...options.map(([v, t]) => h("option", { value: v }, t)));
-      el.value = this.st[key];
+    const pick = (a) => (lead ? a[this.st.lead] : a);
+    const st = { mode: f.dataset.quantity, mult: 1, mask: first, lead: +f.dataset.head || 0, cell: [0, 0], row: null };
+    const select = (key, options) => {
+      const el = slot[key][0];
+      el.append(...options.map((v, k) => h("option", { value: key === "lead" ? k : v }, v)));
+      el.value = st[key];
       on(el, "change", () => this.set({ [key]: key === "lead" ? +el.value : el.value }));
     };
-    select(slot.mask, "mask", [...new Set(["none", "causal", first])].map((k) => [k, k]));
+    select("mask", [...new Set(["none", "causal", first])]);
     if (lead) {
-      slot["lead-label"][0].hidden = false;
-      this.put("lead-name", ex.n_heads ? "Head" : "Sequence");
-      select(slot.lead, "lead", [...Array(lead).keys()].map((l) => [l, ex.n_heads ? `head ${l}` : ex.batch_tokens[l].join(" ")]));
+      slot.leads[0].hidden = false;
+      slot.lead[0].before(ex.n_heads ? "Head " : "Sequence ");
+      select("lead", [...Array(lead).keys()].map((l) => (ex.n_heads ? `head ${l}` : ex.batch_tokens[l].join(" "))));
     }
     const span = (role, attrs, ...kids) => h("span", { role, ...attrs }, ...kids);
-    this.heads = [span("columnheader", { class: "aih-corner" }, "q \\ k"), ...Array.from({ length: m }, () => span("columnheader")), span("columnheader", {}, "entropy")];
-    this.rows = [h("div", { role: "row" }, ...this.heads)];
-    this.cells = [];
+    const heads = [span("columnheader", {}, "q \\ k"), ...Array.from({ length: m }, () => span("columnheader")), span("columnheader", {}, "entropy")];
+    const rows = [h("div", { role: "row" }, ...heads)];
     for (let i = 0; i < n; i++) {
-      this.cells.push(Array.from({ length: m }, (_, j) => span("gridcell", { tabindex: -1, "data-i": i, "data-j": j })));
-      const ent = span("gridcell", { class: "aih-ent" }, h("span", { class: "aih-track" }, h("span", { class: "aih-bar" })), h("span"));
-      this.rows.push(h("div", { role: "row" }, span("rowheader"), ...this.cells[i], ent));
+      const cells = Array.from({ length: m }, (_, j) => span("gridcell", { tabindex: i || j ? -1 : 0, "data-i": i, "data-j": j }));
+      rows.push(h("div", { role: "row" }, span("rowheader"), ...cells, span("gridcell", {}, h("span", {}, h("span")), h("span"))));
     }
-    this.cells[0][0].tabIndex = 0;
-    const grid = (this.grid = slot.grid[0]);
+    const grid = slot.grid[0];
     const width = Math.max(5, ...[ex.tokens, ex.key_tokens, ex.batch_tokens].flat(2).map((t) => t?.length || 0));
-    grid.append(...this.rows);
+    grid.append(...rows);
     grid.style.setProperty("--aih-cols", `${Math.min(15, width + 1)}ch repeat(${m}, minmax(2.7em, 1fr)) minmax(4.5em, 1.4fr)`);
+    Object.assign(this, { ex, st, n, m, pick, first, causal, pub, slot, grid, heads, rows, modes: slot.mode });
     f.querySelector(".aih-figure__graphic").before(panel);
     f.classList.add("aih-on");
 
-    on(this.modes[0].parentNode, "click", (e) => e.target.dataset.mode && this.set({ mode: e.target.dataset.mode }));
+    on(slot.modes[0], "click", (e) => e.target.value && this.set({ mode: e.target.value }));
     on(slot.slider[0], "input", (e) => this.set({ mult: 10 ** e.target.value }));
     const cell = (type, fn) =>
       on(grid, type, (e) => {
@@ -87,8 +84,8 @@ class Heatmap {
     this.set({});
   }
 
-  put(name, text) {
-    for (const e of this.slot[name]) e.textContent = text;
+  put(values) {
+    for (const k in values) for (const e of this.slot[k]) e.textContent = values[k];
   }
 
   tokens() {
@@ -96,17 +93,16 @@ class Heatmap {
     return b ? [b[this.st.lead], b[this.st.lead]] : [t, k || t];
   }
 
-  // the example's own numbers where the reader changed nothing
   set(change) {
-    const { ex, st, pick, n, m } = this;
+    const { ex, st, pick, n, m, slot } = this;
     const s = ex.steps;
     Object.assign(st, change);
     const mask = (this.mask = st.mask === "none" ? null : st.mask === "causal" ? this.causal : pick(this.pub));
-    const r = (this.r = A.attend(pick(s.Q), pick(s.K), pick(s.V), ex.scale * st.mult, mask));
+    // from the library's own Q Kᵀ when published (JSON writes −∞ as null): the same products as attention/
+    const raw = s.scores ? pick(s.scores).map((row) => row.map((x) => x ?? -Infinity)) : A.scores(pick(s.Q), pick(s.K));
+    const r = (this.r = A.attendScores(raw, pick(s.V), ex.scale * st.mult, mask));
     if (st.mult === 1 && st.mask === this.first) {
-      const json = (M) => pick(M).map((row) => row.map((x) => x ?? -Infinity)); // JSON writes −∞ as null
-      if (s.scores) r.scores = json(s.scores);
-      if (s.scaled_scores) r.scaled_scores = A.scaleScores(json(s.scaled_scores), 1, mask);
+      // nothing changed: the example's own numbers, as the static figure prints them
       r.weights = pick(s.weights);
       r.entropy = pick(s.entropy);
       r.out = ex.n_heads ? s.heads?.[st.lead] || r.out : pick(ex.outputs.out);
@@ -115,14 +111,14 @@ class Heatmap {
     const vals = r[st.mode];
     const weights = st.mode === "weights";
     const limit = weights ? 1 : A.scoreLimit(vals);
-    const { slider, gradient, hatched, hint, sum, lines } = this.slot;
-    for (const b of this.modes) b.setAttribute("aria-pressed", b.dataset.mode === st.mode);
-    this.put("scale", `×${fmt(st.mult)} → ${fmt(ex.scale * st.mult)}`);
-    slider[0].setAttribute("aria-valuetext", `${fmt(st.mult)} times 1 over root d_k`);
-    this.grid.setAttribute("aria-label", `${MODES[st.mode]}s: queries down, keys across`);
+    const name = NAMES[st.mode];
+    for (const b of this.modes) b.setAttribute("aria-pressed", b.value === st.mode);
+    slot.slider[0].setAttribute("aria-valuetext", `${fmt(st.mult)} times 1 over root d_k`);
+    this.grid.setAttribute("aria-label", `${name}s: queries down, keys across`);
     kt.forEach((t, j) => (this.heads[j + 1].textContent = t));
     for (let i = 0; i < n; i++) {
       const [head, ...cells] = this.rows[i + 1].children;
+      const H = fmt(r.entropy[i]);
       head.textContent = qt[i];
       for (let j = 0; j < m; j++) {
         const c = cells[j];
@@ -132,61 +128,53 @@ class Heatmap {
         c.style.backgroundColor = A.css(rgb);
         c.style.color = A.textColour(rgb);
         c.classList.toggle("aih-masked", !!masked);
-        c.setAttribute("aria-label", `${qt[i]} to ${kt[j]}, ${MODES[st.mode]} ${c.textContent}`);
+        c.setAttribute("aria-label", `${qt[i]} to ${kt[j]}, ${name} ${c.textContent}`);
       }
-      const H = fmt(r.entropy[i]);
-      cells[m].firstChild.firstChild.style.width = `${(100 * r.entropy[i]) / Math.log(m) || 0}%`;
+      cells[m].firstChild.firstChild.style.width = `${(100 * r.entropy[i]) / Math.log(m) || 0}%`; // log m: flat
       cells[m].lastChild.textContent = H;
       cells[m].setAttribute("aria-label", `entropy of ${qt[i]}: ${H} nats`);
     }
-    gradient[0].style.background = `linear-gradient(to right,${A.SCALES[weights ? "sequential" : "diverging"].map(A.css)})`;
-    this.put("lo", fmt(weights ? 0 : -limit));
-    this.put("hi", fmt(limit));
-    this.put("quantity", MODES[st.mode]);
-    hatched[0].hidden = !mask?.flat().includes(false);
+    slot.gradient[0].style.background = `linear-gradient(to right,${A.SCALES[weights ? "sequential" : "diverging"].map(A.css)})`;
+    slot.hatched[0].hidden = !mask?.flat().includes(false);
+    this.put({ scale: `×${fmt(st.mult)} → ${fmt(ex.scale * st.mult)}`, lo: fmt(weights ? 0 : -limit), hi: fmt(limit), quantity: name });
     this.point(...st.cell);
-    // follow the output of row i
+    // follow the output: row i of out is row i of the weights times the value vectors
     const i = st.row;
     this.rows.forEach((row, t) => row.classList.toggle("aih-picked", i !== null && t === i + 1));
-    hint[0].hidden = i !== null;
-    sum[0].hidden = i === null;
+    slot.hint[0].hidden = i !== null;
+    slot.sum[0].hidden = i === null;
     if (i === null) return;
-    this.put("row", i);
-    this.put("rowtoken", qt[i]);
-    lines[0].replaceChildren(...pick(s.V).map((v, j) => h("p", {}, `${fmt(r.weights[i][j])} × ${vec(v)} (${kt[j]})`)));
-    this.put("out", vec(r.out[i]));
+    this.put({ row: i, rowtoken: qt[i], out: vec(r.out[i]) });
+    slot.lines[0].replaceChildren(...pick(s.V).map((v, j) => h("p", {}, `${fmt(r.weights[i][j])} × ${vec(v)} (${kt[j]})`)));
   }
 
-  // the readout for one query-key pair
+  // the readout: one query-key pair, from the dot product to its weight, and its row's entropy
   point(i, j) {
-    const { st, r, ex, pick, m } = this;
+    const { st, r, ex, pick, m, slot } = this;
     const [qt, kt] = this.tokens();
     const q = pick(ex.steps.Q)[i];
     const k = pick(ex.steps.K)[j];
     const s = r.scaled_scores[i];
     const on = s.map((_, c) => c).filter((c) => s[c] > -Infinity);
-    const e = (x) => ["e", h("sup", {}, fmt(x))];
     const big = (x) => (x < 1e4 ? fmt(x) : x.toPrecision(3));
-    const base = Math.abs(ex.scale * Math.sqrt(ex.d_k) - 1) < 1e-12 ? `1/√${ex.d_k}` : fmt(ex.scale);
     st.cell = [i, j];
-    for (const c of this.cells.flat()) c.classList.toggle("aih-hl", c.dataset.i == i || c.dataset.j == j);
+    for (const c of this.grid.querySelectorAll("[data-j]")) c.classList.toggle("aih-hl", c.dataset.i == i || c.dataset.j == j);
     this.heads.forEach((c, t) => c.classList.toggle("aih-hl", t === j + 1));
     this.rows.forEach((row, t) => row.firstChild.classList.toggle("aih-hl", t === i + 1));
-    const values = {
+    this.put({
       qt: qt[i], kt: kt[j], i, j, ij: `${i},${j}`, q: vec(q), k: vec(k), score: fmt(r.scores[i][j]), s: fmt(s[j]),
       products: q.map((x, c) => (x * k[c] < 0 ? `(${fmt(x * k[c])})` : fmt(x * k[c]))).join(" + "),
-      factor: base + (st.mult === 1 ? "" : ` × ${fmt(st.mult)}`),
+      factor: (Math.abs(ex.scale ** 2 * ex.d_k - 1) < 1e-12 ? `1/√${ex.d_k}` : fmt(ex.scale)) + (st.mult === 1 ? "" : ` × ${fmt(st.mult)}`),
       num: big(Math.exp(s[j])), den: big(on.reduce((t, c) => t + Math.exp(s[c]), 0)), w: fmt(r.weights[i][j]),
       H: fmt(r.entropy[i]), m, Hmax: fmt(Math.log(m)),
-    };
-    for (const name in values) this.put(name, values[name]);
-    this.slot.terms[0].replaceChildren(...on.flatMap((c, t) => [t ? " + " : "", ...e(s[c])]));
-    this.slot.weight[0].hidden = s[j] === -Infinity;
-    this.slot.masked[0].hidden = s[j] > -Infinity;
+    });
+    slot.terms[0].replaceChildren(...on.flatMap((c, t) => [t ? " + e" : "e", h("sup", {}, fmt(s[c]))]));
+    slot.weight[0].hidden = s[j] === -Infinity;
+    slot.masked[0].hidden = s[j] > -Infinity;
   }
 
   focus(i, j, select) {
-    const c = this.cells[Math.max(0, Math.min(this.n - 1, i))][Math.max(0, Math.min(this.m - 1, j))];
+    const c = this.rows[Math.max(0, Math.min(this.n - 1, i)) + 1].children[Math.max(0, Math.min(this.m - 1, j)) + 1];
     this.grid.querySelector("[tabindex='0']").tabIndex = -1;
     c.tabIndex = 0;
     c.focus();
@@ -208,8 +196,8 @@ export async function enhance(figure, merged = []) {
   for (const f of merged) f.classList.add("aih-merged");
 }
 
-function setup() {
-  for (const ctl of live.values()) ctl.abort();
+document$.subscribe(() => {
+  for (const ctl of live.values()) ctl.abort(); // the previous page's listeners
   live.clear();
   const groups = [];
   for (const f of document.querySelectorAll("figure.aih-heatmap[data-example][data-quantity]")) {
@@ -218,15 +206,4 @@ function setup() {
     else groups.push([f]);
   }
   for (const [f, ...merged] of groups) enhance(f, merged);
-  const { signal } = live.set(document, new AbortController()).get(document);
-  for (const b of document.querySelectorAll("[data-aih-target]")) {
-    const show = () => {
-      const f = document.getElementById(b.dataset.aihTarget);
-      Object.assign(f.dataset, { example: b.dataset.aihExample || f.dataset.example, head: b.dataset.aihHead || 0 });
-      enhance(f);
-    };
-    b.addEventListener("click", show, { signal });
-  }
-}
-
-document$.subscribe(setup);
+});

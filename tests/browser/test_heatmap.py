@@ -1,0 +1,297 @@
+"""The interactive heatmap in real Chromium: what the reader sees after each action equals the example JSON
+(or attention/ for a changed scale, mask or head), to the digits shown.
+"""
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+import attention
+from figures_src.heatmap import format_number as fmt
+
+SITE = Path(__file__).resolve().parents[2] / "site"
+
+DEMO = "#fig-demo-scaled-scores"
+
+
+def example(example_id):
+    return json.loads((SITE / "examples" / f"{example_id}.json").read_text())
+
+
+def vec(v):
+    return "[" + ", ".join(fmt(x) for x in v) + "]"
+
+
+def open_page(page, site_url, path):
+    page.goto(site_url + path)
+    wait_for_heatmaps(page)
+
+
+def wait_for_heatmaps(page):
+    """Until every heatmap figure is interactive or merged (a locator wait: the CSP forbids eval'd predicates)."""
+    expect(page.locator("figure.aih-heatmap[data-example]:not(.aih-on):not(.aih-merged)")).to_have_count(0)
+
+
+def cell(page, figure, i, j):
+    return page.locator(f"{figure} .aih-grid [data-i='{i}'][data-j='{j}']")
+
+
+def grid_texts(page, figure):
+    return page.eval_on_selector_all(
+        f"{figure} .aih-grid [role=row]:not(:first-child)",
+        "rows => rows.map(r => [...r.querySelectorAll('[data-j]')].map(c => c.textContent))",
+    )
+
+
+def slot(page, figure, name):
+    return page.locator(f"{figure} .aih-live [data-slot='{name}']").first.text_content()
+
+
+def expected(values, mask=None, weights=False):
+    return [[("0" if weights else fmt(-math.inf)) if mask is not None and not mask[i][j] else fmt(v)
+             for j, v in enumerate(row)] for i, row in enumerate(values)]
+
+
+@pytest.fixture
+def demo(page, site_url):
+    open_page(page, site_url, "demo/")
+    return page
+
+
+def test_the_pair_of_demo_figures_becomes_one_heatmap(demo):
+    assert demo.locator(f"{DEMO}.aih-on .aih-live").count() == 1
+    assert demo.locator("#fig-demo-weights").get_attribute("class").split().count("aih-merged") == 1
+    assert demo.locator("#fig-demo-weights").is_hidden()
+    assert demo.locator(f"{DEMO} svg").is_hidden()
+    assert demo.locator(f"{DEMO} details.aih-data table").count() == 1, "the data table stays"
+
+
+def test_mode_switch_changes_numbers_colours_and_legend(demo):
+    ex = example("ex-demo")
+    button = demo.locator(f"{DEMO} .aih-modes button[value='%s']")
+    assert demo.locator(f"{DEMO} .aih-modes [aria-pressed=true]").get_attribute("value") == "scaled_scores"
+    assert grid_texts(demo, DEMO) == expected(ex["steps"]["scaled_scores"])
+    limit = max(abs(x) for row in ex["steps"]["scaled_scores"] for x in row)
+    assert (slot(demo, DEMO, "lo"), slot(demo, DEMO, "hi")) == (fmt(-limit), fmt(limit))
+    assert slot(demo, DEMO, "quantity") == "scaled score"
+    score_colour = cell(demo, DEMO, 0, 0).evaluate("c => getComputedStyle(c).backgroundColor")
+
+    demo.locator(f"{DEMO} .aih-modes button[value='weights']").click()
+    assert demo.locator(f"{DEMO} .aih-modes [aria-pressed=true]").get_attribute("value") == "weights"
+    assert grid_texts(demo, DEMO) == expected(ex["steps"]["weights"])
+    assert (slot(demo, DEMO, "lo"), slot(demo, DEMO, "hi"), slot(demo, DEMO, "quantity")) == ("0.00", "1.00", "weight")
+    assert cell(demo, DEMO, 0, 0).evaluate("c => getComputedStyle(c).backgroundColor") != score_colour
+    assert cell(demo, DEMO, 0, 0).get_attribute("aria-label") == (
+        f"{ex['tokens'][0]} to {ex['tokens'][0]}, weight {fmt(ex['steps']['weights'][0][0])}"
+    )
+
+    demo.locator(f"{DEMO} .aih-modes button[value='scores']").click()
+    assert grid_texts(demo, DEMO) == expected(ex["steps"]["scores"])
+    assert button  # the selector template is used above
+
+
+@pytest.mark.parametrize("i, j", [(0, 0), (1, 2), (5, 3), (3, 5)])
+def test_hover_readout_shows_the_pair_step_by_step(demo, i, j):
+    ex = example("ex-demo")
+    s = ex["steps"]
+    cell(demo, DEMO, i, j).hover()
+    q, k = s["Q"][i], s["K"][j]
+    row = s["scaled_scores"][i]
+    readout = {
+        "qt": ex["tokens"][i], "kt": ex["tokens"][j], "q": vec(q), "k": vec(k),
+        "products": " + ".join(f"({fmt(a * b)})" if a * b < 0 else fmt(a * b) for a, b in zip(q, k)),
+        "score": fmt(s["scores"][i][j]), "factor": f"1/√{ex['d_k']}", "s": fmt(row[j]),
+        "num": fmt(math.exp(row[j])), "den": fmt(sum(math.exp(x) for x in row)),
+        "w": fmt(s["weights"][i][j]), "H": fmt(s["entropy"][i]), "Hmax": fmt(math.log(len(row))),
+        "i": str(i), "j": str(j), "ij": f"{i},{j}",
+    }
+    for name, want in readout.items():
+        assert slot(demo, DEMO, name) == want, name
+    terms = demo.locator(f"{DEMO} [data-slot=terms]").text_content()
+    assert terms == " + ".join(f"e{fmt(x)}" for x in row)
+    assert demo.locator(f"{DEMO} [data-slot=masked]").is_hidden()
+    assert demo.locator(f"{DEMO} .aih-readout").get_attribute("aria-live") == "polite"
+    # row i and column j are highlighted, nothing else
+    lit = demo.eval_on_selector_all(f"{DEMO} .aih-grid [data-j].aih-hl", "cs => cs.map(c => [+c.dataset.i, +c.dataset.j])")
+    n = len(ex["tokens"])
+    assert sorted(map(tuple, lit)) == sorted({(i, c) for c in range(n)} | {(r, j) for r in range(n)})
+
+
+def test_keyboard_moves_a_single_tab_stop_around_the_grid(demo):
+    n = len(example("ex-demo")["tokens"])
+    demo.locator(f"{DEMO} .aih-modes button").last.focus()
+    for key in ["Tab"] * 4:  # past the slider and the mask selector, into the grid
+        demo.keyboard.press(key)
+        if demo.evaluate("document.activeElement.dataset.j !== undefined"):
+            break
+
+    def at():
+        return demo.evaluate("[+document.activeElement.dataset.i, +document.activeElement.dataset.j]")
+
+    assert at() == [0, 0]
+    moves = [("ArrowRight", [0, 1]), ("ArrowDown", [1, 1]), ("End", [1, n - 1]), ("ArrowRight", [1, n - 1]),
+             ("Home", [1, 0]), ("ArrowLeft", [1, 0]), ("Control+End", [n - 1, n - 1]), ("ArrowDown", [n - 1, n - 1]),
+             ("PageUp", [0, n - 1]), ("Control+Home", [0, 0]), ("ArrowUp", [0, 0]), ("PageDown", [n - 1, 0])]
+    for key, want in moves:
+        demo.keyboard.press(key)
+        assert at() == want, key
+        assert demo.locator(f"{DEMO} .aih-grid [tabindex='0']").count() == 1
+        assert slot(demo, DEMO, "ij") == f"{want[0]},{want[1]}"
+    outline = demo.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline == "solid", "focus is visible"
+    assert demo.locator(f"{DEMO} .aih-grid [role=row]").count() == n + 1
+    assert demo.locator(f"{DEMO} .aih-grid").get_attribute("role") == "grid"
+
+
+@pytest.mark.parametrize("how", ["click", "enter"])
+def test_follow_the_output_of_a_row(demo, how):
+    ex = example("ex-demo")
+    i = 2
+    assert demo.locator(f"{DEMO} [data-slot=sum]").is_hidden()
+    if how == "click":
+        cell(demo, DEMO, i, 4).click()
+    else:
+        cell(demo, DEMO, i, 4).focus()
+        demo.keyboard.press("Enter")
+    lines = demo.locator(f"{DEMO} [data-slot=lines] p").all_text_contents()
+    w, V = ex["steps"]["weights"][i], ex["steps"]["V"]
+    assert lines == [f"{fmt(w[j])} × {vec(V[j])} ({t})" for j, t in enumerate(ex["tokens"])]
+    assert slot(demo, DEMO, "out") == vec(ex["outputs"]["out"][i])
+    assert slot(demo, DEMO, "rowtoken") == ex["tokens"][i]
+    assert demo.locator(f"{DEMO} [data-slot=hint]").is_hidden()
+    assert demo.locator(f"{DEMO} .aih-grid .aih-picked").count() == 1
+
+
+def set_scale(page, figure, exponent):
+    page.locator(f"{figure} [data-slot=slider]").fill(str(exponent))
+
+
+def test_scale_slider_recomputes_weights_and_entropy(demo):
+    ex = example("ex-demo")
+    Q, K, V = (np.array(ex["steps"][k]) for k in "QKV")
+    demo.locator(f"{DEMO} .aih-modes button[value='weights']").click()
+    entropies = {}
+    for exponent in (1, -1, 0.5):
+        multiplier = 10.0 ** exponent
+        set_scale(demo, DEMO, exponent)
+        out, weights = attention.attend(Q, K, V, scale=ex["scale"] * multiplier)
+        assert grid_texts(demo, DEMO) == expected(weights)
+        entropy = attention.row_entropy(weights)
+        shown = demo.eval_on_selector_all(f"{DEMO} .aih-grid [role=row] > :last-child:not([role=columnheader])", "cs => cs.map(c => c.textContent)")
+        assert shown == [fmt(h) for h in entropy]
+        assert slot(demo, DEMO, "scale") == f"×{fmt(multiplier)} → {fmt(ex['scale'] * multiplier)}"
+        cell(demo, DEMO, 1, 1).hover()
+        assert slot(demo, DEMO, "factor") == f"1/√{ex['d_k']} × {fmt(multiplier)}"
+        entropies[exponent] = entropy
+    # 10×: rows close to one-hot; 0.1×: rows close to flat
+    assert entropies[1].max() < entropies[-1].min()
+    assert entropies[-1].min() > 0.95 * math.log(len(ex["tokens"]))
+
+
+def test_causal_mask_shows_minus_infinity_and_renormalises(demo):
+    ex = example("ex-demo")
+    Q, K, V = (np.array(ex["steps"][k]) for k in "QKV")
+    n = len(ex["tokens"])
+    mask = attention.causal_mask(n)
+    demo.locator(f"{DEMO} [data-slot=mask]").select_option("causal")
+    scaled = np.where(mask, attention.scaled_scores(Q, K), -np.inf)
+    assert grid_texts(demo, DEMO) == expected(scaled, mask)
+    assert demo.locator(f"{DEMO} .aih-grid .aih-masked").count() == n * (n - 1) // 2
+    demo.locator(f"{DEMO} .aih-modes button[value='weights']").click()
+    out, weights = attention.attend(Q, K, V, mask=mask)
+    assert grid_texts(demo, DEMO) == expected(weights, mask, weights=True)
+    cell(demo, DEMO, 1, 4).hover()
+    assert demo.locator(f"{DEMO} [data-slot=masked]").is_visible()
+    assert demo.locator(f"{DEMO} [data-slot=weight]").is_hidden()
+    assert slot(demo, DEMO, "s") == "−∞"
+    cell(demo, DEMO, 2, 4).click()
+    assert slot(demo, DEMO, "out") == vec(out[2])
+    demo.locator(f"{DEMO} [data-slot=mask]").select_option("none")
+    assert grid_texts(demo, DEMO) == expected(ex["steps"]["weights"])
+
+
+def test_padding_mask_and_sequence_selector(page, site_url):
+    figure = "#fig-mask-padding"
+    open_page(page, site_url, "masks/")
+    ex = example("ex-mask-padding")
+    assert page.locator(f"{figure} [data-slot=mask]").input_value() == "padding"
+    page.locator(f"{figure} [data-slot=lead]").select_option("1")
+    weights = ex["steps"]["weights"][1]
+    mask = ex["inputs"]["mask"][1]
+    assert grid_texts(page, figure) == expected(weights, mask, weights=True)
+    heads = page.eval_on_selector_all(f"{figure} .aih-grid [role=columnheader]", "cs => cs.map(c => c.textContent)")
+    assert heads[1:-1] == ex["batch_tokens"][1]
+    assert page.locator(f"{figure} .aih-grid .aih-masked").count() == sum(not x for row in mask for x in row)
+
+
+def test_head_selector(page, site_url):
+    figure = "#fig-multi-head-h0"
+    open_page(page, site_url, "multi-head/")
+    ex = example("ex-multi-head")
+    assert page.locator("#fig-multi-head-h1").is_hidden(), "the two head figures became one heatmap"
+    assert grid_texts(page, figure) == expected(ex["steps"]["weights"][0])
+    page.locator(f"{figure} [data-slot=lead]").select_option("1")
+    assert grid_texts(page, figure) == expected(ex["steps"]["weights"][1])
+    cell(page, figure, 2, 3).click()
+    assert slot(page, figure, "out") == vec(ex["steps"]["heads"][1][2])
+
+
+def listener_count(page, selector):
+    """Event listeners attached to the element matched by `selector` (Chrome DevTools Protocol)."""
+    cdp = page.context.new_cdp_session(page)
+    handle = cdp.send("Runtime.evaluate", {"expression": f"document.querySelector({json.dumps(selector)})"})
+    count = len(cdp.send("DOMDebugger.getEventListeners", {"objectId": handle["result"]["objectId"]})["listeners"])
+    window = cdp.send("Runtime.evaluate", {"expression": "window"})
+    on_window = len(cdp.send("DOMDebugger.getEventListeners", {"objectId": window["result"]["objectId"]})["listeners"])
+    cdp.detach()
+    return count, on_window
+
+
+def test_instant_navigation_sets_up_again_without_leftovers(demo, site_url):
+    assert demo.evaluate("typeof document$") == "object", "Material's instant navigation is on"
+    first = listener_count(demo, f"{DEMO} .aih-grid")
+    assert first[0] == 4  # pointerover, focusin, click, keydown
+    for _ in range(2):
+        demo.locator(".md-sidebar--primary a.md-nav__link[href$='/softmax/']").first.click()
+        demo.wait_for_url("**/softmax/")
+        wait_for_heatmaps(demo)
+        demo.locator(".md-sidebar--primary a.md-nav__link[href$='/demo/']").first.click()
+        demo.wait_for_url("**/demo/")
+        wait_for_heatmaps(demo)
+        assert demo.evaluate("performance.getEntriesByType('navigation').length") == 1, "no full page load"
+        assert demo.locator(".aih-live").count() == 1
+        assert listener_count(demo, f"{DEMO} .aih-grid") == first
+    cell(demo, DEMO, 4, 1).hover()
+    assert slot(demo, DEMO, "ij") == "4,1"
+
+
+def test_touch_tap_selects_a_row(browser, site_url):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    open_page(page, site_url, "demo/")
+    cell(page, DEMO, 3, 1).tap()
+    assert slot(page, DEMO, "ij") == "3,1"
+    assert slot(page, DEMO, "rowtoken") == example("ex-demo")["tokens"][3]
+    context.close()
+
+
+def test_without_javascript_the_static_figures_and_tables_remain(browser, site_url):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + "demo/")
+    for figure in ("#fig-demo-scaled-scores", "#fig-demo-weights"):
+        assert page.locator(f"{figure} svg").is_visible()
+        assert page.locator(f"{figure} details.aih-data table").count() == 1
+    assert page.locator(".aih-live").count() == 0
+    context.close()
+
+
+@pytest.mark.parametrize("path", ["", "scores/", "softmax/", "demo/", "masks/", "multi-head/"])
+def test_every_heatmap_page_enhances_cleanly(page, site_url, path):
+    open_page(page, site_url, path)
+    figures = page.locator("figure.aih-heatmap[data-example]").count()
+    assert figures >= 1
+    assert page.locator(".aih-live").count() + page.locator(".aih-merged").count() == figures
