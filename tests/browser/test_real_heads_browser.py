@@ -1,0 +1,65 @@
+"""The real-heads page in Chromium: a thumbnail opens its head in the viewer; without JavaScript the grids
+and the named heads' heatmaps are still there.
+"""
+import json
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from figures_src.heatmap import format_number as fmt
+
+SITE = Path(__file__).resolve().parents[2] / "site"
+VIEWER = "#fig-real-heads-viewer"
+
+
+def example(example_id):
+    return json.loads((SITE / "examples" / f"{example_id}.json").read_text())
+
+
+def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
+    page.goto(site_url + "real-heads/")
+    expect(page.locator(f"{VIEWER}.aih-on")).to_have_count(1)
+    page.locator(".tabbed-labels label", has_text="long").click()  # the sentence selector
+    thumb = page.locator("#real-heads-grid-long-l0-h2")
+    expect(thumb).to_be_visible()
+    expect(thumb).to_have_attribute("role", "button")
+    thumb.click()
+    expect(page.locator("#real-heads-viewer-status")).to_have_text("Showing layer 0, head 2 on the long sentence.")
+    expect(page.locator(VIEWER)).to_have_attribute("data-example", "real-heads-long-layer0")
+    expect(thumb).to_have_attribute("aria-pressed", "true")
+
+    ex = example("real-heads-long-layer0")
+    rows = page.locator(f"{VIEWER} .aih-grid [role=row]:not(:first-child)")
+    expect(rows).to_have_count(len(ex["tokens"]))
+    shown = page.eval_on_selector_all(
+        f"{VIEWER} .aih-grid [role=row]:not(:first-child)",
+        "rows => rows.map(r => [...r.querySelectorAll('[data-j]')].map(c => c.textContent))",
+    )
+    assert shown == [[fmt(w) for w in row] for row in ex["steps"]["weights"][2]]
+
+
+def test_the_keyboard_opens_a_thumbnail_too(page, site_url):
+    page.goto(site_url + "real-heads/")
+    expect(page.locator(f"{VIEWER}.aih-on")).to_have_count(1)
+    thumb = page.locator("#real-heads-grid-coreference-l4-h5")
+    thumb.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#real-heads-viewer-status")).to_have_text("Showing layer 4, head 5 on the coreference sentence.")
+    expect(page.locator(VIEWER)).to_have_attribute("data-head", "5")
+
+
+def test_without_javascript_the_grids_and_the_named_heads_are_shown(page, site_url):
+    context = page.context.browser.new_context(java_script_enabled=False)
+    try:
+        static = context.new_page()
+        static.goto(site_url + "real-heads/")
+        grid = static.locator("#fig-real-heads-grid-coreference svg")
+        box = grid.bounding_box()
+        assert box and box["width"] > 300, box
+        assert static.locator("#fig-real-heads-grid-coreference svg image").count() == 72
+        for name in ("viewer", "previous", "next", "sink", "coreference", "agreement"):
+            figure = static.locator(f"#fig-real-heads-{name} svg")
+            box = figure.bounding_box()
+            assert box and box["width"] > 200 and box["height"] > 200, (name, box)
+    finally:
+        context.close()
