@@ -11,13 +11,13 @@ from .problems_sets import fmt
 
 
 def matrix_html(m):
-    """<table class="aih-matrix">: caption, column labels, one row per row label."""
+    """<table class="aih-problem-matrix">: caption, column labels, one row per row label."""
     head = '<tr><td></td>' + "".join(f'<th scope="col">{escape(c)}</th>' for c in m["cols"]) + "</tr>"
     body = "".join(
         f'<tr><th scope="row">{escape(r)}</th>' + "".join(f"<td>{fmt(v)}</td>" for v in row) + "</tr>"
         for r, row in zip(m["rows"], m["values"])
     )
-    return (f'<div class="aih-scroll"><table class="aih-matrix"><caption>{escape(m["label"])}</caption>'
+    return (f'<div class="aih-problem-scroll"><table class="aih-problem-matrix"><caption>{escape(m["label"])}</caption>'
             f"<thead>{head}</thead><tbody>{body}</tbody></table></div>")
 
 
@@ -37,9 +37,9 @@ def grid_html(p, k):
             for j, c in enumerate(p["cols"])
         )
         rows.append(f'<tr><th scope="row">{escape(r)}</th>{cells}</tr>')
-    return (f'<fieldset class="aih-part"><legend>{escape(p["label"])} '
-            f'<span class="aih-tolerance">({tolerance_text(p["tolerance"])})</span></legend>'
-            f'<div class="aih-scroll"><table class="aih-grid"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
+    return (f'<fieldset class="aih-problem-part"><legend>{escape(p["label"])} '
+            f'<span class="aih-problem-tolerance">({tolerance_text(p["tolerance"])})</span></legend>'
+            f'<div class="aih-problem-scroll"><table class="aih-problem-grid"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
             "</table></div></fieldset>")
 
 

@@ -42,18 +42,18 @@ function h(tag, attrs = {}, ...kids) {
 
 // A table with row and column labels; cell(i, j, rowLabel, colLabel) fills each body cell.
 const table = (m, cls, cell, caption = m.label) =>
-  h("div", { class: "aih-scroll" }, h("table", { class: cls },
+  h("div", { class: "aih-problem-scroll" }, h("table", { class: cls },
     ...(caption ? [h("caption", {}, caption)] : []),
     h("thead", {}, h("tr", {}, h("td"), ...m.cols.map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, ...m.rows.map((r, i) =>
       h("tr", {}, h("th", { scope: "row" }, r), ...m.cols.map((c, j) => h("td", {}, cell(i, j, r, c))))))));
 
-const matrix = (m) => table(m, "aih-matrix", (i, j) => fmt(m.values[i][j]));
+const matrix = (m) => table(m, "aih-problem-matrix", (i, j) => fmt(m.values[i][j]));
 
 const grid = (p, k) =>
-  h("fieldset", { class: "aih-part" },
-    h("legend", {}, p.label + " ", h("span", { class: "aih-tolerance" }, `(${p.tolerance ? "±" + fmt(p.tolerance) : "exact"})`)),
-    table(p, "aih-grid", (i, j, r, c) => h("input", {
+  h("fieldset", { class: "aih-problem-part" },
+    h("legend", {}, p.label + " ", h("span", { class: "aih-problem-tolerance" }, `(${p.tolerance ? "±" + fmt(p.tolerance) : "exact"})`)),
+    table(p, "aih-problem-grid", (i, j, r, c) => h("input", {
       type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
       "data-part": k, "data-row": i, "data-col": j,
       "aria-label": `${p.label}, row ${i + 1} (${r}), column ${j + 1} (${c})`,
@@ -89,7 +89,7 @@ class Problem {
     this.$(".aih-problem__id").textContent = v.id;
     this.$(".aih-problem__prompt").textContent = v.prompt;
     this.$(".aih-problem__inputs").replaceChildren(...v.inputs.map(matrix));
-    this.root.querySelectorAll(".aih-part").forEach((f) => f.remove());
+    this.root.querySelectorAll(".aih-problem-part").forEach((f) => f.remove());
     this.$("form").prepend(...v.parts.map(grid));
     this.$(".aih-problem__steps").replaceChildren(
       ...v.solution.flatMap((s) => [h("p", {}, s.text), ...(s.matrix ? [matrix(s.matrix)] : [])]));
@@ -101,7 +101,7 @@ class Problem {
   check() {
     const counts = { right: 0, wrong: 0, empty: 0, bad: 0 };
     const wrong = [];
-    for (const input of this.root.querySelectorAll(".aih-grid input")) {
+    for (const input of this.root.querySelectorAll(".aih-problem-grid input")) {
       const { part, row, col } = input.dataset;
       const p = this.v.parts[part];
       const state = judge(input.value, p.values[row][col], p.tolerance);

@@ -24,7 +24,7 @@ def open_problems(page, site_url):
 
 
 def cells(page, set_id):
-    return page.locator(f"#problem-{set_id} .aih-grid input")
+    return page.locator(f"#problem-{set_id} .aih-problem-grid input")
 
 
 def answer_text(x):
@@ -74,7 +74,7 @@ def test_one_wrong_entry_is_marked_and_only_that_one(page, site_url, set_id):
     root = page.locator(f"#problem-{set_id}")
     invalid = root.locator("input[aria-invalid=true]")
     assert invalid.count() == 1
-    assert invalid.evaluate("(el, k) => el === document.querySelectorAll(`#${el.closest('.aih-problem').id} .aih-grid input`)[k]",
+    assert invalid.evaluate("(el, k) => el === document.querySelectorAll(`#${el.closest('.aih-problem').id} .aih-problem-grid input`)[k]",
                             wrong_at)
     assert root.locator("td.aih-wrong").count() == 1 and root.locator("td.aih-right").count() == total - 1
     mark = root.locator("td.aih-wrong").evaluate("td => getComputedStyle(td, '::after').content")
@@ -123,7 +123,7 @@ def test_solution_shows_the_numbers_of_the_data_file(page, site_url, set_id):
     assert page.evaluate("document.activeElement.closest('.aih-problem__solution') !== null")
     texts = solution.locator(".aih-problem__steps > p").all_text_contents()
     assert texts == [s["text"] for s in variant["solution"]]
-    shown = matrix_texts(solution.locator("table.aih-matrix"))
+    shown = matrix_texts(solution.locator("table.aih-problem-matrix"))
     assert shown == [expected_matrix(s["matrix"]) for s in variant["solution"] if "matrix" in s]
     assert matrix_texts(root.locator(".aih-problem__inputs table")) == [expected_matrix(m) for m in variant["inputs"]]
 
@@ -166,7 +166,7 @@ def test_variants_wrap_around(page, site_url):
 
 def test_controls_are_labelled_buttons_and_inputs(page, site_url):
     open_problems(page, site_url)
-    labels = page.locator(".aih-grid input").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+    labels = page.locator(".aih-problem-grid input").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
     assert all(labels) and len(set(labels)) == len(labels)
     names = page.locator("#problem-masks .aih-problem__actions button").all_text_contents()
     assert names == ["Check", "Hint", "Solution", "New variant"]
@@ -198,7 +198,7 @@ def test_without_javascript_the_solutions_are_in_collapsible_blocks(browser, sit
         solution = root.locator("details.aih-problem__solution")
         assert solution.get_attribute("open") is None
         solution.locator("summary").click()
-        shown = matrix_texts(solution.locator("table.aih-matrix"))
+        shown = matrix_texts(solution.locator("table.aih-problem-matrix"))
         assert shown == [expected_matrix(s["matrix"]) for s in variant["solution"] if "matrix" in s]
     finally:
         context.close()
