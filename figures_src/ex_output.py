@@ -31,15 +31,10 @@ def snippets(example):
             f"$w_j$ that “{tokens[i]}” gives key $j$, and the {len(tokens)} scaled rows are added column by column:\n\n"
             + table(columns, rows)
             + f"\nThe last line is the output row of “{tokens[i]}”: "
-            + f"$\\text{{out}}_{{\\text{{{tokens[i]}}}}} = [{', '.join(_signed(num(x, 4)) for x in out)}]$.\n"
+            + f"$\\text{{out}}_{{\\text{{{tokens[i]}}}}}$ = [{', '.join(num(x, 4) for x in out)}].\n"
         ),
         "v": matrix(V, tokens, dims("", d_v), corner="token", digits=1, trim=True),
         "out": matrix(example["outputs"]["out"], tokens, dims("", d_v), corner="query", digits=4),
         "name": tokens[i],
     }
 
-
-def _signed(text):
-    """A printed number for LaTeX: a negative one in braces, so its minus reads as a sign."""
-    text = text.replace("−", "-")
-    return f"{{{text}}}" if text.startswith("-") else text

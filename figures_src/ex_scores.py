@@ -22,7 +22,7 @@ def snippets(example):
     products = q * k
     rows = [[f"{d + 1}", num(a, 1, True), num(b, 1, True), num(p, 2)] for d, (a, b, p) in enumerate(zip(q, k, products))]
     rows.append(["**sum**", "", "", f"**{num(products.sum(), 2)}**"])
-    terms = " + ".join(f"({_latex_number(p, 2)})" if p < 0 else _latex_number(p, 2) for p in products)
+    terms = " + ".join(f"({num(p, 2)})" if p < 0 else num(p, 2) for p in products)
     score, scaled = steps["scores"][i, j], steps["scaled_scores"][i, j]
     d_k = example["d_k"]
     entry = (
@@ -30,9 +30,7 @@ def snippets(example):
         f"(column {j}). Its query and key vectors are $q_{{\\text{{{tokens[i]}}}}} = {_latex_vector(q)}$ and "
         f"$k_{{\\text{{{tokens[j]}}}}} = {_latex_vector(k)}$. Multiply entry by entry, then add:\n\n"
         + table(["entry", f"q ({tokens[i]})", f"k ({tokens[j]})", "product"], rows)
-        + "\n$$\n"
-        + f"q_{{\\text{{{tokens[i]}}}}} \\cdot k_{{\\text{{{tokens[j]}}}}} = {terms} = {_latex_number(score, 2)}\n"
-        + "$$\n\n"
+        + f"\nIn one line: $q_{{\\text{{{tokens[i]}}}}} \\cdot k_{{\\text{{{tokens[j]}}}}}$ = {terms} = {num(score, 2)}.\n\n"
         + f"Scaling by $1/\\sqrt{{d_k}} = 1/\\sqrt{{{d_k}}} = {num(example['scale'], 2, True)}$ gives "
         + f"{num(score, 2)} × {num(example['scale'], 2, True)} = **{num(scaled, 3, True)}**, the number in the scaled table.\n"
     )

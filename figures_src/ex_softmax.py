@@ -20,10 +20,10 @@ def row_table(example, i):
     tokens, steps = example["tokens"], example["steps"]
     s, w = steps["scaled_scores"][i], steps["weights"][i]
     shifted = np.exp(s - s.max())
-    rows = [[f"**{t}**", num(a, 3, True), num(e, 4), num(b, 4), num(-b * np.log(b), 4)]
+    rows = [[f"**{t}**", num(a, 3), num(e, 4), num(b, 4), num(-b * np.log(b), 4)]
             for t, a, e, b in zip(tokens, s, shifted, w)]
     rows.append(["**total**", "", num(shifted.sum(), 4), num(w.sum(), 4), f"**{num(steps['entropy'][i], 4)}**"])
-    return table(["key", "scaled score $s_j$", "$e^{s_j - \\max s}$", "weight $w_j$", "$-w_j \\ln\\, w_j$"], rows)
+    return table(["key $j$", "$s_j$", "$e^{s_j - \\max s}$", "$w_j$", "$-w_j \\ln\\, w_j$"], rows)
 
 
 def snippets(example):
