@@ -125,9 +125,9 @@ class Problem {
     const list = this.$(".aih-problem__hints");
     const { hints } = this.v;
     const n = list.children.length;
-    if (n < hints.length) list.append(h("li", {}, hints[n]));
     list.hidden = false;
-    this.say(n < hints.length ? `Hint ${n + 1} of ${hints.length}.` : "No more hints: open the solution.");
+    if (n < hints.length) list.append(h("li", {}, hints[n])); // the list is aria-live: it is read out
+    else this.say("No more hints: open the solution.");
   }
 
   solution() {

@@ -202,3 +202,24 @@ def test_without_javascript_the_solutions_are_in_collapsible_blocks(browser, sit
         assert shown == [expected_matrix(s["matrix"]) for s in variant["solution"] if "matrix" in s]
     finally:
         context.close()
+
+
+AXE = SITE.parent / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_checked_hinted_and_solved_problems_have_no_axe_violations(page, site_url, scheme):
+    """axe-core inside the problem blocks, after checking (right, wrong and non-numeric entries), hints and
+    an open solution, in both colour schemes. Evaluated over DevTools, so the page's CSP does not stop it."""
+    open_problems(page, site_url)
+    page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+    for set_id in SETS:
+        fill_answers(page, set_id, published(set_id)["variants"][0], wrong_at=0)
+        cells(page, set_id).nth(1).fill("abc")
+        root = page.locator(f"#problem-{set_id}")
+        root.locator("[data-action=check]").click()
+        root.locator("[data-action=hint]").click()
+        root.locator("[data-action=solution]").click()
+    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
+    results = page.evaluate("axe.run({include: [['.aih-problem']]}, {resultTypes: ['violations']})")
+    assert [(v["id"], [n["target"] for n in v["nodes"][:3]]) for v in results["violations"]] == []
