@@ -85,6 +85,7 @@ def main():
           f"threads: {threads} for both (numpy's BLAS, torch.set_num_threads)")
     print(f"OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']} OPENBLAS_L2_SIZE={env['OPENBLAS_L2_SIZE']}; "
           f"d_k = d_v = {D_K}, float32, median of {args.repeats}, attend_chunked block_size={args.block_size}")
+    print(f"load average before the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (other work skews the times)")
     print()
     header = f"{'n':>5} | {'attend ms':>10} {'torch ms':>10} {'ratio':>6} | {'attend MiB':>10} {'chunked MiB':>11} {'ratio':>7}"
     print(header)
