@@ -7,7 +7,7 @@ import attention
 
 from .tables import table as md_table
 
-SIZE = (6.4, 4.0)
+SIZE = (5.2, 3.9)
 D_K = 64
 ITEMSIZE = 4  # float32
 WINDOW = 512
@@ -102,7 +102,7 @@ def render(data, ax):
     ax.set_yticks(ticks, labels=[_size(t) for t in ticks])
     ax.set_xlabel("sequence length n")
     ax.set_ylabel("bytes")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=7.5)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
@@ -111,9 +111,9 @@ def snippets(data):
     rows, previous = [], None
     for n, cost in zip(data["doubling_n"], data["doubling"]):
         ratio = "—" if previous is None else f"{cost['score_entries'] / previous['score_entries']:g}×"
-        rows.append([f"{n:,}", f"{cost['score_entries']:,}", _size(cost["score_bytes"]), f"{cost['qk_macs']:,}", ratio])
+        rows.append([f"{n:,}", ratio, f"{cost['score_entries']:,}", _size(cost["score_bytes"]), f"{cost['qk_macs']:,}"])
         previous = cost
-    doubling = md_table(["n", "score entries n²", "bytes (float32)", "multiply-adds in QKᵀ", "vs previous row"], rows)
+    doubling = md_table(["n", "× previous row", "entries $n^2$", "bytes", "multiply-adds in $QK^\\top$"], rows)
     measured = md_table(
         ["n", "attend: peak", "attend_chunked: peak", "attend ÷ chunked"],
         [[f"{int(n):,}", _size(f), _size(c), f"{f / c:.1f}×"]

@@ -3,7 +3,7 @@ from matplotlib.patches import Rectangle
 
 from . import ex_output
 
-SIZE = (7.2, 3.3)
+SIZE = (5.0, 3.5)
 COLOURS = {"Q": "#0072B2", "Kᵀ": "#E69F00", "weights": "#CC79A7", "V": "#009E73", "out": "#56B4E9"}
 
 
@@ -54,8 +54,8 @@ def _matrix(ax, x, y, name, rows, cols):
         for j in range(cols):
             ax.add_patch(Rectangle((x + j, y - i - 1), 1, 1, facecolor=COLOURS[name], alpha=0.55,
                                    edgecolor="#000000", linewidth=0.4))
-    ax.text(x + cols / 2, y + 0.4, name, ha="center", va="bottom", fontsize=10)
-    ax.text(x + cols / 2, y - rows - 0.4, f"{rows} × {cols}", ha="center", va="top", fontsize=8)
+    ax.text(x + cols / 2, y + 0.4, name, ha="center", va="bottom", fontsize=11)
+    ax.text(x + cols / 2, y - rows - 0.4, f"{rows} × {cols}", ha="center", va="top", fontsize=10)
     return x + cols
 
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from . import scaling_sim
 
-SIZE = (7.2, 3.2)
+SIZE = (4.8, 5.0)
 
 
 def data():
@@ -12,8 +12,8 @@ def data():
 
 def caption(data):
     return (
-        f"Rows of {data['n_keys']} random keys against one random query, {scaling_sim.ROWS} rows per d_k. Left: "
-        "the largest weight in a row, on average. Right: the row's entropy in nats. Unscaled rows collapse "
+        f"Rows of {data['n_keys']} random keys against one random query, {scaling_sim.ROWS} rows per d_k. Above: "
+        "the largest weight in a row, on average. Below: the row's entropy in nats. Unscaled rows collapse "
         "onto one key as d_k grows; scaled rows stay spread out."
     )
 
@@ -40,19 +40,19 @@ def table(data):
 
 
 def render(data, fig):
-    left, right = fig.subplots(1, 2)
+    left, right = fig.subplots(2, 1, sharex=True)
     d_k = data["d_k"]
     for ax, key, label in ((left, "max", "largest weight in a row"), (right, "entropy", "row entropy (nats)")):
         ax.plot(d_k, data[f"{key}_unscaled"], marker="o", markersize=4, label="unscaled")
         ax.plot(d_k, data[f"{key}_scaled"], marker="s", markersize=4, label="scaled by 1/√d_k")
         ax.set_xscale("log", base=2)
-        ax.set_xticks(d_k[::2], labels=[str(int(d)) for d in d_k[::2]])
-        ax.set_xlabel("d_k")
+        ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
         ax.set_ylabel(label)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
+    right.set_xlabel("d_k")
     left.set_ylim(0, 1)
     right.axhline(np.log(data["n_keys"]), color="#9e9e9e", linestyle=":", linewidth=1)
-    right.text(d_k[-1], np.log(data["n_keys"]), "uniform: ln 16", ha="right", va="bottom", fontsize=8)
+    right.text(d_k[-1], np.log(data["n_keys"]), f"uniform: ln {data['n_keys']}", ha="right", va="bottom", fontsize=8)
     right.set_ylim(0, np.log(data["n_keys"]) * 1.12)
     left.legend(frameon=False, loc="center right")

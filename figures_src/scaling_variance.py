@@ -3,7 +3,7 @@ import numpy as np
 
 from . import scaling_sim
 
-SIZE = (5.6, 3.4)
+SIZE = (5.0, 3.3)
 
 
 def data():
