@@ -13,16 +13,20 @@ def data():
 
 
 def snippets(data):
-    rows = [[str(h), str(c["d_k"]), f"{c['params']:,}", f"{c['projection_macs']:,}", f"{c['attention_macs']:,}",
-             f"{c['total_macs']:,}"] for h, c in data["rows"]]
     costs = [c for _, c in data["rows"]]
-    same = all(c["params"] == costs[0]["params"] and c["total_macs"] == costs[0]["total_macs"] for c in costs)
-    verdict = ("Every row has the same parameter count and the same multiply-adds: more heads cost nothing "
-               "extra; they buy several ways of looking at the same sequence."
-               if same else "The rows differ: the claim does not hold for these settings.")
+    rows = [[str(h), str(c["d_k"]), f"{c['params']:,}", f"{c['total_macs']:,}"] for h, c in data["rows"]]
+    same = all(c[key] == costs[0][key] for c in costs for key in ("params", "projection_macs", "attention_macs"))
+    if same:
+        verdict = (
+            "Every row has the same parameter count and the same multiply-adds — "
+            f"{costs[0]['projection_macs']:,} in the four projections and {costs[0]['attention_macs']:,} in the two "
+            "attention products, whatever $h$ is. More heads cost nothing extra; they buy several ways of looking "
+            "at the same sequence."
+        )
+    else:
+        verdict = "The rows differ: the claim does not hold for these settings."
     return {
-        "table": table(["heads $h$", "$d_k$", "parameters", "projections", "attention", "total"], rows),
-        "setting": (f"$d_{{\\text{{model}}}} = {D_MODEL}$ and a sequence of $n = {N:,}$ tokens (no biases); the last "
-                    "three columns are multiply-adds."),
+        "table": table(["heads $h$", "$d_k$", "parameters", "multiply-adds"], rows),
+        "setting": f"$d_{{\\text{{model}}}} = {D_MODEL}$ and a sequence of $n = {N}$ tokens (no biases):",
         "verdict": verdict,
     }
