@@ -19,30 +19,20 @@ file; the first failure stops the build with an error naming the item.
 import argparse
 import ast
 import hashlib
-import importlib
+import importlib.metadata
 import importlib.util
-import inspect
-import io
 import json
 import os
 import sys
 import traceback
-from html import escape
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "figures_src"
 GENERATED = ROOT / "generated"
 MANIFEST = ".manifest.json"
-SHARED = [ROOT / "figures_src" / f for f in ("build.py", "heatmap.py", "_svg.py", "_style.py")]
+SHARED = [ROOT / "figures_src" / f for f in ("build.py", "_render.py", "heatmap.py", "_svg.py", "_style.py")]
 DEFAULT_SITE_URL = "http://127.0.0.1:8000/attention-heatmap/"  # the same default as mkdocs.yml
-ARRAY_NAMES = {
-    "X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask",
-    "scores", "scaled_scores", "weights", "out", "entropy", "heads", "concat",
-}
-EXAMPLE_KEYS = ["id", "title", "page", "library_version", "seed", "inputs", "steps", "outputs"]
 
 
 class BuildError(RuntimeError):
@@ -95,10 +85,9 @@ def input_files(dotted):
 
 
 def input_hash(dotted):
-    import matplotlib  # noqa: PLC0415  (the version only; cheap next to rendering)
-
     digest = hashlib.sha256()
-    digest.update(f"matplotlib {matplotlib.__version__}\nsite_url {site_url()}\n".encode())
+    versions = " ".join(f"{p} {importlib.metadata.version(p)}" for p in ("matplotlib", "numpy"))
+    digest.update(f"{versions}\nsite_url {site_url()}\n".encode())
     for path in input_files(dotted):
         digest.update(str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path).encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
@@ -121,261 +110,7 @@ def write_atomic(path, text):
         tmp.unlink(missing_ok=True)
 
 
-# ---------------------------------------------------------------- figures
-
-
-def draw_figure(module, name):
-    """-> (data, raw matplotlib SVG, [Heatmap records]) for one figure module, in a fresh style."""
-    import matplotlib as mpl  # noqa: PLC0415
-    from matplotlib.figure import Figure  # noqa: PLC0415
-
-    from . import _style  # noqa: PLC0415
-
-    for required in ("data", "render"):
-        if not callable(getattr(module, required, None)):
-            raise BuildError(f"figure {name}: {module.__name__} defines no {required}() function")
-    params = list(inspect.signature(module.render).parameters)
-    if len(params) != 2 or params[1] not in ("ax", "fig"):
-        raise BuildError(f"figure {name}: render must be render(data, ax) or render(data, fig), got {params}")
-    data = module.data()
-    with mpl.rc_context():
-        mpl.rcdefaults()
-        mpl.rcParams.update(_style.rc_params(name))
-        fig = Figure(figsize=getattr(module, "SIZE", _style.DEFAULT_SIZE), layout="constrained")
-        fig.aih_name = name
-        fig.aih_heatmaps = []
-        module.render(data, fig.add_subplot() if params[1] == "ax" else fig)
-        buffer = io.StringIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None}, transparent=True)
-    return data, buffer.getvalue(), fig.aih_heatmaps
-
-
-def render_figure(module, name):
-    """-> {relative path: text} for one figure module: the SVG and its <figure> fragment."""
-    from . import _svg  # noqa: PLC0415
-
-    title = _title(module, name)
-    data, raw_svg, heatmaps = draw_figure(module, name)
-    _check_heatmap_cells(name, raw_svg, heatmaps)
-    description = module.alt(data) if hasattr(module, "alt") else _heatmap_alt(name, heatmaps)
-    svg = _svg.clean_svg(raw_svg, name, title, description)
-    caption = module.caption(data) if callable(getattr(module, "caption", None)) else getattr(module, "CAPTION", None)
-    if not caption:
-        raise BuildError(f"figure {name}: define caption(data) (or CAPTION) to say what the figure shows")
-    tables = _tables(module, data, heatmaps, name)
-    html = _figure_html(name, module, svg, caption, tables, heatmaps)
-    return {f"figures/{name}.svg": svg, f"figures/{name}.html": html}
-
-
-def _title(module, name):
-    doc = (module.__doc__ or "").strip()
-    if not doc:
-        raise BuildError(f"{name}: the module needs a docstring; its first line is the title")
-    return doc.splitlines()[0].strip()
-
-
-def _check_heatmap_cells(name, svg, heatmaps):
-    for hm in heatmaps:
-        n_q, n_k = hm.values.shape
-        cells = svg.count(f'id="{hm.name}-cell-')
-        if cells != n_q * n_k:
-            raise BuildError(f"figure {name}: heatmap {hm.name} has {cells} cells in the SVG, expected {n_q}×{n_k}")
-
-
-def _heatmap_alt(name, heatmaps):
-    from .heatmap import QUANTITIES, format_number  # noqa: PLC0415
-
-    if not heatmaps:
-        raise BuildError(f"figure {name}: it draws no heatmap, so define alt(data) describing what it shows")
-    parts = []
-    for hm in heatmaps:
-        finite = hm.values[np.isfinite(hm.values)]
-        span = f"values from {format_number(finite.min())} to {format_number(finite.max())}" if finite.size else "all masked"
-        head = f" of head {hm.head}" if hm.head is not None else ""
-        parts.append(
-            f"Heatmap of the {QUANTITIES[hm.quantity]}{head}: {len(hm.row_labels)} queries "
-            f"({', '.join(map(str, hm.row_labels))}) by {len(hm.col_labels)} keys; {span}."
-        )
-    return " ".join(parts) + " The table after the figure lists every value."
-
-
-def _tables(module, data, heatmaps, name):
-    """[(caption, columns, rows)]: the module's table(data) if it has one, else one per heatmap."""
-    if callable(getattr(module, "table", None)):
-        result = module.table(data)
-        tables = result if isinstance(result, list) else [result]
-        out = []
-        for t in tables:
-            if not {"caption", "columns", "rows"} <= set(t):
-                raise BuildError(f"figure {name}: table(data) must return dicts with caption, columns, rows")
-            for row in t["rows"]:
-                if len(row) != len(t["columns"]):
-                    raise BuildError(f"figure {name}: a table row has {len(row)} cells for {len(t['columns'])} columns")
-            out.append((t["caption"], t["columns"], t["rows"]))
-        return out
-    if not heatmaps:
-        raise BuildError(f"figure {name}: it draws no heatmap, so define table(data) with its numbers")
-    from .heatmap import QUANTITIES  # noqa: PLC0415
-
-    return [
-        (
-            _sentence_case(QUANTITIES[hm.quantity]) + (f", head {hm.head}" if hm.head is not None else ""),
-            ["query \\ key"] + hm.col_labels,
-            [[label, *row] for label, row in zip(hm.row_labels, hm.values)],
-        )
-        for hm in heatmaps
-    ]
-
-
-def _sentence_case(text):
-    return text[:1].upper() + text[1:]
-
-
-def _cell(value):
-    from .heatmap import format_number  # noqa: PLC0415
-
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value)).lower()
-    if isinstance(value, (float, np.floating)):
-        return format_number(float(value))
-    return escape(str(value))
-
-
-def _figure_html(name, module, svg, caption, tables, heatmaps):
-    classes = "aih-figure aih-heatmap" if heatmaps else "aih-figure"
-    attrs = [f'class="{classes}"', f'id="fig-{name}"']
-    example = getattr(module, "EXAMPLE", None)
-    if example:
-        attrs.append(f'data-example="{escape(example)}"')
-    quantities = {hm.quantity for hm in heatmaps}
-    if len(quantities) == 1:
-        attrs.append(f'data-quantity="{quantities.pop()}"')
-    heads = {hm.head for hm in heatmaps}
-    if len(heads) == 1 and (head := heads.pop()) is not None:
-        attrs.append(f'data-head="{head}"')
-    lines = [f"<figure {' '.join(attrs)}>", '<div class="aih-figure__graphic">']
-    lines += [line for line in svg.splitlines() if line.strip()]
-    lines += ["</div>", f"<figcaption>{escape(caption)}</figcaption>"]
-    lines.append('<details class="aih-data"><summary>The numbers as a table</summary>')
-    for k, (table_caption, columns, rows) in enumerate(tables):
-        table_id = f"{name}-table" if len(tables) == 1 else f"{name}-table-{k}"
-        lines.append(f'<div class="aih-table-scroll"><table class="aih-numbers" id="{table_id}"><caption>{escape(table_caption)}</caption>')
-        lines.append("<thead><tr>" + "".join(f'<th scope="col">{escape(str(c))}</th>' for c in columns) + "</tr></thead>")
-        lines.append("<tbody>")
-        for row in rows:
-            head, *rest = row
-            lines.append(f'<tr><th scope="row">{_cell(head)}</th>' + "".join(f"<td>{_cell(v)}</td>" for v in rest) + "</tr>")
-        lines.append("</tbody></table></div>")
-    lines += ["</details>", "</figure>"]
-    return "\n".join(lines) + "\n"
-
-
-# ---------------------------------------------------------------- worked examples
-
-
-def render_example(module, name):
-    example = module.example()
-    check_example(example, name)
-    page = example["page"]
-    source = "index.md" if page in ("", "./") else page.rstrip("/") + ".md"
-    permalink = f"{site_url()}{'' if page in ('', './') else page}#{name}"
-    cite = (
-        f'<p class="aih-cite" id="{name}" markdown>Worked example <code>{name}</code>: cite it as '
-        f"[{permalink}]({source}#{name}) · [download the numbers of {name} (JSON)](examples/{name}.json)</p>\n"
-    )
-    return {f"public/examples/{name}.json": example_json(example, name), f"snippets/{name}-cite.md": cite}
-
-
-def check_example(example, name):
-    if not isinstance(example, dict):
-        raise BuildError(f"example {name}: example() must return a dict, got {type(example).__name__}")
-    missing = [k for k in EXAMPLE_KEYS if k not in example]
-    if missing:
-        raise BuildError(f"example {name}: missing keys {missing}")
-    if example["id"] != name:
-        raise BuildError(f"example {name}: its id is {example['id']!r}; the id must be the item name {name!r}")
-    for group in ("inputs", "steps", "outputs"):
-        for key, value in example[group].items():
-            if key not in ARRAY_NAMES:
-                raise BuildError(f"example {name}: {group}.{key} is not one of the library's names {sorted(ARRAY_NAMES)}")
-            arr = np.asarray(value)
-            if key == "mask" and arr.dtype != bool:
-                raise BuildError(f"example {name}: {group}.mask must be boolean (True = may attend), got {arr.dtype}")
-            if arr.dtype != bool and not np.issubdtype(arr.dtype, np.number):
-                raise BuildError(f"example {name}: {group}.{key} must hold numbers, got {arr.dtype}")
-            if np.issubdtype(arr.dtype, np.floating) and (np.isnan(arr).any() or (arr == np.inf).any()):
-                raise BuildError(f"example {name}: {group}.{key} holds NaN or +inf")
-    tokens = example.get("tokens")
-    if tokens is not None:
-        n = len(tokens)
-        n_keys = len(example.get("key_tokens", tokens))
-        for group in ("steps", "outputs"):
-            for key in ("scores", "scaled_scores", "weights"):
-                if key in example[group] and np.shape(example[group][key])[-2:] != (n, n_keys):
-                    raise BuildError(
-                        f"example {name}: {group}.{key} has shape {np.shape(example[group][key])}, "
-                        f"expected (..., {n}, {n_keys}) from its tokens"
-                    )
-
-
-def _jsonable(value):
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _jsonable(value.tolist())
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return None if value == -np.inf else value  # a masked score: null
-    return value
-
-
-def example_json(example, name):
-    try:
-        return json.dumps(_jsonable(example), ensure_ascii=False, allow_nan=False) + "\n"
-    except (TypeError, ValueError) as exc:
-        raise BuildError(f"example {name}: cannot be written as JSON: {exc}") from None
-
-
 # ---------------------------------------------------------------- the build
-
-
-def render_item(dotted):
-    """-> {path relative to generated/: text} for one registry entry."""
-    name = item_name(dotted)
-    module = importlib.import_module(dotted)
-    outputs = {}
-    data = None
-    if hasattr(module, "render"):
-        outputs.update(render_figure(module, name))
-    if hasattr(module, "example"):
-        outputs.update(render_example(module, name))
-    if hasattr(module, "snippets"):
-        if data is None:
-            data = module.example() if hasattr(module, "example") else module.data()
-        parts = module.snippets(data)
-        if not isinstance(parts, dict):
-            raise BuildError(f"{name}: snippets(data) must return {{part: markdown}}, got {type(parts).__name__}")
-        for part, text in parts.items():
-            outputs[f"snippets/{name}{'-' + part if part else ''}.md"] = text.rstrip("\n") + "\n"
-    if hasattr(module, "public"):
-        if data is None:
-            data = module.example() if hasattr(module, "example") else module.data()
-        files = module.public(data)
-        if not isinstance(files, dict):
-            raise BuildError(f"{name}: public(data) must return {{path: text}}, got {type(files).__name__}")
-        for path, text in files.items():
-            if Path(path).is_absolute() or ".." in Path(path).parts:
-                raise BuildError(f"{name}: public(data) path {path!r} must stay inside generated/public/")
-            outputs[f"public/{path}"] = text
-    if not outputs:
-        raise BuildError(f"{name}: {dotted} defines none of render(), example(), snippets(), public()")
-    return outputs
 
 
 def registry_modules():
@@ -386,8 +121,46 @@ def registry_modules():
     return [item if "." in item else f"{PACKAGE}.{item}" for item in ITEMS]
 
 
-def build(modules=None, *, only=None, force=False, out=GENERATED, log=print):
-    """Build the items (dotted module names; default: the registry). Returns the names rebuilt."""
+def render_safely(dotted):
+    """(outputs, None) or (None, error message naming the item); runs in a worker process too."""
+    name = item_name(dotted)
+    try:
+        from ._render import render_item  # noqa: PLC0415  (numpy and matplotlib only when needed)
+
+        return render_item(dotted), None
+    except BuildError as exc:
+        return None, str(exc)
+    except Exception as exc:
+        return None, f"{name} ({dotted}) failed: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+
+
+def render_all(dotted_names, jobs):
+    """Yield (dotted, outputs, error) in the given order, rendering up to `jobs` items at once."""
+    if jobs <= 1 or len(dotted_names) <= 1:
+        for dotted in dotted_names:
+            yield (dotted, *render_safely(dotted))
+        return
+    import multiprocessing  # noqa: PLC0415
+    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+    import matplotlib.figure  # noqa: F401, PLC0415  (imported once here, inherited by the forked workers)
+
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(render_safely, dotted) for dotted in dotted_names]
+        try:
+            for dotted, future in zip(dotted_names, futures):
+                yield (dotted, *future.result())
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def build(modules=None, *, only=None, force=False, out=GENERATED, jobs=None, log=print):
+    """Build the items (dotted module names; default: the registry). Returns the names rebuilt.
+
+    Stale items are rendered in up to `jobs` processes (default: one per core) and written in registry
+    order; the first failure (in that order) stops the build before anything of it is written.
+    """
     modules = registry_modules() if modules is None else list(modules)
     by_name = {item_name(m): m for m in modules}
     if only:
@@ -402,26 +175,23 @@ def build(modules=None, *, only=None, force=False, out=GENERATED, log=print):
     out = Path(out)
     manifest_path = out / MANIFEST
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    digests = {name: input_hash(by_name[name]) for name in selected}
+    stale = [
+        by_name[name] for name in selected
+        if force or not (entry := manifest.get(name)) or entry["hash"] != digests[name]
+        or not all((out / p).exists() for p in entry["outputs"])
+    ]
     rebuilt = []
-    for name in selected:
-        dotted = by_name[name]
-        digest = input_hash(dotted)
-        entry = manifest.get(name)
-        if (not force and entry and entry["hash"] == digest
-                and all((out / p).exists() for p in entry["outputs"])):
-            continue
-        try:
-            outputs = render_item(dotted)
-        except BuildError:
-            raise
-        except Exception as exc:
-            detail = traceback.format_exc()
-            raise BuildError(f"{name} ({dotted}) failed: {type(exc).__name__}: {exc}\n{detail}") from exc
+    for dotted, outputs, error in render_all(stale, jobs or os.cpu_count() or 1):
+        if error is not None:
+            raise BuildError(error)
+        name = item_name(dotted)
         for path, text in outputs.items():
             write_atomic(out / path, text)
-        for stale in set(entry["outputs"] if entry else []) - set(outputs):
-            (out / stale).unlink(missing_ok=True)
-        manifest[name] = {"hash": digest, "outputs": sorted(outputs)}
+        entry = manifest.get(name)
+        for old in set(entry["outputs"] if entry else []) - set(outputs):
+            (out / old).unlink(missing_ok=True)
+        manifest[name] = {"hash": digests[name], "outputs": sorted(outputs)}
         write_atomic(manifest_path, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
         rebuilt.append(name)
         log(f"built {name}: {', '.join(sorted(outputs))}")
@@ -440,9 +210,10 @@ def main(argv=None):
     parser.add_argument("--force", action="store_true", help="rebuild even if the inputs are unchanged")
     parser.add_argument("--only", action="append", metavar="NAME", help="build only this item (repeatable)")
     parser.add_argument("--out", default=str(GENERATED), help="output folder (default: generated/)")
+    parser.add_argument("--jobs", type=int, default=None, help="processes rendering at once (default: one per core)")
     args = parser.parse_args(argv)
     try:
-        rebuilt = build(only=args.only, force=args.force, out=args.out)
+        rebuilt = build(only=args.only, force=args.force, out=args.out, jobs=args.jobs)
     except BuildError as exc:
         print(f"figures_src.build: error: {exc}", file=sys.stderr)
         return 1
@@ -451,4 +222,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, not this __main__ copy, so there is one BuildError class
+    # (figures_src._render raises figures_src.build.BuildError).
+    from figures_src.build import main as _main
+
+    sys.exit(_main())

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from figures_src import _render
 from figures_src import build as figures_build
 from figures_src.build import BuildError
 
@@ -97,7 +98,7 @@ def test_each_heatmap_has_exactly_its_cells_and_values(built):
         if not hasattr(module, "render"):
             continue
         name = figures_build.item_name(dotted)
-        _, _, heatmaps = figures_build.draw_figure(module, name)
+        _, _, heatmaps = _render.draw_figure(module, name)
         root = ET.fromstring((built / "figures" / f"{name}.svg").read_text())
         html_head = (built / "figures" / f"{name}.html").read_text().split(">", 1)[0]
         cells = heatmap_cells(root)
@@ -134,14 +135,16 @@ def test_fragments_leak_no_stylesheet_and_have_no_blank_line(built):
 
 
 def test_examples_follow_the_contract(built):
-    paths = sorted((built / "public" / "examples").glob("*.json"))
-    for path in paths:
-        example = json.loads(path.read_text())
-        assert example["id"] == path.stem
-        for key in figures_build.EXAMPLE_KEYS:
-            assert key in example, f"{path.name}: no {key}"
-        cite = (built / "snippets" / f"{path.stem}-cite.md").read_text()
-        assert f'id="{path.stem}"' in cite and f"examples/{path.stem}.json" in cite
+    manifest = json.loads((built / ".manifest.json").read_text())
+    examples = [name for name, entry in manifest.items() if f"snippets/{name}-cite.md" in entry["outputs"]]
+    assert examples, "no worked example in the registry"
+    for name in examples:
+        example = json.loads((built / "public" / "examples" / f"{name}.json").read_text())
+        assert example["id"] == name
+        for key in _render.EXAMPLE_KEYS:
+            assert key in example, f"{name}: no {key}"
+        cite = (built / "snippets" / f"{name}-cite.md").read_text()
+        assert f'id="{name}"' in cite and f"examples/{name}.json" in cite
 
 
 # ---------------------------------------------------------------- throw-away figure packages

@@ -68,6 +68,19 @@ def test_ids_are_unique_on_every_page(site):
         assert not duplicates, f"{page.relative_to(site)}: duplicate ids {duplicates[:10]}"
 
 
+def test_figures_are_inlined_verbatim_and_not_inside_a_paragraph(site):
+    inlined = 0
+    for page in pages(site):
+        text = page.read_text()
+        assert "aih-figure-slot" not in text, f"{page}: a figure placeholder left in"
+        assert not re.search(r"<p>\s*<figure", text), f"{page}: a <figure> inside a <p>"
+        for name in re.findall(r'<figure class="aih-figure[^"]*" id="fig-([^"]+)"', text):
+            fragment = (ROOT / "generated" / "figures" / f"{name}.html").read_text().rstrip("\n")
+            assert fragment in text, f"{page}: figure {name} differs from generated/figures/{name}.html"
+            inlined += 1
+    assert inlined, "no page shows a figure"
+
+
 def test_pages_have_a_language_a_description_and_no_unrendered_math(site):
     for page in pages(site):
         text = page.read_text()
