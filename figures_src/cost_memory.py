@@ -111,11 +111,18 @@ def snippets(data):
     rows, previous = [], None
     for n, cost in zip(data["doubling_n"], data["doubling"]):
         ratio = "—" if previous is None else f"{cost['score_entries'] / previous['score_entries']:g}×"
-        rows.append([f"{n:,}", ratio, f"{cost['score_entries']:,}", _size(cost["score_bytes"]), f"{cost['qk_macs']:,}"])
+        rows.append([f"{n:,}", ratio, f"{cost['score_entries']:,}", _size(cost["score_bytes"])])
         previous = cost
-    doubling = md_table(["n", "× previous row", "entries $n^2$", "bytes", "multiply-adds in $QK^\\top$"], rows)
+    doubling = md_table(["n", "× previous", "entries $n^2$", "bytes"], rows)
+    first, last = data["doubling"][0], data["doubling"][-1]
+    doubling += (
+        f"\nThe multiply-adds of $QK^\\top$ grow the same way: {first['qk_macs']:,} at $n = {data['doubling_n'][0]}$, "
+        f"{last['qk_macs']:,} at $n = {data['doubling_n'][-1]}$ — "
+        f"{last['qk_macs'] // first['qk_macs']} times the work for {data['doubling_n'][-1] // data['doubling_n'][0]} "
+        "times the length.\n"
+    )
     measured = md_table(
-        ["n", "attend: peak", "attend_chunked: peak", "attend ÷ chunked"],
+        ["n", "attend", "attend_chunked", "ratio"],
         [[f"{int(n):,}", _size(f), _size(c), f"{f / c:.1f}×"]
          for n, f, c in zip(data["measured_n"], data["measured_full"], data["measured_chunked"])],
     )

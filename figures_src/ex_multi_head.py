@@ -51,7 +51,7 @@ def snippets(example):
     tokens, steps = example["tokens"], example["steps"]
     n_heads, d_k = example["n_heads"], example["d_k"]
     n, d_model = steps["concat"].shape
-    columns = [f"h{h} · {c + 1}" for h in range(n_heads) for c in range(d_k)]
+    columns = [f"h{h}·{c + 1}" for h in range(n_heads) for c in range(d_k)]
     return {
         "shapes": (
             f"Here $d_{{\\text{{model}}}} = {d_model}$ and $h = {n_heads}$ heads, so each head works with "
@@ -59,6 +59,6 @@ def snippets(example):
             f"$XW_Q$, $XW_K$ and $XW_V$. Each head's output is ${n} \\times {d_k}$; side by side they make a "
             f"${n} \\times {d_model}$ table again, which $W_O$ (${d_model} \\times {d_model}$) mixes into the layer's output."
         ),
-        "concat": matrix(steps["concat"], tokens, columns, corner="token", digits=3),
-        "out": matrix(example["outputs"]["out"], tokens, [str(c + 1) for c in range(d_model)], corner="token", digits=3),
+        "concat": matrix(steps["concat"], tokens, columns, corner="token"),
+        "out": matrix(example["outputs"]["out"], tokens, [str(c + 1) for c in range(d_model)], corner="token"),
     }

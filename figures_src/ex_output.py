@@ -21,14 +21,14 @@ def snippets(example):
     i = followed_row(example)
     w, V, out = steps["weights"][i], steps["V"], example["outputs"]["out"][i]
     d_v = V.shape[1]
-    rows = [[f"**{t}**", num(wj, 4), *(num(x, 1, True) for x in vj), *(num(wj * x, 4) for x in vj)]
-            for t, wj, vj in zip(tokens, w, V)]
-    rows.append(["**sum**", num(w.sum(), 4), *([""] * d_v), *(f"**{num(x, 4)}**" for x in out)])
-    columns = ["key $j$", "$w_j$", *(f"$v_{{j,{c + 1}}}$" for c in range(d_v)), *(f"$w_j v_{{j,{c + 1}}}$" for c in range(d_v))]
+    rows = [[f"**{t}**", num(wj, 4), *(num(wj * x, 4) for x in vj)] for t, wj, vj in zip(tokens, w, V)]
+    rows.append(["**sum**", num(w.sum(), 4), *(f"**{num(x, 4)}**" for x in out)])
+    columns = ["key $j$", "$w_j$", *(f"$w_j v_{{j,{c + 1}}}$" for c in range(d_v))]
     return {
         "row": (
             f"Follow the query “{tokens[i]}” (row {i}). Each value row $v_j$ is multiplied by the weight "
-            f"$w_j$ that “{tokens[i]}” gives key $j$, and the {len(tokens)} scaled rows are added column by column:\n\n"
+            f"$w_j$ that “{tokens[i]}” gives key $j$ (the values are the table above), and the {len(tokens)} scaled rows "
+            "are added column by column:\n\n"
             + table(columns, rows)
             + f"\nThe last line is the output row of “{tokens[i]}”: "
             + f"$\\text{{out}}_{{\\text{{{tokens[i]}}}}}$ = [{', '.join(num(x, 4) for x in out)}].\n"
