@@ -10,26 +10,18 @@ let live = null; // AbortController of the current page
 export const fmt = (x) =>
   x === null ? "−∞" : x === true ? "1" : x === false ? "0" : formatNumber(x, 4).replace(/\.?0+$/, "");
 
-// What the reader typed: a number, "" if empty, NaN if not a number.
-export function parse(text) {
-  const t = text.trim().replace(/^[−–]/, "-");
-  return t === "" ? "" : /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t) ? Number(t) : NaN;
-}
-
-// -> "right" | "wrong" | "empty" | "bad"
+// One typed entry against its answer -> "right" | "wrong" | "empty" | "bad" (not a number).
 export function judge(text, want, tolerance) {
-  const got = parse(text);
-  if (got === "") return "empty";
-  if (Number.isNaN(got)) return "bad";
-  return Math.abs(got - want) <= tolerance + 1e-9 ? "right" : "wrong";
+  const t = text.trim().replace(/^[−–]/, "-");
+  if (!t) return "empty";
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t)) return "bad";
+  return Math.abs(t - want) <= tolerance + 1e-9 ? "right" : "wrong";
 }
 
 const store = (key, value) => {
   try {
-    return value === undefined ? localStorage.getItem(key) : localStorage.setItem(key, value);
-  } catch {
-    return null; // storage off: the page just forgets
-  }
+    return value === undefined ? localStorage[key] : (localStorage[key] = value);
+  } catch {} // storage off: the page just forgets
 };
 
 // h("p", {class: "x"}, "text", child): strings become text nodes, never markup.
@@ -99,26 +91,25 @@ class Problem {
   }
 
   check() {
-    const counts = { right: 0, wrong: 0, empty: 0, bad: 0 };
-    const wrong = [];
-    for (const input of this.root.querySelectorAll(".aih-problem-grid input")) {
+    const n = { right: 0, wrong: 0, empty: 0, bad: 0 };
+    const off = [];
+    const inputs = this.root.querySelectorAll(".aih-problem-grid input");
+    for (const input of inputs) {
       const { part, row, col } = input.dataset;
       const p = this.v.parts[part];
       const state = judge(input.value, p.values[row][col], p.tolerance);
-      counts[state]++;
+      const bad = ++n[state] && (state === "wrong" || state === "bad");
       input.parentNode.className = state === "empty" ? "" : `aih-${state}`;
-      if (state === "wrong" || state === "bad") {
-        input.setAttribute("aria-invalid", "true");
-        wrong.push(`${this.v.parts.length > 1 ? p.label + " " : ""}row ${+row + 1} column ${+col + 1}`);
-      } else input.removeAttribute("aria-invalid");
+      if (bad) input.setAttribute("aria-invalid", "true");
+      else input.removeAttribute("aria-invalid");
+      if (bad) off.push(`${this.v.parts[1] ? p.label + " " : ""}row ${+row + 1} column ${+col + 1}`);
     }
-    const total = Object.values(counts).reduce((a, b) => a + b);
-    let text = counts.right === total ? `All ${total} entries are right.` : `${counts.right} of ${total} right.`;
-    if (counts.wrong) text += ` ${counts.wrong} wrong.`;
-    if (counts.bad) text += ` ${counts.bad} not a number: type a decimal such as 0.25 or −1.5.`;
-    if (wrong.length) text += ` Look again at ${wrong.join("; ")}.`;
-    if (counts.empty) text += ` ${counts.empty} still empty.`;
-    this.say(text);
+    const all = inputs.length;
+    this.say((n.right === all ? `All ${all} entries are right.` : `${n.right} of ${all} right.`)
+      + (n.wrong ? ` ${n.wrong} wrong.` : "")
+      + (n.bad ? ` ${n.bad} not a number: type a decimal such as 0.25 or −1.5.` : "")
+      + (off.length ? ` Look again at ${off.join("; ")}.` : "")
+      + (n.empty ? ` ${n.empty} still empty.` : ""));
   }
 
   hint() {
