@@ -22,10 +22,9 @@ def snippets(data):
     rows = []
     for example, name in data["examples"]:
         page = example["page"]
-        source = page.rstrip("/") + ".md"
         permalink = f"{data['site_url']}{page}#{name}"
-        rows.append([f"[`{name}`]({source}#{name})", example["title"], f"<{permalink}>",
-                     f"[{name}.json](examples/{name}.json)"])
+        rows.append([f"[`{name}`]({page.rstrip('/')}.md#{name}): {example['title']}",
+                     f"<{permalink}><br>[{name}.json](examples/{name}.json)"])
     bibtex = (
         "```bibtex\n"
         "@misc{attention_is_a_heatmap,\n"
@@ -36,4 +35,4 @@ def snippets(data):
         "}\n"
         "```\n"
     )
-    return {"bibtex": bibtex, "": table(["ID", "what it shows", "permalink", "data"], rows, align=["---", "---", "---", "---"])}
+    return {"bibtex": bibtex, "": table(["example", "permalink and data"], rows, align=["---", "---"])}
