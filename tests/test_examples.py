@@ -283,3 +283,14 @@ def test_multi_head_cost_table_is_constant_across_heads():
     total = {c["total_macs"] for _, c in data["rows"]}
     assert len(params) == 1 and len(total) == 1
     assert "same parameter count" in multi_head_cost.snippets(data)["verdict"]
+
+
+def test_citation_file_names_the_project_and_its_version():
+    import yaml
+
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert citation["cff-version"] == "1.2.0"
+    assert citation["title"] == "Attention Is a Heatmap"
+    assert str(citation["version"]) == attention.__version__
+    assert citation["authors"] and all("name" in a or "family-names" in a for a in citation["authors"])
+    assert "ex-scores" in citation["message"]
