@@ -61,8 +61,7 @@ def problem_html(data, src):
                       + " or ".join(tolerance_text(t) for t in tolerances if t) + " of the exact answer."
                       if any(tolerances) else "Every entry is a whole number: type it exactly.")
     lines = [
-        f'<div class="aih-problem" id="problem-{data["set"]}" data-set="{data["set"]}" data-src="{escape(src)}" '
-        f'data-count="{count}">',
+        f'<div class="aih-problem" id="problem-{data["set"]}" data-src="{escape(src)}">',
         f'<p class="aih-problem__variant">Variant <span class="aih-problem__number">1</span> of {count} · '
         f'<code class="aih-problem__id">{escape(v["id"])}</code></p>',
         f'<p class="aih-problem__prompt">{escape(v["prompt"])}</p>',
