@@ -62,6 +62,7 @@ def peak_bytes(call):
 
 
 def blas_description():
+    """(threads, "openblas <version>, kernel <name>") of the BLAS behind numpy, as threadpoolctl sees it."""
     blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
     if not blas:
         raise RuntimeError("threadpoolctl found no BLAS library behind numpy")
