@@ -23,6 +23,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -58,40 +59,67 @@ def module_file(dotted):
     return Path(spec.origin)
 
 
-def local_imports(path):
-    """Files of the sibling modules `path` imports relatively (`from . import x`, `from .x import y`)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+_RELATIVE_IMPORT = re.compile(r"^from\s+\.(\w*)\s+import\s+(\([^)]*\)|[^\n#]+)", re.M)
+_DATA_INPUTS = re.compile(r"^INPUTS\s*=\s*(\[[^\]]*\])", re.M)
+
+
+def local_inputs(path):
+    """Files `path` depends on besides attention/: the sibling modules it imports relatively
+    (`from . import x`, `from .x import y`) and the data files its `INPUTS = ["data/...", ...]` lists
+    (paths from the repository root).
+
+    Regular expressions over the source, not an import: hashing runs on every build, even with nothing to do.
+    """
+    source = path.read_text(encoding="utf-8")
     found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            names = [node.module] if node.module else [alias.name for alias in node.names]
-            for name in names:
-                candidate = path.parent / (name.split(".")[0] + ".py")
-                if candidate.exists():
-                    found.add(candidate)
+    for module, names in _RELATIVE_IMPORT.findall(source):
+        candidates = [module] if module else [n.split(" as ")[0].strip(" ()\n\t") for n in names.split(",")]
+        for name in candidates:
+            candidate = path.parent / f"{name}.py"
+            if name and candidate.exists():
+                found.add(candidate)
+    for listing in _DATA_INPUTS.findall(source):
+        try:
+            data_files = ast.literal_eval(listing)
+        except (ValueError, SyntaxError):
+            raise BuildError(f"{path.name}: INPUTS must be a literal list of paths, got {listing}") from None
+        for data_file in data_files:
+            if not (ROOT / data_file).is_file():
+                raise BuildError(f"{path.name}: INPUTS names {data_file}, which does not exist")
+            found.add(ROOT / data_file)
     return found
 
 
-def input_files(dotted):
-    """The module, the sibling modules it imports (transitively), attention/ and the shared helpers."""
-    seen, todo = set(), [module_file(dotted)]
-    while todo:
-        path = todo.pop()
-        if path not in seen:
-            seen.add(path)
-            todo.extend(local_imports(path) - seen)
-    shared = {p for p in SHARED if p.exists()} | set((ROOT / "attention").rglob("*.py"))
-    return sorted(seen | shared)
+class InputHasher:
+    """Hashes of items' inputs; each file is read (and scanned for imports) once per build."""
 
+    def __init__(self):
+        versions = " ".join(f"{p} {importlib.metadata.version(p)}" for p in ("matplotlib", "numpy"))
+        self.preamble = f"{versions}\nsite_url {site_url()}\n".encode()
+        self.shared = {p for p in SHARED if p.exists()} | set((ROOT / "attention").rglob("*.py"))
+        self._imports = {}
+        self._digests = {}
 
-def input_hash(dotted):
-    digest = hashlib.sha256()
-    versions = " ".join(f"{p} {importlib.metadata.version(p)}" for p in ("matplotlib", "numpy"))
-    digest.update(f"{versions}\nsite_url {site_url()}\n".encode())
-    for path in input_files(dotted):
-        digest.update(str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path).encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    def input_files(self, dotted):
+        """The module, the sibling modules it imports (transitively), attention/ and the shared helpers."""
+        seen, todo = set(), [module_file(dotted)]
+        while todo:
+            path = todo.pop()
+            if path not in seen:
+                seen.add(path)
+                if path not in self._imports:
+                    self._imports[path] = local_inputs(path) if path.suffix == ".py" else set()
+                todo.extend(self._imports[path] - seen)
+        return sorted(seen | self.shared)
+
+    def __call__(self, dotted):
+        digest = hashlib.sha256(self.preamble)
+        for path in self.input_files(dotted):
+            if path not in self._digests:
+                label = str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+                self._digests[path] = hashlib.sha256(label.encode() + b"\0" + path.read_bytes()).digest()
+            digest.update(self._digests[path])
+        return digest.hexdigest()
 
 
 # ---------------------------------------------------------------- writing
@@ -175,6 +203,7 @@ def build(modules=None, *, only=None, force=False, out=GENERATED, jobs=None, log
     out = Path(out)
     manifest_path = out / MANIFEST
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    input_hash = InputHasher()
     digests = {name: input_hash(by_name[name]) for name in selected}
     stale = [
         by_name[name] for name in selected

@@ -233,6 +233,36 @@ def test_a_sibling_module_import_is_an_input(tmp_path, monkeypatch):
     assert figures_build.build(modules[1:], out=out, log=lambda *_: None) == ["fig"]
 
 
+def test_a_data_file_listed_in_inputs_is_an_input(tmp_path, monkeypatch):
+    table = tmp_path / "table.txt"
+    table.write_text("0.5 0.5\n")
+    reads_data = f'''
+    """A heatmap whose numbers come from a data file."""
+    from pathlib import Path
+    from figures_src.heatmap import heatmap
+
+    INPUTS = ["{table}"]
+    CAPTION = "Numbers from a file."
+
+
+    def data():
+        return {{"w": [[float(x) for x in Path(INPUTS[0]).read_text().split()]]}}
+
+
+    def render(data, ax):
+        heatmap(ax, data["w"], ["a"], ["x", "y"], quantity="weights")
+    '''
+    modules = make_package(tmp_path, monkeypatch, fig=reads_data)
+    out = tmp_path / "out"
+    assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig"]
+    assert figures_build.build(modules, out=out, log=lambda *_: None) == []
+    table.write_text("0.25 0.75\n")
+    assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig"]
+    table.unlink()
+    with pytest.raises(BuildError, match="INPUTS names .*table.txt"):
+        figures_build.build(modules, out=out, log=lambda *_: None)
+
+
 def test_only_builds_the_named_item_and_force_rebuilds(tmp_path, monkeypatch):
     modules = make_package(tmp_path, monkeypatch, fig_one=GOOD_FIGURE.format(value=0.25),
                            fig_two=GOOD_FIGURE.format(value=0.5))

@@ -1,0 +1,35 @@
+"""Let the search index read highlighted code as plain text.
+
+Pygments wraps every token of a code listing in a <span>; the search plugin walks each of them with
+Python's HTML parser, which makes the listings of attention/ (shown with snippets) the most expensive
+part of indexing. Between Markdown and the search plugin this hook swaps each highlighted block for the
+same code as plain text in a placeholder; once the page is rendered it puts the highlighted block back.
+The page's HTML is unchanged, and the index holds the same words.
+"""
+import re
+
+from mkdocs.exceptions import PluginError
+
+_BLOCK = re.compile(r'<div class="(?:language-[\w+-]+ )?highlight">.*?</code></pre></div>', re.S)
+_SLOT = re.compile(r'<div class="aih-code-slot" data-block="(\d+)"><pre><code>.*?</code></pre></div>', re.S)
+_TAG = re.compile(r"<[^>]+>")
+_blocks = {}  # page src_uri -> the highlighted blocks taken out of it, in order
+
+
+def on_page_content(html, page, config, files):
+    taken = _blocks[page.file.src_uri] = []
+
+    def swap(match):
+        taken.append(match.group(0))
+        plain = _TAG.sub("", match.group(0))
+        return f'<div class="aih-code-slot" data-block="{len(taken) - 1}"><pre><code>{plain}</code></pre></div>'
+
+    return _BLOCK.sub(swap, html)
+
+
+def on_post_page(output, page, config):
+    taken = _blocks.pop(page.file.src_uri, [])
+    output = _SLOT.sub(lambda m: taken[int(m.group(1))], output)
+    if 'class="aih-code-slot"' in output:
+        raise PluginError(f"{page.file.src_uri}: a code block placeholder was left in the page")
+    return output
