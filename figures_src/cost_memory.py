@@ -1,5 +1,10 @@
 """Memory against sequence length: the full score table, a sliding window, and the chunked path."""
+import json
+import os
+import subprocess
+import sys
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 
@@ -30,16 +35,32 @@ def peak_bytes(fn, *args, **kwargs):
         tracemalloc.stop()
 
 
+def measure():
+    """Peak bytes of attend and attend_chunked on seeded float32 inputs, one n after another."""
+    rng = np.random.default_rng(SEED)
+    measured = {"attend": [], "attend_chunked": []}
+    for n in MEASURED:
+        Q, K, V = (rng.standard_normal((int(n), D_K)).astype(np.float32) for _ in range(3))
+        measured["attend"].append(peak_bytes(attention.attend, Q, K, V))
+        measured["attend_chunked"].append(peak_bytes(attention.attend_chunked, Q, K, V, block_size=BLOCK))
+    return measured
+
+
+def measure_in_fresh_process():
+    """`measure()` in a new interpreter: numpy's small-buffer cache and the allocator then start from the
+    same state every time, so the peaks (and the figure) are the same from build to build."""
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    result = subprocess.run([sys.executable, "-m", __name__], cwd=Path(__file__).resolve().parents[1], env=env,
+                            capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)
+
+
 def data():
     full = np.array([attention.attention_cost(int(n), D_K, itemsize=ITEMSIZE)["score_bytes"] for n in LENGTHS])
     window = LENGTHS * np.minimum(WINDOW, LENGTHS) * ITEMSIZE  # the band a sliding-window kernel computes
     chunked = LENGTHS * np.minimum(BLOCK, LENGTHS) * ITEMSIZE  # one n × block piece of the table at a time
-    rng = np.random.default_rng(SEED)
-    measured_full, measured_chunked = [], []
-    for n in MEASURED:
-        Q, K, V = (rng.standard_normal((int(n), D_K)).astype(np.float32) for _ in range(3))
-        measured_full.append(peak_bytes(attention.attend, Q, K, V))
-        measured_chunked.append(peak_bytes(attention.attend_chunked, Q, K, V, block_size=BLOCK))
+    measured = measure_in_fresh_process()
+    measured_full, measured_chunked = measured["attend"], measured["attend_chunked"]
     doubling = [attention.attention_cost(int(n), D_K, itemsize=ITEMSIZE) for n in (1024, 2048, 4096, 8192)]
     return {
         "n": LENGTHS, "full": full, "window": window, "chunked": chunked,
@@ -139,3 +160,7 @@ def snippets(data):
         f"scores at a time."
     )
     return {"doubling": doubling, "measured": measured, "longest": sentence}
+
+
+if __name__ == "__main__":
+    print(json.dumps(measure()))
