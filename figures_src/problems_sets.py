@@ -396,7 +396,7 @@ def multi_head(index, seed):
     options = divisors_up_to(d_model)
     hs = sorted(int(h) for h in rng.choice(options[1:], size=2, replace=False)) if len(options) > 2 else options[1:]
     hs = [1] + hs
-    h_shape = hs[-1]
+    h_shape = hs[1]  # the middle one: d_k stays above 1
     X = np.zeros((n, d_model))
     eye = np.eye(d_model)
     split = A.split_heads(X @ eye, h_shape)  # (h, n, d_k)
