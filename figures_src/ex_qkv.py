@@ -22,7 +22,7 @@ def snippets(example):
         ),
     }
     for name in ("W_Q", "W_K", "W_V"):
-        parts[name.lower()] = matrix(inputs[name], dims("", d_model), k_cols, digits=1, trim=True)
+        parts[name.lower()] = matrix(inputs[name], dims("", d_model), k_cols, corner="row", digits=1, trim=True)
     for name in ("Q", "K", "V"):
         parts[name.lower()] = matrix(steps[name], tokens, k_cols, corner="token", digits=1, trim=True)
 

@@ -14,6 +14,7 @@ from mkdocs.exceptions import PluginError
 _INLINE = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.S)
 _DISPLAY = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.S)
 _UPRIGHT_RUN = re.compile(r'(?:<mi mathvariant="normal">[A-Za-z]</mi>){2,}')
+_HEADER_CELL = re.compile(r"(<th\b[^>]*>)(.*?)(</th>)", re.S)
 
 
 def latex_to_mathml(latex, display, where="?"):
@@ -33,9 +34,20 @@ def render_math(page_html, where="?"):
         page_html,
     )
     page_html = _INLINE.sub(lambda m: latex_to_mathml(html.unescape(m.group(1)), False, where), page_html)
+    page_html = _HEADER_CELL.sub(_name_header_math, page_html)
     if 'class="arithmatex"' in page_html:
         raise PluginError(f"{where}: math left unconverted (an arithmatex mark this hook does not recognise)")
     return page_html
+
+
+def _name_header_math(match):
+    """A table header that holds only math gets the math's text as its name: axe-core finds no text in
+    MathML alone (empty-table-header), so screen readers would hear an empty column header."""
+    start, content, end = match.groups()
+    if "<math" not in content or re.sub(r"<math\b.*?</math>|<[^>]+>|\s", "", content, flags=re.S):
+        return match.group(0)
+    label = html.escape(" ".join(html.unescape(t).strip() for t in re.findall(r">([^<]+)<", content) if t.strip()))
+    return start + content.replace("<math ", f'<math aria-label="{label}" ', 1) + end
 
 
 def on_post_page(output, page, config):
