@@ -155,6 +155,19 @@ def test_variants_are_reproducible():
     assert problems.data() == DATA
 
 
+# The published variants' inputs and questions (exact: small integers and tenths). Teachers reuse them by
+# their id, so changing one is a deliberate act: update this fingerprint in the same commit.
+PUBLISHED_INPUTS_SHA256 = "831035de9743f366df363260c5a1279926551098209e2663348d13f5d159e723"
+
+
+def test_published_inputs_are_frozen():
+    import hashlib
+
+    frozen = [[v["id"], v["inputs"], [p["label"] for p in v["parts"]]] for s in DATA for v in s["variants"]]
+    digest = hashlib.sha256(json.dumps(frozen, sort_keys=True).encode()).hexdigest()
+    assert digest == PUBLISHED_INPUTS_SHA256
+
+
 # ---------------------------------------------------------------- solutions lead to the answers
 
 
