@@ -1,11 +1,14 @@
 """The Problems page's data: every answer recomputed by the library and by plain loops, every solution
 consistent with its answer, the published JSON's shape, the page blocks, and the downloadable kit."""
+import hashlib
 import json
 import math
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -161,8 +164,6 @@ PUBLISHED_INPUTS_SHA256 = "831035de9743f366df363260c5a1279926551098209e2663348d1
 
 
 def test_published_inputs_are_frozen():
-    import hashlib
-
     frozen = [[v["id"], v["inputs"], [p["label"] for p in v["parts"]]] for s in DATA for v in s["variants"]]
     digest = hashlib.sha256(json.dumps(frozen, sort_keys=True).encode()).hexdigest()
     assert digest == PUBLISHED_INPUTS_SHA256
@@ -206,7 +207,7 @@ def test_solution_steps_are_consistent(set_id, v):
 
 @pytest.mark.parametrize(("set_id", "v"), VARIANTS, ids=IDS)
 def test_hints_quote_the_answers_numbers(set_id, v):
-    """The last numeric hint about row 1 quotes row 1 of an answer (or, for costs, the solution's figures)."""
+    """Hints come one step at a time and quote the answer's own numbers for row 1 (or entry (1, 1))."""
     assert 3 <= len(v["hints"]) <= 6 and all(h.strip() for h in v["hints"])
     text = " ".join(v["hints"])
     if set_id in ("soften-rows", "end-to-end"):
@@ -281,7 +282,7 @@ def test_number_format(value, text):
 class Blocks(HTMLParser):
     def __init__(self):
         super().__init__()
-        self.inputs, self.tds, self.labels = [], [], []
+        self.inputs, self.labels = [], []
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -375,9 +376,6 @@ def test_kit_reports_a_crash_and_a_wrong_shape(kit_file):
 
 def test_javascript_formats_and_judges_as_the_build_does(tmp_path):
     """docs/javascripts/problems.js, run in Node: every number of every variant prints as fmt() prints it."""
-    import shutil
-    from pathlib import Path
-
     node = shutil.which("node")
     assert node, "Node.js is needed (make test installs it with the npm tooling)"
     values = [x for s in DATA for v in s["variants"]
