@@ -218,6 +218,8 @@ def test_hints_quote_the_answers_numbers(set_id, v):
         assert f"= {fmt(answer(v, 'scaled_scores')[0, 0])}." in text
     if set_id == "masks":
         assert problems_sets.fmt_vec(answer(v, "row_unmasked")[0]) in text
+    if set_id == "multi-head":
+        assert f"= {fmt(answer(v, 'costs')[0, 2])}, whatever h is" in text
 
 
 # ---------------------------------------------------------------- the published shape
