@@ -223,3 +223,20 @@ def test_checked_hinted_and_solved_problems_have_no_axe_violations(page, site_ur
     page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
     results = page.evaluate("axe.run({include: [['.aih-problem']]}, {resultTypes: ['violations']})")
     assert [(v["id"], [n["target"] for n in v["nodes"][:3]]) for v in results["violations"]] == []
+
+
+def test_a_missing_data_file_leaves_the_static_problem_and_says_so(browser, site_url):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.route("**/problems/masks.json", lambda route: route.fulfill(status=404, body="not here"))
+        page.goto(site_url + "problems/")
+        page.locator("#problem-scale-scores .aih-problem__actions").wait_for(state="visible")
+        root = page.locator("#problem-masks")
+        status = root.locator(".aih-problem__status")
+        status.filter(has_text="did not load").wait_for()
+        assert "404" in status.text_content()
+        assert root.locator(".aih-problem__actions").is_hidden()
+        assert root.locator("details.aih-problem__solution table").count() > 0  # the static solution is still there
+    finally:
+        context.close()
