@@ -335,14 +335,14 @@ def masks(index, seed):
     kind = ("causal", "padding", "window")[index % 3]
     if kind == "causal":
         mask = A.causal_mask(n)
-        rule = "a causal mask: query i may attend only to keys 1 … i"
+        rule = "the mask is causal: query i may attend only to keys 1 … i"
     elif kind == "padding":
         length = int(rng.integers(2, n))
         mask = np.broadcast_to(A.padding_mask([length], n)[0], (n, n))
-        rule = f"a padding mask: only the first {length} tokens are real, the rest is padding"
+        rule = f"the mask hides padding: only the first {length} tokens are real"
     else:
         mask = A.sliding_window_mask(n, 2)
-        rule = "a sliding window of 2: query i may attend to keys i − 1 and i"
+        rule = "the mask is a sliding window of 2: query i may attend to keys i − 1 and i"
     S = small_ints(rng, (n, n)) if index % 2 else one_decimals(rng, (n, n))
     candidates = [i for i in range(n) if (~mask[i]).any() and mask[i].sum() >= 2]
     r = int(rng.choice(candidates))
@@ -357,7 +357,7 @@ def masks(index, seed):
               f"they add up to {fmt(kept)}. Divide them by that sum: {fmt_vec(weights[r][allowed])}. "
               f"The masked keys ({zeros}) get 0.")
     return {
-        "prompt": f"S holds the scaled scores of {n} tokens, and the table is {rule}. Compute row {r + 1} of the "
+        "prompt": f"S holds the scaled scores of {n} tokens; {rule}. Compute row {r + 1} of the "
                   "weights without the mask, then every weight with the mask.",
         "inputs": [matrix("S", f"S ({n} × {n})", S, rows, cols), matrix("mask", "Mask (1 = may attend)", mask, rows, cols)],
         "parts": [
