@@ -24,15 +24,28 @@ from realheads.model import load_model
 SENTENCE = data.SENTENCES[0]
 
 
-def numpy_blas_threads():
-    """How many threads numpy's bundled OpenBLAS runs, asked through its own API (None if not found)."""
+def _openblas(action):
+    """numpy's bundled OpenBLAS function `scipy_openblas_<action>_num_threads64_` (None if not found)."""
     libs = Path(np.__file__).parent.with_name("numpy.libs")
     for lib in sorted(libs.glob("libscipy_openblas*.so")):
         blas = ctypes.CDLL(str(lib))
-        for symbol in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads"):
+        for symbol in (f"scipy_openblas_{action}_num_threads64_", f"scipy_openblas_{action}_num_threads"):
             if hasattr(blas, symbol):
-                return int(getattr(blas, symbol)())
+                return getattr(blas, symbol)
     return None
+
+
+def numpy_blas_threads():
+    """How many threads numpy's BLAS runs, asked through its own API (None if not found)."""
+    get = _openblas("get")
+    return int(get()) if get else None
+
+
+def set_numpy_blas_threads(n):
+    set_ = _openblas("set")
+    if set_ is None:
+        raise SystemExit("--threads: cannot find numpy's OpenBLAS to set its thread count")
+    set_(ctypes.c_int(n))
 
 
 def median_ms(samples):
@@ -43,7 +56,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--threads", type=int, help="pin numpy's BLAS and torch to this many threads")
     args = parser.parse_args()
+    if args.threads:
+        set_numpy_blas_threads(args.threads)
 
     import torch
     import transformers
