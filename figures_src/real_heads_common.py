@@ -12,6 +12,16 @@ from realheads import analysis, data as realdata
 
 from .heatmap import WEIGHT_CMAP, format_number, heatmap
 
+# What every real-heads item reads besides figures_src/: the build rehashes these (CONTRIBUTING.md).
+INPUTS = [
+    "data/real_heads.npz",
+    "data/real_heads.json",
+    "realheads/__init__.py",
+    "realheads/analysis.py",
+    "realheads/data.py",
+    "realheads/encoder.py",
+    "realheads/model.py",
+]
 PICK_COLOUR = "#E69F00"  # Okabe-Ito orange: the frame of a head named on the page
 PATTERN_COLUMNS = ("previous", "next", "self", "cls", "sep")
 GRID_SIZE = (7.4, 4.1)  # inches: 12 columns by 6 rows of thumbnails
