@@ -19,10 +19,12 @@ import pytest
 
 import attention
 from realheads import analysis, data, encode, erf, gelu, layer_norm
+from realheads.encoder import erf_formula
 from realheads.encoder import EncoderConfig, EncoderParams
 from realheads.model import ModelNotInstalled, load_model, model_folder, package_version
 
 TOLERANCE = 1e-4  # the issue's bound for weights and hidden states
+FLOAT32_NOISE = 1e-5  # how far a float32 Q, K or V may move with the order of its sums (measured: ~5e-6)
 
 
 @pytest.fixture(scope="module")
@@ -66,13 +68,16 @@ def hf_run(hf_model, ids, attention_mask=None):
 # ---------------------------------------------------------------- the building blocks
 
 
-def test_erf_is_within_its_stated_bound_of_math_erf():
+def test_erf_matches_math_erf():
     x = np.linspace(-7, 7, 140_001)
     exact = np.array([math.erf(v) for v in x])
-    error = np.abs(erf(x) - exact)
-    assert error.max() <= 1.5e-7
-    assert erf(np.float32(0.5)).dtype == np.float32
-    np.testing.assert_array_equal(erf(-x), -erf(x))
+    assert np.abs(erf_formula(x) - exact).max() <= 1.5e-7  # the formula's own bound, in float64 arithmetic
+    np.testing.assert_array_equal(erf(x), exact)  # float64: math.erf itself
+    x32 = x.astype(np.float32)
+    exact32 = np.array([math.erf(float(v)) for v in x32])
+    assert erf(x32).dtype == np.float32
+    assert np.abs(erf(x32) - exact32).max() <= 1.5e-7 + 6e-8  # the bound, plus rounding the result to float32
+    np.testing.assert_array_equal(erf(-x32), -erf(x32))
 
 
 def test_gelu_and_layer_norm_match_torch():
@@ -101,6 +106,16 @@ def test_every_head_and_the_last_hidden_state_match_transformers(model, hf_model
     assert np.abs(ours.last_hidden_state - hidden[-1][0]).max() < TOLERANCE
     for layer, (a, b) in enumerate(zip(ours.hidden_states, hidden)):
         assert np.abs(a - b[0]).max() < TOLERANCE, f"hidden state {layer}"
+
+
+def test_the_float64_path_matches_transformers_too(model, hf_model):
+    """Parameters cast to float64 (and math.erf in the GELU): still every head within the bound."""
+    _, ids = model.tokenize(data.SENTENCES[0].text)
+    ours = encode(model.params.astype(np.float64), model.config, ids)
+    theirs, hidden = hf_run(hf_model, ids)
+    assert ours.weights.dtype == np.float64
+    assert np.abs(ours.weights - theirs[0]).max() < TOLERANCE
+    assert np.abs(ours.last_hidden_state - hidden[-1][0]).max() < TOLERANCE
 
 
 def test_a_padded_batch_matches_transformers_and_the_single_sentences(model, hf_model):
@@ -147,11 +162,14 @@ def test_the_committed_data_equals_a_fresh_extraction(model, committed, fresh):
         for name in data.STORED:
             stored, rounded = getattr(c, name), getattr(f, name).astype(np.float16)
             assert stored.shape == rounded.shape
-            # Equal after rounding the fresh numbers to float16; a last-bit difference in float32 on
-            # another BLAS may round the other way, so one float16 step is allowed, and no more.
-            step = np.spacing(np.abs(rounded)).astype(np.float64)
+            # Equal after rounding the fresh numbers to float16. The float32 forward pass itself moves by
+            # ~1e-6 with another BLAS (sums in another order), which may round a value the other way:
+            # neighbouring float16 numbers are allowed, and near 0, where float16 steps are finer than
+            # that, a gap of FLOAT32_NOISE.
+            larger = np.maximum(np.abs(stored), np.abs(rounded.astype(np.float64))).astype(np.float16)
+            allowed = np.spacing(larger).astype(np.float64) + FLOAT32_NOISE
             gap = np.abs(stored - rounded.astype(np.float64))
-            assert np.all(gap <= step), f"{c.sentence.id}/{name}: off by up to {gap.max()}; run `make real-heads`"
+            assert np.all(gap <= allowed), f"{c.sentence.id}/{name}: off by up to {gap.max()}; run `make real-heads`"
         # The weights the site computes from the float16 Q, K, V, against the model's own float32 ones.
         assert np.abs(c.weights - f.weights).max() < 1e-3
 
