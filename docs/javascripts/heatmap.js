@@ -56,7 +56,7 @@ class Heatmap {
     const grid = slot.grid[0];
     const width = Math.max(5, ...[ex.tokens, ex.key_tokens, ex.batch_tokens].flat(2).map((t) => t?.length || 0));
     grid.append(...rows);
-    grid.style.setProperty("--aih-cols", `${Math.min(15, width + 1)}ch repeat(${m}, minmax(2.7em, 1fr)) minmax(4.5em, 1.4fr)`);
+    grid.style.setProperty("--aih-cols", `${Math.min(16, width + 2)}ch repeat(${m}, minmax(2.7em, 1fr)) minmax(4.5em, 1.4fr)`);
     Object.assign(this, { ex, st, n, m, pick, first, causal, pub, slot, grid, heads, rows, modes: slot.mode });
     f.querySelector(".aih-figure__graphic").before(panel);
     f.classList.add("aih-on");
