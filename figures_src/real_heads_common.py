@@ -196,23 +196,12 @@ def render_head(data, ax):
 
 
 def head_caption(data):
-    """What the head does, in the numbers that picked it."""
-    kind, pick, heads, table = data["kind"], data["pick"], data["heads"], data["scores"]
-    where = f"{pick.label.capitalize()}, on the {heads.sentence.id} sentence."
-    pooled = f"averaged over all {table.n_rows} rows of the three sentences"
-    others = (f"the next-best head, {pick.runner_up_label}, {format_number(pick.runner_up)}; "
-              f"the median head {format_number(pick.median)}")
-    if kind in ("previous", "next"):
-        return (f"{where} {pooled.capitalize()}, {format_number(pick.score)} of a row's weight sits on the "
-                f"{PATTERN_KINDS[kind]} ({others}).")
-    if kind == "sink":
-        cls = table.patterns["cls"][pick.layer, pick.head]
-        sep = table.patterns["sep"][pick.layer, pick.head]
-        return (f"{where} {pooled.capitalize()}, {format_number(cls)} of a row's weight sits on [CLS] and "
-                f"{format_number(sep)} on [SEP], {format_number(pick.score)} together ({others}).")
-    link = table.links[kind]
-    L = link["link"]
-    return (f"{where} In the row of “{L.query}”, “{L.key}” gets {format_number(pick.score)} and "
-            f"“{L.distractor}” {format_number(link['distractor'][pick.layer, pick.head])}. Next comes "
-            f"{pick.runner_up_label} with {format_number(pick.runner_up)}; the median head gives “{L.key}” "
-            f"{format_number(pick.median)}.")
+    """Which head, on which sentence; the callout above the figure gives the numbers that picked it."""
+    kind, pick, heads = data["kind"], data["pick"], data["heads"]
+    n = len(heads.tokens)
+    text = (f"{pick.label.capitalize()} on the {heads.sentence.id} sentence: its {n} × {n} weights, queries down "
+            "and keys across.")
+    if kind in data["scores"].links:
+        link = data["scores"].links[kind]["link"]
+        text += f" The row of “{link.query}” is row {heads.position(link.query)}; “{link.key}” is column {heads.position(link.key)}."
+    return text

@@ -107,7 +107,7 @@ def caveat(data):
     link = scores.links["coreference"]["link"]
     others = [k for k in scores.links if k != "coreference" and (picks[k].layer, picks[k].head) == (pick.layer, pick.head)]
     text = (f"The {common.kind_name('coreference')} head ({pick.label}) shows how far a picture can mislead. It does "
-            f"give “{link.key}” the most weight, {format_number(pick.score)}, but {pick.runner_up_label} gives it "
+            f"give “{link.key}” the most weight, {format_number(pick.score)}, but {pick.runner_up_label} gives “{link.key}” "
             f"{format_number(pick.runner_up)}")
     if others:
         text += f", and the same head is also the strongest for {', '.join(common.kind_name(k) for k in others)}"
