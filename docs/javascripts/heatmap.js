@@ -162,7 +162,8 @@ class Heatmap {
     this.heads.forEach((c, t) => c.classList.toggle("aih-hl", t === j + 1));
     this.rows.forEach((row, t) => row.firstChild.classList.toggle("aih-hl", t === i + 1));
     this.put({
-      qt: qt[i], kt: kt[j], i, j, ij: `${i},${j}`, q: vec(q), k: vec(k), score: fmt(r.scores[i][j]), s: fmt(s[j]),
+      qt: qt[i], kt: kt[j], i, j, ij: `${i},${j}`, q: vec(q), k: vec(k), score: fmt(r.scores[i][j]),
+      s: s[j] > -Infinity ? fmt(s[j]) : `${fmt(r.scores[i][j] * ex.scale * st.mult)}, masked: −∞`,
       products: q.map((x, c) => (x * k[c] < 0 ? `(${fmt(x * k[c])})` : fmt(x * k[c]))).join(" + "),
       factor: (Math.abs(ex.scale ** 2 * ex.d_k - 1) < 1e-12 ? `1/√${ex.d_k}` : fmt(ex.scale)) + (st.mult === 1 ? "" : ` × ${fmt(st.mult)}`),
       num: big(Math.exp(s[j])), den: big(on.reduce((t, c) => t + Math.exp(s[c]), 0)), w: fmt(r.weights[i][j]),

@@ -206,7 +206,7 @@ def test_causal_mask_shows_minus_infinity_and_renormalises(demo):
     cell(demo, DEMO, 1, 4).hover()
     assert demo.locator(f"{DEMO} [data-slot=masked]").is_visible()
     assert demo.locator(f"{DEMO} [data-slot=weight]").is_hidden()
-    assert slot(demo, DEMO, "s") == "−∞"
+    assert slot(demo, DEMO, "s") == f"{fmt(ex['steps']['scores'][1][4] * ex['scale'])}, masked: −∞"
     cell(demo, DEMO, 2, 4).click()
     assert slot(demo, DEMO, "out") == vec(out[2])
     demo.locator(f"{DEMO} [data-slot=mask]").select_option("none")
