@@ -52,16 +52,27 @@ function setup() {
     if (e.target.matches("[data-slot='lead']")) label({ ...current(), head: +e.target.value });
   });
 
+  // One tab stop per grid (roving tabindex): the arrow keys move between its thumbnails.
+  const at = new Map(thumbs.map(([g, t]) => [`${t.sentence} ${t.layer} ${t.head}`, g]));
+  const MOVES = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
   for (const [g, t] of thumbs) {
     g.classList.add("aih-thumb");
     g.setAttribute("role", "button");
-    g.setAttribute("tabindex", "0");
+    g.setAttribute("tabindex", t.layer === 0 && t.head === 0 ? "0" : "-1");
     g.setAttribute("aria-label", `Open layer ${t.layer}, head ${t.head} (${t.sentence} sentence) in the viewer`);
     g.addEventListener("click", () => show(t));
     g.addEventListener("keydown", (e) => {
       if (e.key === "Enter" || e.key === " ") {
         e.preventDefault();
         show(t);
+      } else if (MOVES[e.key]) {
+        const [dl, dh] = MOVES[e.key];
+        const next = at.get(`${t.sentence} ${t.layer + dl} ${t.head + dh}`);
+        if (!next) return;
+        e.preventDefault();
+        g.setAttribute("tabindex", "-1");
+        next.setAttribute("tabindex", "0");
+        next.focus();
       }
     });
   }

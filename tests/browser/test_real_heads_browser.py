@@ -42,8 +42,13 @@ def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
 def test_the_keyboard_opens_a_thumbnail_too(page, site_url):
     page.goto(site_url + "real-heads/")
     expect(page.locator(f"{VIEWER}.aih-on")).to_have_count(1)
-    thumb = page.locator("#real-heads-grid-coreference-l4-h5")
-    thumb.focus()
+    first = page.locator("#real-heads-grid-coreference-l0-h0")
+    expect(first).to_have_attribute("tabindex", "0")  # the grid's one tab stop
+    expect(page.locator("#fig-real-heads-grid-coreference g[tabindex='0']")).to_have_count(1)
+    first.focus()
+    for key in ["ArrowDown"] * 4 + ["ArrowRight"] * 5:
+        page.keyboard.press(key)
+    expect(page.locator("#real-heads-grid-coreference-l4-h5")).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator("#real-heads-viewer-status")).to_have_text("Showing layer 4, head 5 on the coreference sentence.")
     expect(page.locator(VIEWER)).to_have_attribute("data-head", "5")
