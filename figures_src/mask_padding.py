@@ -11,7 +11,7 @@ def data():
 
 def caption(data):
     return (
-        "Weights for a batch of two sequences padded to the same length. The pad columns of the second "
+        "Weights for a batch of two sequences padded to the same length. The pad columns of the first "
         "sequence are 0 for every query. The pad rows are computed too, but their outputs are thrown away."
     )
 

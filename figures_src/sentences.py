@@ -92,10 +92,11 @@ def self_attention_example(example_id, title, page, sentence, mask=None, **extra
 
 
 def padded_batch():
-    """The running sentence and SHORT, padded to the same length: tokens, X (2, n, d_model), lengths."""
+    """SHORT padded to the running sentence's length, then the running sentence: tokens, X (2, n, d_model),
+    lengths. The padded sequence comes first, so it is the one a reader sees first."""
     n = RUNNING.n
     X = np.zeros((2, n, RUNNING.d_model))
-    X[0] = token_vectors(RUNNING)
-    X[1, : SHORT.n] = token_vectors(SHORT)  # padding positions keep the zero vector
-    tokens = [list(RUNNING.tokens), list(SHORT.tokens) + [PAD] * (n - SHORT.n)]
-    return tokens, X, np.array([RUNNING.n, SHORT.n])
+    X[0, : SHORT.n] = token_vectors(SHORT)  # padding positions keep the zero vector
+    X[1] = token_vectors(RUNNING)
+    tokens = [list(SHORT.tokens) + [PAD] * (n - SHORT.n), list(RUNNING.tokens)]
+    return tokens, X, np.array([SHORT.n, RUNNING.n])
