@@ -5,11 +5,23 @@ pymdownx.arithmatex (generic mode) marks the math in the HTML it produces:
 This hook replaces each mark with the MathML that latex2mathml makes of it; a formula it cannot convert
 fails the build, naming the page and the formula. Pages keep their LaTeX in the search index.
 """
+import hashlib
 import html
+import importlib.metadata
+import json
+import os
 import re
+from pathlib import Path
 
 from latex2mathml.converter import convert
 from mkdocs.exceptions import PluginError
+
+# Converted formulas, kept between builds (git-ignored): a rebuild with nothing changed converts nothing.
+CACHE = Path(__file__).resolve().parents[1] / ".cache" / "mathml.json"
+# Valid for this latex2mathml and this very file: editing the post-processing below empties the cache.
+_VERSION = f"latex2mathml={importlib.metadata.version('latex2mathml')} hook={hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}"
+_cache = None  # {"block|inline\0latex": mathml}, loaded on first use
+_cache_changed = False
 
 _INLINE = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.S)
 _DISPLAY = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.S)
@@ -18,6 +30,35 @@ _HEADER_CELL = re.compile(r"(<th\b[^>]*>)(.*?)(</th>)", re.S)
 
 
 def latex_to_mathml(latex, display, where="?"):
+    global _cache, _cache_changed
+    if _cache is None:
+        _cache = _load_cache()
+    key = f"{'block' if display else 'inline'}\0{latex.strip()}"
+    if key not in _cache:
+        _cache[key] = _convert(latex, display, where)
+        _cache_changed = True
+    return _cache[key]
+
+
+def _load_cache():
+    try:
+        stored = json.loads(CACHE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stored.get("formulas", {}) if stored.get("version") == _VERSION else {}
+
+
+def on_post_build(config):
+    global _cache_changed
+    if _cache_changed:
+        CACHE.parent.mkdir(parents=True, exist_ok=True)
+        tmp = CACHE.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps({"version": _VERSION, "formulas": _cache}, sort_keys=True), encoding="utf-8")
+        tmp.replace(CACHE)
+        _cache_changed = False
+
+
+def _convert(latex, display, where):
     try:
         mathml = convert(latex.strip(), display="block" if display else "inline")
     except Exception as exc:

@@ -1,0 +1,52 @@
+"""Remember Pygments' output for code blocks across builds, in .cache/highlight/ (git-ignored).
+
+The pages show the library's real source (snippets of attention/*.py); colouring those listings is the
+largest part of a rebuild in which nothing changed. pymdownx.highlight calls `pygments.highlight(src,
+lexer, formatter)`; this hook wraps that one call with a cache keyed by everything its result depends on
+(the versions of Pygments and pymdown-extensions, the source, the lexer and its options, the formatter and
+its options), so an unchanged block is read back instead of coloured again. Same input, same bytes.
+"""
+import hashlib
+import importlib.metadata
+import os
+from pathlib import Path
+
+import pymdownx.highlight
+
+CACHE = Path(__file__).resolve().parents[1] / ".cache" / "highlight"
+_VERSIONS = " ".join(f"{p}={importlib.metadata.version(p)}" for p in ("pygments", "pymdown-extensions"))
+
+
+def _key(src, lexer, formatter):
+    parts = [
+        _VERSIONS,
+        f"{type(lexer).__module__}.{type(lexer).__qualname__}",
+        repr(sorted((k, repr(v)) for k, v in lexer.options.items())),
+        f"{type(formatter).__module__}.{type(formatter).__qualname__}",
+        repr(sorted((k, repr(v)) for k, v in formatter.options.items())),
+        src,
+    ]
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+
+
+def _cached(highlight):
+    def cached_highlight(src, lexer, formatter, outfile=None):
+        if outfile is not None:  # not how pymdownx calls it; nothing to remember
+            return highlight(src, lexer, formatter, outfile)
+        path = CACHE / f"{_key(src, lexer, formatter)}.html"
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+        html = highlight(src, lexer, formatter)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(html, encoding="utf-8")
+        tmp.replace(path)
+        return html
+
+    cached_highlight.aih_wrapped = highlight
+    return cached_highlight
+
+
+def on_config(config):
+    if not hasattr(pymdownx.highlight.highlight, "aih_wrapped"):
+        pymdownx.highlight.highlight = _cached(pymdownx.highlight.highlight)
