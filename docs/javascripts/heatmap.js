@@ -192,6 +192,7 @@ export async function enhance(figure, merged = []) {
   const url = new URL(`../examples/${figure.dataset.example}.json`, import.meta.url).href; // we are <site>/javascripts/
   if (!loaded.has(url)) loaded.set(url, fetch(url).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${url}: ${r.status}`)))));
   const ex = await loaded.get(url);
+  if (!["Q", "K", "V", "weights", "entropy"].every((k) => ex.steps?.[k])) throw new Error(`${url}: steps need Q, K, V, weights, entropy`);
   if (ctl.signal.aborted) return;
   new Heatmap(figure, ex, ctl.signal);
   for (const f of merged) f.classList.add("aih-merged");
