@@ -26,6 +26,7 @@ ITEMS = [
     "demo_weights",
     "output_shapes",
     "output_block",
+    "multi_head_heads",
     "multi_head_h0",
     "multi_head_h1",
     "multi_head_cost",
