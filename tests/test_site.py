@@ -124,6 +124,7 @@ def isolated_config(tmp_path, docs_dir):
     text = re.sub(r"^site_dir: .*$", f"site_dir: {tmp_path / 'site'}", text, flags=re.M)
     text = re.sub(r"^  custom_dir: (.*)$", lambda m: f"  custom_dir: {ROOT / m.group(1)}", text, flags=re.M)
     text = re.sub(r"^  - (hooks/.*\.py)$", lambda m: f"  - {ROOT / m.group(1)}", text, flags=re.M)
+    text = text.replace("!relative $config_dir", f"'{ROOT}'")
     config = tmp_path / "mkdocs.yml"
     config.write_text(text)
     return config
