@@ -1,82 +1,65 @@
-// Real heads page: each thumbnail of a grid (an SVG <g id="real-heads-grid-<sentence>-l<layer>-h<head>">)
-// becomes a button that opens its head in the viewer, the interactive heatmap #fig-real-heads-viewer.
-// Without JavaScript the grids, the viewer's first head and the named heads stay as static figures.
+// Real heads page: each grid thumbnail <g id="real-heads-grid-<sentence>-l<layer>-h<head>"> opens its head in
+// the viewer (#fig-real-heads-viewer, an interactive heatmap). Without JS the static figures stay.
 import { enhance } from "./heatmap.js";
 
-const THUMB = /^real-heads-grid-([a-z]+)-l(\d+)-h(\d+)$/;
+const MOVES = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
 
-// "real-heads-grid-long-l0-h2" -> { sentence: "long", layer: 0, head: 2 }, or null for any other id
-export function parseThumbnail(id) {
-  const m = THUMB.exec(id);
-  return m && { sentence: m[1], layer: +m[2], head: +m[3] };
-}
-
-export const exampleId = ({ sentence, layer }) => `real-heads-${sentence}-layer${layer}`;
-
-function setup() {
+document$.subscribe(() => {
   const viewer = document.getElementById("fig-real-heads-viewer");
   if (!viewer) return;
   const status = document.getElementById("real-heads-viewer-status");
-  const thumbs = [...document.querySelectorAll("figure[id^='fig-real-heads-grid-'] svg g[id]")]
-    .map((g) => [g, parseThumbnail(g.id)])
-    .filter(([, t]) => t);
+  const thumbs = new Map(); // "sentence layer head" -> <g>
+  for (const g of document.querySelectorAll("figure[id^='fig-real-heads-grid-'] g[id]")) {
+    const m = /^real-heads-grid-([a-z]+)-l(\d+)-h(\d+)$/.exec(g.id);
+    if (m) thumbs.set(`${m[1]} ${+m[2]} ${+m[3]}`, g);
+  }
+  const key = (t) => `${t.sentence} ${t.layer} ${t.head}`;
 
-  const mark = (open) => {
-    for (const [g, t] of thumbs) {
-      const on = exampleId(t) === open.example && t.head === open.head;
-      g.classList.toggle("aih-thumb--open", on);
-      g.setAttribute("aria-pressed", on);
+  const mark = (t) => {
+    for (const [k, g] of thumbs) {
+      g.classList.toggle("aih-thumb--open", k === key(t));
+      g.setAttribute("aria-pressed", k === key(t));
     }
   };
-
+  // The line above the viewer and the marked thumbnail follow t; the viewer's table (its first head's) goes.
   const label = (t) => {
     status.textContent = `Showing layer ${t.layer}, head ${t.head} on the ${t.sentence} sentence.`;
-    viewer.querySelector("details.aih-data")?.setAttribute("hidden", ""); // its table is the first head's
-    mark({ example: exampleId(t), head: t.head });
+    viewer.querySelector("details.aih-data")?.setAttribute("hidden", "");
+    mark(t);
   };
-
+  const shown = () => {
+    const [, sentence, layer] = /^real-heads-([a-z]+)-layer(\d+)$/.exec(viewer.dataset.example);
+    return { sentence, layer: +layer, head: +viewer.dataset.head };
+  };
   const show = (t) => {
-    viewer.dataset.example = exampleId(t);
-    viewer.dataset.head = t.head;
+    Object.assign(viewer.dataset, { example: `real-heads-${t.sentence}-layer${t.layer}`, head: t.head });
     label(t);
     enhance(viewer);
     viewer.scrollIntoView({ behavior: "smooth", block: "nearest" });
   };
-
-  // The viewer's own head menu switches heads within the layer: keep the line and the marked thumbnail true.
-  const current = () => {
-    const [, sentence, layer] = /^real-heads-([a-z]+)-layer(\d+)$/.exec(viewer.dataset.example);
-    return { sentence, layer: +layer };
-  };
   viewer.addEventListener("change", (e) => {
-    if (e.target.matches("[data-slot='lead']")) label({ ...current(), head: +e.target.value });
+    if (e.target.matches("[data-slot='lead']")) label({ ...shown(), head: +e.target.value });
   });
 
-  // One tab stop per grid (roving tabindex): the arrow keys move between its thumbnails.
-  const at = new Map(thumbs.map(([g, t]) => [`${t.sentence} ${t.layer} ${t.head}`, g]));
-  const MOVES = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
-  for (const [g, t] of thumbs) {
+  for (const [k, g] of thumbs) {
+    const [sentence, layer, head] = k.split(" ");
+    const t = { sentence, layer: +layer, head: +head };
     g.classList.add("aih-thumb");
     g.setAttribute("role", "button");
-    g.setAttribute("tabindex", t.layer === 0 && t.head === 0 ? "0" : "-1");
-    g.setAttribute("aria-label", `Open layer ${t.layer}, head ${t.head} (${t.sentence} sentence) in the viewer`);
+    g.setAttribute("tabindex", t.layer || t.head ? "-1" : "0"); // one tab stop per grid; arrows move
+    g.setAttribute("aria-label", `Open layer ${layer}, head ${head} (${sentence} sentence) in the viewer`);
     g.addEventListener("click", () => show(t));
     g.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" || e.key === " ") {
-        e.preventDefault();
-        show(t);
-      } else if (MOVES[e.key]) {
-        const [dl, dh] = MOVES[e.key];
-        const next = at.get(`${t.sentence} ${t.layer + dl} ${t.head + dh}`);
-        if (!next) return;
-        e.preventDefault();
+      const move = MOVES[e.key];
+      const next = move && thumbs.get(key({ sentence, layer: t.layer + move[0], head: t.head + move[1] }));
+      if (e.key === "Enter" || e.key === " ") show(t);
+      else if (next) {
         g.setAttribute("tabindex", "-1");
         next.setAttribute("tabindex", "0");
         next.focus();
-      }
+      } else return;
+      e.preventDefault();
     });
   }
-  mark({ example: viewer.dataset.example, head: +viewer.dataset.head });
-}
-
-document$.subscribe(setup);
+  mark(shown());
+});

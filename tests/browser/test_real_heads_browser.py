@@ -21,6 +21,8 @@ def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
     page.goto(site_url + "real-heads/")
     expect(page.locator(f"{VIEWER}.aih-on")).to_have_count(1)
     page.locator(".tabbed-labels label", has_text="long").click()  # the sentence selector
+    table = page.locator(f"{VIEWER} details.aih-data")
+    expect(table).not_to_have_attribute("hidden", "")  # the first head's numbers, right for the first head
     thumb = page.locator("#real-heads-grid-long-l0-h2")
     expect(thumb).to_be_visible()
     expect(thumb).to_have_attribute("role", "button")
@@ -28,6 +30,7 @@ def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
     expect(page.locator("#real-heads-viewer-status")).to_have_text("Showing layer 0, head 2 on the long sentence.")
     expect(page.locator(VIEWER)).to_have_attribute("data-example", "real-heads-long-layer0")
     expect(thumb).to_have_attribute("aria-pressed", "true")
+    expect(table).to_have_attribute("hidden", "")  # no longer the head shown
 
     ex = example("real-heads-long-layer0")
     rows = page.locator(f"{VIEWER} .aih-grid [role=row]:not(:first-child)")
