@@ -81,10 +81,13 @@ def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=No
                              gid=f"{name}-cell-{i}-{j}")
             if not np.isfinite(v):
                 cell.set_hatch("///")
-            ax.add_patch(cell)
+            # Cells and their numbers sit inside the axes: left out of the data limits (set below) and out
+            # of constrained layout, which would otherwise measure every one of them (most of a figure's time).
+            cell.set_in_layout(False)
+            ax.add_artist(cell)
             if show_values:
                 ax.text(j, i, format_number(v), ha="center", va="center", fontsize=fontsize,
-                        color=text_colour(fill), gid=f"{name}-value-{i}-{j}")
+                        color=text_colour(fill), gid=f"{name}-value-{i}-{j}").set_in_layout(False)
 
     ax.set_xlim(-0.5, n_k - 0.5)
     ax.set_ylim(n_q - 0.5, -0.5)  # query 0 on top
