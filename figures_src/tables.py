@@ -18,8 +18,8 @@ def num(value, digits=2, trim=False):
     text = f"{value:.{digits}f}"
     if trim and "." in text:
         text = text.rstrip("0").rstrip(".")
-    if text.lstrip("-").strip("0.") == "":
-        text = "0"  if trim else text.lstrip("-")
+    if text.lstrip("-").strip("0.") == "":  # a zero, or a tiny number that rounds to one: never "−0"
+        text = text.lstrip("-")
     return text.replace("-", "−")
 
 
