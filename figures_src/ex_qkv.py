@@ -16,7 +16,7 @@ def snippets(example):
     parts = {
         "x": matrix(X, tokens, x_cols, corner="token", digits=0, trim=True),
         "shapes": (
-            f"Here $n = {n}$ tokens, $d_{{\\text{{model}}}} = {d_model}$ and $d_k = d_v = {d_k}$: $X$ is "
+            f"The running example is the sentence *{' '.join(tokens)}*: $n = {n}$ tokens, $d_{{\\text{{model}}}} = {d_model}$ and $d_k = d_v = {d_k}$: $X$ is "
             f"${n} \\times {d_model}$, each of $W_Q$, $W_K$, $W_V$ is ${d_model} \\times {d_k}$, and each of "
             f"$Q$, $K$, $V$ is ${n} \\times {d_k}$."
         ),
