@@ -13,7 +13,6 @@ import os
 import re
 from pathlib import Path
 
-from latex2mathml.converter import convert
 from mkdocs.exceptions import PluginError
 
 # Converted formulas, kept between builds (git-ignored): a rebuild with nothing changed converts nothing.
@@ -59,6 +58,8 @@ def on_post_build(config):
 
 
 def _convert(latex, display, where):
+    from latex2mathml.converter import convert  # noqa: PLC0415  (not even imported when the cache has it all)
+
     try:
         mathml = convert(latex.strip(), display="block" if display else "inline")
     except Exception as exc:
