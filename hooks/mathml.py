@@ -40,6 +40,8 @@ def latex_to_mathml(latex, display, where="?"):
 
 
 def _load_cache():
+    if os.environ.get("AIH_BUILD_CACHE") == "off":  # tests compare builds with and without the cache
+        return {}
     try:
         stored = json.loads(CACHE.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -49,7 +51,7 @@ def _load_cache():
 
 def on_post_build(config):
     global _cache_changed
-    if _cache_changed:
+    if _cache_changed and os.environ.get("AIH_BUILD_CACHE") != "off":
         CACHE.parent.mkdir(parents=True, exist_ok=True)
         tmp = CACHE.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(json.dumps({"version": _VERSION, "formulas": _cache}, sort_keys=True), encoding="utf-8")
