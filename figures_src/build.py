@@ -183,6 +183,14 @@ def render_all(dotted_names, jobs):
                 future.cancel()
 
 
+def remove_unowned(out, paths, manifest):
+    """Delete the files among `paths` that no item in the manifest writes any more (an item renamed,
+    or a file moved from one item to another, keeps the file the new owner wrote)."""
+    owned = {p for entry in manifest.values() for p in entry["outputs"]}
+    for path in set(paths) - owned:
+        (out / path).unlink(missing_ok=True)
+
+
 def build(modules=None, *, only=None, force=False, out=GENERATED, jobs=None, log=print):
     """Build the items (dotted module names; default: the registry). Returns the names rebuilt.
 
@@ -218,17 +226,15 @@ def build(modules=None, *, only=None, force=False, out=GENERATED, jobs=None, log
         for path, text in outputs.items():
             write_atomic(out / path, text)
         entry = manifest.get(name)
-        for old in set(entry["outputs"] if entry else []) - set(outputs):
-            (out / old).unlink(missing_ok=True)
         manifest[name] = {"hash": digests[name], "outputs": sorted(outputs)}
+        remove_unowned(out, set(entry["outputs"] if entry else []) - set(outputs), manifest)
         write_atomic(manifest_path, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
         rebuilt.append(name)
         log(f"built {name}: {', '.join(sorted(outputs))}")
 
     if not only:  # items no longer in the registry: remove what they wrote
         for name in sorted(set(manifest) - set(by_name)):
-            for path in manifest.pop(name)["outputs"]:
-                (out / path).unlink(missing_ok=True)
+            remove_unowned(out, manifest.pop(name)["outputs"], manifest)
             log(f"removed {name} (no longer in the registry)")
         write_atomic(manifest_path, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return rebuilt

@@ -263,6 +263,31 @@ def test_a_data_file_listed_in_inputs_is_an_input(tmp_path, monkeypatch):
         figures_build.build(modules, out=out, log=lambda *_: None)
 
 
+PUBLISHES = '''
+"""Publishes one download."""
+
+
+def data():
+    return {{}}
+
+
+def public(data):
+    return {{"downloads/shared.txt": "{text}\\n"}}
+'''
+
+
+def test_an_item_dropped_from_the_registry_leaves_only_what_others_still_write(tmp_path, monkeypatch):
+    old, new, figure = make_package(tmp_path, monkeypatch, old_item=PUBLISHES.format(text="old"),
+                                    new_item=PUBLISHES.format(text="new"), fig_one=GOOD_FIGURE.format(value=0.25))
+    out = tmp_path / "out"
+    figures_build.build([old, figure], out=out, log=lambda *_: None)
+    assert (out / "public/downloads/shared.txt").read_text() == "old\n"
+    figures_build.build([new], out=out, log=lambda *_: None)  # old_item renamed; fig_one dropped
+    assert (out / "public/downloads/shared.txt").read_text() == "new\n", "the new owner's file was deleted"
+    assert not (out / "figures/fig-one.svg").exists() and not (out / "figures/fig-one.html").exists()
+    assert sorted(json.loads((out / ".manifest.json").read_text())) == ["new-item"]
+
+
 def test_only_builds_the_named_item_and_force_rebuilds(tmp_path, monkeypatch):
     modules = make_package(tmp_path, monkeypatch, fig_one=GOOD_FIGURE.format(value=0.25),
                            fig_two=GOOD_FIGURE.format(value=0.5))
