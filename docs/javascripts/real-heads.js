@@ -1,61 +1,58 @@
-// Real heads page: each grid thumbnail <g id="real-heads-grid-<sentence>-l<layer>-h<head>"> opens its head in
-// the viewer (#fig-real-heads-viewer, an interactive heatmap). Without JS the static figures stay.
+// Real heads: a thumbnail <g id="real-heads-grid-<sentence>-l<layer>-h<head>"> (a square over its grid's image)
+// becomes a button opening that head in the viewer; its <svg> a group (an img holds no buttons).
 import { enhance } from "./heatmap.js";
 
 const MOVES = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+const thumbId = (s, l, h) => `real-heads-grid-${s}-l${l}-h${h}`;
 
 document$.subscribe(() => {
   const viewer = document.getElementById("fig-real-heads-viewer");
   if (!viewer) return;
-  const status = document.getElementById("real-heads-viewer-status");
-  const thumbs = new Map(); // "sentence layer head" -> <g>
-  for (const g of document.querySelectorAll("figure[id^='fig-real-heads-grid-'] g[id]")) {
-    const m = /^real-heads-grid-([a-z]+)-l(\d+)-h(\d+)$/.exec(g.id);
-    if (m) thumbs.set(`${m[1]} ${+m[2]} ${+m[3]}`, g);
-  }
-  const key = (t) => `${t.sentence} ${t.layer} ${t.head}`;
-
+  const thumbs = [...document.querySelectorAll("figure[id^='fig-real-heads-grid-'] g[id]")]
+    .map((g) => [g, /^real-heads-grid-([a-z]+)-l(\d+)-h(\d+)$/.exec(g.id)])
+    .filter(([, m]) => m);
   const mark = (t) => {
-    for (const [k, g] of thumbs) {
-      g.classList.toggle("aih-thumb--open", k === key(t));
-      g.setAttribute("aria-pressed", k === key(t));
+    for (const [g] of thumbs) {
+      const open = g.id === thumbId(t.s, t.l, t.h);
+      g.classList.toggle("aih-thumb--open", open);
+      g.setAttribute("aria-pressed", open);
     }
   };
-  // The line above the viewer and the marked thumbnail follow t; the viewer's table (its first head's) goes.
+  // The status line and the marked thumbnail follow t; the viewer's table (its first head's) goes.
   const label = (t) => {
-    status.textContent = `Showing layer ${t.layer}, head ${t.head} on the ${t.sentence} sentence.`;
+    document.getElementById("real-heads-viewer-status").textContent =
+      `Showing layer ${t.l}, head ${t.h} on the ${t.s} sentence.`;
     viewer.querySelector("details.aih-data")?.setAttribute("hidden", "");
     mark(t);
   };
   const shown = () => {
-    const [, sentence, layer] = /^real-heads-([a-z]+)-layer(\d+)$/.exec(viewer.dataset.example);
-    return { sentence, layer: +layer, head: +viewer.dataset.head };
-  };
-  const show = (t) => {
-    Object.assign(viewer.dataset, { example: `real-heads-${t.sentence}-layer${t.layer}`, head: t.head });
-    label(t);
-    enhance(viewer);
-    viewer.scrollIntoView({ behavior: "smooth", block: "nearest" });
+    const [, s, l] = /^real-heads-([a-z]+)-layer(\d+)$/.exec(viewer.dataset.example);
+    return { s, l, h: viewer.dataset.head };
   };
   viewer.addEventListener("change", (e) => {
-    if (e.target.matches("[data-slot='lead']")) label({ ...shown(), head: +e.target.value });
+    if (e.target.matches("[data-slot='lead']")) label({ ...shown(), h: e.target.value });
   });
 
-  for (const [k, g] of thumbs) {
-    const [sentence, layer, head] = k.split(" ");
-    const t = { sentence, layer: +layer, head: +head };
+  for (const [g, [, s, l, h]] of thumbs) {
+    g.closest("svg").setAttribute("role", "group");
     g.classList.add("aih-thumb");
     g.setAttribute("role", "button");
-    g.setAttribute("tabindex", t.layer || t.head ? "-1" : "0"); // one tab stop per grid; arrows move
-    g.setAttribute("aria-label", `Open layer ${layer}, head ${head} (${sentence} sentence) in the viewer`);
-    g.addEventListener("click", () => show(t));
+    g.setAttribute("tabindex", +l || +h ? -1 : 0); // one tab stop per grid; arrows move
+    g.setAttribute("aria-label", `Layer ${l}, head ${h}, ${s} sentence`);
+    const show = () => {
+      Object.assign(viewer.dataset, { example: `real-heads-${s}-layer${l}`, head: h });
+      label({ s, l, h });
+      enhance(viewer);
+      viewer.scrollIntoView({ behavior: "smooth", block: "nearest" });
+    };
+    g.addEventListener("click", show);
     g.addEventListener("keydown", (e) => {
       const move = MOVES[e.key];
-      const next = move && thumbs.get(key({ sentence, layer: t.layer + move[0], head: t.head + move[1] }));
-      if (e.key === "Enter" || e.key === " ") show(t);
+      const next = move && document.getElementById(thumbId(s, +l + move[0], +h + move[1]));
+      if (e.key === "Enter" || e.key === " ") show();
       else if (next) {
-        g.setAttribute("tabindex", "-1");
-        next.setAttribute("tabindex", "0");
+        g.setAttribute("tabindex", -1);
+        next.setAttribute("tabindex", 0);
         next.focus();
       } else return;
       e.preventDefault();
