@@ -3,10 +3,15 @@
 Not a figure itself (it is not in the registry). Everything here reads data/real_heads.{npz,json},
 written by `make real-heads`; the model is never loaded during the site build.
 """
+import base64
 import functools
+import io
 
+import matplotlib as mpl
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.patches import Rectangle
+from PIL import Image
 
 from realheads import analysis, data as realdata
 
@@ -25,6 +30,7 @@ INPUTS = [
 PICK_COLOUR = "#E69F00"  # Okabe-Ito orange: the frame of a head named on the page
 PATTERN_COLUMNS = ("previous", "next", "self", "cls", "sep")
 GRID_SIZE = (7.4, 4.1)  # inches: 12 columns by 6 rows of thumbnails
+THUMBNAIL_LEVELS = 32  # colours in a thumbnail: weights rounded to steps of 1/31 (the viewer has the numbers)
 PATTERN_KINDS = {"previous": "previous token", "next": "next token", "sink": "[CLS]/[SEP] sink"}
 # Which sentence shows each kind of head: the long one for the neighbour heads, the others their own.
 KIND_SENTENCE = {"previous": "long", "next": "long", "sink": "coreference", "coreference": "coreference", "agreement": "agreement"}
@@ -90,32 +96,90 @@ def sentence_scores(heads):
     return table
 
 
-def render_grid(data, fig):
-    """Each thumbnail is one head's weights (queries down, keys across), brighter = more weight."""
-    weights = data["heads"].weights  # (L, H, n, n)
-    n_layers, n_heads = weights.shape[:2]
-    name = fig.aih_name
-    fig.get_layout_engine().set(w_pad=0.01, h_pad=0.01, wspace=0.03, hspace=0.03)  # thumbnails close together
-    axes = fig.subplots(n_layers, n_heads)
+def thumbnail_layout(n):
+    """(cells between thumbnails, cells per thumbnail step) for n-token thumbnails: a gap of about n/7."""
+    gap = max(1, round(n / 7))
+    return gap, n + gap
+
+
+def grid_png(weights):
+    """All heads' weights tiled into one 8-bit palette PNG: layers down, heads across, transparent gaps.
+
+    One pixel per weight, its colour the weight rounded to one of THUMBNAIL_LEVELS steps of the weight
+    colour map (index 0 is the transparent gap). One palette image per grid is a few KB where 72 RGBA images
+    (what matplotlib writes) cost ~70 KB gzipped.
+    """
+    n_layers, n_heads, n, _ = weights.shape
+    if not np.all((weights >= -1e-3) & (weights <= 1 + 1e-3)):
+        raise ValueError(f"grid_png: weights must lie in [0, 1], got {weights.min()} to {weights.max()}")
+    gap, step = thumbnail_layout(n)
+    levels = np.rint(np.clip(weights, 0.0, 1.0) * (THUMBNAIL_LEVELS - 1)).astype(np.uint8) + 1
+    pixels = np.zeros((n_layers * step - gap, n_heads * step - gap), dtype=np.uint8)
     for layer in range(n_layers):
         for head in range(n_heads):
-            ax = axes[layer, head]
-            image = ax.imshow(weights[layer, head], cmap=WEIGHT_CMAP, vmin=0.0, vmax=1.0, interpolation="nearest")
-            image.set_gid(thumbnail_id(name, layer, head) + "-image")
-            ax.set_gid(thumbnail_id(name, layer, head))
-            ax.set_xticks([])
-            ax.set_yticks([])
-            for spine in ax.spines.values():
-                spine.set_visible(False)
-            if (layer, head) in data["marked"]:
-                ax.add_patch(Rectangle((-0.07, -0.07), 1.14, 1.14, transform=ax.transAxes, fill=False,
-                                       edgecolor=PICK_COLOUR, linewidth=2, clip_on=False))  # outside the cells
-            if layer == 0:
-                ax.set_title(f"{head}", fontsize=8, pad=3)
-            if head == 0:
-                ax.set_ylabel(f"{layer}", fontsize=8, rotation=0, ha="right", va="center", labelpad=4)
-    fig.suptitle("head →", x=0.5, fontsize=8)
-    fig.supylabel("layer ↓", fontsize=8)
+            pixels[layer * step:layer * step + n, head * step:head * step + n] = levels[layer, head]
+    colours = mpl.colormaps[WEIGHT_CMAP](np.linspace(0.0, 1.0, THUMBNAIL_LEVELS), bytes=True)[:, :3]
+    image = Image.fromarray(pixels, mode="P")
+    image.putpalette([0, 0, 0, *colours.ravel().tolist()])
+    buffer = io.BytesIO()
+    image.save(buffer, format="png", optimize=True, transparency=0)
+    return buffer.getvalue()
+
+
+class PaletteImage(Artist):
+    """A PNG drawn over a data rectangle as an SVG <image>, its bytes as given (matplotlib's imshow would
+    re-encode it as RGBA, three times the size). SVG output only."""
+
+    def __init__(self, png, extent):
+        super().__init__()
+        self.png, self.extent = png, extent  # extent: (left, right, bottom, top) in data units
+
+    def draw(self, renderer):
+        if not hasattr(renderer, "writer"):
+            raise TypeError(f"PaletteImage draws into SVG only, not with {type(renderer).__name__}")
+        left, right, bottom, top = self.extent
+        (x0, y0), (x1, y1) = self.axes.transData.transform([(left, bottom), (right, top)])
+        x, y = min(x0, x1), renderer.height - max(y0, y1)  # SVG's y runs down
+        renderer.writer.element(
+            "image", x=f"{x:.3f}", y=f"{y:.3f}", width=f"{abs(x1 - x0):.3f}", height=f"{abs(y1 - y0):.3f}",
+            attrib={"id": self.get_gid() or "thumbnails", "preserveAspectRatio": "none",
+                    "xlink:href": "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")},
+            style="image-rendering:pixelated")
+
+
+def render_grid(data, fig):
+    """Each thumbnail is one head's weights (queries down, keys across), brighter = more weight.
+
+    The thumbnails are one image; over each lies an invisible square with the id
+    `<figure>-l<layer>-h<head>`, which docs/javascripts/real-heads.js makes a button.
+    """
+    weights = data["heads"].weights  # (L, H, n, n)
+    n_layers, n_heads, n, _ = weights.shape
+    gap, step = thumbnail_layout(n)
+    name = fig.aih_name
+    width, height = n_heads * step - gap, n_layers * step - gap
+    fig.get_layout_engine().set(w_pad=0.01, h_pad=0.01)
+    ax = fig.add_subplot()
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)  # layer 0 on top
+    ax.set_aspect("equal")
+    ax.add_artist(PaletteImage(grid_png(weights), (0, width, height, 0)))
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            area = Rectangle((head * step, layer * step), n, n, fill=False, edgecolor="none", clip_on=False)
+            area.set_gid(thumbnail_id(name, layer, head))
+            ax.add_patch(area)
+    for layer, head in sorted(data["marked"]):
+        ax.add_patch(Rectangle((head * step - gap / 2, layer * step - gap / 2), n + gap, n + gap, fill=False,
+                               edgecolor=PICK_COLOUR, linewidth=2, clip_on=False))  # in the gap, outside the cells
+    ax.set_xticks(np.arange(n_heads) * step + n / 2, [str(h) for h in range(n_heads)], fontsize=8)
+    ax.set_yticks(np.arange(n_layers) * step + n / 2, [str(k) for k in range(n_layers)], fontsize=8)
+    ax.tick_params(length=0, pad=3, top=True, labeltop=True, bottom=False, labelbottom=False)
+    ax.set_xlabel("head →", fontsize=8)
+    ax.xaxis.set_label_position("top")
+    ax.set_ylabel("layer ↓", fontsize=8)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
 
 
 def grid_caption(data):

@@ -308,3 +308,52 @@ def test_the_site_build_needs_no_model_libraries():
         "real_heads_grid_long.data(); real_heads_viewer.data(); real_heads_viewer.EXAMPLE\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+
+
+def test_every_real_heads_item_is_rebuilt_when_the_committed_data_changes():
+    """The build hashes what an item lists in INPUTS, its own or a sibling's it imports (CONTRIBUTING.md):
+    every real-heads item must count both data files (and realheads/) among its inputs."""
+    from figures_src.build import ROOT, InputHasher
+    from figures_src.registry import ITEMS
+
+    hasher = InputHasher()
+    items = [item for item in ITEMS if item.startswith("real_heads")]
+    assert len(items) >= 10
+    for item in items:
+        inputs = set(hasher.input_files(f"figures_src.{item}"))
+        for path in ("data/real_heads.npz", "data/real_heads.json", "realheads/analysis.py", "realheads/data.py"):
+            assert ROOT / path in inputs, (item, path)
+
+
+def test_the_grid_thumbnails_are_one_palette_image_of_the_weights():
+    """One pixel per weight, its palette index the weight in THUMBNAIL_LEVELS steps, transparent gaps."""
+    import io
+
+    import matplotlib as mpl
+    from PIL import Image
+
+    from figures_src import real_heads_common as common
+
+    _, by_id = common.extraction()
+    weights = by_id["coreference"].weights.astype(np.float64)
+    n_layers, n_heads, n, _ = weights.shape
+    image = Image.open(io.BytesIO(common.grid_png(weights)))
+    assert image.mode == "P" and image.info["transparency"] == 0
+    gap, step = common.thumbnail_layout(n)
+    pixels = np.asarray(image)
+    assert pixels.shape == (n_layers * step - gap, n_heads * step - gap)
+    levels = common.THUMBNAIL_LEVELS
+    palette = np.array(image.getpalette()[: 3 * (levels + 1)]).reshape(-1, 3)
+    expected = mpl.colormaps[common.WEIGHT_CMAP](np.linspace(0, 1, levels), bytes=True)[:, :3]
+    np.testing.assert_array_equal(palette[1:], expected)
+    covered = np.zeros(pixels.shape, dtype=bool)
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            rows, cols = slice(layer * step, layer * step + n), slice(head * step, head * step + n)
+            shown = (pixels[rows, cols].astype(int) - 1) / (levels - 1)
+            assert np.abs(shown - weights[layer, head]).max() <= 0.5 / (levels - 1) + 1e-9, (layer, head)
+            covered[rows, cols] = True
+    assert (pixels[~covered] == 0).all()  # the gaps are the transparent index
+    assert (pixels[covered] > 0).all()
+    with pytest.raises(ValueError, match="weights must lie in"):
+        common.grid_png(weights * 2)

@@ -26,6 +26,9 @@ def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
     thumb = page.locator("#real-heads-grid-long-l0-h2")
     expect(thumb).to_be_visible()
     expect(thumb).to_have_attribute("role", "button")
+    expect(thumb).to_have_attribute("aria-label", "Layer 0, head 2, long sentence")
+    # buttons may not sit inside an img: the grid's svg is a group once its thumbnails are buttons
+    expect(page.locator("#fig-real-heads-grid-long svg")).to_have_attribute("role", "group")
     thumb.click()
     expect(page.locator("#real-heads-viewer-status")).to_have_text("Showing layer 0, head 2 on the long sentence.")
     expect(page.locator(VIEWER)).to_have_attribute("data-example", "real-heads-long-layer0")
@@ -65,7 +68,20 @@ def test_without_javascript_the_grids_and_the_named_heads_are_shown(page, site_u
         grid = static.locator("#fig-real-heads-grid-coreference svg")
         box = grid.bounding_box()
         assert box and box["width"] > 300, box
-        assert static.locator("#fig-real-heads-grid-coreference svg image").count() == 72
+        # one image for all 72 heads, drawn one square per weight, under 72 addressable thumbnails
+        image = static.locator("#fig-real-heads-grid-coreference svg image")
+        expect(image).to_have_count(1)
+        assert image.evaluate("i => getComputedStyle(i).imageRendering") == "pixelated"
+        ids = static.eval_on_selector_all("#fig-real-heads-grid-coreference g[id]",
+                                          r"gs => gs.map(g => g.id).filter(i => /-l\d+-h\d+$/.test(i))")
+        assert ids == [f"real-heads-grid-coreference-l{k}-h{h}" for k in range(6) for h in range(12)]
+        outer = image.bounding_box()
+        first = static.locator(f"#{ids[0]}").bounding_box()
+        last = static.locator(f"#{ids[-1]}").bounding_box()
+        assert abs(first["x"] - outer["x"]) < 1 and abs(first["y"] - outer["y"]) < 1, (first, outer)
+        assert abs(last["x"] + last["width"] - outer["x"] - outer["width"]) < 1, (last, outer)
+        assert abs(last["y"] + last["height"] - outer["y"] - outer["height"]) < 1, (last, outer)
+        assert grid.get_attribute("role") == "img"  # nothing focusable inside without JS
         for name in ("viewer", "previous", "next", "sink", "coreference", "agreement"):
             figure = static.locator(f"#fig-real-heads-{name} svg")
             box = figure.bounding_box()
