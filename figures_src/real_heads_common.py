@@ -126,25 +126,37 @@ def grid_png(weights):
     return buffer.getvalue()
 
 
-class PaletteImage(Artist):
-    """A PNG drawn over a data rectangle as an SVG <image>, its bytes as given (matplotlib's imshow would
-    re-encode it as RGBA, three times the size). SVG output only."""
+class ThumbnailGrid(Artist):
+    """The grid's image and, over each thumbnail, an unfilled square <g id="<figure>-l<layer>-h<head>"><rect/></g>
+    that docs/javascripts/real-heads.js makes a button. Written straight into the SVG (SVG output only), in
+    the image's own pixel units: matplotlib's imshow would re-encode the PNG as RGBA (three times the size),
+    and its patches would spell out every square's corners to six decimals."""
 
-    def __init__(self, png, extent):
+    def __init__(self, weights, name):
         super().__init__()
-        self.png, self.extent = png, extent  # extent: (left, right, bottom, top) in data units
+        self.png, self.name = grid_png(weights), name
+        self.n_layers, self.n_heads, self.n, _ = weights.shape
+        self.gap, self.step = thumbnail_layout(self.n)
+        self.width, self.height = self.n_heads * self.step - self.gap, self.n_layers * self.step - self.gap
 
     def draw(self, renderer):
         if not hasattr(renderer, "writer"):
-            raise TypeError(f"PaletteImage draws into SVG only, not with {type(renderer).__name__}")
-        left, right, bottom, top = self.extent
-        (x0, y0), (x1, y1) = self.axes.transData.transform([(left, bottom), (right, top)])
-        x, y = min(x0, x1), renderer.height - max(y0, y1)  # SVG's y runs down
-        renderer.writer.element(
-            "image", x=f"{x:.3f}", y=f"{y:.3f}", width=f"{abs(x1 - x0):.3f}", height=f"{abs(y1 - y0):.3f}",
-            attrib={"id": self.get_gid() or "thumbnails", "preserveAspectRatio": "none",
-                    "xlink:href": "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")},
-            style="image-rendering:pixelated")
+            raise TypeError(f"ThumbnailGrid draws into SVG only, not with {type(renderer).__name__}")
+        # data units are the image's pixels, y down (the axes' y axis is inverted)
+        (x0, y0), (x1, _) = self.axes.transData.transform([(0, 0), (self.width, 0)])
+        scale = (x1 - x0) / self.width
+        writer = renderer.writer
+        writer.start("g", transform=f"matrix({scale:.5f} 0 0 {scale:.5f} {x0:.3f} {renderer.height - y0:.3f})")
+        writer.element("image", width=str(self.width), height=str(self.height), attrib={
+            "id": f"{self.name}-thumbnails", "preserveAspectRatio": "none", "style": "image-rendering:pixelated",
+            "xlink:href": "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")})
+        for layer in range(self.n_layers):
+            for head in range(self.n_heads):
+                writer.start("g", id=thumbnail_id(self.name, layer, head))
+                writer.element("rect", x=str(head * self.step), y=str(layer * self.step), width=str(self.n),
+                               height=str(self.n), fill="none")
+                writer.end("g")
+        writer.end("g")
 
 
 def render_grid(data, fig):
@@ -155,20 +167,14 @@ def render_grid(data, fig):
     """
     weights = data["heads"].weights  # (L, H, n, n)
     n_layers, n_heads, n, _ = weights.shape
-    gap, step = thumbnail_layout(n)
-    name = fig.aih_name
-    width, height = n_heads * step - gap, n_layers * step - gap
+    grid = ThumbnailGrid(weights, fig.aih_name)
+    gap, step = grid.gap, grid.step
     fig.get_layout_engine().set(w_pad=0.01, h_pad=0.01)
     ax = fig.add_subplot()
-    ax.set_xlim(0, width)
-    ax.set_ylim(height, 0)  # layer 0 on top
+    ax.set_xlim(0, grid.width)
+    ax.set_ylim(grid.height, 0)  # layer 0 on top
     ax.set_aspect("equal")
-    ax.add_artist(PaletteImage(grid_png(weights), (0, width, height, 0)))
-    for layer in range(n_layers):
-        for head in range(n_heads):
-            area = Rectangle((head * step, layer * step), n, n, fill=False, edgecolor="none", clip_on=False)
-            area.set_gid(thumbnail_id(name, layer, head))
-            ax.add_patch(area)
+    ax.add_artist(grid)
     for layer, head in sorted(data["marked"]):
         ax.add_patch(Rectangle((head * step - gap / 2, layer * step - gap / 2), n + gap, n + gap, fill=False,
                                edgecolor=PICK_COLOUR, linewidth=2, clip_on=False))  # in the gap, outside the cells
@@ -188,7 +194,8 @@ def grid_caption(data):
     return (
         f"All {n_layers * n_heads} heads of all-MiniLM-L6-v2 on “{heads.sentence.text}” ({n} tokens): "
         f"rows are layers 0–{n_layers - 1}, columns heads 0–{n_heads - 1}. Each thumbnail is one head's {n} × {n} "
-        "table of weights, queries down and keys across, dark = 0 and yellow = 1. Framed in orange: the heads "
+        "table of weights, queries down and keys across, dark = 0 and yellow = 1 in "
+        f"{THUMBNAIL_LEVELS} colour steps (the viewer gives the exact weights). Framed in orange: the heads "
         "named below."
     )
 
