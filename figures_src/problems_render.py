@@ -67,11 +67,12 @@ def problem_html(data, src):
         f'<p class="aih-problem__prompt">{escape(v["prompt"])}</p>',
         '<div class="aih-problem__inputs">' + "".join(matrix_html(m) for m in v["inputs"]) + "</div>",
         '<form class="aih-problem__answer">',
-        "".join(grid_html(p, k) for k, p in enumerate(v["parts"])),
+        '<div class="aih-problem__parts">' + "".join(grid_html(p, k) for k, p in enumerate(v["parts"])) + "</div>",
         f'<p class="aih-problem__tolerance">{escape(tolerance_note)}'
         + (" Type decimals with a point, e.g. 0.25 or −1.5." if any(tolerances) else "") + "</p>",
-        '<div class="aih-problem__actions" hidden>'
-        '<button type="button" class="md-button md-button--primary" data-action="check">Check</button>'
+        # shown by problems.js (CSS: .aih-on); Check submits the form, so Enter in a cell checks too
+        '<div class="aih-problem__actions">'
+        '<button type="submit" class="md-button md-button--primary" data-action="check">Check</button>'
         '<button type="button" class="md-button" data-action="hint">Hint</button>'
         '<button type="button" class="md-button" data-action="solution">Solution</button>'
         '<button type="button" class="md-button" data-action="next">New variant</button></div>',
