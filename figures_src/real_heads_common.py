@@ -128,9 +128,9 @@ def grid_png(weights):
 
 class ThumbnailGrid(Artist):
     """The grid's image and, over each thumbnail, an unfilled square <g id="<figure>-l<layer>-h<head>"><rect/></g>
-    that docs/javascripts/real-heads.js makes a button. Written straight into the SVG (SVG output only), in
-    the image's own pixel units: matplotlib's imshow would re-encode the PNG as RGBA (three times the size),
-    and its patches would spell out every square's corners to six decimals."""
+    that docs/javascripts/real-heads.js makes a button. Written straight into the SVG (SVG output only), to two
+    decimals: matplotlib's imshow would re-encode the PNG as RGBA (three times the size), and its patches would
+    spell out every square's corners to six decimals."""
 
     def __init__(self, weights, name):
         super().__init__()
@@ -142,21 +142,23 @@ class ThumbnailGrid(Artist):
     def draw(self, renderer):
         if not hasattr(renderer, "writer"):
             raise TypeError(f"ThumbnailGrid draws into SVG only, not with {type(renderer).__name__}")
-        # data units are the image's pixels, y down (the axes' y axis is inverted)
+        # data units are the image's pixels, y down (the axes' y axis is inverted); SVG's y runs down too
         (x0, y0), (x1, _) = self.axes.transData.transform([(0, 0), (self.width, 0)])
-        scale = (x1 - x0) / self.width
+        scale, top = (x1 - x0) / self.width, renderer.height - y0
         writer = renderer.writer
-        writer.start("g", transform=f"matrix({scale:.5f} 0 0 {scale:.5f} {x0:.3f} {renderer.height - y0:.3f})")
-        writer.element("image", width=str(self.width), height=str(self.height), attrib={
-            "id": f"{self.name}-thumbnails", "preserveAspectRatio": "none", "style": "image-rendering:pixelated",
-            "xlink:href": "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")})
+        writer.element("image", x=f"{x0:.2f}", y=f"{top:.2f}", width=f"{self.width * scale:.2f}",
+                       height=f"{self.height * scale:.2f}", attrib={
+                           "id": f"{self.name}-thumbnails", "preserveAspectRatio": "none",
+                           "style": "image-rendering:pixelated",
+                           "xlink:href": "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")})
+        side = f"{self.n * scale:.2f}"
         for layer in range(self.n_layers):
             for head in range(self.n_heads):
+                # in the page's units, not a scaled group's: a scaled group would scale the focus ring too
                 writer.start("g", id=thumbnail_id(self.name, layer, head))
-                writer.element("rect", x=str(head * self.step), y=str(layer * self.step), width=str(self.n),
-                               height=str(self.n), fill="none")
+                writer.element("rect", x=f"{x0 + head * self.step * scale:.2f}",
+                               y=f"{top + layer * self.step * scale:.2f}", width=side, height=side, fill="none")
                 writer.end("g")
-        writer.end("g")
 
 
 def render_grid(data, fig):
