@@ -79,7 +79,7 @@ def problem_html(data, src):
         '<noscript><p class="aih-problem__nojs">Checking your answers needs JavaScript; '
         "without it, compare them with the solution below.</p></noscript>",
         '<p class="aih-problem__status" role="status"></p>',
-        '<ol class="aih-problem__hints" aria-live="polite" hidden></ol>',
+        '<ol class="aih-problem__hints" aria-live="polite"></ol>',
         "</form>",
         '<details class="note aih-problem__all-hints"><summary>Hints</summary><ol>'
         + "".join(f"<li>{escape(h)}</li>" for h in v["hints"]) + "</ol></details>",

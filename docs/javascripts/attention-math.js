@@ -1,5 +1,4 @@
-// Attention's arithmetic as in attention/, pure (no DOM). Matrices are arrays of rows; masks hold booleans,
-// true = may attend.
+// attention/'s arithmetic, pure (no DOM). Matrices are arrays of rows; masks hold booleans, true = may attend.
 
 // Q (n_q, d_k), K (n_k, d_k) -> Q Kᵀ (n_q, n_k)
 export const scores = (Q, K) => Q.map((q) => K.map((k) => q.reduce((s, x, c) => s + x * k[c], 0)));
@@ -31,18 +30,17 @@ export function attendScores(S, V, factor, mask) {
 
 export const attend = (Q, K, V, factor, mask) => attendScores(scores(Q, K), V, factor, mask);
 
-// As figures_src/heatmap.py's format_number, f"{x:.2f}": an exact binary tie rounds to even (toFixed rounds
-// it up); a true minus sign, none on zero; −∞.
+// as figures_src/heatmap.py's format_number: f"{x:.2f}" (an exact tie rounds to even, unlike toFixed), true minus
 export function formatNumber(x, digits = 2) {
   if (x === -Infinity) return "−∞";
   const a = Math.abs(x);
   const n = Math.floor(a * 10 ** digits);
-  const tie = a * 2 ** (digits + 1); // an odd integer exactly when a·10^digits ends in .5
+  const tie = a * 2 ** (digits + 1); // odd integer iff a·10^digits ends in .5
   const text = Number.isInteger(tie) && tie % 2 ? ((n + (n % 2)) / 10 ** digits).toFixed(digits) : a.toFixed(digits);
   return x < 0 && /[1-9]/.test(text) ? "−" + text : text;
 }
 
-// figures_src/heatmap.py's colormaps, read like matplotlib: RdBu_r (its nodes) and viridis (21 samples)
+// figures_src/heatmap.py's colormaps as matplotlib reads them: RdBu_r (its nodes), viridis (21 samples)
 const stops = (hex) => hex.split(" ").map((c) => [0, 2, 4].map((k) => parseInt(c.slice(k, k + 2), 16)));
 export const SCALES = {
   diverging: stops("053061 2166ac 4393c3 92c5de d1e5f0 f7f7f7 fddbc7 f4a582 d6604d b2182b 67001f"),

@@ -1,6 +1,5 @@
-// Each <figure class="aih-heatmap" data-example data-quantity [data-head]> gets a copy of <template id="aih-heatmap">
-// (overrides/main.html: the words) filled in with the numbers of examples/<id>.json; neighbouring figures of one
-// example become one. To show another example or head, set data-example / data-head and call enhance(figure).
+// Each <figure class="aih-heatmap" data-example data-quantity [data-head]> gets overrides/main.html's
+// <template id="aih-heatmap"> filled in from examples/<id>.json; neighbouring figures of one example become one.
 import * as A from "./attention-math.js";
 
 const NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
@@ -9,7 +8,7 @@ const vec = (v) => `[${v.map((x) => fmt(x)).join(", ")}]`;
 const live = new Map(); // figure -> AbortController of its listeners
 const loaded = new Map(); // path -> its JSON
 
-// h("p", {class: "x"}, "text", child): strings become text nodes, never markup. problems.js uses it too.
+// h("p", {class: "x"}, "text", child): strings become text nodes, never markup
 export function h(tag, attrs = {}, ...kids) {
   const e = document.createElement(tag);
   for (const k in attrs) e.setAttribute(k, attrs[k]);
@@ -17,12 +16,11 @@ export function h(tag, attrs = {}, ...kids) {
   return e;
 }
 
-// A JSON file by its path from the site root (we are <site>/javascripts/); a failed request names its URL.
+// path from the site root (we are <site>/javascripts/)
 export const getJSON = (path, signal) =>
   fetch(new URL(`../${path}`, import.meta.url), { signal })
     .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${r.status} for ${r.url}`))));
 
-// The mask menu's name for a published mask.
 function maskName(mask) {
   const is = (allowed) => mask.every((r, i) => r.every((x, j) => x === allowed(i, j)));
   const last = mask.at(-1); // padding lets every row see the same keys
@@ -40,27 +38,22 @@ function heatmap(figure, ex, signal) {
   const m = pick(s.K).length;
   const causal = A.causalMask(n, m);
   const panel = document.getElementById("aih-heatmap").content.firstElementChild.cloneNode(true);
-  const slot = {};
-  for (const e of panel.querySelectorAll("[data-slot]")) (slot[e.dataset.slot] ||= []).push(e);
+  const $ = (name) => panel.querySelector(`[data-slot=${name}]`);
   const put = (values) => {
-    for (const k in values) for (const e of slot[k]) e.textContent = values[k];
+    for (const k in values) for (const e of panel.querySelectorAll(`[data-slot=${k}]`)) e.textContent = values[k];
   };
   const on = (el, type, fn) => el.addEventListener(type, fn, { signal });
-  const select = (key, labels) => {
-    const el = slot[key][0];
-    el.append(...labels.map((text, k) => new Option(text, key === "lead" ? k : text)));
-    el.value = st[key];
-    on(el, "change", () => redraw({ [key]: el.value }));
-  };
-  select("mask", [...new Set(["none", "causal", first])]);
+  if (first !== "none" && first !== "causal") $("mask").add(new Option(first)); // the template has those two
   if (lead) {
     panel.classList.add("aih-leads");
     put({ leadname: ex.n_heads ? "Head" : "Sequence" });
-    select("lead", [...Array(lead).keys()].map((l) => (ex.n_heads ? `head ${l}` : ex.batch_tokens[l].join(" "))));
+    $("lead").append(...[...Array(lead).keys()].map((l) => new Option(ex.n_heads ? `head ${l}` : ex.batch_tokens[l].join(" "), l)));
   }
+  $("mask").value = st.mask;
+  $("lead").value = st.lead;
 
-  // The template's grid holds the header row: add a header per key, a row per query.
-  const grid = slot.grid[0];
+  // to the template's header row: a header per key; then a row per query
+  const grid = $("grid");
   const span = (role, attrs) => h("span", { role, ...attrs });
   grid.firstChild.lastChild.before(...Array.from({ length: m }, () => span("columnheader")));
   for (let i = 0; i < n; i++) {
@@ -87,8 +80,8 @@ function heatmap(figure, ex, signal) {
     const weights = st.mode === "weights";
     const limit = weights ? 1 : A.scoreLimit(vals);
     const name = NAMES[st.mode];
-    for (const b of slot.mode) b.setAttribute("aria-pressed", b.value === st.mode);
-    slot.slider[0].setAttribute("aria-valuetext", `${fmt(st.mult)} times 1 over root d_k`);
+    for (const b of $("modes").children) b.setAttribute("aria-pressed", b.value === st.mode);
+    $("slider").setAttribute("aria-valuetext", `${fmt(st.mult)} times 1 over root d_k`);
     grid.setAttribute("aria-label", `${name}s: queries down, keys across`);
     tokens.forEach((t, j) => (rows[0].children[j + 1].textContent = t));
     for (let i = 0; i < n; i++) {
@@ -109,7 +102,7 @@ function heatmap(figure, ex, signal) {
       cells[m].style.setProperty("--aih-entropy", r.entropy[i] / Math.log(m) || 0); // its bar: 1 is flat
       cells[m].setAttribute("aria-label", `entropy of ${tokens[i]}: ${H} nats`);
     }
-    slot.gradient[0].style.background = `linear-gradient(to right,${A.SCALES[weights ? "sequential" : "diverging"].map(A.css)})`;
+    $("gradient").style.background = `linear-gradient(to right,${A.SCALES[weights ? "sequential" : "diverging"].map(A.css)})`;
     panel.classList.toggle("aih-masks", !!mask?.flat().includes(false));
     put({ scale: `×${fmt(st.mult)} → ${fmt(ex.scale * st.mult)}`, lo: fmt(weights ? 0 : -limit), hi: fmt(limit), quantity: name });
 
@@ -129,7 +122,7 @@ function heatmap(figure, ex, signal) {
       num: big(Math.exp(row[j])), den: big(allowed.reduce((t, x) => t + Math.exp(x), 0)), w: fmt(r.weights[i][j]),
       H: fmt(r.entropy[i]), m, Hmax: fmt(Math.log(m)),
     });
-    slot.terms[0].replaceChildren(...allowed.flatMap((x, c) => [c ? " + e" : "e", h("sup", {}, fmt(x))]));
+    $("terms").replaceChildren(...allowed.flatMap((x, c) => [c ? " + e" : "e", h("sup", {}, fmt(x))]));
     panel.classList.toggle("aih-pair-masked", row[j] === -Infinity);
 
     // follow the output: row o of out is row o of the weights times the value vectors
@@ -138,7 +131,7 @@ function heatmap(figure, ex, signal) {
     panel.classList.toggle("aih-row", o !== null);
     if (o === null) return;
     put({ row: o, rowtoken: tokens[o], out: vec(r.out[o]) });
-    slot.lines[0].replaceChildren(...pick(s.V).map((v, j) => h("p", {}, `${fmt(r.weights[o][j])} × ${vec(v)} (${tokens[j]})`)));
+    $("lines").replaceChildren(...pick(s.V).map((v, j) => h("p", {}, `${fmt(r.weights[o][j])} × ${vec(v)} (${tokens[j]})`)));
   }
 
   const focus = (i, j) => {
@@ -148,8 +141,9 @@ function heatmap(figure, ex, signal) {
     c.tabIndex = 0;
     c.focus();
   };
-  on(slot.modes[0], "click", (e) => e.target.value && redraw({ mode: e.target.value }));
-  on(slot.slider[0], "input", (e) => redraw({ mult: 10 ** e.target.value }));
+  on($("modes"), "click", (e) => e.target.value && redraw({ mode: e.target.value }));
+  on($("slider"), "input", (e) => redraw({ mult: 10 ** e.target.value }));
+  on(panel, "change", (e) => e.target.matches("select") && redraw({ [e.target.dataset.slot]: e.target.value })); // mask, lead
   const cell = (type, fn) =>
     on(grid, type, (e) => {
       const c = e.target.closest("[data-j]");
@@ -171,7 +165,7 @@ function heatmap(figure, ex, signal) {
   redraw({});
 }
 
-// (Re)make `figure` interactive; hide the `merged` figures once it is.
+// (Re)makes `figure` interactive, e.g. after a change of its data-example or data-head.
 export async function enhance(figure, merged = []) {
   live.get(figure)?.abort();
   figure.querySelector(".aih-live")?.remove();
@@ -180,7 +174,8 @@ export async function enhance(figure, merged = []) {
   const path = `examples/${figure.dataset.example}.json`;
   if (!loaded.has(path)) loaded.set(path, getJSON(path));
   const ex = await loaded.get(path);
-  if (!["Q", "K", "V", "weights", "entropy"].every((k) => ex.steps?.[k])) throw new Error(`${path}: steps need Q, K, V, weights, entropy`);
+  const need = ["Q", "K", "V", "weights", "entropy"];
+  if (!need.every((k) => ex.steps?.[k])) throw new Error(`${path}: steps need ${need}`);
   if (ctl.signal.aborted) return;
   heatmap(figure, ex, ctl.signal);
   for (const f of merged) f.classList.add("aih-merged");

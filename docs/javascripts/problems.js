@@ -1,16 +1,15 @@
 // The Problems page: Check, Hint, Solution and New variant for each <div class="aih-problem" data-src=…>
-// of figures_src/problems_render.py, redrawn from problems/<set>.json. Nothing is sent anywhere;
-// localStorage keeps which variant each set shows.
+// (figures_src/problems_render.py), from problems/<set>.json. localStorage keeps each set's variant.
 import { formatNumber } from "./attention-math.js";
-import { getJSON, h } from "./heatmap.js"; // its DOM builder and JSON loader
+import { getJSON, h } from "./heatmap.js";
 
 let live = null; // AbortController of the current page
 
-// As figures_src/problems_sets.fmt: 4 decimals at most, no trailing zeros; null is −∞, booleans 1 and 0.
+// as figures_src/problems_sets.fmt: at most 4 decimals, no trailing zeros
 export const fmt = (x) =>
   x === null ? "−∞" : typeof x === "boolean" ? `${+x}` : formatNumber(x, 4).replace(/\.?0+$/, "");
 
-// One typed entry against its answer -> "right" | "wrong" | "empty" | "bad" (not a number).
+// -> "right" | "wrong" | "empty" | "bad" (not a number)
 export function judge(text, want, tolerance) {
   const t = text.trim().replace(/^[−–]/, "-");
   if (!t) return "empty";
@@ -21,10 +20,10 @@ export function judge(text, want, tolerance) {
 const store = (key, value) => {
   try {
     return value === undefined ? localStorage[key] : (localStorage[key] = value);
-  } catch {} // storage off: the page just forgets
+  } catch {} // storage off: the page forgets
 };
 
-// As problems_render.py: a table with row and column labels; cell(i, j, rowLabel, colLabel) fills each body cell.
+// the tables of problems_render.py; cell(i, j, rowLabel, colLabel) fills the body
 const table = (m, cls, cell, caption) =>
   h("div", { class: "aih-problem-scroll" }, h("table", { class: cls }, ...(caption ? [h("caption", {}, caption)] : []),
     h("thead", {}, h("tr", {}, h("td"), ...m.cols.map((c) => h("th", { scope: "col" }, c)))),
@@ -35,16 +34,15 @@ const matrix = (m) => table(m, "aih-problem-matrix", (i, j) => fmt(m.values[i][j
 
 const grid = (p, k) =>
   h("fieldset", { class: "aih-problem-part" },
-    h("legend", {}, p.label + " ", h("span", { class: "aih-problem-tolerance" }, `(${p.tolerance ? "±" + fmt(p.tolerance) : "exact"})`)),
+    h("legend", {}, `${p.label} `, h("span", { class: "aih-problem-tolerance" }, `(${p.tolerance ? "±" + fmt(p.tolerance) : "exact"})`)),
     table(p, "aih-problem-grid", (i, j, r, c) => h("input", {
-      type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
-      "data-part": k, "data-row": i, "data-col": j,
+      type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false", "data-part": k, "data-row": i, "data-col": j,
       "aria-label": `${p.label}, row ${i + 1} (${r}), column ${j + 1} (${c})`,
     })));
 
 function problem(root, data, signal) {
-  const $ = (s) => root.querySelector(s);
-  const say = (text) => ($(".aih-problem__status").textContent = text);
+  const $ = (s) => root.querySelector(`.aih-problem__${s}`);
+  const say = (text) => ($("status").textContent = text);
   const key = `aih-problems:${data.set}`;
   const count = data.variants.length;
   let index = Math.min(+store(key) || 0, count - 1);
@@ -52,21 +50,21 @@ function problem(root, data, signal) {
 
   const show = () => {
     v = data.variants[index];
-    $(".aih-problem__number").textContent = index + 1;
-    $(".aih-problem__id").textContent = v.id;
-    $(".aih-problem__prompt").textContent = v.prompt;
-    $(".aih-problem__inputs").replaceChildren(...v.inputs.map(matrix));
-    $(".aih-problem__parts").replaceChildren(...v.parts.map(grid));
-    $(".aih-problem__steps").replaceChildren(...v.solution.flatMap((s) => [h("p", {}, s.text), ...(s.matrix ? [matrix(s.matrix)] : [])]));
-    $(".aih-problem__solution").open = false;
-    Object.assign($(".aih-problem__hints"), { hidden: true }).replaceChildren();
+    $("number").textContent = index + 1;
+    $("id").textContent = v.id;
+    $("prompt").textContent = v.prompt;
+    $("inputs").replaceChildren(...v.inputs.map(matrix));
+    $("parts").replaceChildren(...v.parts.map(grid));
+    $("steps").replaceChildren(...v.solution.flatMap((s) => [h("p", {}, s.text), ...(s.matrix ? [matrix(s.matrix)] : [])]));
+    $("solution").open = false;
+    $("hints").replaceChildren();
     say("");
   };
 
   const actions = {
     check() {
       const n = { right: 0, wrong: 0, empty: 0, bad: 0 };
-      const off = []; // the accessible names of the entries to look at again
+      const off = []; // the names of the entries to look at again
       const inputs = root.querySelectorAll(".aih-problem-grid input");
       for (const input of inputs) {
         const { part, row, col } = input.dataset;
@@ -77,23 +75,22 @@ function problem(root, data, signal) {
         input.ariaInvalid = bad || null;
         if (bad) off.push(input.ariaLabel);
       }
-      const all = inputs.length;
-      say((n.right === all ? `All ${all} entries are right.` : `${n.right} of ${all} right.`)
-        + (n.wrong ? ` ${n.wrong} wrong.` : "")
-        + (n.bad ? ` ${n.bad} not a number: type a decimal such as 0.25 or −1.5.` : "")
-        + (off.length ? ` Look again at ${off.join("; ")}.` : "")
-        + (n.empty ? ` ${n.empty} still empty.` : ""));
+      say([
+        n.right === inputs.length ? `All ${n.right} entries are right.` : `${n.right} of ${inputs.length} right.`,
+        n.wrong && `${n.wrong} wrong.`,
+        n.bad && `${n.bad} not a number: type a decimal such as 0.25 or −1.5.`,
+        off.length && `Look again at ${off.join("; ")}.`,
+        n.empty && `${n.empty} still empty.`,
+      ].filter(Boolean).join(" "));
     },
     hint() {
-      const list = $(".aih-problem__hints");
-      const next = v.hints[list.children.length];
-      list.hidden = false;
-      if (next) list.append(h("li", {}, next)); // the list is aria-live: it is read out
+      const next = v.hints[$("hints").children.length];
+      if (next) $("hints").append(h("li", {}, next)); // an aria-live list: read out
       else say("No more hints: open the solution.");
     },
     solution() {
-      $(".aih-problem__solution").open = true;
-      $(".aih-problem__solution summary").focus();
+      $("solution").open = true;
+      $("solution").querySelector("summary").focus();
     },
     next() {
       index = (index + 1) % count;
@@ -104,10 +101,10 @@ function problem(root, data, signal) {
   };
 
   const on = (type, fn) => root.addEventListener(type, fn, { signal });
-  on("submit", (e) => (e.preventDefault(), actions.check())); // the Check button, or Enter in a cell
+  on("submit", (e) => (e.preventDefault(), actions.check())); // Check, or Enter in a cell
   on("click", (e) => actions[e.target.closest("button[type=button]")?.dataset.action]?.());
   on("input", (e) => ((e.target.ariaInvalid = null), (e.target.parentNode.className = "")));
-  root.classList.add("aih-on"); // CSS shows the buttons and hides the static hints
+  root.classList.add("aih-on"); // CSS shows the buttons, hides the static hints
   show();
 }
 
