@@ -65,11 +65,12 @@ function heatmap(figure, ex, signal) {
   figure.querySelector(".aih-figure__graphic").before(panel);
   figure.classList.add("aih-on");
 
+  let r, tokens; // what redraw() drew last: the numbers, the tokens of queries and keys alike
   function redraw(change) {
     Object.assign(st, change);
-    const tokens = ex.batch_tokens?.[st.lead] || ex.tokens; // of the queries and the keys alike
+    tokens = ex.batch_tokens?.[st.lead] || ex.tokens;
     const mask = st.mask === "none" ? null : st.mask === "causal" ? causal : pick(pub);
-    const r = A.attendScores(s.scores ? pick(s.scores) : A.scores(pick(s.Q), pick(s.K)), pick(s.V), ex.scale * st.mult, mask);
+    r = A.attendScores(s.scores ? pick(s.scores) : A.scores(pick(s.Q), pick(s.K)), pick(s.V), ex.scale * st.mult, mask);
     if (st.mult === 1 && st.mask === first) {
       // nothing changed: the example's own numbers, as the static figure prints them
       r.weights = pick(s.weights);
@@ -105,9 +106,20 @@ function heatmap(figure, ex, signal) {
     $("gradient").style.background = `linear-gradient(to right,${A.SCALES[weights ? "sequential" : "diverging"].map(A.css)})`;
     panel.classList.toggle("aih-masks", !!mask?.flat().includes(false));
     put({ scale: `×${fmt(st.mult)} → ${fmt(ex.scale * st.mult)}`, lo: fmt(weights ? 0 : -limit), hi: fmt(limit), quantity: name });
+    point(...st.cell);
 
-    // the readout: one query-key pair, from the dot product to its weight, and its row's entropy
-    const [i, j] = st.cell;
+    // follow the output: row o of out is row o of the weights times the value vectors
+    const o = st.row;
+    rows.forEach((tr, y) => tr.classList.toggle("aih-picked", y - 1 === o));
+    panel.classList.toggle("aih-row", o !== null);
+    if (o === null) return;
+    put({ row: o, rowtoken: tokens[o], out: vec(r.out[o]) });
+    $("lines").replaceChildren(...pick(s.V).map((v, j) => h("p", {}, `${fmt(r.weights[o][j])} × ${vec(v)} (${tokens[j]})`)));
+  }
+
+  // the readout: one query-key pair, from the dot product to its weight, and its row's entropy
+  function point(i, j) {
+    st.cell = [i, j];
     const q = pick(s.Q)[i];
     const k = pick(s.K)[j];
     const row = r.scaled_scores[i];
@@ -124,14 +136,6 @@ function heatmap(figure, ex, signal) {
     });
     $("terms").replaceChildren(...allowed.flatMap((x, c) => [c ? " + e" : "e", h("sup", {}, fmt(x))]));
     panel.classList.toggle("aih-pair-masked", row[j] === -Infinity);
-
-    // follow the output: row o of out is row o of the weights times the value vectors
-    const o = st.row;
-    rows.forEach((tr, y) => tr.classList.toggle("aih-picked", y - 1 === o));
-    panel.classList.toggle("aih-row", o !== null);
-    if (o === null) return;
-    put({ row: o, rowtoken: tokens[o], out: vec(r.out[o]) });
-    $("lines").replaceChildren(...pick(s.V).map((v, j) => h("p", {}, `${fmt(r.weights[o][j])} × ${vec(v)} (${tokens[j]})`)));
   }
 
   const focus = (i, j) => {
@@ -149,8 +153,8 @@ function heatmap(figure, ex, signal) {
       const c = e.target.closest("[data-j]");
       if (c) fn(+c.dataset.i, +c.dataset.j, e);
     });
-  cell("pointerover", (i, j) => redraw({ cell: [i, j] }));
-  cell("focusin", (i, j) => redraw({ cell: [i, j] }));
+  cell("pointerover", point);
+  cell("focusin", point);
   cell("click", (i, j) => (focus(i, j), redraw({ row: i })));
   cell("keydown", (i, j, e) => {
     const to = {
