@@ -295,3 +295,26 @@ def test_every_heatmap_page_enhances_cleanly(page, site_url, path):
     figures = page.locator("figure.aih-heatmap[data-example]").count()
     assert figures >= 1
     assert page.locator(".aih-live").count() + page.locator(".aih-merged").count() == figures
+
+
+@pytest.mark.parametrize("path, figure, example_id", [
+    ("demo/", DEMO, "ex-demo"),
+    ("real-heads/", "#fig-real-heads-viewer", None),
+])
+@pytest.mark.parametrize("width", [1280, 390])
+def test_token_labels_are_shown_whole_and_the_grid_fits_a_desktop(page, site_url, path, figure, example_id, width):
+    """Every query and key label is on screen in full (no collapsed or clipped column) at desktop and phone
+    width, and on a desktop the whole grid fits its column without a scroll bar."""
+    page.set_viewport_size({"width": width, "height": 900})
+    open_page(page, site_url, path)
+    rows = page.eval_on_selector_all(
+        f"{figure} .aih-grid [role=rowheader]",
+        "hs => hs.map(h => [h.textContent, h.getBoundingClientRect().width, h.scrollWidth <= h.clientWidth])")
+    tokens = example(example_id)["tokens"] if example_id else None
+    assert rows and all(width_px > 20 for _, width_px, _ in rows), rows
+    assert all(whole for text, _, whole in rows if len(text) <= 12), rows
+    if tokens:
+        assert [text for text, _, _ in rows] == tokens
+    if width >= 1280:
+        scroll = page.eval_on_selector(f"{figure} .aih-scroll", "s => [s.scrollWidth, s.clientWidth]")
+        assert scroll[0] <= scroll[1], f"the grid scrolls on a desktop: {scroll}"
