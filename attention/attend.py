@@ -15,7 +15,8 @@ def attend(Q, K, V, mask=None, scale=None):
     weights = softmax(scaled_scores(Q, K, scale), mask) and out = weights @ V: row i of `out` is the
     average of the value rows, weighted by row i of `weights`. A query with no allowed key has
     all-zero weights and a zero output row (never NaN). float32 inputs give float32 outputs.
-    Finite Q and K whose scores overflow the dtype (|q·k| beyond ~3e38 in float32) raise ValueError.
+    Finite Q and K whose largest score in a row overflows the dtype (q·k beyond ~3e38 in float32) raise
+    ValueError; a score that overflows downwards, to -inf, gets weight 0 like a masked one.
     """
     Q, K, V, score_shape = _query_key_value(Q, K, V)
     if mask is not None:

@@ -48,7 +48,7 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, mask=None, b_Q=None, b_
         raise ValueError(f"d_model = {d_model} (X {X.shape}) is not divisible by n_heads = {n_heads}")
     if mask is not None:
         mask = check_mask(mask, X.shape[:-2] + (n, n))
-        mask = np.expand_dims(mask, -3)  # a head axis: (..., 1, n, n), shared by every head
+        mask = np.broadcast_to(mask, X.shape[:-2] + (n, n))[..., None, :, :]  # (..., 1, n, n): every head
     Q = split_heads(_linear(X, "W_Q", W_Q, "b_Q", b_Q), n_heads)  # (..., n_heads, n, d_k)
     K = split_heads(_linear(X, "W_K", W_K, "b_K", b_K), n_heads)
     V = split_heads(_linear(X, "W_V", W_V, "b_V", b_V), n_heads)

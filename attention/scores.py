@@ -40,5 +40,7 @@ def _query_key(Q, K):
     at_least("K", K, 2, "(..., n_k, d_k)")
     if Q.shape[-1] != K.shape[-1]:
         raise ValueError(f"Q and K must share d_k (their last axis): Q {Q.shape}, K {K.shape}")
+    if Q.shape[-1] == 0:
+        raise ValueError(f"Q and K need d_k >= 1 (their last axis): Q {Q.shape}, K {K.shape}")
     batch_shape(Q=Q, K=K)
     return Q, K

@@ -308,3 +308,24 @@ def test_inputs_are_not_modified():
     A.softmax(S, mask)
     for original, copy in zip((Q, K, V, S, mask), copies):
         np.testing.assert_array_equal(original, copy)
+
+
+@pytest.mark.parametrize("f", ["scores", "scaled_scores", "attend", "attend_chunked"])
+def test_zero_width_queries_and_keys(f):
+    Q, K = np.zeros((3, 0)), np.zeros((4, 0))
+    args = (Q, K, np.ones((4, 2))) if f.startswith("attend") else (Q, K)
+    with pytest.raises(ValueError, match=r"d_k >= 1.*Q \(3, 0\), K \(4, 0\)"):
+        getattr(A, f)(*args)
+
+
+@pytest.mark.parametrize("mask", [np.array([True, True, False]), np.array(True)])
+def test_multi_head_takes_every_mask_attend_takes(mask):
+    """A key mask of shape (n,) or a scalar mask broadcasts the same way in both."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3, 4))
+    W = [rng.normal(size=(4, 4)) for _ in range(4)]
+    out, weights = A.multi_head_attention(X, *W, n_heads=2, mask=mask)
+    full = np.broadcast_to(mask, (3, 3))
+    expected, _ = A.multi_head_attention(X, *W, n_heads=2, mask=full)
+    np.testing.assert_allclose(out, expected)
+    assert (weights[..., ~full] == 0).all()
