@@ -94,7 +94,7 @@ class InputHasher:
     """Hashes of items' inputs; each file is read (and scanned for imports) once per build."""
 
     def __init__(self):
-        versions = " ".join(f"{p} {importlib.metadata.version(p)}" for p in ("matplotlib", "numpy"))
+        versions = " ".join(f"{p} {importlib.metadata.version(p)}" for p in ("matplotlib", "numpy", "pillow"))
         self.preamble = f"{versions}\nsite_url {site_url()}\n".encode()
         self.shared = {p for p in SHARED if p.exists()} | set((ROOT / "attention").rglob("*.py"))
         self._imports = {}
@@ -183,6 +183,19 @@ def render_all(dotted_names, jobs):
                 future.cancel()
 
 
+def forget_changed_modules(stale, input_hash):
+    """Drop the stale items' own modules and the figure modules they import from sys.modules, so a build run
+    twice in one process (a test, a maintainer's session) renders the code on disk, not the code imported
+    first. attention/ and the shared helpers stay imported: the hash covers them, and their classes must stay one."""
+    paths = {str(p) for dotted in stale for p in input_hash.input_files(dotted)} - {str(p) for p in input_hash.shared}
+    for name, module in list(sys.modules.items()):
+        if getattr(module, "__file__", None) in paths:
+            del sys.modules[name]
+            parent, _, child = name.rpartition(".")
+            if getattr(sys.modules.get(parent), child, None) is module:  # `from . import child` looks here first
+                delattr(sys.modules[parent], child)
+
+
 def remove_unowned(out, paths, manifest):
     """Delete the files among `paths` that no item in the manifest writes any more (an item renamed,
     or a file moved from one item to another, keeps the file the new owner wrote)."""
@@ -218,6 +231,7 @@ def build(modules=None, *, only=None, force=False, out=GENERATED, jobs=None, log
         if force or not (entry := manifest.get(name)) or entry["hash"] != digests[name]
         or not all((out / p).exists() for p in entry["outputs"])
     ]
+    forget_changed_modules(stale, input_hash)
     rebuilt = []
     for dotted, outputs, error in render_all(stale, jobs or os.cpu_count() or 1):
         if error is not None:

@@ -192,6 +192,7 @@ def test_unchanged_items_are_skipped_and_changed_ones_rebuilt(tmp_path, monkeypa
     module_file = tmp_path / "src" / modules[1].split(".")[0] / "fig_two.py"
     module_file.write_text(module_file.read_text().replace("VALUE = 0.5", "VALUE = 0.75"))
     assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig-two"]
+    assert "0.75" in (out / "figures" / "fig-two.html").read_text(), "rebuilt from the module imported first"
 
     (out / "figures" / "fig-one.html").unlink()  # a missing output is rebuilt even if the inputs are unchanged
     assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig-one"]
@@ -229,8 +230,10 @@ def test_a_sibling_module_import_is_an_input(tmp_path, monkeypatch):
     modules = make_package(tmp_path, monkeypatch, numbers="W = [[0.5, 0.5]]\n", fig=uses_sibling)
     out = tmp_path / "out"
     figures_build.build(modules[1:], out=out, log=lambda *_: None)
+    assert "0.75" not in (out / "figures" / "fig.html").read_text()
     (tmp_path / "src" / modules[0].split(".")[0] / "numbers.py").write_text("W = [[0.25, 0.75]]\n")
     assert figures_build.build(modules[1:], out=out, log=lambda *_: None) == ["fig"]
+    assert "0.75" in (out / "figures" / "fig.html").read_text(), "rebuilt from the module imported first"
 
 
 def test_a_data_file_listed_in_inputs_is_an_input(tmp_path, monkeypatch):
