@@ -278,3 +278,25 @@ def head_caption(data):
         link = data["scores"].links[kind]["link"]
         text += f" The row of “{link.query}” is row {heads.position(link.query)}; “{link.key}” is column {heads.position(link.key)}."
     return text
+
+
+def head_figure(kind):
+    """(data, caption, render, __getattr__) for a module drawing the head picked for `kind`. EXAMPLE (the
+    layer's worked example) and SIZE depend on that pick, so the module computes them when asked for."""
+
+    def data():
+        return head_data(kind)
+
+    def module_getattr(name):
+        if name == "EXAMPLE":
+            return head_data(kind)["example"]
+        if name == "SIZE":
+            return head_size(len(head_data(kind)["heads"].tokens))
+        raise AttributeError(f"the {kind} head's module has no attribute {name!r}")
+
+    return data, head_caption, render_head, module_getattr
+
+
+def grid_figure(sentence_id):
+    """(data, caption, render, alt, table) for a module drawing every head on one sentence."""
+    return (lambda: grid_data(sentence_id)), grid_caption, render_grid, grid_alt, grid_table

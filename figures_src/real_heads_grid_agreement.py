@@ -1,25 +1,4 @@
 """Every head of a real model on the agreement sentence: 6 layers × 12 heads."""
-from . import real_heads_common as common
+from .real_heads_common import GRID_SIZE as SIZE, grid_figure
 
-SENTENCE = "agreement"
-SIZE = common.GRID_SIZE
-
-
-def data():
-    return common.grid_data(SENTENCE)
-
-
-def caption(data):
-    return common.grid_caption(data)
-
-
-def render(data, fig):
-    common.render_grid(data, fig)
-
-
-def alt(data):
-    return common.grid_alt(data)
-
-
-def table(data):
-    return common.grid_table(data)
+data, caption, render, alt, table = grid_figure("agreement")

@@ -1,24 +1,4 @@
 """The [CLS]/[SEP] sink: most of every row on the special tokens."""
-from . import real_heads_common as common
+from .real_heads_common import head_figure
 
-KIND = "sink"
-
-
-def __getattr__(name):  # EXAMPLE names the layer the analysis picks, so it is computed when asked for
-    if name == "EXAMPLE":
-        return common.head_data(KIND)["example"]
-    if name == "SIZE":
-        return common.head_size(len(common.head_data(KIND)["heads"].tokens))
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def data():
-    return common.head_data(KIND)
-
-
-def caption(data):
-    return common.head_caption(data)
-
-
-def render(data, ax):
-    common.render_head(data, ax)
+data, caption, render, __getattr__ = head_figure("sink")
