@@ -247,22 +247,19 @@ def render_item(dotted):
     name = item_name(dotted)
     module = importlib.import_module(dotted)
     outputs = {}
-    data = None
+    if hasattr(module, "snippets") or hasattr(module, "public"):  # both take the item's data, computed once
+        data = module.example() if hasattr(module, "example") else module.data()
     if hasattr(module, "render"):
         outputs.update(render_figure(module, name))
     if hasattr(module, "example"):
         outputs.update(render_example(module, name))
     if hasattr(module, "snippets"):
-        if data is None:
-            data = module.example() if hasattr(module, "example") else module.data()
         parts = module.snippets(data)
         if not isinstance(parts, dict):
             raise BuildError(f"{name}: snippets(data) must return {{part: markdown}}, got {type(parts).__name__}")
         for part, text in parts.items():
             outputs[f"snippets/{name}{'-' + part if part else ''}.md"] = text.rstrip("\n") + "\n"
     if hasattr(module, "public"):
-        if data is None:
-            data = module.example() if hasattr(module, "example") else module.data()
         files = module.public(data)
         if not isinstance(files, dict):
             raise BuildError(f"{name}: public(data) must return {{path: text}}, got {type(files).__name__}")
