@@ -1,52 +1,39 @@
-"""Every figure, worked example and snippet module, in build order. One line per module.
+"""The site's pages in navigation order (mkdocs.yml's nav). Each is a module of figures_src/pages/ whose
+`ITEMS` declare its worked examples, figures and generated text; the build collects every item from here.
 
-`scores_heatmap` is figures_src/scores_heatmap.py; its outputs are named `scores-heatmap`.
+Module names rather than imports, so a build with nothing to do reads this list without importing a page
+(figures_src/engine/inputs.py reads it with `ast`).
 """
+import importlib
 
-ITEMS = [
-    "ex_qkv",
-    "ex_scores",
-    "ex_softmax",
-    "ex_demo",
-    "ex_output",
-    "ex_multi_head",
-    "ex_mask_causal",
-    "ex_mask_padding",
-    "ex_mask_combined",
-    "ex_mask_window",
-    "home_weights",
-    "scores_heatmap",
-    "scores_scaled",
-    "scaling_variance",
-    "scaling_saturation",
-    "scaling_gradient",
-    "softmax_rows",
-    "softmax_entropy",
-    "demo_scaled_scores",
-    "demo_weights",
-    "output_shapes",
-    "output_block",
-    "multi_head_heads",
-    "multi_head_h0",
-    "multi_head_h1",
-    "multi_head_cost",
-    "mask_causal_scores",
-    "mask_causal_weights",
-    "mask_padding",
-    "mask_combined",
-    "mask_window",
-    "cost_memory",
-    "cite_table",
-    "problems",
-    "real_heads",
-    "real_heads_text",
-    "real_heads_grid_coreference",
-    "real_heads_grid_agreement",
-    "real_heads_grid_long",
-    "real_heads_viewer",
-    "real_heads_previous",
-    "real_heads_next",
-    "real_heads_sink",
-    "real_heads_coreference",
-    "real_heads_agreement",
+from .engine import Example
+
+PAGES = [
+    "index",       # docs/index.md
+    "qkv",         # docs/qkv.md
+    "scores",
+    "scaling",
+    "softmax",
+    "demo",
+    "output",
+    "multi_head",  # docs/multi-head.md
+    "masks",
+    "cost",
+    "problems",    # a package: the problem sets, their HTML and the Python kit
+    "real_heads",  # a package: the committed extraction, the grids, the head figures and the text
+    "cite",
 ]
+
+
+def page_module(name):
+    return importlib.import_module(f"figures_src.pages.{name}")
+
+
+def items():
+    """Every declared item of every page, in build order."""
+    return [item for name in PAGES for item in page_module(name).ITEMS]
+
+
+def examples():
+    """Every worked example, in navigation order."""
+    return [item for item in items() if isinstance(item, Example)]

@@ -25,7 +25,7 @@ def on_page_markdown(markdown, page, config, files):
         if not (ROOT / "generated" / "figures" / f"{name}.html").is_file():
             raise PluginError(
                 f"{page.file.src_uri}: generated/figures/{name}.html does not exist "
-                "(is the figure in figures_src/registry.py? run `make figures`)"
+                "(is it declared in the ITEMS of a page module in figures_src/pages/? run `make figures`)"
             )
         return f'{indent}<div class="aih-figure-slot" id="fig-{name}"></div>'
 

@@ -1,9 +1,9 @@
 """Publish generated/public/** at the site root, and keep the figures fresh under `mkdocs serve`.
 
 `python -m figures_src.build` (make figures) writes generated/; this hook only reads it, except under
-`mkdocs serve`, where it reruns that entry point before every build and watches figures_src/ and
-attention/. The entry point rewrites only files whose inputs changed and writes nothing under docs/,
-so regenerating never triggers another rebuild.
+`mkdocs serve`, where it reruns that entry point before every build and watches what the figures are
+made from (figures_src/, attention/, realheads/, data/). The entry point rewrites only files whose inputs
+changed and writes nothing under docs/, so regenerating never triggers another rebuild.
 """
 import os
 import subprocess
@@ -15,7 +15,7 @@ from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT / "generated" / "public"
-WATCHED = [ROOT / "figures_src", ROOT / "attention"]
+WATCHED = [ROOT / "figures_src", ROOT / "attention", ROOT / "realheads", ROOT / "data"]
 _SERVING = "AIH_MKDOCS_SERVING"  # survives the config reload mkdocs serve does on every rebuild
 
 

@@ -1,7 +1,7 @@
 """The figure pipeline: what it writes, when it skips, and how it fails.
 
-Two kinds of test: the real registry built into a temporary folder (its SVGs and fragments checked), and
-small throw-away figure packages written under tmp_path (to make the build skip, rebuild and break).
+Two kinds of test: the real pages built into a temporary folder (their fragments, examples and snippets
+checked), and small throw-away page packages written under tmp_path (to make the build skip, rebuild and break).
 """
 import itertools
 import json
@@ -14,52 +14,94 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 
-from figures_src import _render
 from figures_src import build as figures_build
-from figures_src.build import BuildError
+from figures_src import registry
+from figures_src.engine import BuildError, Example, Figure
+from figures_src.engine import inputs as build_inputs
+from figures_src.engine.examples import REQUIRED_KEYS
+from figures_src.engine.figures import draw
 
 ROOT = Path(__file__).resolve().parents[1]
 SVG_NS = "{http://www.w3.org/2000/svg}"
 _counter = itertools.count()
 
 
-# ---------------------------------------------------------------- the real registry
+# ---------------------------------------------------------------- the real pages
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """Every registry item built from scratch into a temporary generated/ folder."""
+    """Every declared item built from scratch into a temporary generated/ folder."""
     out = tmp_path_factory.mktemp("generated")
     figures_build.build(out=out, log=lambda *_: None)
     return out
 
 
-def figure_names(out):
-    return sorted(p.stem for p in (out / "figures").glob("*.svg"))
+def figure_svgs(out):
+    """{figure name: its inline <svg> element, as text} from the fragments the pages include."""
+    svgs = {}
+    for path in sorted((out / "figures").glob("*.html")):
+        match = re.search(r"<svg\b.*?</svg>", path.read_text(), re.S)
+        assert match, f"{path.name}: no inline SVG"
+        svgs[path.stem] = match.group(0)
+    return svgs
 
 
-def test_every_registry_item_produces_its_files(built):
+def test_every_declared_item_produces_its_files(built):
     manifest = json.loads((built / ".manifest.json").read_text())
-    names = [figures_build.item_name(m) for m in figures_build.registry_modules()]
-    assert sorted(manifest) == sorted(names)
+    names = [item.name for item in registry.items()]
+    assert sorted(manifest["items"]) == sorted(names)
+    assert sorted(manifest["pages"]) == sorted(f"figures_src.pages.{page}" for page in registry.PAGES)
     for name in names:
-        assert manifest[name]["outputs"], name
-        for path in manifest[name]["outputs"]:
+        assert manifest["items"][name]["outputs"], name
+        for path in manifest["items"][name]["outputs"]:
             assert (built / path).is_file(), f"{name}: {path} missing"
     assert not list(built.rglob("*.tmp*")), "temporary files left behind"
 
 
+def test_the_registry_lists_every_page_in_navigation_order():
+    config = (ROOT / "mkdocs.yml").read_text()
+    nav = yaml.safe_load("nav:\n" + config.split("\nnav:\n", 1)[1])["nav"]  # the rest uses tags safe_load lacks
+    assert [registry.page_module(name).PAGE for name in registry.PAGES] == [next(iter(e.values())) for e in nav]
+    folder = ROOT / "figures_src" / "pages"
+    packages = {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
+    modules = {p.stem for p in folder.glob("*.py")} | packages
+    assert modules - {"__init__", "sentences"} == set(registry.PAGES), "a page module the registry does not list"
+
+
+def test_examples_declare_the_page_that_shows_them():
+    for page in registry.PAGES:
+        module = registry.page_module(page)
+        for item in module.ITEMS:
+            if isinstance(item, Example):
+                assert item.page == module.PAGE, f"{item.id} is declared on {module.PAGE} but says {item.page}"
+
+
+def test_every_output_is_used_by_a_page(built):
+    """A snippet or a figure no page includes, or a download no page links to, is dead weight."""
+    pages = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
+    snippets = "\n".join(p.read_text(encoding="utf-8") for p in (built / "snippets").glob("*.md"))
+    for path in sorted(built.rglob("*")):
+        relative = path.relative_to(built).as_posix()
+        if not path.is_file() or relative == ".manifest.json":
+            continue
+        if relative.startswith(("figures/", "snippets/")):
+            assert f'--8<-- "generated/{relative}"' in pages, f"generated/{relative} is included by no page"
+        else:
+            published = relative.removeprefix("public/")
+            assert published in pages + snippets, f"generated/{relative} is linked from no page"
+
+
 def test_svgs_are_well_formed_with_size_and_prefixed_ids(built):
-    names = figure_names(built)
-    assert names, "the registry has no figure"
-    for name in names:
-        text = (built / "figures" / f"{name}.svg").read_text()
+    svgs = figure_svgs(built)
+    assert svgs, "no page declares a figure"
+    for name, text in svgs.items():
         root = ET.fromstring(text)  # raises on malformed XML
         assert root.tag == f"{SVG_NS}svg", name
         for attribute in ("width", "height", "viewBox"):
             assert root.get(attribute), f"{name}: no {attribute}"
-        assert not text.startswith("<?xml"), f"{name}: XML prolog left in"
         assert "<style" not in text and "<metadata" not in text, f"{name}: a <style> or <metadata> left in"
         for element in root.iter():
             if element.get("id"):
@@ -72,8 +114,7 @@ def test_svgs_are_well_formed_with_size_and_prefixed_ids(built):
 
 
 def test_svg_text_stays_text_and_black_becomes_the_page_colour(built):
-    for name in figure_names(built):
-        text = (built / "figures" / f"{name}.svg").read_text()
+    for name, text in figure_svgs(built).items():
         assert "<text" in text, f"{name}: text was turned into glyph paths"
         assert "#000000" not in text, f"{name}: pure black left; it would vanish on the dark scheme"
 
@@ -90,30 +131,29 @@ def heatmap_cells(root):
 
 def test_each_heatmap_has_exactly_its_cells_and_values(built):
     """Drawn again here, each heatmap's array shape must match the cell ids in the published SVG."""
-    import importlib
-
+    svgs = figure_svgs(built)
     checked = 0
-    for dotted in figures_build.registry_modules():
-        module = importlib.import_module(dotted)
-        if not hasattr(module, "render"):
+    for figure in registry.items():
+        if not isinstance(figure, Figure):
             continue
-        name = figures_build.item_name(dotted)
-        _, _, heatmaps = _render.draw_figure(module, name)
-        root = ET.fromstring((built / "figures" / f"{name}.svg").read_text())
+        name = figure.name
+        _, heatmaps = draw(figure, figure.data())
+        root = ET.fromstring(svgs[name])
         html_head = (built / "figures" / f"{name}.html").read_text().split(">", 1)[0]
         cells = heatmap_cells(root)
-        assert sorted(cells) == sorted(hm.name for hm in heatmaps), f"{name}: heatmaps and cell groups differ"
+        assert sorted(cells) == sorted(hm.name(name) for hm in heatmaps), f"{name}: heatmaps and cell groups differ"
         assert ("aih-heatmap" in html_head) == bool(heatmaps), f"{name}: aih-heatmap class wrong"
         for hm in heatmaps:
             n_q, n_k = hm.values.shape
-            positions = cells[hm.name]
-            assert len(positions) == n_q * n_k, f"{hm.name}: {len(positions)} cell elements for {n_q}×{n_k}"
-            assert set(positions) == {(i, j) for i in range(n_q) for j in range(n_k)}, hm.name
-            values = [e for e in root.iter() if re.fullmatch(rf"{re.escape(hm.name)}-value-\d+-\d+", e.get("id") or "")]
-            assert len(values) in (0, n_q * n_k), f"{hm.name}: {len(values)} printed values for {n_q}×{n_k} cells"
-            assert all("".join(v.itertext()).strip() for v in values), f"{hm.name}: an empty printed value"
+            positions = cells[hm.name(name)]
+            assert len(positions) == n_q * n_k, f"{hm.name(name)}: {len(positions)} cell elements for {n_q}×{n_k}"
+            assert set(positions) == {(i, j) for i in range(n_q) for j in range(n_k)}, hm.name(name)
+            value_id = rf"{re.escape(hm.name(name))}-value-\d+-\d+"
+            values = [e for e in root.iter() if re.fullmatch(value_id, e.get("id") or "")]
+            assert len(values) in (0, n_q * n_k), f"{hm.name(name)}: {len(values)} printed values for {n_q}×{n_k} cells"
+            assert all("".join(v.itertext()).strip() for v in values), f"{hm.name(name)}: an empty printed value"
             checked += 1
-    assert checked, "no heatmap in the registry"
+    assert checked, "no page declares a heatmap"
 
 
 def test_ids_unique_when_every_figure_is_inlined_on_one_page(built):
@@ -127,6 +167,7 @@ def test_ids_unique_when_every_figure_is_inlined_on_one_page(built):
 def test_fragments_leak_no_stylesheet_and_have_no_blank_line(built):
     for path in (built / "figures").glob("*.html"):
         text = path.read_text()
+        assert not text.startswith("<?xml") and "<?xml" not in text, f"{path.name}: XML prolog left in"
         assert "<style" not in text.lower(), f"{path.name}: a <style> element would restyle the page"
         assert "<script" not in text.lower(), f"{path.name}: a fragment carries no script"
         assert "\n\n" not in text, f"{path.name}: a blank line would end the Markdown HTML block"
@@ -135,41 +176,48 @@ def test_fragments_leak_no_stylesheet_and_have_no_blank_line(built):
 
 
 def test_examples_follow_the_contract(built):
-    manifest = json.loads((built / ".manifest.json").read_text())
-    examples = [name for name, entry in manifest.items() if f"snippets/{name}-cite.md" in entry["outputs"]]
-    assert examples, "no worked example in the registry"
-    for name in examples:
+    examples = registry.examples()
+    assert examples, "no page declares a worked example"
+    for declared in examples:
+        name = declared.id
         example = json.loads((built / "public" / "examples" / f"{name}.json").read_text())
-        assert example["id"] == name
-        for key in _render.EXAMPLE_KEYS:
+        assert example["id"] == name and example["title"] == declared.title
+        for key in REQUIRED_KEYS:
             assert key in example, f"{name}: no {key}"
-        cite = (built / "snippets" / f"{name}-cite.md").read_text()
-        assert f'id="{name}"' in cite and f"examples/{name}.json" in cite
+        if declared.cite_line:
+            cite = (built / "snippets" / f"{name}-cite.md").read_text()
+            assert f'id="{name}"' in cite and f"examples/{name}.json" in cite
 
 
-# ---------------------------------------------------------------- throw-away figure packages
+# ---------------------------------------------------------------- throw-away page packages
 
-GOOD_FIGURE = '''
-"""A tiny test heatmap."""
+GOOD_PAGE = '''
+"""A throw-away page with one heatmap figure."""
 import numpy as np
-from figures_src.heatmap import heatmap
 
-CAPTION = "A 2 by 3 test heatmap."
+from figures_src.engine import Figure
+from figures_src.engine.heatmap import heatmap
+
+PAGE = "index.md"
 VALUE = {value}
 
 
-def data():
-    return {{"w": np.full((2, 3), VALUE)}}
-
-
 def render(data, ax):
-    heatmap(ax, data["w"], ["a", "b"], ["x", "y", "z"], quantity="weights")
+    return heatmap(ax, data["w"], ["a", "b"], ["x", "y", "z"], quantity="weights")
+
+
+ITEMS = [Figure("{name}", title="A tiny test heatmap.", data=lambda: {{"w": np.full((2, 3), VALUE)}},
+                render=render, caption="A 2 by 3 test heatmap.")]
 '''
+
+
+def good_page(name, value):
+    return GOOD_PAGE.format(name=name, value=value)
 
 
 def make_package(tmp_path, monkeypatch, **modules):
     """A fresh importable package under tmp_path holding `modules` {name: source}; -> dotted names."""
-    package = f"aih_testfigs_{next(_counter)}"
+    package = f"aih_testpages_{next(_counter)}"
     folder = tmp_path / "src" / package
     folder.mkdir(parents=True)
     (folder / "__init__.py").write_text("")
@@ -179,60 +227,95 @@ def make_package(tmp_path, monkeypatch, **modules):
     return [f"{package}.{name}" for name in modules]
 
 
-def test_unchanged_items_are_skipped_and_changed_ones_rebuilt(tmp_path, monkeypatch):
-    modules = make_package(tmp_path, monkeypatch, fig_one=GOOD_FIGURE.format(value=0.25),
-                           fig_two=GOOD_FIGURE.format(value=0.5))
-    out = tmp_path / "out"
-    assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig-one", "fig-two"]
-    svg = out / "figures" / "fig-one.svg"
-    mtime = svg.stat().st_mtime_ns
-    assert figures_build.build(modules, out=out, log=lambda *_: None) == []
-    assert svg.stat().st_mtime_ns == mtime
+def module_file(tmp_path, dotted):
+    package, name = dotted.split(".")
+    return tmp_path / "src" / package / f"{name}.py"
 
-    module_file = tmp_path / "src" / modules[1].split(".")[0] / "fig_two.py"
-    module_file.write_text(module_file.read_text().replace("VALUE = 0.5", "VALUE = 0.75"))
-    assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig-two"]
+
+def quiet_build(pages, out, **kwargs):
+    return figures_build.build(pages, out=out, log=lambda *_: None, **kwargs)
+
+
+def test_unchanged_pages_are_skipped_and_changed_ones_rebuilt(tmp_path, monkeypatch):
+    pages = make_package(tmp_path, monkeypatch, one=good_page("fig-one", 0.25), two=good_page("fig-two", 0.5))
+    out = tmp_path / "out"
+    assert quiet_build(pages, out) == ["fig-one", "fig-two"]
+    fragment = out / "figures" / "fig-one.html"
+    mtime = fragment.stat().st_mtime_ns
+    assert quiet_build(pages, out) == []
+    assert fragment.stat().st_mtime_ns == mtime
+
+    page_two = module_file(tmp_path, pages[1])
+    page_two.write_text(page_two.read_text().replace("VALUE = 0.5", "VALUE = 0.75"))
+    assert quiet_build(pages, out) == ["fig-two"]
     assert "0.75" in (out / "figures" / "fig-two.html").read_text(), "rebuilt from the module imported first"
 
     (out / "figures" / "fig-one.html").unlink()  # a missing output is rebuilt even if the inputs are unchanged
-    assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig-one"]
+    assert quiet_build(pages, out) == ["fig-one"]
+
+
+def test_a_page_with_nothing_to_do_is_not_even_imported(tmp_path, monkeypatch):
+    marker = tmp_path / "imported.txt"
+    source = good_page("fig", 0.25) + f"\nwith open({str(marker)!r}, 'a') as _log:\n    _log.write('x')\n"
+    pages = make_package(tmp_path, monkeypatch, page=source)
+    out = tmp_path / "out"
+    quiet_build(pages, out)
+    assert marker.read_text() == "x"
+    sys.modules.pop(pages[0], None)
+    assert quiet_build(pages, out) == []
+    assert marker.read_text() == "x", "a page with nothing to rebuild was imported"
+
+
+def test_every_item_of_an_edited_page_is_rebuilt(tmp_path, monkeypatch):
+    """The build works page by page: an edit anywhere in a page module rebuilds all of that page's items."""
+    second = 'Figure("fig-b", title="Another.", data=lambda: {"w": np.zeros((2, 3))}, render=render, caption="B."), '
+    two_items = good_page("fig-a", 0.25).replace("ITEMS = [", "ITEMS = [" + second)
+    pages = make_package(tmp_path, monkeypatch, page=two_items)
+    out = tmp_path / "out"
+    assert quiet_build(pages, out) == ["fig-b", "fig-a"]
+    path = module_file(tmp_path, pages[0])
+    path.write_text(path.read_text().replace("VALUE = 0.25", "VALUE = 0.5"))
+    assert sorted(quiet_build(pages, out)) == ["fig-a", "fig-b"]
 
 
 def test_a_change_in_a_shared_input_rebuilds_everything(tmp_path, monkeypatch):
-    modules = make_package(tmp_path, monkeypatch, fig_one=GOOD_FIGURE.format(value=0.25))
+    pages = make_package(tmp_path, monkeypatch, one=good_page("fig-one", 0.25))
     out = tmp_path / "out"
-    figures_build.build(modules, out=out, log=lambda *_: None)
+    quiet_build(pages, out)
     fake_shared = tmp_path / "shared_helper.py"
     fake_shared.write_text("A = 1\n")
-    monkeypatch.setattr(figures_build, "SHARED", figures_build.SHARED + [fake_shared])
-    assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig-one"]
+    real_shared = build_inputs.shared_files
+    monkeypatch.setattr(build_inputs, "shared_files", lambda: real_shared() | {fake_shared})
+    assert quiet_build(pages, out) == ["fig-one"]
     fake_shared.write_text("A = 2\n")
-    assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig-one"]
-    assert figures_build.build(modules, out=out, log=lambda *_: None) == []
+    assert quiet_build(pages, out) == ["fig-one"]
+    assert quiet_build(pages, out) == []
 
 
 def test_a_sibling_module_import_is_an_input(tmp_path, monkeypatch):
     uses_sibling = '''
-    """A heatmap whose numbers come from a sibling module."""
+    """A page whose numbers come from a sibling module."""
+    from figures_src.engine import Figure
+    from figures_src.engine.heatmap import heatmap
+
     from . import numbers
-    from figures_src.heatmap import heatmap
 
-    CAPTION = "Numbers from a sibling."
-
-
-    def data():
-        return {"w": numbers.W}
+    PAGE = "index.md"
 
 
     def render(data, ax):
-        heatmap(ax, data["w"], ["a"], ["x", "y"], quantity="weights")
+        return heatmap(ax, data["w"], ["a"], ["x", "y"], quantity="weights")
+
+
+    ITEMS = [Figure("fig", title="Numbers from a sibling.", data=lambda: {"w": numbers.W}, render=render,
+                    caption="Numbers from a sibling.")]
     '''
-    modules = make_package(tmp_path, monkeypatch, numbers="W = [[0.5, 0.5]]\n", fig=uses_sibling)
+    numbers, page = make_package(tmp_path, monkeypatch, numbers="W = [[0.5, 0.5]]\n", page=uses_sibling)
     out = tmp_path / "out"
-    figures_build.build(modules[1:], out=out, log=lambda *_: None)
+    quiet_build([page], out)
     assert "0.75" not in (out / "figures" / "fig.html").read_text()
-    (tmp_path / "src" / modules[0].split(".")[0] / "numbers.py").write_text("W = [[0.25, 0.75]]\n")
-    assert figures_build.build(modules[1:], out=out, log=lambda *_: None) == ["fig"]
+    module_file(tmp_path, numbers).write_text("W = [[0.25, 0.75]]\n")
+    assert quiet_build([page], out) == ["fig"]
     assert "0.75" in (out / "figures" / "fig.html").read_text(), "rebuilt from the module imported first"
 
 
@@ -240,171 +323,176 @@ def test_a_data_file_listed_in_inputs_is_an_input(tmp_path, monkeypatch):
     table = tmp_path / "table.txt"
     table.write_text("0.5 0.5\n")
     reads_data = f'''
-    """A heatmap whose numbers come from a data file."""
+    """A page whose numbers come from a data file."""
     from pathlib import Path
-    from figures_src.heatmap import heatmap
 
+    from figures_src.engine import Figure
+    from figures_src.engine.heatmap import heatmap
+
+    PAGE = "index.md"
     INPUTS = ["{table}"]
-    CAPTION = "Numbers from a file."
-
-
-    def data():
-        return {{"w": [[float(x) for x in Path(INPUTS[0]).read_text().split()]]}}
 
 
     def render(data, ax):
-        heatmap(ax, data["w"], ["a"], ["x", "y"], quantity="weights")
+        return heatmap(ax, data["w"], ["a"], ["x", "y"], quantity="weights")
+
+
+    ITEMS = [Figure("fig", title="Numbers from a file.", caption="Numbers from a file.", render=render,
+                    data=lambda: {{"w": [[float(x) for x in Path(INPUTS[0]).read_text().split()]]}})]
     '''
-    modules = make_package(tmp_path, monkeypatch, fig=reads_data)
+    pages = make_package(tmp_path, monkeypatch, page=reads_data)
     out = tmp_path / "out"
-    assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig"]
-    assert figures_build.build(modules, out=out, log=lambda *_: None) == []
+    assert quiet_build(pages, out) == ["fig"]
+    assert quiet_build(pages, out) == []
     table.write_text("0.25 0.75\n")
-    assert figures_build.build(modules, out=out, log=lambda *_: None) == ["fig"]
+    assert quiet_build(pages, out) == ["fig"]
     table.unlink()
     with pytest.raises(BuildError, match="INPUTS names .*table.txt"):
-        figures_build.build(modules, out=out, log=lambda *_: None)
+        quiet_build(pages, out)
 
 
 PUBLISHES = '''
 """Publishes one download."""
+from figures_src.engine import Snippets
 
-
-def data():
-    return {{}}
-
-
-def public(data):
-    return {{"downloads/shared.txt": "{text}\\n"}}
+PAGE = "index.md"
+ITEMS = [Snippets("{name}", data=dict, public=lambda data: {{"downloads/shared.txt": "{text}\\n"}})]
 '''
 
 
-def test_an_item_dropped_from_the_registry_leaves_only_what_others_still_write(tmp_path, monkeypatch):
-    old, new, figure = make_package(tmp_path, monkeypatch, old_item=PUBLISHES.format(text="old"),
-                                    new_item=PUBLISHES.format(text="new"), fig_one=GOOD_FIGURE.format(value=0.25))
+def test_an_item_no_page_declares_leaves_only_what_others_still_write(tmp_path, monkeypatch):
+    old, new, figure = make_package(tmp_path, monkeypatch, old=PUBLISHES.format(name="old-item", text="old"),
+                                    new=PUBLISHES.format(name="new-item", text="new"), fig=good_page("fig-one", 0.25))
     out = tmp_path / "out"
-    figures_build.build([old, figure], out=out, log=lambda *_: None)
+    quiet_build([old, figure], out)
     assert (out / "public/downloads/shared.txt").read_text() == "old\n"
-    figures_build.build([new], out=out, log=lambda *_: None)  # old_item renamed; fig_one dropped
+    quiet_build([new], out)  # old-item renamed new-item; fig-one's page dropped
     assert (out / "public/downloads/shared.txt").read_text() == "new\n", "the new owner's file was deleted"
-    assert not (out / "figures/fig-one.svg").exists() and not (out / "figures/fig-one.html").exists()
-    assert sorted(json.loads((out / ".manifest.json").read_text())) == ["new-item"]
+    assert not (out / "figures/fig-one.html").exists()
+    manifest = json.loads((out / ".manifest.json").read_text())
+    assert sorted(manifest["items"]) == ["new-item"] and sorted(manifest["pages"]) == [new]
 
 
-def test_only_builds_the_named_item_and_force_rebuilds(tmp_path, monkeypatch):
-    modules = make_package(tmp_path, monkeypatch, fig_one=GOOD_FIGURE.format(value=0.25),
-                           fig_two=GOOD_FIGURE.format(value=0.5))
+def test_only_builds_the_named_item_or_page_and_force_rebuilds(tmp_path, monkeypatch):
+    pages = make_package(tmp_path, monkeypatch, one=good_page("fig-one", 0.25), two=good_page("fig-two", 0.5))
     out = tmp_path / "out"
-    assert figures_build.build(modules, only=["fig_two"], out=out, log=lambda *_: None) == ["fig-two"]
-    assert not (out / "figures" / "fig-one.svg").exists()
-    assert figures_build.build(modules, only=["fig-two"], out=out, log=lambda *_: None) == []
-    assert figures_build.build(modules, only=["fig-two"], force=True, out=out, log=lambda *_: None) == ["fig-two"]
-    assert figures_build.build(modules, force=True, out=out, log=lambda *_: None) == ["fig-one", "fig-two"]
-    with pytest.raises(BuildError, match="unknown item.*nope"):
-        figures_build.build(modules, only=["nope"], out=out, log=lambda *_: None)
+    assert quiet_build(pages, out, only=["fig_two"]) == ["fig-two"]
+    assert not (out / "figures" / "fig-one.html").exists()
+    assert quiet_build(pages, out, only=["fig-two"]) == []
+    assert quiet_build(pages, out, only=["fig-two"], force=True) == ["fig-two"]
+    assert quiet_build(pages, out, only=["one"]) == ["fig-one"]  # a page: all of its items
+    assert quiet_build(pages, out, force=True) == ["fig-one", "fig-two"]
+    with pytest.raises(BuildError, match="unknown item or page 'nope'"):
+        quiet_build(pages, out, only=["nope"])
 
 
 def test_force_gives_byte_identical_files(tmp_path, monkeypatch):
-    modules = make_package(tmp_path, monkeypatch, fig=GOOD_FIGURE.format(value=0.25))
+    pages = make_package(tmp_path, monkeypatch, page=good_page("fig", 0.25))
     first, second = tmp_path / "a", tmp_path / "b"
-    figures_build.build(modules, out=first, log=lambda *_: None)
-    figures_build.build(modules, out=second, force=True, log=lambda *_: None)
+    quiet_build(pages, first)
+    quiet_build(pages, second, force=True)
     for path in first.rglob("*"):
-        if path.is_file():
+        if path.is_file() and path.name != ".manifest.json":
             assert path.read_bytes() == (second / path.relative_to(first)).read_bytes(), path.name
 
 
+def test_a_name_declared_twice_stops_the_build(tmp_path, monkeypatch):
+    pages = make_package(tmp_path, monkeypatch, one=good_page("fig", 0.25), two=good_page("fig", 0.5))
+    with pytest.raises(BuildError, match="item fig is declared twice"):
+        quiet_build(pages, tmp_path / "out")
+
+
+BROKEN_FIGURE = '''
+"""A broken page."""
+import numpy as np
+
+from figures_src.engine import Example, Figure
+from figures_src.engine.heatmap import heatmap
+
+PAGE = "index.md"
+{body}
+'''
+
 BROKEN = {
     "raises": ('''
-        """Raises while computing."""
         def data():
             raise ZeroDivisionError("the figure's own bug")
 
 
-        def render(data, ax):
-            pass
+        ITEMS = [Figure("raises", title="Raises.", data=data, render=lambda data, ax: None, caption="Broken.")]
         ''', "ZeroDivisionError"),
-    "wrong_shape": ('''
-        """Hands the heatmap a 3-D array."""
-        import numpy as np
-        from figures_src.heatmap import heatmap
-
-        CAPTION = "Broken."
-
-
-        def data():
-            return np.zeros((2, 2, 2))
-
-
+    "wrong-shape": ('''
         def render(data, ax):
-            heatmap(ax, data, ["a", "b"], ["x", "y"], quantity="scores")
+            return heatmap(ax, data, ["a", "b"], ["x", "y"], quantity="scores")
+
+
+        ITEMS = [Figure("wrong-shape", title="A 3-D heatmap.", data=lambda: np.zeros((2, 2, 2)), render=render,
+                        caption="Broken.")]
         ''', "must be 2-D"),
-    "wrong_labels": ('''
-        """Has fewer labels than rows."""
-        import numpy as np
-        from figures_src.heatmap import heatmap
-
-        CAPTION = "Broken."
-
-
-        def data():
-            return np.zeros((3, 2))
-
-
+    "wrong-labels": ('''
         def render(data, ax):
-            heatmap(ax, data, ["a", "b"], ["x", "y"], quantity="weights")
+            return heatmap(ax, data, ["a", "b"], ["x", "y"], quantity="weights")
+
+
+        ITEMS = [Figure("wrong-labels", title="Too few labels.", data=lambda: np.zeros((3, 2)), render=render,
+                        caption="Broken.")]
         ''', "needs 3 row labels"),
-    "no_caption": ('''
-        """Says nothing about itself."""
-        import numpy as np
-        from figures_src.heatmap import heatmap
+    "no-caption": ('''
+        def render(data, ax):
+            return heatmap(ax, data, ["a", "b"], ["x", "y"], quantity="weights")
 
 
-        def data():
-            return np.zeros((2, 2))
-
-
+        ITEMS = [Figure("no-caption", title="Says nothing.", data=lambda: np.zeros((2, 2)), render=render, caption="")]
+        ''', "caption"),
+    "unreturned-heatmap": ('''
         def render(data, ax):
             heatmap(ax, data, ["a", "b"], ["x", "y"], quantity="weights")
-        ''', "caption"),
-    "bad_example": ('''
-        """An example whose weights do not match its tokens."""
-        def example():
-            return {"id": "bad-example", "title": "t", "page": "scores/", "library_version": "1", "seed": 0,
-                    "tokens": ["a", "b"], "inputs": {}, "steps": {"weights": [[1.0]]}, "outputs": {}}
+
+
+        ITEMS = [Figure("unreturned-heatmap", title="Forgets to return its heatmap.", data=lambda: np.zeros((2, 2)),
+                        render=render, caption="Broken.")]
+        ''', "return what heatmap() returns"),
+    "bad-example": ('''
+        def data():
+            return {"seed": 0, "tokens": ["a", "b"], "inputs": {}, "steps": {"weights": [[1.0]]}, "outputs": {}}
+
+
+        ITEMS = [Example("bad-example", page=PAGE, title="Weights that do not match the tokens", data=data)]
         ''', "expected"),
+    "bad-name": ('''
+        ITEMS = [Figure("Bad Name", title="A name with spaces.", data=dict, render=lambda data, ax: None, caption="x")]
+        ''', "lower-case words joined by hyphens"),
 }
 
 
 @pytest.mark.parametrize("kind", sorted(BROKEN))
-def test_a_broken_module_stops_the_build_naming_it_and_writes_nothing(tmp_path, monkeypatch, kind):
-    source, message = BROKEN[kind]
-    modules = make_package(tmp_path, monkeypatch, fig_good=GOOD_FIGURE.format(value=0.25), **{kind: source})
+def test_a_broken_page_stops_the_build_naming_it_and_writes_nothing(tmp_path, monkeypatch, kind):
+    body, message = BROKEN[kind]
+    source = BROKEN_FIGURE.format(body=textwrap.dedent(body))
+    pages = make_package(tmp_path, monkeypatch, good=good_page("fig-good", 0.25), **{kind.replace("-", "_"): source})
     out = tmp_path / "out"
-    figures_build.build(modules[:1], out=out, log=lambda *_: None)
+    quiet_build(pages[:1], out)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    name = kind.replace("_", "-")
-    with pytest.raises(BuildError, match=re.escape(name)) as failure:
-        figures_build.build(modules, force=True, out=out, log=lambda *_: None)
+    with pytest.raises(BuildError, match=re.escape(kind.replace("-", "_") if kind == "bad-name" else kind)) as failure:
+        quiet_build(pages, out, force=True)
     assert message in str(failure.value)
     after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    assert not [p for p in after if name in p.name], f"{kind}: a file was written for the broken item"
+    assert not [p for p in after if kind in p.name], f"{kind}: a file was written for the broken item"
     assert not [p for p in after if ".tmp" in p.name], f"{kind}: a temporary file was left behind"
     assert set(after) == set(before)
     assert all(after[p] == before[p] for p in before if p.name != ".manifest.json"), "earlier outputs changed"
 
 
 def test_a_figure_breaking_after_a_good_build_keeps_its_last_good_files(tmp_path, monkeypatch):
-    modules = make_package(tmp_path, monkeypatch, fig=GOOD_FIGURE.format(value=0.25))
+    pages = make_package(tmp_path, monkeypatch, page=good_page("fig", 0.25))
     out = tmp_path / "out"
-    figures_build.build(modules, out=out, log=lambda *_: None)
-    good = (out / "figures" / "fig.svg").read_bytes()
-    path = tmp_path / "src" / modules[0].split(".")[0] / "fig.py"
+    quiet_build(pages, out)
+    good = (out / "figures" / "fig.html").read_bytes()
+    path = module_file(tmp_path, pages[0])
     path.write_text(path.read_text().replace('["a", "b"]', '["a"]'))
-    sys.modules.pop(modules[0], None)
     with pytest.raises(BuildError, match="fig"):
-        figures_build.build(modules, out=out, log=lambda *_: None)
-    assert (out / "figures" / "fig.svg").read_bytes() == good
+        quiet_build(pages, out)
+    assert (out / "figures" / "fig.html").read_bytes() == good
 
 
 def test_the_command_line_reports_the_failing_item_and_exits_non_zero(tmp_path):
@@ -412,4 +500,4 @@ def test_the_command_line_reports_the_failing_item_and_exits_non_zero(tmp_path):
                              "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 1
     assert "no-such-figure" in result.stderr
-    assert not list(tmp_path.rglob("*.svg"))
+    assert not list(tmp_path.rglob("*.html"))

@@ -15,10 +15,12 @@ import pytest
 
 import attention as A
 import loop_reference as loops
-from figures_src import build, problems, problems_render, problems_sets
-from figures_src.problems_sets import fmt
+from figures_src import build
+from figures_src.pages import problems
+from figures_src.pages.problems import html as problems_render, sets as problems_sets
+from figures_src.pages.problems.sets import fmt
 
-DATA = problems.data()
+DATA = problems.all_sets()
 BY_SET = {s["set"]: s for s in DATA}
 VARIANTS = [(s["set"], v) for s in DATA for v in s["variants"]]
 IDS = [v["id"] for _, v in VARIANTS]
@@ -153,7 +155,7 @@ def test_some_variants_have_entropy_masks_and_several_kinds():
 
 
 def test_variants_are_reproducible():
-    assert problems.data() == DATA
+    assert problems.all_sets() == DATA
 
 
 # The published variants' inputs and questions (exact: small integers and tenths). Teachers reuse them by

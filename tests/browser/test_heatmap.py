@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 import attention
-from figures_src.heatmap import format_number as fmt
+from figures_src.engine.text import num as fmt
 
 SITE = Path(__file__).resolve().parents[2] / "site"
 

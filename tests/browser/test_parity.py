@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import attention
-from figures_src.heatmap import SCORE_CMAP, WEIGHT_CMAP, colour_scale, format_number
+from figures_src.engine.heatmap import SCORE_CMAP, WEIGHT_CMAP, colour_scale
+from figures_src.engine.text import num as format_number
 
 TOLERANCE = 1e-9
 N_CASES = 60

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from figures_src.problems_sets import fmt
+from figures_src.pages.problems.sets import fmt
 
 SITE = Path(__file__).resolve().parents[2] / "site"
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from figures_src import real_heads_common
-from figures_src.heatmap import format_number as fmt
+from figures_src.engine.text import num as fmt
+from figures_src.pages.real_heads import committed
 
 SITE = Path(__file__).resolve().parents[2] / "site"
 VIEWER = "#fig-real-heads-viewer"
@@ -93,7 +93,7 @@ def test_without_javascript_the_grids_and_the_named_heads_are_shown(page, site_u
 def test_the_viewers_head_menu_keeps_the_label_and_the_marked_thumbnail(page, site_url):
     page.goto(site_url + "real-heads/")
     expect(page.locator(f"{VIEWER}.aih-on")).to_have_count(1)
-    first = real_heads_common.picks()["coreference"]  # the head the viewer opens on
+    first = committed.picks()["coreference"]  # the head the viewer opens on
     other = (first.head + 1) % 12
     page.locator(f"{VIEWER} [data-slot='lead']").select_option(str(other))
     status = page.locator("#real-heads-viewer-status")

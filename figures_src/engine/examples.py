@@ -1,0 +1,86 @@
+"""Worked examples: the contract every example's JSON keeps, the one writer of that JSON, and its cite line."""
+import json
+
+import numpy as np
+
+from .errors import BuildError
+from .site import site_url
+
+REQUIRED_KEYS = ["id", "title", "page", "library_version", "seed", "inputs", "steps", "outputs"]
+# The library's names: the only keys inputs, steps and outputs may use (CONTRIBUTING.md, "Worked examples").
+ARRAY_NAMES = {
+    "X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask",
+    "scores", "scaled_scores", "weights", "out", "entropy", "heads", "concat",
+}
+
+
+def check_example(example):
+    """Raise BuildError naming the example and the field when `example` breaks the contract."""
+    name = example.get("id", "?") if isinstance(example, dict) else "?"
+    if not isinstance(example, dict):
+        raise BuildError(f"example {name}: data() must return a dict, got {type(example).__name__}")
+    missing = [k for k in REQUIRED_KEYS if k not in example]
+    if missing:
+        raise BuildError(f"example {name}: missing keys {missing}")
+    for group in ("inputs", "steps", "outputs"):
+        for key, value in example[group].items():
+            if key not in ARRAY_NAMES:
+                raise BuildError(f"example {name}: {group}.{key} is not one of the library's names {sorted(ARRAY_NAMES)}")
+            arr = np.asarray(value)
+            if key == "mask" and arr.dtype != bool:
+                raise BuildError(f"example {name}: {group}.mask must be boolean (True = may attend), got {arr.dtype}")
+            if arr.dtype != bool and not np.issubdtype(arr.dtype, np.number):
+                raise BuildError(f"example {name}: {group}.{key} must hold numbers, got {arr.dtype}")
+            if np.issubdtype(arr.dtype, np.floating) and (np.isnan(arr).any() or (arr == np.inf).any()):
+                raise BuildError(f"example {name}: {group}.{key} holds NaN or +inf")
+    tokens = example.get("tokens")
+    if tokens is not None:
+        n = len(tokens)
+        n_keys = len(example.get("key_tokens", tokens))
+        for group in ("steps", "outputs"):
+            for key in ("scores", "scaled_scores", "weights"):
+                if key in example[group] and np.shape(example[group][key])[-2:] != (n, n_keys):
+                    raise BuildError(
+                        f"example {name}: {group}.{key} has shape {np.shape(example[group][key])}, "
+                        f"expected (..., {n}, {n_keys}) from its tokens"
+                    )
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return None if value == -np.inf else value  # a masked score: null
+    return value
+
+
+def example_json(example):
+    """The published JSON of a checked example: floats at full precision (Python's repr), −∞ as null."""
+    check_example(example)
+    try:
+        return json.dumps(_jsonable(example), ensure_ascii=False, allow_nan=False) + "\n"
+    except (TypeError, ValueError) as exc:
+        raise BuildError(f"example {example['id']}: cannot be written as JSON: {exc}") from None
+
+
+def permalink(example):
+    """The address a reader cites: the page's URL and the example's anchor."""
+    return f"{site_url()}{example.url_path}#{example.id}"
+
+
+def cite_line(example):
+    """The paragraph that anchors example `example` (an Example declaration) on its page and cites it."""
+    return (
+        f'<p class="aih-cite" id="{example.id}" markdown>Worked example <code>{example.id}</code>: cite it as '
+        f"[{permalink(example)}]({example.page}#{example.id}) · "
+        f"[download the numbers of {example.id} (JSON)](examples/{example.id}.json)</p>\n"
+    )

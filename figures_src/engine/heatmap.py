@@ -1,0 +1,135 @@
+"""The one heatmap helper every attention figure uses: keys on x, queries on y, one cell per artist.
+
+Colormaps are colour-blind safe: scores (raw or scaled) use a diverging map centred at 0 with
+symmetric limits; weights use a sequential map on [0, 1]. Every number is printed with `text.num`.
+Each cell is a Rectangle whose SVG id becomes `<figure>[-<panel>]-cell-<i>-<j>` and its number a Text
+whose id becomes `<figure>[-<panel>]-value-<i>-<j>` (query i is row i, top row 0; key j is column j):
+the helper writes `[<panel>-]cell-<i>-<j>`, and the build prefixes every id in a figure with its name.
+"""
+from dataclasses import dataclass
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.colors import Normalize, TwoSlopeNorm
+from matplotlib.patches import Rectangle
+
+from .text import num
+
+SCORE_CMAP = "RdBu_r"  # ColorBrewer diverging: blue < 0 < red, readable with red-green colour blindness
+WEIGHT_CMAP = "viridis"  # perceptually uniform, colour-blind safe, dark (0) to bright (1)
+MASKED_FILL = "#9e9e9e"
+CELL_EDGE = "#ffffff"  # thin white gaps between cells: visible on light and dark pages
+DARK_TEXT = "#1b1b1b"  # not pure black: the SVG post-processor turns #000000 into the page's colour
+LIGHT_TEXT = "#ffffff"
+QUANTITIES = {
+    "scores": "raw scores QKᵀ",
+    "scaled_scores": "scaled scores QKᵀ/√d_k",
+    "weights": "attention weights",
+}
+
+
+@dataclass(frozen=True)
+class DrawnHeatmap:
+    """What `heatmap` drew: a figure's render returns these, and the build makes the figure's data table,
+    text alternative and data-quantity / data-head attributes from them."""
+
+    panel: str | None  # None for a figure's only heatmap
+    quantity: str
+    values: np.ndarray  # (n_q, n_k)
+    row_labels: list
+    col_labels: list
+    head: int | None = None
+
+    def name(self, figure):
+        """The prefix of this heatmap's cell ids in figure `figure`."""
+        return figure if self.panel is None else f"{figure}-{self.panel}"
+
+
+def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=None, title=None,
+            limit=None, show_values=True, colorbar=True, fontsize=9):
+    """Draw `values` (n_q, n_k) on `ax`: row i = query i (top), column j = key j. Returns a DrawnHeatmap.
+
+    quantity: "scores", "scaled_scores" or "weights" (chooses the colormap and limits).
+    panel: a name for this heatmap when a figure has several (its cell ids become
+    `<figure>-<panel>-cell-i-j`). head: the attention head it shows, if any. limit: the symmetric colour
+    limit for scores (default max |finite value|). Masked entries (−inf scores) are grey, hatched, and print as −∞.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"heatmap values must be 2-D (n_q, n_k), got shape {values.shape}")
+    n_q, n_k = values.shape
+    if len(row_labels) != n_q or len(col_labels) != n_k:
+        raise ValueError(
+            f"heatmap of shape {values.shape} needs {n_q} row labels and {n_k} column labels, "
+            f"got {len(row_labels)} and {len(col_labels)}"
+        )
+    if quantity not in QUANTITIES:
+        raise ValueError(f"unknown quantity {quantity!r}; expected one of {sorted(QUANTITIES)}")
+    prefix = "" if panel is None else f"{panel}-"
+
+    cmap, norm = colour_scale(values, quantity, limit)
+    for i in range(n_q):
+        for j in range(n_k):
+            v = values[i, j]
+            fill = MASKED_FILL if not np.isfinite(v) else cmap(norm(v))
+            cell = Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=fill, edgecolor=CELL_EDGE, linewidth=0.6,
+                             gid=f"{prefix}cell-{i}-{j}")
+            if not np.isfinite(v):
+                cell.set_hatch("///")
+            # Cells and their numbers sit inside the axes: left out of the data limits (set below) and out
+            # of constrained layout, which would otherwise measure every one of them (most of a figure's time).
+            cell.set_in_layout(False)
+            ax.add_artist(cell)
+            if show_values:
+                ax.text(j, i, num(v), ha="center", va="center", fontsize=fontsize,
+                        color=text_colour(fill), gid=f"{prefix}value-{i}-{j}").set_in_layout(False)
+
+    ax.set_xlim(-0.5, n_k - 0.5)
+    ax.set_ylim(n_q - 0.5, -0.5)  # query 0 on top
+    ax.set_aspect("equal")
+    ax.set_xticks(range(n_k), labels=col_labels)
+    ax.set_yticks(range(n_q), labels=row_labels)
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
+    ax.tick_params(length=0)
+    ax.set_xlabel("keys", labelpad=6)
+    ax.set_ylabel("queries", labelpad=6)
+    for spine in ax.spines.values():
+        spine.set_linewidth(0.8)  # black here, the page's text colour once inlined
+    if title:
+        ax.text(0.5, -0.03, title, transform=ax.transAxes, ha="center", va="top", fontsize=fontsize + 1)
+    if colorbar:
+        mappable = mpl.cm.ScalarMappable(norm=norm, cmap=cmap)
+        bar = ax.figure.colorbar(mappable, ax=ax, fraction=0.046, pad=0.04)
+        bar.outline.set_visible(False)
+        bar.ax.tick_params(labelsize=fontsize - 1, length=2)
+        bar.solids.set_edgecolor("face")
+        bar.solids.set_rasterized(True)  # one small embedded PNG instead of 256 SVG paths
+
+    return DrawnHeatmap(panel, quantity, values, list(row_labels), list(col_labels), head)
+
+
+def colour_scale(values, quantity, limit=None):
+    """(cmap, norm): weights on [0, 1] sequential; scores diverging, symmetric about 0."""
+    if quantity == "weights":
+        return mpl.colormaps[WEIGHT_CMAP], Normalize(0.0, 1.0)
+    finite = values[np.isfinite(values)]
+    if limit is None:
+        limit = float(np.abs(finite).max()) if finite.size else 1.0
+    limit = limit or 1.0
+    return mpl.colormaps[SCORE_CMAP], TwoSlopeNorm(0.0, -limit, limit)
+
+
+def text_colour(fill):
+    """Dark or light text, whichever contrasts more with `fill` (WCAG relative luminance)."""
+    r, g, b = (_linear(c) for c in mpl.colors.to_rgb(fill))
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    dark = mpl.colors.to_rgb(DARK_TEXT)
+    dark_luminance = 0.2126 * _linear(dark[0]) + 0.7152 * _linear(dark[1]) + 0.0722 * _linear(dark[2])
+    contrast_dark = (luminance + 0.05) / (dark_luminance + 0.05)
+    contrast_light = 1.05 / (luminance + 0.05)
+    return DARK_TEXT if contrast_dark >= contrast_light else LIGHT_TEXT
+
+
+def _linear(c):
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4

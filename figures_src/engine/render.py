@@ -1,0 +1,54 @@
+"""What one declared item writes, as {path relative to generated/: text}.
+
+Imported by the build only when an item must be rebuilt, so a no-change build never pays for numpy's
+arithmetic or matplotlib.
+"""
+from pathlib import Path
+
+from .errors import BuildError
+from .examples import cite_line, example_json
+from .items import Example, Figure, Snippets
+
+
+def outputs(item):
+    """Every file `item` writes: a figure's fragment, an example's JSON and cite line, snippets, downloads."""
+    match item:
+        case Example():
+            example = item.compute()
+            files = {f"public/examples/{item.id}.json": example_json(example)}
+            if item.cite_line:
+                files[f"snippets/{item.id}-cite.md"] = cite_line(item)
+            return files | snippet_files(item.id, item.snippets, example)
+        case Figure():
+            from .figures import render_figure  # noqa: PLC0415  (matplotlib only when a figure is drawn)
+
+            data = item.data()
+            fragment = render_figure(item, data)
+            return {f"figures/{item.name}.html": fragment} | snippet_files(item.name, item.snippets, data)
+        case Snippets():
+            data = item.data()
+            return snippet_files(item.name, item.snippets, data) | public_files(item.name, item.public, data)
+    raise BuildError(f"{item!r} is not a declaration the build knows (Example, Figure or Snippets)")
+
+
+def snippet_files(name, snippets, data):
+    """snippets(data) = {part: Markdown} -> {"snippets/<name>[-<part>].md": text ending in one newline}."""
+    if snippets is None:
+        return {}
+    parts = snippets(data)
+    if not isinstance(parts, dict):
+        raise BuildError(f"{name}: snippets(data) must return {{part: markdown}}, got {type(parts).__name__}")
+    return {f"snippets/{name}{'-' + part if part else ''}.md": text.rstrip("\n") + "\n" for part, text in parts.items()}
+
+
+def public_files(name, public, data):
+    """public(data) = {path: text} -> {"public/<path>": text}, each path inside generated/public/."""
+    if public is None:
+        return {}
+    downloads = public(data)
+    if not isinstance(downloads, dict):
+        raise BuildError(f"{name}: public(data) must return {{path: text}}, got {type(downloads).__name__}")
+    for path in downloads:
+        if Path(path).is_absolute() or ".." in Path(path).parts:
+            raise BuildError(f"{name}: public(data) path {path!r} must stay inside generated/public/")
+    return {f"public/{path}": text for path, text in downloads.items()}

@@ -1,0 +1,68 @@
+"""Turn matplotlib's SVG into a fragment that can sit inline in a page next to other figures.
+
+- no XML prolog, DOCTYPE, comments or <metadata>;
+- no <style> element (matplotlib's `*{...}` rule would restyle the whole page): its two declarations
+  become presentation attributes on the root <svg>, which only its own children inherit;
+- every id prefixed with `<name>-` (and every reference to it), so two figures never collide;
+- matplotlib's black (text, axes, ticks) becomes `currentColor`, so the page's colour scheme applies;
+- width, height and viewBox kept; a <title> and <desc> added for assistive technology.
+"""
+import re
+from html import escape
+
+from .errors import BuildError
+
+_ID = re.compile(r'\bid="([^"]+)"')
+_BLACK = re.compile(r"#000000\b")
+
+
+def clean_svg(svg, name, title, description):
+    svg = re.sub(r"<\?xml[^>]*\?>\s*", "", svg)
+    svg = re.sub(r"<!DOCTYPE[^>]*>\s*", "", svg)
+    svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
+    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, flags=re.S)
+    style = re.search(r"\s*<defs>\s*<style[^>]*>(.*?)</style>\s*</defs>", svg, flags=re.S)
+    if style is None or style.group(1).strip() != "*{stroke-linejoin: round; stroke-linecap: butt}":
+        raise BuildError(f"figure {name}: matplotlib's SVG <style> block changed; update figures_src/engine/svg.py")
+    svg = svg[: style.start()] + svg[style.end():]
+    if "<style" in svg:
+        raise BuildError(f"figure {name}: the SVG still has a <style> element that would leak into the page")
+
+    svg = _prefix_ids(svg, name)
+    svg = _BLACK.sub("currentColor", svg)
+
+    root = re.search(r"<svg\b[^>]*>", svg)
+    if root is None:
+        raise BuildError(f"figure {name}: matplotlib wrote no <svg> element")
+    tag = root.group(0)
+    for attribute in ("width", "height", "viewBox"):
+        if f' {attribute}="' not in tag:
+            raise BuildError(f"figure {name}: the SVG lacks its {attribute} attribute")
+    tag = re.sub(r'\s+version="1\.1"', "", tag)
+    tag = tag[:-1] + (
+        f' id="{name}-svg" class="aih-svg" role="img" aria-labelledby="{name}-title {name}-desc"'
+        ' fill="currentColor" stroke-linejoin="round" stroke-linecap="butt">'
+    )
+    accessible = f'<title id="{name}-title">{escape(title)}</title><desc id="{name}-desc">{escape(description)}</desc>'
+    svg = svg[: root.start()] + tag + "\n" + accessible + svg[root.end():]
+    return svg.strip() + "\n"
+
+
+def _prefix_ids(svg, name):
+    """Prefix each id with `<name>-` unless it already starts so; rewrite `#id` references to match."""
+    renamed = {}
+    for old in _ID.findall(svg):
+        if old in renamed:
+            raise BuildError(f"figure {name}: id {old!r} appears twice in the SVG")
+        renamed[old] = old if old.startswith(f"{name}-") else f"{name}-{old}"
+
+    def reference(match):
+        old = match.group(2)
+        if old not in renamed:
+            raise BuildError(f"figure {name}: the SVG refers to #{old}, which it does not define")
+        return f"{match.group(1)}{renamed[old]}{match.group(3)}"
+
+    svg = _ID.sub(lambda m: f'id="{renamed[m.group(1)]}"', svg)
+    svg = re.sub(r"(url\(#)([^)]+)(\))", reference, svg)
+    svg = re.sub(r'((?:xlink:)?href="#)([^"]+)(")', reference, svg)
+    return svg

@@ -1,0 +1,200 @@
+"""The output (docs/output.md): weights times values, the shapes of the two products, and the transformer block."""
+import numpy as np
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+from ..engine import Example, Figure
+from ..engine.text import dims, matrix, num, table
+from . import sentences
+
+PAGE = "output.md"
+
+
+def followed_row(example):
+    """The query followed through on the page: the one whose largest weight is the median of the rows',
+    so its output is a visible mix rather than a copy of one value or a plain average."""
+    top = example["steps"]["weights"].max(axis=-1)
+    return int(np.argsort(top)[len(top) // 2])
+
+
+def output_snippets(example):
+    tokens, steps = example["tokens"], example["steps"]
+    i = followed_row(example)
+    w, V, out = steps["weights"][i], steps["V"], example["outputs"]["out"][i]
+    d_v = V.shape[1]
+    rows = [[f"**{t}**", num(wj, 4), *(num(wj * x, 4) for x in vj)] for t, wj, vj in zip(tokens, w, V)]
+    rows.append(["**sum**", num(w.sum(), 4), *(f"**{num(x, 4)}**" for x in out)])
+    columns = ["key $j$", "$w_j$", *(f"$w_j v_{{j,{c + 1}}}$" for c in range(d_v))]
+    return {
+        "row": (
+            f"Follow the query “{tokens[i]}” (row {i}). Each value row $v_j$ is multiplied by the weight "
+            f"$w_j$ that “{tokens[i]}” gives key $j$ (the values are the table above), and the {len(tokens)} scaled rows "
+            "are added column by column:\n\n"
+            + table(columns, rows)
+            + f"\nThe last line is the output row of “{tokens[i]}”: "
+            + f"$\\text{{out}}_{{\\text{{{tokens[i]}}}}}$ = [{', '.join(num(x, 4) for x in out)}].\n"
+        ),
+        "v": matrix(V, tokens, dims("", d_v), corner="token", digits=1, trim=True),
+        "out": matrix(example["outputs"]["out"], tokens, dims("", d_v), corner="query", digits=4),
+    }
+
+
+EX_OUTPUT = Example("ex-output", page=PAGE, title="The output of attention on a five-token sentence: weights times values",
+                    data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=output_snippets)
+
+
+# ---------------------------------------------------------------- the shapes of the two products
+
+SHAPE_COLOURS = {"Q": "#0072B2", "Kᵀ": "#E69F00", "weights": "#CC79A7", "V": "#009E73", "out": "#56B4E9"}
+
+
+def shapes_data():
+    example = EX_OUTPUT.compute()
+    n, d_k = example["steps"]["Q"].shape
+    d_v = example["steps"]["V"].shape[1]
+    return {"n": n, "d_k": d_k, "d_v": d_v}
+
+
+def shape_rows(data):
+    n, d_k, d_v = data["n"], data["d_k"], data["d_v"]
+    return [
+        [("Q", n, d_k), ("Kᵀ", d_k, n), ("weights", n, n)],
+        [("weights", n, n), ("V", n, d_v), ("out", n, d_v)],
+    ]
+
+
+def shapes_caption(data):
+    return (
+        "Top: (n × d_k)(d_k × n) → n × n, one score per query-key pair, turned into weights by the softmax. "
+        f"Bottom: (n × n)(n × d_v) → n × d_v, one output row per query. Drawn for n = {data['n']}, "
+        f"d_k = {data['d_k']}, d_v = {data['d_v']}: one square per number."
+    )
+
+
+def shapes_alt(data):
+    return " ".join(
+        f"{a} ({ra} by {ca}) times {b} ({rb} by {cb}) gives {c} ({rc} by {cc})."
+        for (a, ra, ca), (b, rb, cb), (c, rc, cc) in shape_rows(data)
+    )
+
+
+def shapes_table(data):
+    return {
+        "caption": "The two products and their shapes",
+        "columns": ["product", "left", "right", "result"],
+        "rows": [
+            [f"{a} · {b}", f"{ra} × {ca}", f"{rb} × {cb}", f"{c}: {rc} × {cc}"]
+            for (a, ra, ca), (b, rb, cb), (c, rc, cc) in shape_rows(data)
+        ],
+    }
+
+
+def draw_matrix(ax, x, y, name, rows, cols):
+    """A rows × cols grid of unit squares with its top-left corner at (x, y); returns its right edge."""
+    for i in range(rows):
+        for j in range(cols):
+            ax.add_patch(Rectangle((x + j, y - i - 1), 1, 1, facecolor=SHAPE_COLOURS[name], alpha=0.55,
+                                   edgecolor="#000000", linewidth=0.4))
+    ax.text(x + cols / 2, y + 0.4, name, ha="center", va="bottom", fontsize=11)
+    ax.text(x + cols / 2, y - rows - 0.4, f"{rows} × {cols}", ha="center", va="top", fontsize=10)
+    return x + cols
+
+
+def shapes_render(data, ax):
+    top = 0
+    for row in shape_rows(data):
+        x = 0
+        for k, (name, r, c) in enumerate(row):
+            x = draw_matrix(ax, x, top, name, r, c)
+            if k < 2:
+                ax.text(x + 1, top - data["n"] / 2, "·" if k == 0 else "=", ha="center", va="center", fontsize=16)
+                x += 2
+        top -= data["n"] + 2.6
+    ax.set_xlim(-0.5, 2 * data["n"] + data["d_k"] + 4.5)
+    ax.set_ylim(top + 1.6, 1.6)
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+
+# ---------------------------------------------------------------- where attention sits in a block
+
+# (label, kind): kind "box" is a layer, "add" the sum with the residual path.
+BLOCK_STEPS = [
+    ("input: n × d_model", "io"),
+    ("layer normalisation", "box"),
+    ("multi-head attention", "attn"),
+    ("+", "add"),
+    ("layer normalisation", "box"),
+    ("feed-forward network", "box"),
+    ("+", "add"),
+    ("output: n × d_model", "io"),
+]
+FILLS = {"box": "#56B4E9", "attn": "#E69F00", "io": "none", "add": "none"}
+
+
+def block_data():
+    return {"steps": BLOCK_STEPS}
+
+
+def block_caption(data):
+    return (
+        "One pre-normalisation transformer block, read from the bottom up. The attention layer mixes "
+        "information between positions; each residual path (the line around a layer) adds the layer's input "
+        "back to its output; the feed-forward network then works on each position on its own. "
+        "(The original transformer normalised after each sum instead of before each layer.)"
+    )
+
+
+def block_alt(data):
+    return "From bottom to top: " + ", then ".join(
+        "add the residual" if kind == "add" else label for label, kind in data["steps"]
+    ) + "."
+
+
+def block_table(data):
+    return {
+        "caption": "The block, bottom to top",
+        "columns": ["step", "what happens"],
+        "rows": [[str(k + 1), "add the residual (the input of the sub-layer)" if kind == "add" else label]
+                 for k, (label, kind) in enumerate(data["steps"])],
+    }
+
+
+def block_render(data, ax):
+    steps = data["steps"]
+    gap = 1.0
+    ys = [k * gap for k in range(len(steps))]
+    for (label, kind), y in zip(steps, ys):
+        if kind == "add":
+            ax.add_patch(FancyBboxPatch((-0.22, y - 0.22), 0.44, 0.44, boxstyle="circle,pad=0",
+                                        facecolor="none", edgecolor="#000000", linewidth=1))
+            ax.text(0, y, "+", ha="center", va="center", fontsize=12)
+        else:
+            ax.add_patch(FancyBboxPatch((-1.6, y - 0.28), 3.2, 0.56, boxstyle="round,pad=0.02,rounding_size=0.12",
+                                        facecolor=FILLS[kind], alpha=0.6 if FILLS[kind] != "none" else 1,
+                                        edgecolor="#000000", linewidth=1 if kind != "io" else 0))
+            ax.text(0, y, label, ha="center", va="center", fontsize=9, weight="bold" if kind == "attn" else None)
+    for y0, y1 in zip(ys, ys[1:]):
+        ax.add_patch(FancyArrowPatch((0, y0 + 0.3), (0, y1 - 0.3), arrowstyle="-|>", mutation_scale=10,
+                                     color="#000000", linewidth=1))
+    adds = [k for k, (_, kind) in enumerate(steps) if kind == "add"]
+    start = 0
+    for k in adds:  # a residual path from the start of the sub-layer around it to the sum
+        y0, y1 = ys[start] + 0.45, ys[k]
+        ax.plot([0, 2.1, 2.1], [y0, y0, y1], color="#000000", linewidth=1)
+        ax.add_patch(FancyArrowPatch((2.1, y1), (0.24, y1), arrowstyle="-|>", mutation_scale=10,
+                                     color="#000000", linewidth=1))
+        ax.text(2.2, (y0 + y1) / 2, "residual", rotation=90, ha="left", va="center", fontsize=8)
+        start = k
+    ax.set_xlim(-1.8, 2.7)
+    ax.set_ylim(-0.5, ys[-1] + 0.5)
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+
+ITEMS = [
+    EX_OUTPUT,
+    Figure("output-shapes", title="The shapes of attention's two products.", data=shapes_data,
+           render=shapes_render, caption=shapes_caption, alt=shapes_alt, table=shapes_table, size=(5.0, 3.5)),
+    Figure("output-block", title="Where attention sits in a transformer block.", data=block_data,
+           render=block_render, caption=block_caption, alt=block_alt, table=block_table, size=(4.4, 5.8)),
+]

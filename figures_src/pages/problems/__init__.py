@@ -1,0 +1,73 @@
+"""Problems (docs/problems.md): six sets of seeded variants, their blocks on the page, their JSON and the Python kit.
+
+- snippets/problems-<set>.md: the block of one set (first variant), included by docs/problems.md;
+- public/problems/<set>.json: every variant of a set, published at problems/<set>.json;
+- public/problems/problems.py: the kit, four stubs and a checker over the same variants.
+
+sets.py makes the variants, html.py the blocks; kit_template.py is the kit before the variants are written in.
+"""
+import json
+from pathlib import Path
+
+from ...engine import BuildError, Snippets
+from .html import problem_html
+from .sets import all_sets
+
+PAGE = "problems.md"
+INPUTS = ["figures_src/pages/problems/kit_template.py"]  # read as text, not imported
+KIT_TEMPLATE = Path(__file__).with_name("kit_template.py")
+KIT_MARKER = 'CASES = json.loads("{}")'
+# Which kit step checks which set: (step title in the kit, set id, the part holding the expected answer).
+KIT_STEPS = [
+    ("scale_scores(Q, K)", "scale-scores", "scaled_scores"),
+    ("soften_rows(S)", "soften-rows", "weights"),
+    ("soften_rows(S, mask)", "masks", "weights"),
+    ("weighted_sum(W, V)", "weighted-sum", "out"),
+    ("attention_end_to_end(X, W_Q, W_K, W_V, mask)", "end-to-end", "out"),
+]
+
+
+def json_path(problem_set):
+    return f"problems/{problem_set['set']}.json"
+
+
+def problem_blocks(data):
+    return {s["set"]: problem_html(s, json_path(s)) for s in data}
+
+
+def set_json(problem_set):
+    return json.dumps(problem_set, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def kit_cases(data):
+    """{kit step title: [{id, inputs, expected}]} from the published variants."""
+    by_id = {s["set"]: s for s in data}
+    cases = {}
+    for title, set_id, part_name in KIT_STEPS:
+        cases[title] = [
+            {
+                "id": v["id"],
+                "inputs": {m["name"]: m["values"] for m in v["inputs"]},
+                "expected": next(p["values"] for p in v["parts"] if p["name"] == part_name),
+            }
+            for v in by_id[set_id]["variants"]
+        ]
+    return cases
+
+
+def kit(data):
+    """The text of problems.py: the template with the variants written in."""
+    template = KIT_TEMPLATE.read_text(encoding="utf-8")
+    if template.count(KIT_MARKER) != 1:
+        raise BuildError(f"{KIT_TEMPLATE.name} must contain {KIT_MARKER!r} exactly once")
+    cases = json.dumps(kit_cases(data), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return template.replace(KIT_MARKER, f"CASES = json.loads(r'''{cases}''')")
+
+
+def downloads(data):
+    files = {json_path(s): set_json(s) for s in data}
+    files["problems/problems.py"] = kit(data)
+    return files
+
+
+ITEMS = [Snippets("problems", data=all_sets, snippets=problem_blocks, public=downloads)]

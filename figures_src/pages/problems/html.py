@@ -1,0 +1,90 @@
+"""The HTML of one problem set on the Problems page, for its first variant.
+
+It works without JavaScript: the inputs as matrices, an answer grid to fill in, the hints and the solution
+in collapsible blocks. docs/javascripts/problems.js builds the same markup from problems/<set>.json when
+the reader checks, asks for a hint or moves to another variant, so the two must stay in step (the class
+names below are the contract; tests/browser/test_problems_browser.py compares them).
+"""
+from html import escape
+
+from .sets import fmt
+
+
+def matrix_html(m):
+    """<table class="aih-problem-matrix">: caption, column labels, one row per row label."""
+    head = '<tr><td></td>' + "".join(f'<th scope="col">{escape(c)}</th>' for c in m["cols"]) + "</tr>"
+    body = "".join(
+        f'<tr><th scope="row">{escape(r)}</th>' + "".join(f"<td>{fmt(v)}</td>" for v in row) + "</tr>"
+        for r, row in zip(m["rows"], m["values"])
+    )
+    return (f'<div class="aih-problem-scroll"><table class="aih-problem-matrix"><caption>{escape(m["label"])}</caption>'
+            f"<thead>{head}</thead><tbody>{body}</tbody></table></div>")
+
+
+def tolerance_text(tolerance):
+    return "exact" if tolerance == 0 else f"±{fmt(tolerance)}"
+
+
+def grid_html(p, k):
+    """An answer grid: one labelled text input per entry, in row-major order."""
+    head = '<tr><td></td>' + "".join(f'<th scope="col">{escape(c)}</th>' for c in p["cols"]) + "</tr>"
+    rows = []
+    for i, r in enumerate(p["rows"]):
+        cells = "".join(
+            f'<td><input type="text" inputmode="decimal" autocomplete="off" spellcheck="false" '
+            f'data-part="{k}" data-row="{i}" data-col="{j}" '
+            f'aria-label="{escape(p["label"])}, row {i + 1} ({escape(r)}), column {j + 1} ({escape(c)})"></td>'
+            for j, c in enumerate(p["cols"])
+        )
+        rows.append(f'<tr><th scope="row">{escape(r)}</th>{cells}</tr>')
+    return (f'<fieldset class="aih-problem-part"><legend>{escape(p["label"])} '
+            f'<span class="aih-problem-tolerance">({tolerance_text(p["tolerance"])})</span></legend>'
+            f'<div class="aih-problem-scroll"><table class="aih-problem-grid"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
+            "</table></div></fieldset>")
+
+
+def steps_html(steps):
+    out = []
+    for s in steps:
+        out.append(f"<p>{escape(s['text'])}</p>")
+        if "matrix" in s:
+            out.append(matrix_html(s["matrix"]))
+    return "".join(out)
+
+
+def problem_html(data, src):
+    """The block for one set (its first variant); `src` is the JSON's path from the site root."""
+    v = data["variants"][0]
+    count = len(data["variants"])
+    tolerances = sorted({p["tolerance"] for p in v["parts"]})
+    tolerance_note = ("Numbers count as right within "
+                      + " or ".join(tolerance_text(t) for t in tolerances if t) + " of the exact answer."
+                      if any(tolerances) else "Every entry is a whole number: type it exactly.")
+    lines = [
+        f'<div class="aih-problem" id="problem-{data["set"]}" data-src="{escape(src)}">',
+        f'<p class="aih-problem__variant">Variant <span class="aih-problem__number">1</span> of {count} · '
+        f'<code class="aih-problem__id">{escape(v["id"])}</code></p>',
+        f'<p class="aih-problem__prompt">{escape(v["prompt"])}</p>',
+        '<div class="aih-problem__inputs">' + "".join(matrix_html(m) for m in v["inputs"]) + "</div>",
+        '<form class="aih-problem__answer">',
+        '<div class="aih-problem__parts">' + "".join(grid_html(p, k) for k, p in enumerate(v["parts"])) + "</div>",
+        f'<p class="aih-problem__tolerance">{escape(tolerance_note)}'
+        + (" Type decimals with a point, e.g. 0.25 or −1.5." if any(tolerances) else "") + "</p>",
+        # shown by problems.js (CSS: .aih-on); Check submits the form, so Enter in a cell checks too
+        '<div class="aih-problem__actions">'
+        '<button type="submit" class="md-button md-button--primary" data-action="check">Check</button>'
+        '<button type="button" class="md-button" data-action="hint">Hint</button>'
+        '<button type="button" class="md-button" data-action="solution">Solution</button>'
+        '<button type="button" class="md-button" data-action="next">New variant</button></div>',
+        '<noscript><p class="aih-problem__nojs">Checking your answers needs JavaScript; '
+        "without it, compare them with the solution below.</p></noscript>",
+        '<p class="aih-problem__status" role="status"></p>',
+        '<ol class="aih-problem__hints" aria-live="polite"></ol>',
+        "</form>",
+        '<details class="note aih-problem__all-hints"><summary>Hints</summary><ol>'
+        + "".join(f"<li>{escape(h)}</li>" for h in v["hints"]) + "</ol></details>",
+        '<details class="success aih-problem__solution"><summary>Solution</summary>'
+        f'<div class="aih-problem__steps">{steps_html(v["solution"])}</div></details>',
+        "</div>",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,474 @@
+"""The six problem sets of the Problems page: seeded variants with inputs, answers, hints and solutions.
+
+Every answer comes from `attention/`; the intermediate numbers of hints and solutions are the same
+arithmetic written out step by step (tests/test_problems.py checks that they lead to the answer).
+Inputs are small integers or one-decimal numbers so the work can be done by hand with a calculator.
+
+A variant is a dict:
+    id, seed, prompt            the question in words
+    inputs   [matrix]           what the reader is given
+    parts    [matrix + tolerance]   what the reader types, cell by cell, row-major
+    hints    [str]              one step at a time
+    solution [{key, text, matrix?}]  every step with its numbers
+where a matrix is {name, label, values (rows of numbers; null = −∞; booleans for masks), rows, cols}.
+"""
+import math
+
+import numpy as np
+
+import attention as A
+
+from ...engine.text import dims, num, vector
+
+N_VARIANTS = 12
+TOLERANCE = 0.01
+DIGITS = 4
+
+
+# ---------------------------------------------------------------- numbers and labels
+
+
+def fmt(x):
+    """A problem's number: at most DIGITS decimals, no trailing zeros (the site's `num`; the Problems page's
+    JavaScript prints the same)."""
+    return num(x, DIGITS, trim=True)
+
+
+def fmt_vec(xs):
+    return vector(xs, DIGITS, trim=True)
+
+
+def paren(x):
+    """A factor in a written-out product: negative numbers in parentheses."""
+    text = fmt(x)
+    return f"({text})" if text.startswith("−") else text
+
+
+def dot_text(u, v):
+    """'1·2 + 0·(−1) + …' for the dot product u · v."""
+    return " + ".join(f"{paren(a)}·{paren(b)}" for a, b in zip(u, v, strict=True))
+
+
+def plain(values):
+    """Nested lists of Python floats (ints stay exact in JSON as 1.0 -> 1.0), booleans kept, -inf -> None."""
+    arr = np.asarray(values)
+    if arr.dtype == bool:
+        return arr.tolist()
+    return [[None if v == -math.inf else float(v) for v in row] for row in np.atleast_2d(arr).tolist()]
+
+
+def matrix(name, label, values, rows, cols):
+    values = plain(values)
+    if len(values) != len(rows) or any(len(r) != len(cols) for r in values):
+        raise ValueError(f"matrix {name}: values {np.shape(values)} do not match {len(rows)} row and {len(cols)} column labels")
+    return {"name": name, "label": label, "values": values, "rows": list(rows), "cols": list(cols)}
+
+
+def part(name, label, values, rows, cols, tolerance=TOLERANCE):
+    return {**matrix(name, label, values, rows, cols), "tolerance": tolerance}
+
+
+def step(key, text, m=None):
+    return {"key": key, "text": text, **({"matrix": m} if m is not None else {})}
+
+
+def small_ints(rng, shape, low=-2, high=2):
+    """Integers in [low, high], no all-zero row (a zero query or key makes a dull problem)."""
+    while True:
+        x = rng.integers(low, high + 1, size=shape).astype(float)
+        if (np.abs(x).sum(axis=-1) > 0).all():
+            return x
+
+
+def one_decimals(rng, shape, limit=2.0):
+    return rng.integers(-round(limit * 10), round(limit * 10) + 1, size=shape) / 10
+
+
+# ---------------------------------------------------------------- softmax written out
+
+
+def softmax_steps(S, mask=None):
+    """The hand computation of softmax row by row: row maxima, shifted scores, exponentials, sums, weights.
+
+    S (n_q, n_k), mask bool (n_q, n_k) or None -> dict of arrays; masked entries are -inf in `shifted`
+    and 0 in `exp`.
+    """
+    allowed = np.ones(S.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    masked = np.where(allowed, S, -np.inf)
+    row_max = np.array([row[ok].max() if ok.any() else 0.0 for row, ok in zip(S, allowed)])
+    shifted = np.where(allowed, S - row_max[:, None], -np.inf)
+    exp = np.where(allowed, np.exp(np.where(allowed, shifted, 0.0)), 0.0)
+    sums = exp.sum(axis=1)
+    return {"masked": masked, "row_max": row_max, "shifted": shifted, "exp": exp, "sums": sums,
+            "weights": exp / sums[:, None]}
+
+
+def softmax_solution(S, sm, rows, cols, masked_note=""):
+    """Solution steps for softmax given softmax_steps(S) = sm."""
+    return [
+        step("row_max", "Take each row on its own. Subtracting the row's largest score leaves the softmax unchanged "
+             "and keeps every exponential at most 1. The row maxima:" + masked_note,
+             matrix("row_max", "Row maximum m", sm["row_max"][:, None], rows, ["m"])),
+        step("shifted", "Each score minus its row's maximum:",
+             matrix("shifted", "S − m", sm["shifted"], rows, cols)),
+        step("exp", "The exponential of each entry" + (" (e^−∞ = 0)" if np.isinf(sm["shifted"]).any() else "") + ":",
+             matrix("exp", "e^(S − m)", sm["exp"], rows, cols)),
+        step("sums", "Each row's sum of exponentials:", matrix("sums", "Row sum", sm["sums"][:, None], rows, ["sum"])),
+        step("weights", "Divide each exponential by its row's sum. Every row now adds up to 1:",
+             matrix("weights", "Weights", sm["weights"], rows, cols)),
+    ]
+
+
+# ---------------------------------------------------------------- 1. scale the scores
+
+
+def scale_scores(index, seed):
+    rng = np.random.default_rng(seed)
+    d_k = (4, 4, 4, 2, 4, 4, 3, 4, 4, 4, 2, 4)[index % 12]
+    n_q, n_k = int(rng.integers(2, 4)), int(rng.integers(3, 5))
+    Q = small_ints(rng, (n_q, d_k))
+    K = small_ints(rng, (n_k, d_k))
+    raw = A.scores(Q, K)
+    answer = A.scaled_scores(Q, K)
+    rows, cols, entries = dims("q", n_q), dims("k", n_k), dims("d", d_k)
+    root = math.sqrt(d_k)
+    root_text = fmt(root) if root.is_integer() else f"√{d_k} ≈ {fmt(root)}"
+    worked = f"q1·k1 = {dot_text(Q[0], K[0])} = {fmt(raw[0, 0])}"
+    return {
+        "prompt": f"Q holds {n_q} queries and K holds {n_k} keys, each with d_k = {d_k} entries. "
+                  "Compute the scaled scores QKᵀ/√d_k.",
+        "inputs": [matrix("Q", f"Q ({n_q} × {d_k})", Q, rows, entries), matrix("K", f"K ({n_k} × {d_k})", K, dims("k", n_k), entries)],
+        "parts": [part("scaled_scores", "QKᵀ/√d_k", answer, rows, cols)],
+        "hints": [
+            "Entry (i, j) of QKᵀ is the dot product of row i of Q with row j of K: multiply matching entries and add.",
+            f"Entry (1, 1): {worked}.",
+            f"d_k = {d_k}, so √d_k = {root_text}: divide every dot product by it. "
+            f"Entry (1, 1) becomes {fmt(raw[0, 0])} / {fmt(root)} = {fmt(answer[0, 0])}.",
+        ],
+        "solution": [
+            step("scores", f"The raw scores QKᵀ, one dot product per entry; for example {worked}:",
+                 matrix("scores", "QKᵀ", raw, rows, cols)),
+            step("scaled_scores", f"d_k = {d_k}, so divide every entry by √d_k = {root_text}:",
+                 matrix("scaled_scores", "QKᵀ/√d_k", answer, rows, cols)),
+        ],
+    }
+
+
+# ---------------------------------------------------------------- 2. soften the rows
+
+
+def soften_rows(index, seed):
+    rng = np.random.default_rng(seed)
+    n_q, n_k = int(rng.integers(2, 4)), int(rng.integers(3, 5))
+    S = small_ints(rng, (n_q, n_k)) if index % 3 == 0 else one_decimals(rng, (n_q, n_k))
+    with_entropy = index % 2 == 1
+    weights = A.softmax(S)
+    rows, cols = dims("q", n_q), dims("k", n_k)
+    sm = softmax_steps(S)
+    parts = [part("weights", "Weights softmax(S)", weights, rows, cols)]
+    hints = [
+        f"Work on one row at a time. Subtract the row's largest score: row 1 minus {fmt(sm['row_max'][0])} "
+        f"is {fmt_vec(sm['shifted'][0])}.",
+        f"Take the exponential of each entry: row 1 becomes {fmt_vec(sm['exp'][0])}.",
+        f"Divide by the row's sum, {fmt(sm['sums'][0])}: row 1 of the weights is {fmt_vec(weights[0])}, "
+        "which adds up to 1.",
+    ]
+    solution = softmax_solution(S, sm, rows, cols)
+    prompt = f"S holds the scaled scores of {n_q} queries against {n_k} keys. Compute the softmax of each row"
+    if with_entropy:
+        entropy = A.row_entropy(weights)
+        terms = np.where(weights > 0, -weights * np.log(np.where(weights > 0, weights, 1.0)), 0.0)
+        parts.append(part("entropy", "Row entropy H (nats)", entropy[:, None], rows, ["H"]))
+        hints.append(
+            f"Entropy of a row: H = −Σ w·ln w (natural log). Row 1: the terms −w·ln w are {fmt_vec(terms[0])}, "
+            f"so H = {fmt(entropy[0])}."
+        )
+        solution += [
+            step("entropy_terms", "For the entropy, each weight's term −w·ln w (natural log):",
+                 matrix("entropy_terms", "−w·ln w", terms, rows, cols)),
+            step("entropy", f"Add each row's terms. A uniform row of {n_k} would give ln {n_k} = {fmt(math.log(n_k))}, "
+                 "the largest possible; a one-hot row would give 0:",
+                 matrix("entropy", "H (nats)", entropy[:, None], rows, ["H"])),
+        ]
+        prompt += ", then the entropy of each row of weights in nats"
+    return {
+        "prompt": prompt + ".",
+        "inputs": [matrix("S", f"S ({n_q} × {n_k})", S, rows, cols)],
+        "parts": parts,
+        "hints": hints,
+        "solution": solution,
+    }
+
+
+# ---------------------------------------------------------------- 3. take the weighted sum
+
+
+def tenths(rng, n_k):
+    """A row of weights in tenths adding up to exactly 1: 10 tenths dealt out at random."""
+    counts = np.bincount(rng.integers(0, n_k, size=10), minlength=n_k)
+    return counts / 10
+
+
+def weighted_sum_by_library(W, V):
+    """W·V through the library's `attend`: with scores ln W (masked where W = 0) and scale 1, the
+    softmax returns exactly the rows of W, so attend's output is the weighted sum of the rows of V."""
+    n_k = W.shape[1]
+    positive = W > 0
+    log_w = np.log(np.where(positive, W, 1.0))
+    out, weights = A.attend(log_w, np.eye(n_k), V, mask=positive, scale=1.0)
+    if not np.allclose(weights, W, rtol=0, atol=1e-12):
+        raise AssertionError("attend did not reproduce the given weights")
+    return out
+
+
+def weighted_sum(index, seed):
+    rng = np.random.default_rng(seed)
+    n_q, n_k, d_v = int(rng.integers(2, 4)), int(rng.integers(3, 5)), int(rng.integers(2, 4))
+    W = np.stack([tenths(rng, n_k) for _ in range(n_q)])
+    V = small_ints(rng, (n_k, d_v), -3, 3)
+    out = weighted_sum_by_library(W, V)
+    rows, keys, entries = dims("q", n_q), dims("k", n_k), dims("d", d_v)
+    vrows = dims("v", n_k)
+
+    def row_text(i):
+        terms = " + ".join(f"{fmt(W[i, j])}·{fmt_vec(V[j])}" for j in range(n_k))
+        scaled = " + ".join(fmt_vec(W[i, j] * V[j]) for j in range(n_k))
+        return f"Row {i + 1}: {terms} = {scaled} = {fmt_vec(out[i])}."
+
+    return {
+        "prompt": f"W holds the attention weights of {n_q} queries over {n_k} keys (each row adds up to 1) and V "
+                  f"holds one value vector of length {d_v} per key. Compute the output W·V.",
+        "inputs": [matrix("W", f"W ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries)],
+        "parts": [part("out", "Output W·V", out, rows, entries)],
+        "hints": [
+            "Row i of the output is a weighted average of the rows of V, with the weights in row i of W.",
+            "Row 1: " + " + ".join(f"{fmt(W[0, j])}·v{j + 1}" for j in range(n_k)) + ".",
+            row_text(0),
+        ],
+        "solution": [step(f"row_{i + 1}", row_text(i)) for i in range(n_q)]
+        + [step("out", "Together:", matrix("out", "Output W·V", out, rows, entries))],
+    }
+
+
+# ---------------------------------------------------------------- 4. end to end
+
+
+def end_to_end(index, seed):
+    rng = np.random.default_rng(seed)
+    n, d_model, d_k, d_v = 3, 2, 4, 2
+    mask_kind = ("none", "causal", "padding")[index % 3]
+    mask = None
+    if mask_kind == "causal":
+        mask = A.causal_mask(n)
+    elif mask_kind == "padding":
+        mask = np.broadcast_to(A.padding_mask([n - 1], n)[0], (n, n))
+    while True:  # moderate scores: a softmax that is neither flat nor one-hot everywhere
+        X = small_ints(rng, (n, d_model), -1, 2)
+        W_Q, W_K = small_ints(rng, (d_model, d_k), -1, 1), small_ints(rng, (d_model, d_k), -1, 1)
+        W_V = small_ints(rng, (d_model, d_v), -1, 1)
+        Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d_model) x (d_model, d_k) -> (n, d_k)
+        scaled = A.scaled_scores(Q, K)
+        if 1.0 <= np.abs(scaled).max() <= 2.5 and (np.abs(V).sum(axis=0) > 0).all():
+            break
+    out, weights = A.attend(Q, K, V, mask=mask)
+    raw = A.scores(Q, K)
+    toks, dims_k, dims_v, dims_x = dims("x", n), dims("d", d_k), dims("d", d_v), dims("d", d_model)
+    rows, cols = dims("q", n), dims("k", n)
+    sm = softmax_steps(scaled, mask)
+    mask_text = {
+        "none": "",
+        "causal": " Use a causal mask: query i may look only at keys 1 … i.",
+        "padding": f" Token {n} is padding: no query may look at key {n}.",
+    }[mask_kind]
+    inputs = [
+        matrix("X", f"X ({n} × {d_model})", X, toks, dims_x),
+        matrix("W_Q", f"W_Q ({d_model} × {d_k})", W_Q, dims_x, dims_k),
+        matrix("W_K", f"W_K ({d_model} × {d_k})", W_K, dims_x, dims_k),
+        matrix("W_V", f"W_V ({d_model} × {d_v})", W_V, dims_x, dims_v),
+    ]
+    if mask is not None:
+        inputs.append(matrix("mask", "Mask (1 = may attend)", mask, rows, cols))
+    hints = [
+        f"Project first: Q = XW_Q, K = XW_K, V = XW_V. Row 1 of Q is x1·W_Q = {fmt_vec(Q[0])}.",
+        f"Scores: QKᵀ/√d_k with d_k = {d_k}, so divide by 2. Entry (1, 1) is ({dot_text(Q[0], K[0])}) / 2 = {fmt(scaled[0, 0])}.",
+    ]
+    if mask is not None:
+        hints.append("Where the mask is 0, the score becomes −∞ before the softmax, so that weight is exactly 0.")
+    hints += [
+        f"Softmax each row of the scaled scores: row 1 of the weights is {fmt_vec(weights[0])}.",
+        f"Output row i = Σ_j w_ij·v_j: row 1 is {fmt_vec(out[0])}.",
+    ]
+    solution = [
+        step("Q", "Queries Q = XW_Q:", matrix("Q", "Q", Q, rows, dims_k)),
+        step("K", "Keys K = XW_K:", matrix("K", "K", K, dims("k", n), dims_k)),
+        step("V", "Values V = XW_V:", matrix("V", "V", V, dims("v", n), dims_v)),
+        step("scores", "Raw scores QKᵀ:", matrix("scores", "QKᵀ", raw, rows, cols)),
+        step("scaled_scores", f"Divide by √d_k = √{d_k} = 2:", matrix("scaled_scores", "QKᵀ/√d_k", scaled, rows, cols)),
+    ]
+    if mask is not None:
+        solution.append(step("masked", "Apply the mask: forbidden entries become −∞.",
+                             matrix("masked", "Masked scores", sm["masked"], rows, cols)))
+    solution += softmax_solution(scaled, sm, rows, cols)
+    solution.append(step("out", "Output: row i of the weights times V.", matrix("out", "Output", out, rows, dims_v)))
+    return {
+        "prompt": f"X holds {n} token vectors of length {d_model}. Project them with W_Q, W_K (d_k = {d_k}) and W_V, "
+                  f"then compute the attention weights and the output softmax(QKᵀ/√d_k)·V.{mask_text}",
+        "inputs": inputs,
+        "parts": [part("weights", "Weights", weights, rows, cols), part("out", "Output", out, rows, dims_v)],
+        "hints": hints,
+        "solution": solution,
+    }
+
+
+# ---------------------------------------------------------------- 5. masks
+
+
+def masks(index, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 5))
+    kind = ("causal", "padding", "window")[index % 3]
+    if kind == "causal":
+        mask = A.causal_mask(n)
+        rule = "the mask is causal: query i may attend only to keys 1 … i"
+    elif kind == "padding":
+        length = int(rng.integers(2, n))
+        mask = np.broadcast_to(A.padding_mask([length], n)[0], (n, n))
+        rule = f"the mask hides padding: only the first {length} tokens are real"
+    else:
+        mask = A.sliding_window_mask(n, 2)
+        rule = "the mask is a sliding window of 2: query i may attend to keys i − 1 and i"
+    S = small_ints(rng, (n, n)) if index % 2 else one_decimals(rng, (n, n))
+    candidates = [i for i in range(n) if (~mask[i]).any() and mask[i].sum() >= 2]
+    r = int(rng.choice(candidates))
+    plain_row = A.softmax(S)[r]
+    weights = A.softmax(S, mask)
+    rows, cols = dims("q", n), dims("k", n)
+    allowed = mask[r]
+    kept = plain_row[allowed].sum()
+    zeros = ", ".join(f"k{j + 1}" for j in np.flatnonzero(~allowed))
+    sm = softmax_steps(S, mask)
+    renorm = (f"Keep the allowed entries of row {r + 1} without the mask, {fmt_vec(plain_row[allowed])}; "
+              f"they add up to {fmt(kept)}. Divide them by that sum: {fmt_vec(weights[r][allowed])}. "
+              f"The masked keys ({zeros}) get 0.")
+    return {
+        "prompt": f"S holds the scaled scores of {n} tokens; {rule}. Compute row {r + 1} of the "
+                  "weights without the mask, then every weight with the mask.",
+        "inputs": [matrix("S", f"S ({n} × {n})", S, rows, cols), matrix("mask", "Mask (1 = may attend)", mask, rows, cols)],
+        "parts": [
+            part("row_unmasked", f"Row {r + 1} without the mask", plain_row[None, :], [rows[r]], cols),
+            part("weights", "Weights with the mask", weights, rows, cols),
+        ],
+        "hints": [
+            f"Without the mask, row {r + 1} is an ordinary softmax: {fmt_vec(plain_row)}.",
+            f"A masked score becomes −∞ and e^−∞ = 0, so its weight is exactly 0. In row {r + 1} that is {zeros}.",
+            renorm,
+            "Do the same in every row: softmax over the allowed keys only. A row with one allowed key puts weight 1 on it.",
+        ],
+        "solution": [
+            step("row_unmasked", f"Row {r + 1} without the mask, the softmax of all {n} scores:",
+                 matrix("row_unmasked", f"Row {r + 1}, no mask", plain_row[None, :], [rows[r]], cols)),
+            step("renormalised", renorm),
+            step("masked", "For the whole table, masked scores become −∞:",
+                 matrix("masked", "Masked scores", sm["masked"], rows, cols)),
+        ]
+        + softmax_solution(S, sm, rows, cols, " over the allowed keys only"),
+    }
+
+
+# ---------------------------------------------------------------- 6. multi-head shapes and costs
+
+
+def divisors_up_to(d_model, limit=8):
+    return [h for h in range(1, limit + 1) if d_model % h == 0]
+
+
+def multi_head(index, seed):
+    rng = np.random.default_rng(seed)
+    sizes = [(n, d) for n in (4, 6, 8, 10, 12, 16, 20) for d in (8, 12, 16, 24, 32, 48, 64)]
+    order = np.random.default_rng(len(sizes)).permutation(len(sizes))  # one fixed shuffle: no size repeats
+    n, d_model = sizes[order[index % len(sizes)]]
+    options = divisors_up_to(d_model)
+    hs = sorted(int(h) for h in rng.choice(options[1:], size=2, replace=False)) if len(options) > 2 else options[1:]
+    hs = [1] + hs
+    h_shape = hs[1]  # the middle one: d_k stays above 1
+    X = np.zeros((n, d_model))
+    eye = np.eye(d_model)
+    split = A.split_heads(X @ eye, h_shape)  # (h, n, d_k)
+    heads, head_weights = A.attend(split, split, split)  # (h, n, d_k), (h, n, n)
+    _, weights = A.multi_head_attention(X, eye, eye, eye, eye, h_shape)
+    assert weights.shape == head_weights.shape
+    shapes = [split.shape, weights.shape, heads.shape]
+    costs = [A.multi_head_cost(n, d_model, h) for h in hs]
+    entries = [A.attention_cost(n, c["d_k"], n_heads=h)["score_entries"] for h, c in zip(hs, costs)]
+    table = [[c["d_k"], e, c["params"], c["total_macs"]] for c, e in zip(costs, entries)]
+    shape_rows = ["Q, K, V split", "Weights", "Heads' outputs"]
+    axes = ["heads", "rows", "columns"]
+    cost_rows = [f"h = {h}" for h in hs]
+    cost_cols = ["d_k", "score entries", "parameters", "multiply-adds"]
+    c0 = costs[0]
+    return {
+        "prompt": f"A multi-head attention layer reads n = {n} tokens of width d_model = {d_model}, with "
+                  f"d_k = d_model / h. Give the shapes inside the layer for h = {h_shape}, then d_k, the number of "
+                  f"score entries, the parameters (W_Q, W_K, W_V, W_O) and the multiply-adds for h = {', '.join(map(str, hs))}.",
+        "inputs": [],
+        "parts": [
+            part("shapes", f"Shapes for h = {h_shape}", shapes, shape_rows, axes, tolerance=0),
+            part("costs", "Cost as h varies", table, cost_rows, cost_cols, tolerance=0),
+        ],
+        "hints": [
+            f"d_k = d_model / h: with h = {h_shape}, d_k = {d_model} / {h_shape} = {d_model // h_shape}.",
+            f"Splitting cuts the last axis into heads: (n, d_model) = ({n}, {d_model}) becomes (h, n, d_k). "
+            "Each head has its own n × n table of weights.",
+            f"Parameters: W_Q, W_K, W_V and W_O are each d_model × d_model, so 4·{d_model}² = {c0['params']}, whatever h is.",
+            f"Multiply-adds: the four projections take 4·n·d_model² = {c0['projection_macs']}; QKᵀ and weights·V take "
+            f"n²·d_k each per head, 2·n²·d_model = {c0['attention_macs']} over all heads.",
+            f"Score entries: one n × n table per head, h·n² = h·{n * n}.",
+        ],
+        "solution": [
+            step("d_k", "d_k = d_model / h: " + ", ".join(f"{d_model} / {h} = {c['d_k']}" for h, c in zip(hs, costs)) + "."),
+            step("shapes", f"With h = {h_shape}: Q, K and V are ({n}, {d_model}) after the projections; split_heads makes "
+                 f"each ({h_shape}, {n}, {d_model // h_shape}); the weights are one {n} × {n} table per head; the heads' "
+                 f"outputs are ({h_shape}, {n}, {d_model // h_shape}) and merge back into ({n}, {d_model}) before W_O.",
+                 matrix("shapes", f"Shapes for h = {h_shape}", shapes, shape_rows, axes)),
+            step("params", f"Parameters: 4·d_model² = 4·{d_model}² = {c0['params']} for every h: more heads cut the same "
+                 "matrices into thinner slices."),
+            step("macs", f"Multiply-adds: 4·n·d_model² = 4·{n}·{d_model}² = {c0['projection_macs']} for the projections, "
+                 f"plus 2·n²·d_model = 2·{n}²·{d_model} = {c0['attention_macs']} for QKᵀ and weights·V, "
+                 f"{c0['total_macs']} in all, for every h."),
+            step("entries", "Score entries h·n²: " + ", ".join(f"{h}·{n}² = {e}" for h, e in zip(hs, entries))
+                 + ". Only the memory for the score tables grows with h."),
+            step("costs", "Together:", matrix("costs", "Cost as h varies", table, cost_rows, cost_cols)),
+        ],
+    }
+
+
+# ---------------------------------------------------------------- the registry of sets
+
+SETS = [
+    {"id": "scale-scores", "title": "Scale the scores", "make": scale_scores, "seed": 1000},
+    {"id": "soften-rows", "title": "Soften the rows", "make": soften_rows, "seed": 2000},
+    {"id": "weighted-sum", "title": "Take the weighted sum", "make": weighted_sum, "seed": 3000},
+    {"id": "end-to-end", "title": "End to end", "make": end_to_end, "seed": 4000},
+    {"id": "masks", "title": "Masks", "make": masks, "seed": 5000},
+    {"id": "multi-head", "title": "Multi-head shapes and costs", "make": multi_head, "seed": 6000},
+]
+
+
+def problem_set(spec, n_variants=N_VARIANTS):
+    """One set as published at problems/<id>.json."""
+    variants = []
+    for index in range(n_variants):
+        seed = spec["seed"] + index
+        variant = spec["make"](index, seed)
+        variants.append({"id": f"{spec['id']}-{index + 1:02d}", "seed": seed, **variant})
+    return {
+        "set": spec["id"],
+        "title": spec["title"],
+        "page": "problems/",
+        "library_version": A.__version__,
+        "variants": variants,
+    }
+
+
+def all_sets(n_variants=N_VARIANTS):
+    return [problem_set(spec, n_variants) for spec in SETS]

@@ -1,0 +1,56 @@
+"""The committed extraction of the real model, and what the page computes from it: every head's scores, the
+heads it names, and how they are labelled. Everything reads data/real_heads.{npz,json}, written by
+`make real-heads`; the model is never loaded during the site build.
+"""
+import functools
+
+from realheads import analysis
+from realheads import data as realdata
+
+# What every real-heads item reads besides figures_src/: the build rehashes these (CONTRIBUTING.md).
+INPUTS = [
+    "data/real_heads.npz",
+    "data/real_heads.json",
+    "realheads/__init__.py",
+    "realheads/analysis.py",
+    "realheads/data.py",
+    "realheads/encoder.py",
+    "realheads/model.py",
+]
+N_LAYERS = 6  # all-MiniLM-L6-v2; `extraction()` checks the committed data agrees
+PATTERN_KINDS = {"previous": "previous token", "next": "next token", "sink": "[CLS]/[SEP] sink"}
+# Which sentence shows each kind of head: the long one for the neighbour heads, the others their own.
+KIND_SENTENCE = {"previous": "long", "next": "long", "sink": "coreference", "coreference": "coreference", "agreement": "agreement"}
+
+
+@functools.cache
+def extraction():
+    """-> (provenance dict, {sentence id: SentenceHeads}) from the committed files."""
+    meta, sentence_heads = realdata.load()
+    if meta["architecture"]["n_layers"] != N_LAYERS:
+        raise ValueError(f"data/real_heads.json: {meta['architecture']['n_layers']} layers; the page declares {N_LAYERS}")
+    return meta, {heads.sentence.id: heads for heads in sentence_heads}
+
+
+@functools.cache
+def scores():
+    _, by_id = extraction()
+    return analysis.head_scores(list(by_id.values()))
+
+
+@functools.cache
+def picks():
+    return analysis.pick_heads(scores())
+
+
+def kind_name(kind):
+    """"previous token", …, or a sentence's link: "“it” → “animal”"."""
+    if kind in PATTERN_KINDS:
+        return PATTERN_KINDS[kind]
+    link = scores().links[kind]["link"]
+    return f"“{link.query}” → “{link.key}”"
+
+
+def head_label(layer, head):
+    """Counted from 0, as everywhere on the site."""
+    return f"layer {layer}, head {head}"

@@ -1,0 +1,186 @@
+"""The 6 × 12 grid of one sentence: every head's weights as a thumbnail in one palette image, under
+invisible squares that docs/javascripts/real-heads.js makes buttons."""
+import base64
+import io
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.patches import Rectangle
+from PIL import Image
+
+from realheads import analysis
+
+from ...engine.heatmap import WEIGHT_CMAP
+from ...engine.text import num
+from .committed import extraction, head_label, kind_name, picks
+
+PICK_COLOUR = "#E69F00"  # Okabe-Ito orange: the frame of a head named on the page
+PATTERN_COLUMNS = ("previous", "next", "self", "cls", "sep")
+GRID_SIZE = (7.4, 4.1)  # inches: 12 columns by 6 rows of thumbnails
+THUMBNAIL_LEVELS = 32  # colours in a thumbnail: weights rounded to steps of 1/31 (the viewer has the numbers)
+
+
+def thumbnail_id(layer, head):
+    """The id of a thumbnail's square; the build prefixes it with the figure's name."""
+    return f"l{layer}-h{head}"
+
+
+def grid_data(sentence_id):
+    meta, by_id = extraction()
+    heads = by_id[sentence_id]
+    marked = {}
+    for kind, pick in picks().items():
+        marked.setdefault((pick.layer, pick.head), []).append(kind)
+    return {"meta": meta, "heads": heads, "scores": sentence_scores(heads), "marked": marked}
+
+
+def sentence_scores(heads):
+    """The pattern scores and entropy of every head on this one sentence: {name: (L, H)}."""
+    one = analysis.head_scores([heads])
+    table = {name: one.patterns[name] for name in PATTERN_COLUMNS}
+    table["entropy"] = one.entropy
+    return table
+
+
+def thumbnail_layout(n):
+    """(cells between thumbnails, cells per thumbnail step) for n-token thumbnails: a gap of about n/7."""
+    gap = max(1, round(n / 7))
+    return gap, n + gap
+
+
+def grid_png(weights):
+    """All heads' weights tiled into one 8-bit palette PNG: layers down, heads across, transparent gaps.
+
+    One pixel per weight, its colour the weight rounded to one of THUMBNAIL_LEVELS steps of the weight
+    colour map (index 0 is the transparent gap). One palette image per grid is a few KB where 72 RGBA images
+    (what matplotlib writes) cost ~70 KB gzipped.
+    """
+    n_layers, n_heads, n, _ = weights.shape
+    if not np.all((weights >= -1e-3) & (weights <= 1 + 1e-3)):
+        raise ValueError(f"grid_png: weights must lie in [0, 1], got {weights.min()} to {weights.max()}")
+    gap, step = thumbnail_layout(n)
+    levels = np.rint(np.clip(weights, 0.0, 1.0) * (THUMBNAIL_LEVELS - 1)).astype(np.uint8) + 1
+    pixels = np.zeros((n_layers * step - gap, n_heads * step - gap), dtype=np.uint8)
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            pixels[layer * step:layer * step + n, head * step:head * step + n] = levels[layer, head]
+    colours = mpl.colormaps[WEIGHT_CMAP](np.linspace(0.0, 1.0, THUMBNAIL_LEVELS), bytes=True)[:, :3]
+    image = Image.fromarray(pixels, mode="P")
+    image.putpalette([0, 0, 0, *colours.ravel().tolist()])
+    buffer = io.BytesIO()
+    image.save(buffer, format="png", optimize=True, transparency=0)
+    return buffer.getvalue()
+
+
+class ThumbnailGrid(Artist):
+    """The grid's image and, over each thumbnail, an unfilled square <g id="l<layer>-h<head>"><rect/></g> (the build
+    prefixes the ids with the figure's name)
+    that docs/javascripts/real-heads.js makes a button. Written straight into the SVG (SVG output only), to two
+    decimals: matplotlib's imshow would re-encode the PNG as RGBA (three times the size), and its patches would
+    spell out every square's corners to six decimals."""
+
+    def __init__(self, weights):
+        super().__init__()
+        self.png = grid_png(weights)
+        self.n_layers, self.n_heads, self.n, _ = weights.shape
+        self.gap, self.step = thumbnail_layout(self.n)
+        self.width, self.height = self.n_heads * self.step - self.gap, self.n_layers * self.step - self.gap
+
+    def draw(self, renderer):
+        if not hasattr(renderer, "writer"):
+            raise TypeError(f"ThumbnailGrid draws into SVG only, not with {type(renderer).__name__}")
+        # data units are the image's pixels, y down (the axes' y axis is inverted); SVG's y runs down too
+        (x0, y0), (x1, _) = self.axes.transData.transform([(0, 0), (self.width, 0)])
+        scale, top = (x1 - x0) / self.width, renderer.height - y0
+        writer = renderer.writer
+        writer.element("image", x=f"{x0:.2f}", y=f"{top:.2f}", width=f"{self.width * scale:.2f}",
+                       height=f"{self.height * scale:.2f}", attrib={
+                           "id": "thumbnails", "preserveAspectRatio": "none",
+                           "style": "image-rendering:pixelated",
+                           "xlink:href": "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")})
+        side = f"{self.n * scale:.2f}"
+        for layer in range(self.n_layers):
+            for head in range(self.n_heads):
+                # in the page's units, not a scaled group's: a scaled group would scale the focus ring too
+                writer.start("g", id=thumbnail_id(layer, head))
+                writer.element("rect", x=f"{x0 + head * self.step * scale:.2f}",
+                               y=f"{top + layer * self.step * scale:.2f}", width=side, height=side, fill="none")
+                writer.end("g")
+
+
+def render_grid(data, fig):
+    """Each thumbnail is one head's weights (queries down, keys across), brighter = more weight.
+
+    The thumbnails are one image; over each lies an invisible square with the id
+    `<figure>-l<layer>-h<head>`, which docs/javascripts/real-heads.js makes a button.
+    """
+    weights = data["heads"].weights  # (L, H, n, n)
+    n_layers, n_heads, n, _ = weights.shape
+    grid = ThumbnailGrid(weights)
+    gap, step = grid.gap, grid.step
+    fig.get_layout_engine().set(w_pad=0.01, h_pad=0.01)
+    ax = fig.add_subplot()
+    ax.set_xlim(0, grid.width)
+    ax.set_ylim(grid.height, 0)  # layer 0 on top
+    ax.set_aspect("equal")
+    ax.add_artist(grid)
+    for layer, head in sorted(data["marked"]):
+        ax.add_patch(Rectangle((head * step - gap / 2, layer * step - gap / 2), n + gap, n + gap, fill=False,
+                               edgecolor=PICK_COLOUR, linewidth=2, clip_on=False))  # in the gap, outside the cells
+    ax.set_xticks(np.arange(n_heads) * step + n / 2, [str(h) for h in range(n_heads)], fontsize=8)
+    ax.set_yticks(np.arange(n_layers) * step + n / 2, [str(k) for k in range(n_layers)], fontsize=8)
+    ax.tick_params(length=0, pad=3, top=True, labeltop=True, bottom=False, labelbottom=False)
+    ax.set_xlabel("head →", fontsize=8)
+    ax.xaxis.set_label_position("top")
+    ax.set_ylabel("layer ↓", fontsize=8)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+
+def grid_caption(data):
+    heads = data["heads"]
+    n_layers, n_heads, n, _ = heads.weights.shape
+    return (
+        f"All {n_layers * n_heads} heads of all-MiniLM-L6-v2 on “{heads.sentence.text}” ({n} tokens): "
+        f"rows are layers 0–{n_layers - 1}, columns heads 0–{n_heads - 1}. Each thumbnail is one head's {n} × {n} "
+        "table of weights, queries down and keys across, dark = 0 and yellow = 1 in "
+        f"{THUMBNAIL_LEVELS} colour steps (the viewer gives the exact weights). Framed in orange: the heads "
+        "named below."
+    )
+
+
+def grid_alt(data):
+    heads = data["heads"]
+    table = data["scores"]
+    n_layers, n_heads = heads.weights.shape[:2]
+    cls_layer = table["cls"].mean(axis=1)
+    parts = [
+        f"A grid of {n_layers} by {n_heads} small heatmaps, one per attention head, for the sentence "
+        f"“{heads.sentence.text}”.",
+        "Average weight on [CLS] by layer: "
+        + ", ".join(f"layer {k} {num(v)}" for k, v in enumerate(cls_layer)) + ".",
+        "Framed heads: " + "; ".join(
+            f"{head_label(layer, head)} ({', '.join(kind_name(k) for k in kinds)})" for (layer, head), kinds in sorted(data["marked"].items())
+        ) + ".",
+        "The table after the figure lists, for every head, where its weight goes on this sentence.",
+    ]
+    return " ".join(parts)
+
+
+def grid_table(data):
+    table = data["scores"]
+    n_layers, n_heads = table["entropy"].shape
+    rows = []
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            rows.append([head_label(layer, head)] + [float(table[c][layer, head]) for c in PATTERN_COLUMNS]
+                        + [float(table["entropy"][layer, head])])
+    return {
+        "caption": (f"Mean weight of a row on each position, and mean row entropy (nats), per head, on "
+                    f"“{data['heads'].sentence.text}”"),
+        "columns": ["head", "previous token", "next token", "itself", "[CLS]", "[SEP]", "entropy"],
+        "rows": rows,
+    }
+
+

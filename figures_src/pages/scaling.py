@@ -1,0 +1,194 @@
+"""Why divide by √d_k (docs/scaling.md): random queries and keys, with and without the scale.
+
+Queries and keys have entries of mean 0 and variance 1; the figures show the spread of their dot product,
+the saturation of the softmax and the size of its gradient as d_k grows.
+"""
+import numpy as np
+
+import attention
+
+from ..engine import Figure
+
+PAGE = "scaling.md"
+D_K = 2 ** np.arange(0, 11)  # 1, 2, 4, …, 1024
+PAIRS = 4000  # query-key pairs per d_k for the variance
+ROWS = 500  # score rows per d_k for saturation and gradients
+N_KEYS = 16  # keys per row
+
+
+def dot_variance(seed=1):
+    """-> d_k, var(q·k), var(q·k/√d_k): the first grows like d_k, the second stays near 1."""
+    rng = np.random.default_rng(seed)
+    unscaled, scaled = [], []
+    for d_k in D_K:
+        q = rng.standard_normal((PAIRS, 1, d_k))
+        k = rng.standard_normal((PAIRS, 1, d_k))
+        dots = attention.scores(q, k)[:, 0, 0]  # (PAIRS,)
+        unscaled.append(dots.var())
+        scaled.append(attention.scaled_scores(q, k)[:, 0, 0].var())
+    return {"d_k": D_K, "unscaled": np.array(unscaled), "scaled": np.array(scaled)}
+
+
+def softmax_jacobian(w):
+    """∂w_i/∂s_j = w_i (δ_ij − w_j) for each row: (..., n) -> (..., n, n)."""
+    return w[..., :, None] * (np.eye(w.shape[-1]) - w[..., None, :])
+
+
+def saturation(seed=2):
+    """Per d_k, averaged over ROWS rows of N_KEYS keys: largest weight, row entropy and gradient size,
+    for softmax(q·k) and softmax(q·k/√d_k)."""
+    rng = np.random.default_rng(seed)
+    rows = {key: [] for key in ("max_unscaled", "max_scaled", "entropy_unscaled", "entropy_scaled",
+                                "grad_unscaled", "grad_scaled")}
+    for d_k in D_K:
+        q = rng.standard_normal((ROWS, 1, d_k))
+        K = rng.standard_normal((ROWS, N_KEYS, d_k))
+        for label, S in (("unscaled", attention.scores(q, K)), ("scaled", attention.scaled_scores(q, K))):
+            w = attention.softmax(S)[:, 0]  # (ROWS, N_KEYS)
+            rows[f"max_{label}"].append(w.max(axis=-1).mean())
+            rows[f"entropy_{label}"].append(attention.row_entropy(w).mean())
+            rows[f"grad_{label}"].append(np.abs(softmax_jacobian(w)).max(axis=(-2, -1)).mean())
+    return {"d_k": D_K, "n_keys": N_KEYS, **{key: np.array(v) for key, v in rows.items()}}
+
+
+# ---------------------------------------------------------------- the figures
+
+
+def variance_caption(data):
+    return (
+        f"Variance of the dot product of a random query and key (entries of mean 0 and variance 1), "
+        f"{PAIRS} pairs per width d_k. Unscaled it tracks d_k; divided by √d_k it stays near 1."
+    )
+
+
+def variance_alt(data):
+    return (
+        f"Log-log plot against d_k from {data['d_k'][0]} to {data['d_k'][-1]}. The unscaled variance rises "
+        f"along the line var = d_k, reaching {data['unscaled'][-1]:.0f} at d_k = {data['d_k'][-1]}; the scaled "
+        f"variance stays flat between {data['scaled'].min():.2f} and {data['scaled'].max():.2f}."
+    )
+
+
+def variance_table(data):
+    return {
+        "caption": "Variance of q·k and of q·k/√d_k",
+        "columns": ["d_k", "var(q·k)", "var(q·k/√d_k)"],
+        "rows": [[int(d), u, s] for d, u, s in zip(data["d_k"], data["unscaled"], data["scaled"])],
+    }
+
+
+def variance_render(data, ax):
+    d_k = data["d_k"]
+    ax.plot(d_k, d_k, color="#9e9e9e", linestyle=":", linewidth=1, label="var = d_k")
+    ax.plot(d_k, data["unscaled"], marker="o", markersize=4, label="q·k (unscaled)")
+    ax.plot(d_k, data["scaled"], marker="s", markersize=4, label="q·k / √d_k (scaled)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
+    ticks = d_k[::2]
+    ax.set_yticks(ticks, labels=[str(int(t)) for t in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel("d_k (entries per query and key)")
+    ax.set_ylabel("variance of the score")
+    ax.legend(frameon=False)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def saturation_caption(data):
+    return (
+        f"Rows of {data['n_keys']} random keys against one random query, {ROWS} rows per d_k. Above: "
+        "the largest weight in a row, on average. Below: the row's entropy in nats. Unscaled rows collapse "
+        "onto one key as d_k grows; scaled rows stay spread out."
+    )
+
+
+def saturation_alt(data):
+    return (
+        f"Two panels against d_k from {data['d_k'][0]} to {data['d_k'][-1]}. The average largest weight climbs "
+        f"from {data['max_unscaled'][0]:.2f} to {data['max_unscaled'][-1]:.2f} without scaling and stays near "
+        f"{data['max_scaled'][-1]:.2f} with it. The average entropy falls from {data['entropy_unscaled'][0]:.2f} "
+        f"to {data['entropy_unscaled'][-1]:.2f} nats without scaling and stays near {data['entropy_scaled'][-1]:.2f} with it."
+    )
+
+
+def saturation_table(data):
+    return {
+        "caption": "Average largest weight and row entropy (nats)",
+        "columns": ["d_k", "largest weight, unscaled", "largest weight, scaled", "entropy, unscaled", "entropy, scaled"],
+        "rows": [
+            [int(d), a, b, c, e]
+            for d, a, b, c, e in zip(data["d_k"], data["max_unscaled"], data["max_scaled"],
+                                     data["entropy_unscaled"], data["entropy_scaled"])
+        ],
+    }
+
+
+def saturation_render(data, fig):
+    left, right = fig.subplots(2, 1, sharex=True)
+    d_k = data["d_k"]
+    for ax, key, label in ((left, "max", "largest weight in a row"), (right, "entropy", "row entropy (nats)")):
+        ax.plot(d_k, data[f"{key}_unscaled"], marker="o", markersize=4, label="unscaled")
+        ax.plot(d_k, data[f"{key}_scaled"], marker="s", markersize=4, label="scaled by 1/√d_k")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
+        ax.set_ylabel(label)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    right.set_xlabel("d_k")
+    left.set_ylim(0, 1)
+    right.axhline(np.log(data["n_keys"]), color="#9e9e9e", linestyle=":", linewidth=1)
+    right.text(d_k[-1], np.log(data["n_keys"]), f"uniform: ln {data['n_keys']}", ha="right", va="bottom", fontsize=8)
+    right.set_ylim(0, np.log(data["n_keys"]) * 1.12)
+    left.legend(frameon=False, loc="center right")
+
+
+def gradient_caption(data):
+    return (
+        "The largest entry of the softmax's Jacobian ∂w_i/∂s_j = w_i(δ_ij − w_j) in a row, averaged over the "
+        "same random rows as above. Unscaled, the scores grow with d_k, the row saturates and the slope that "
+        "learning follows dies away; scaled, it holds steady."
+    )
+
+
+def gradient_alt(data):
+    return (
+        f"Log-scale plot against d_k from {data['d_k'][0]} to {data['d_k'][-1]}. The unscaled gradient falls "
+        f"from {data['grad_unscaled'][0]:.3f} to {data['grad_unscaled'][-1]:.3f}; the scaled one stays between "
+        f"{data['grad_scaled'].min():.3f} and {data['grad_scaled'].max():.3f}."
+    )
+
+
+def gradient_table(data):
+    return {
+        "caption": "Average largest |∂w_i/∂s_j| per row",
+        "columns": ["d_k", "unscaled", "scaled by 1/√d_k"],
+        "rows": [[int(d), f"{u:.4f}", f"{s:.4f}"] for d, u, s in zip(data["d_k"], data["grad_unscaled"], data["grad_scaled"])],
+    }
+
+
+def gradient_render(data, ax):
+    d_k = data["d_k"]
+    ax.plot(d_k, data["grad_unscaled"], marker="o", markersize=4, label="unscaled")
+    ax.plot(d_k, data["grad_scaled"], marker="s", markersize=4, label="scaled by 1/√d_k")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
+    ax.set_ylim(0, 0.25)
+    ax.set_xlabel("d_k")
+    ax.set_ylabel("largest |∂w_i/∂s_j| in a row")
+    ax.legend(frameon=False)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+ITEMS = [
+    Figure("scaling-variance", title="The spread of q·k grows with d_k; dividing by √d_k holds it at 1.",
+           data=dot_variance, render=variance_render, caption=variance_caption, alt=variance_alt,
+           table=variance_table, size=(5.0, 3.3)),
+    Figure("scaling-saturation", title="Without scaling, softmax saturates as d_k grows: one weight takes everything.",
+           data=saturation, render=saturation_render, caption=saturation_caption, alt=saturation_alt,
+           table=saturation_table, size=(4.8, 5.0)),
+    Figure("scaling-gradient", title="As scores grow, the softmax's gradient shrinks toward zero.",
+           data=saturation, render=gradient_render, caption=gradient_caption, alt=gradient_alt,
+           table=gradient_table, size=(5.0, 3.3)),
+]
