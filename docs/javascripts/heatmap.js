@@ -4,7 +4,7 @@ import * as A from "./attention-math.js";
 
 const NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
 const fmt = A.formatNumber;
-const vec = (v) => `[${v.map((x) => fmt(x)).join(", ")}]`;
+const vec = A.formatVector;
 const live = new Map(); // figure -> AbortController of its listeners
 const loaded = new Map(); // path -> its JSON
 
@@ -21,17 +21,10 @@ export const getJSON = (path, signal) =>
   fetch(new URL(`../${path}`, import.meta.url), { signal })
     .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${r.status} for ${r.url}`))));
 
-function maskName(mask) {
-  const is = (allowed) => mask.every((r, i) => r.every((x, j) => x === allowed(i, j)));
-  const last = mask.at(-1); // padding lets every row see the same keys
-  return is((i, j) => j <= i) ? "causal" : is((i, j) => last[j]) ? "padding"
-    : is((i, j) => j <= i && last[j]) ? "padding + causal" : "published";
-}
-
 function heatmap(figure, ex, signal) {
   const { steps: s, inputs: { mask: pub } } = ex;
   const lead = Array.isArray(s.Q[0][0]) && s.Q.length; // heads or sequences on a leading axis
-  const first = pub ? (lead ? pub : [pub]).map(maskName).find((x) => x !== "causal") || "causal" : "none";
+  const first = pub ? A.classifyMasks(lead ? pub : [pub]) : "none";
   const st = { mode: figure.dataset.quantity, mult: 1, mask: first, lead: figure.dataset.head || 0, cell: [0, 0], row: null };
   const pick = (a) => (lead ? a[st.lead] : a);
   const n = pick(s.Q).length;
@@ -94,7 +87,7 @@ function heatmap(figure, ex, signal) {
         const masked = mask && !mask[i][j] && st.mode !== "scores";
         const rgb = A.cellColour(vals[i][j], st.mode, limit);
         c.textContent = masked && weights ? "0" : fmt(vals[i][j]);
-        c.style.background = A.css(rgb);
+        c.style.background = A.cssColour(rgb);
         c.style.color = A.textColour(rgb);
         c.classList.toggle("aih-masked", !!masked);
         c.setAttribute("aria-label", `${tokens[i]} to ${tokens[j]}, ${name} ${c.textContent}`);
@@ -103,7 +96,7 @@ function heatmap(figure, ex, signal) {
       cells[m].style.setProperty("--aih-entropy", r.entropy[i] / Math.log(m) || 0); // its bar: 1 is flat
       cells[m].setAttribute("aria-label", `entropy of ${tokens[i]}: ${H} nats`);
     }
-    $("gradient").style.background = `linear-gradient(to right,${A.SCALES[weights ? "sequential" : "diverging"].map(A.css)})`;
+    $("gradient").style.background = `linear-gradient(to right,${A.SCALES[weights ? "sequential" : "diverging"].map(A.cssColour)})`;
     panel.classList.toggle("aih-masks", !!mask?.flat().includes(false));
     put({ scale: `×${fmt(st.mult)} → ${fmt(ex.scale * st.mult)}`, lo: fmt(weights ? 0 : -limit), hi: fmt(limit), quantity: name });
     point(...st.cell);
@@ -124,14 +117,13 @@ function heatmap(figure, ex, signal) {
     const k = pick(s.K)[j];
     const row = r.scaled_scores[i];
     const allowed = row.filter((x) => x > -Infinity);
-    const big = (x) => (x < 1e4 ? fmt(x) : x.toPrecision(3));
     rows.forEach((tr, y) => [...tr.children].forEach((c, x) => c.classList.toggle("aih-hl", y === i + 1 || x === j + 1)));
     put({
       qt: tokens[i], kt: tokens[j], i, j, ij: `${i},${j}`, q: vec(q), k: vec(k), score: fmt(r.scores[i][j]),
       s: row[j] > -Infinity ? fmt(row[j]) : `${fmt(r.scores[i][j] * ex.scale * st.mult)}, masked: −∞`,
-      products: q.map((x, c) => x * k[c]).map((p) => (p < 0 ? `(${fmt(p)})` : fmt(p))).join(" + "),
+      products: A.formatDotProductTerms(q, k),
       factor: `1/√${ex.d_k}` + (st.mult === 1 ? "" : ` × ${fmt(st.mult)}`),
-      num: big(Math.exp(row[j])), den: big(allowed.reduce((t, x) => t + Math.exp(x), 0)), w: fmt(r.weights[i][j]),
+      num: A.formatLargeNumber(Math.exp(row[j])), den: A.formatLargeNumber(allowed.reduce((t, x) => t + Math.exp(x), 0)), w: fmt(r.weights[i][j]),
       H: fmt(r.entropy[i]), m, Hmax: fmt(Math.log(m)),
     });
     $("terms").replaceChildren(...allowed.flatMap((x, c) => [c ? " + e" : "e", h("sup", {}, fmt(x))]));
