@@ -1,25 +1,13 @@
 // Each <figure class="aih-heatmap" data-example data-quantity [data-head]> gets overrides/main.html's
 // <template id="aih-heatmap"> filled in from examples/<id>.json; neighbouring figures of one example become one.
 import * as A from "./attention-math.js";
+import { fetchJSON, h } from "./dom.js";
 
 const NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
 const fmt = A.formatNumber;
 const vec = A.formatVector;
 const live = new Map(); // figure -> AbortController of its listeners
 const loaded = new Map(); // path -> its JSON
-
-// h("p", {class: "x"}, "text", child): strings become text nodes, never markup
-export function h(tag, attrs = {}, ...kids) {
-  const e = document.createElement(tag);
-  for (const k in attrs) e.setAttribute(k, attrs[k]);
-  e.append(...kids);
-  return e;
-}
-
-// path from the site root (we are <site>/javascripts/)
-export const getJSON = (path, signal) =>
-  fetch(new URL(`../${path}`, import.meta.url), { signal })
-    .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${r.status} for ${r.url}`))));
 
 function heatmap(figure, ex, signal) {
   const { steps: s, inputs: { mask: pub } } = ex;
@@ -168,7 +156,7 @@ export async function enhance(figure, merged = []) {
   const ctl = new AbortController();
   live.set(figure, ctl);
   const path = `examples/${figure.dataset.example}.json`;
-  if (!loaded.has(path)) loaded.set(path, getJSON(path));
+  if (!loaded.has(path)) loaded.set(path, fetchJSON(path));
   const ex = await loaded.get(path);
   const need = ["Q", "K", "V", "weights", "entropy"];
   if (!need.every((k) => ex.steps?.[k])) throw new Error(`${path}: steps need ${need}`);

@@ -1,7 +1,7 @@
 // The Problems page: Check, Hint, Solution and New variant for each <div class="aih-problem" data-src=…>
 // (figures_src/problems_render.py), from problems/<set>.json. localStorage keeps each set's variant.
 import { formatNumber } from "./attention-math.js";
-import { getJSON, h } from "./heatmap.js";
+import { fetchJSON, h } from "./dom.js";
 
 let live = null; // AbortController of the current page
 
@@ -113,7 +113,7 @@ globalThis.document$?.subscribe(() => {
   live = new AbortController();
   const { signal } = live;
   for (const root of document.querySelectorAll(".aih-problem[data-src]")) {
-    getJSON(root.dataset.src, signal)
+    fetchJSON(root.dataset.src, signal)
       .then((data) => signal.aborted || problem(root, data, signal))
       .catch((e) => signal.aborted || (root.querySelector(".aih-problem__status").textContent =
         `The problem's data did not load (${e.message}); the hints and solution below still work.`));
