@@ -83,7 +83,8 @@ def sizes_by_loading():
 
 def over_budget_message(kind, sizes, budget):
     lines = [f"  {size:6d}  {name}" for name, size in sorted(sizes.items(), key=lambda item: -item[1])]
-    return f"JavaScript loaded {kind}: {sum(sizes.values())} bytes gzipped, over its {budget}-byte budget:\n" + "\n".join(lines)
+    total = sum(sizes.values())
+    return f"JavaScript loaded {kind}: {total} bytes gzipped, over its {budget}-byte budget:\n" + "\n".join(lines)
 
 
 def test_imports_are_followed_from_the_extra_javascript_entries(tmp_path):

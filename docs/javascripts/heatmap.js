@@ -45,7 +45,8 @@ class Heatmap {
     // heads (multi-head) or sequences (a padded batch) on a leading axis: the menu picks one grid
     this.leadCount = Array.isArray(this.steps.Q[0][0]) ? this.steps.Q.length : 0;
     this.publishedMask = example.inputs.mask; // one per head or sequence when there is a leading axis
-    this.publishedMaskName = this.publishedMask ? classifyMasks(this.leadCount ? this.publishedMask : [this.publishedMask]) : "none";
+    const publishedMasks = this.leadCount ? this.publishedMask : [this.publishedMask];
+    this.publishedMaskName = this.publishedMask ? classifyMasks(publishedMasks) : "none";
     this.state = {
       quantity: figure.dataset.quantity, // "scores", "scaled_scores" or "weights"
       scaleMultiplier: 1, // times 1/√d_k
@@ -86,7 +87,8 @@ class Heatmap {
     const { example, publishedMaskName } = this;
     const maskMenu = this.slot("mask");
     const leadMenu = this.slot("lead");
-    if (publishedMaskName !== "none" && publishedMaskName !== "causal") maskMenu.add(new Option(publishedMaskName)); // the template has those two
+    // the template's menu has "none" and "causal"
+    if (publishedMaskName !== "none" && publishedMaskName !== "causal") maskMenu.add(new Option(publishedMaskName));
     if (this.leadCount) {
       this.panel.classList.add("aih-leads");
       this.fill({ leadName: example.n_heads ? "Head" : "Sequence" });
@@ -150,8 +152,8 @@ class Heatmap {
     const [headerRow, ...queryRows] = this.rows;
     this.grid.setAttribute("aria-label", `${quantityName}s: queries down, keys across`);
     tokens.forEach((token, j) => (headerRow.children[j + 1].textContent = token));
-    queryRows.forEach((row, i) => {
-      const [rowHeader, ...cells] = row.children;
+    queryRows.forEach((gridRow, i) => {
+      const [rowHeader, ...cells] = gridRow.children;
       const entropyCell = cells.pop();
       const entropy = formatNumber(result.entropy[i]);
       rowHeader.textContent = tokens[i];
@@ -172,13 +174,13 @@ class Heatmap {
 
   drawLegend(limit) {
     const { quantity, scaleMultiplier } = this.state;
-    const weights = quantity === "weights";
-    const scale = SCALES[weights ? "sequential" : "diverging"];
+    const showsWeights = quantity === "weights";
+    const scale = SCALES[showsWeights ? "sequential" : "diverging"];
     this.slot("gradient").style.background = `linear-gradient(to right,${scale.map(cssColour)})`;
     this.panel.classList.toggle("aih-masks", !!this.mask?.flat().includes(false));
     this.fill({
       scale: `×${formatNumber(scaleMultiplier)} → ${formatNumber(this.example.scale * scaleMultiplier)}`,
-      low: formatNumber(weights ? 0 : -limit),
+      low: formatNumber(showsWeights ? 0 : -limit),
       high: formatNumber(limit),
       quantity: QUANTITY_NAMES[quantity],
     });
@@ -213,7 +215,9 @@ class Heatmap {
       products: formatDotProductTerms(query, key),
       score: formatNumber(score),
       factor: `1/√${example.d_k}` + (scaleMultiplier === 1 ? "" : ` × ${formatNumber(scaleMultiplier)}`),
-      scaledScore: masked ? `${formatNumber(score * example.scale * scaleMultiplier)}, masked: −∞` : formatNumber(scaledRow[column]),
+      scaledScore: masked
+        ? `${formatNumber(score * example.scale * scaleMultiplier)}, masked: −∞`
+        : formatNumber(scaledRow[column]),
       numerator: formatLargeNumber(Math.exp(scaledRow[column])),
       denominator: formatLargeNumber(allowed.reduce((sum, x) => sum + Math.exp(x), 0)),
       pairWeight: formatNumber(result.weights[row][column]),

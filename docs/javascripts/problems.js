@@ -117,8 +117,9 @@ class Problem {
       input.ariaInvalid = invalid || null;
       if (invalid) toLookAt.push(input.ariaLabel);
     }
+    const allRight = counts.right === inputs.length;
     this.say([
-      counts.right === inputs.length ? `All ${counts.right} entries are right.` : `${counts.right} of ${inputs.length} right.`,
+      allRight ? `All ${counts.right} entries are right.` : `${counts.right} of ${inputs.length} right.`,
       counts.wrong && `${counts.wrong} wrong.`,
       counts.bad && `${counts.bad} not a number: type a decimal such as 0.25 or −1.5.`,
       toLookAt.length && `Look again at ${toLookAt.join("; ")}.`,
