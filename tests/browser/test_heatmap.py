@@ -239,6 +239,18 @@ def test_head_selector(page, site_url):
     assert slot(page, figure, "output") == vec(ex["steps"]["heads"][1][2])
 
 
+
+@pytest.mark.parametrize("path, figure, name, options", [
+    ("multi-head/", "#fig-multi-head-h0", "Head", ["head 0", "head 1"]),
+    ("masks/", "#fig-mask-padding", "Sequence", None),
+])
+def test_the_lead_menu_is_named_for_heads_or_sequences(page, site_url, path, figure, name, options):
+    open_page(page, site_url, path)
+    assert page.locator(f"{figure} .aih-lead").is_visible()
+    assert slot(page, figure, "leadName") == name
+    shown = page.locator(f"{figure} [data-slot=lead] option").all_text_contents()
+    assert shown == (options or [" ".join(tokens) for tokens in example("ex-mask-padding")["batch_tokens"]])
+
 def listener_count(page, selector):
     """Event listeners attached to the element matched by `selector` (Chrome DevTools Protocol)."""
     cdp = page.context.new_cdp_session(page)
