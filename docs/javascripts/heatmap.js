@@ -1,198 +1,308 @@
-// Each <figure class="aih-heatmap" data-example data-quantity [data-head]> gets overrides/main.html's
-// <template id="aih-heatmap"> filled in from examples/<id>.json; neighbouring figures of one example become one.
-import * as A from "./attention-math.js";
+// The interactive heatmap. Each <figure class="aih-heatmap" data-example data-quantity [data-head]> gets a copy
+// of overrides/main.html's <template id="aih-heatmap">, filled in from examples/<id>.json: the words live in the
+// template, this script adds the numbers. Neighbouring figures of one example become one heatmap.
+import {
+  attendScores,
+  causalMask,
+  cellColour,
+  classifyMasks,
+  cssColour,
+  formatDotProductTerms,
+  formatLargeNumber,
+  formatNumber,
+  formatVector,
+  SCALES,
+  scoreLimit,
+  scores,
+  textColour,
+} from "./attention-math.js";
+import { fetchJSON, h } from "./dom.js";
 
-const NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
-const fmt = A.formatNumber;
-const vec = (v) => `[${v.map((x) => fmt(x)).join(", ")}]`;
-const live = new Map(); // figure -> AbortController of its listeners
-const loaded = new Map(); // path -> its JSON
+const QUANTITY_NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
+const REQUIRED_STEPS = ["Q", "K", "V", "weights", "entropy"];
+const widgetListeners = new Map(); // figure -> the AbortController of its widget's listeners
+const examples = new Map(); // path -> its JSON (a promise), fetched once for all the figures showing it
 
-// h("p", {class: "x"}, "text", child): strings become text nodes, never markup
-export function h(tag, attrs = {}, ...kids) {
-  const e = document.createElement(tag);
-  for (const k in attrs) e.setAttribute(k, attrs[k]);
-  e.append(...kids);
-  return e;
+// The [query, key] cell a key moves the focus to in a grid of rowCount × columnCount cells (the keys of
+// WAI-ARIA's grid pattern), or undefined for a key the grid leaves alone. Past an edge means: stay.
+export function cellAfterKey(key, ctrlKey, [row, column], [rowCount, columnCount]) {
+  return {
+    ArrowUp: [row - 1, column],
+    ArrowDown: [row + 1, column],
+    ArrowLeft: [row, column - 1],
+    ArrowRight: [row, column + 1],
+    Home: [ctrlKey ? 0 : row, 0],
+    End: [ctrlKey ? rowCount - 1 : row, columnCount - 1],
+    PageUp: [0, column],
+    PageDown: [rowCount - 1, column],
+  }[key];
 }
 
-// path from the site root (we are <site>/javascripts/)
-export const getJSON = (path, signal) =>
-  fetch(new URL(`../${path}`, import.meta.url), { signal })
-    .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${r.status} for ${r.url}`))));
-
-function maskName(mask) {
-  const is = (allowed) => mask.every((r, i) => r.every((x, j) => x === allowed(i, j)));
-  const last = mask.at(-1); // padding lets every row see the same keys
-  return is((i, j) => j <= i) ? "causal" : is((i, j) => last[j]) ? "padding"
-    : is((i, j) => j <= i && last[j]) ? "padding + causal" : "published";
-}
-
-function heatmap(figure, ex, signal) {
-  const { steps: s, inputs: { mask: pub } } = ex;
-  const lead = Array.isArray(s.Q[0][0]) && s.Q.length; // heads or sequences on a leading axis
-  const first = pub ? (lead ? pub : [pub]).map(maskName).find((x) => x !== "causal") || "causal" : "none";
-  const st = { mode: figure.dataset.quantity, mult: 1, mask: first, lead: figure.dataset.head || 0, cell: [0, 0], row: null };
-  const pick = (a) => (lead ? a[st.lead] : a);
-  const n = pick(s.Q).length;
-  const m = pick(s.K).length;
-  const causal = A.causalMask(n, m);
-  const panel = document.getElementById("aih-heatmap").content.firstElementChild.cloneNode(true);
-  const $ = (name) => panel.querySelector(`[data-slot=${name}]`);
-  const put = (values) => {
-    for (const k in values) for (const e of panel.querySelectorAll(`[data-slot=${k}]`)) e.textContent = values[k];
-  };
-  const on = (el, type, fn) => el.addEventListener(type, fn, { signal });
-  if (first !== "none" && first !== "causal") $("mask").add(new Option(first)); // the template has those two
-  if (lead) {
-    panel.classList.add("aih-leads");
-    put({ leadname: ex.n_heads ? "Head" : "Sequence" });
-    $("lead").append(...[...Array(lead).keys()].map((l) => new Option(ex.n_heads ? `head ${l}` : ex.batch_tokens[l].join(" "), l)));
+class Heatmap {
+  constructor(figure, example, signal) {
+    this.example = example;
+    this.steps = example.steps;
+    // heads (multi-head) or sequences (a padded batch) on a leading axis: the menu picks one grid
+    this.leadCount = Array.isArray(this.steps.Q[0][0]) ? this.steps.Q.length : 0;
+    this.publishedMask = example.inputs.mask; // one per head or sequence when there is a leading axis
+    const publishedMasks = this.leadCount ? this.publishedMask : [this.publishedMask];
+    this.publishedMaskName = this.publishedMask ? classifyMasks(publishedMasks) : "none";
+    this.state = {
+      quantity: figure.dataset.quantity, // "scores", "scaled_scores" or "weights"
+      scaleMultiplier: 1, // times 1/√d_k
+      maskName: this.publishedMaskName, // "none", "causal" or the published mask's name
+      leadIndex: figure.dataset.head || 0,
+      focusedCell: [0, 0], // [query, key]: the pair in the readout, the cell last hovered or focused
+      followedRow: null, // the query whose output is written out, if any
+    };
+    this.queryCount = this.forLead(this.steps.Q).length;
+    this.keyCount = this.forLead(this.steps.K).length;
+    this.causalMask = causalMask(this.queryCount, this.keyCount);
+    this.panel = document.getElementById("aih-heatmap").content.firstElementChild.cloneNode(true);
+    this.grid = this.slot("grid");
+    this.buildMenus();
+    this.rows = this.buildGrid(); // the header row, then one row per query
+    figure.querySelector(".aih-figure__graphic").before(this.panel);
+    figure.classList.add("aih-on");
+    this.listen(signal);
+    this.redraw();
   }
-  $("mask").value = st.mask;
-  $("lead").value = st.lead;
 
-  // to the template's header row: a header per key; then a row per query
-  const grid = $("grid");
-  const span = (role, attrs) => h("span", { role, ...attrs });
-  grid.firstChild.lastChild.before(...Array.from({ length: m }, () => span("columnheader")));
-  for (let i = 0; i < n; i++) {
-    const cells = Array.from({ length: m }, (_, j) => span("gridcell", { tabindex: i || j ? -1 : 0, "data-i": i, "data-j": j }));
-    grid.append(h("div", { role: "row" }, span("rowheader"), ...cells, span("gridcell")));
+  forLead(array) {
+    return this.leadCount ? array[this.state.leadIndex] : array;
   }
-  grid.style.setProperty("--aih-keys", m);
-  const rows = [...grid.children];
-  figure.querySelector(".aih-figure__graphic").before(panel);
-  figure.classList.add("aih-on");
 
-  let r, tokens; // what redraw() drew last: the numbers, the tokens of queries and keys alike
-  function redraw(change) {
-    Object.assign(st, change);
-    tokens = ex.batch_tokens?.[st.lead] || ex.tokens;
-    const mask = st.mask === "none" ? null : st.mask === "causal" ? causal : pick(pub);
-    r = A.attendScores(s.scores ? pick(s.scores) : A.scores(pick(s.Q), pick(s.K)), pick(s.V), ex.scale * st.mult, mask);
-    if (st.mult === 1 && st.mask === first) {
+  slot(name) {
+    return this.panel.querySelector(`[data-slot=${name}]`);
+  }
+
+  // {slotName: text}: every element of each slot (one number may show in several places)
+  fill(texts) {
+    for (const name in texts) {
+      for (const element of this.panel.querySelectorAll(`[data-slot=${name}]`)) element.textContent = texts[name];
+    }
+  }
+
+  buildMenus() {
+    const { example, publishedMaskName } = this;
+    const maskMenu = this.slot("mask");
+    const leadMenu = this.slot("lead");
+    // the template's menu has "none" and "causal"
+    if (publishedMaskName !== "none" && publishedMaskName !== "causal") maskMenu.add(new Option(publishedMaskName));
+    if (this.leadCount) {
+      this.panel.classList.add("aih-leads");
+      this.fill({ leadName: example.n_heads ? "Head" : "Sequence" });
+      const labels = Array.from({ length: this.leadCount }, (_, index) =>
+        example.n_heads ? `head ${index}` : example.batch_tokens[index].join(" "));
+      leadMenu.append(...labels.map((label, index) => new Option(label, index)));
+    }
+    maskMenu.value = this.state.maskName;
+    leadMenu.value = this.state.leadIndex;
+  }
+
+  // The template's header row gets a column header per key; then a row per query: its token, a cell per key
+  // (one tab stop for the whole grid: the first cell), and its entropy.
+  buildGrid() {
+    const { grid, queryCount, keyCount } = this;
+    const span = (role, attributes) => h("span", { role, ...attributes });
+    grid.firstChild.lastChild.before(...Array.from({ length: keyCount }, () => span("columnheader")));
+    for (let i = 0; i < queryCount; i++) {
+      const cells = Array.from({ length: keyCount }, (_, j) =>
+        span("gridcell", { tabindex: i || j ? -1 : 0, "data-i": i, "data-j": j }));
+      grid.append(h("div", { role: "row" }, span("rowheader"), ...cells, span("gridcell")));
+    }
+    grid.style.setProperty("--aih-keys", keyCount);
+    return [...grid.children];
+  }
+
+  update(change) {
+    Object.assign(this.state, change);
+    this.redraw();
+  }
+
+  // Every state change ends here: recompute the numbers, then draw everything from the state. The tokens,
+  // mask and result it keeps are what the readout reads between redraws.
+  redraw() {
+    const { example, steps, state } = this;
+    const { quantity, scaleMultiplier, maskName, leadIndex } = state;
+    this.tokens = example.batch_tokens?.[leadIndex] || example.tokens; // of queries and keys alike
+    this.mask = maskName === "none" ? null : maskName === "causal" ? this.causalMask : this.forLead(this.publishedMask);
+    const rawScores = steps.scores ? this.forLead(steps.scores) : scores(this.forLead(steps.Q), this.forLead(steps.K));
+    this.result = attendScores(rawScores, this.forLead(steps.V), example.scale * scaleMultiplier, this.mask);
+    if (scaleMultiplier === 1 && maskName === this.publishedMaskName) {
       // nothing changed: the example's own numbers, as the static figure prints them
-      r.weights = pick(s.weights);
-      r.entropy = pick(s.entropy);
-      r.out = ex.n_heads ? s.heads?.[st.lead] || r.out : pick(ex.outputs.out);
+      this.result.weights = this.forLead(steps.weights);
+      this.result.entropy = this.forLead(steps.entropy);
+      this.result.out = example.n_heads ? steps.heads?.[leadIndex] || this.result.out : this.forLead(example.outputs.out);
     }
-    const vals = r[st.mode];
-    const weights = st.mode === "weights";
-    const limit = weights ? 1 : A.scoreLimit(vals);
-    const name = NAMES[st.mode];
-    for (const b of $("modes").children) b.setAttribute("aria-pressed", b.value === st.mode);
-    $("slider").setAttribute("aria-valuetext", `${fmt(st.mult)} times 1 over root d_k`);
-    grid.setAttribute("aria-label", `${name}s: queries down, keys across`);
-    tokens.forEach((t, j) => (rows[0].children[j + 1].textContent = t));
-    for (let i = 0; i < n; i++) {
-      const [head, ...cells] = rows[i + 1].children;
-      const H = fmt(r.entropy[i]);
-      head.textContent = tokens[i];
-      for (let j = 0; j < m; j++) {
-        const c = cells[j];
-        const masked = mask && !mask[i][j] && st.mode !== "scores";
-        const rgb = A.cellColour(vals[i][j], st.mode, limit);
-        c.textContent = masked && weights ? "0" : fmt(vals[i][j]);
-        c.style.background = A.css(rgb);
-        c.style.color = A.textColour(rgb);
-        c.classList.toggle("aih-masked", !!masked);
-        c.setAttribute("aria-label", `${tokens[i]} to ${tokens[j]}, ${name} ${c.textContent}`);
-      }
-      cells[m].textContent = H;
-      cells[m].style.setProperty("--aih-entropy", r.entropy[i] / Math.log(m) || 0); // its bar: 1 is flat
-      cells[m].setAttribute("aria-label", `entropy of ${tokens[i]}: ${H} nats`);
-    }
-    $("gradient").style.background = `linear-gradient(to right,${A.SCALES[weights ? "sequential" : "diverging"].map(A.css)})`;
-    panel.classList.toggle("aih-masks", !!mask?.flat().includes(false));
-    put({ scale: `×${fmt(st.mult)} → ${fmt(ex.scale * st.mult)}`, lo: fmt(weights ? 0 : -limit), hi: fmt(limit), quantity: name });
-    point(...st.cell);
-
-    // follow the output: row o of out is row o of the weights times the value vectors
-    const o = st.row;
-    rows.forEach((tr, y) => tr.classList.toggle("aih-picked", y - 1 === o));
-    panel.classList.toggle("aih-row", o !== null);
-    if (o === null) return;
-    put({ row: o, rowtoken: tokens[o], out: vec(r.out[o]) });
-    $("lines").replaceChildren(...pick(s.V).map((v, j) => h("p", {}, `${fmt(r.weights[o][j])} × ${vec(v)} (${tokens[j]})`)));
+    const values = this.result[quantity];
+    const limit = quantity === "weights" ? 1 : scoreLimit(values);
+    for (const button of this.slot("modes").children) button.setAttribute("aria-pressed", button.value === quantity);
+    this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d_k`);
+    this.drawGrid(values, limit);
+    this.drawLegend(limit);
+    this.drawReadout();
+    this.drawFollowedRow();
   }
 
-  // the readout: one query-key pair, from the dot product to its weight, and its row's entropy
-  function point(i, j) {
-    st.cell = [i, j];
-    const q = pick(s.Q)[i];
-    const k = pick(s.K)[j];
-    const row = r.scaled_scores[i];
-    const allowed = row.filter((x) => x > -Infinity);
-    const big = (x) => (x < 1e4 ? fmt(x) : x.toPrecision(3));
-    rows.forEach((tr, y) => [...tr.children].forEach((c, x) => c.classList.toggle("aih-hl", y === i + 1 || x === j + 1)));
-    put({
-      qt: tokens[i], kt: tokens[j], i, j, ij: `${i},${j}`, q: vec(q), k: vec(k), score: fmt(r.scores[i][j]),
-      s: row[j] > -Infinity ? fmt(row[j]) : `${fmt(r.scores[i][j] * ex.scale * st.mult)}, masked: −∞`,
-      products: q.map((x, c) => x * k[c]).map((p) => (p < 0 ? `(${fmt(p)})` : fmt(p))).join(" + "),
-      factor: `1/√${ex.d_k}` + (st.mult === 1 ? "" : ` × ${fmt(st.mult)}`),
-      num: big(Math.exp(row[j])), den: big(allowed.reduce((t, x) => t + Math.exp(x), 0)), w: fmt(r.weights[i][j]),
-      H: fmt(r.entropy[i]), m, Hmax: fmt(Math.log(m)),
+  drawGrid(values, limit) {
+    const { tokens, mask, result, keyCount } = this;
+    const { quantity } = this.state;
+    const quantityName = QUANTITY_NAMES[quantity];
+    const [headerRow, ...queryRows] = this.rows;
+    this.grid.setAttribute("aria-label", `${quantityName}s: queries down, keys across`);
+    tokens.forEach((token, j) => (headerRow.children[j + 1].textContent = token));
+    queryRows.forEach((gridRow, i) => {
+      const [rowHeader, ...cells] = gridRow.children;
+      const entropyCell = cells.pop();
+      const entropy = formatNumber(result.entropy[i]);
+      rowHeader.textContent = tokens[i];
+      cells.forEach((cell, j) => {
+        const masked = mask && !mask[i][j] && quantity !== "scores"; // raw scores come before the mask
+        const colour = cellColour(values[i][j], quantity, limit);
+        cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j]);
+        cell.style.background = cssColour(colour);
+        cell.style.color = textColour(colour);
+        cell.classList.toggle("aih-masked", !!masked);
+        cell.setAttribute("aria-label", `${tokens[i]} to ${tokens[j]}, ${quantityName} ${cell.textContent}`);
+      });
+      entropyCell.textContent = entropy;
+      entropyCell.style.setProperty("--aih-entropy", result.entropy[i] / Math.log(keyCount) || 0); // its bar: 1 is flat
+      entropyCell.setAttribute("aria-label", `entropy of ${tokens[i]}: ${entropy} nats`);
     });
-    $("terms").replaceChildren(...allowed.flatMap((x, c) => [c ? " + e" : "e", h("sup", {}, fmt(x))]));
-    panel.classList.toggle("aih-pair-masked", row[j] === -Infinity);
   }
 
-  const focus = (i, j) => {
-    const c = grid.querySelector(`[data-i="${i}"][data-j="${j}"]`); // none off the grid's edge
-    if (!c) return;
-    grid.querySelector("[tabindex='0']").tabIndex = -1;
-    c.tabIndex = 0;
-    c.focus();
-  };
-  on($("modes"), "click", (e) => e.target.value && redraw({ mode: e.target.value }));
-  on($("slider"), "input", (e) => redraw({ mult: 10 ** e.target.value }));
-  on(panel, "change", (e) => e.target.matches("select") && redraw({ [e.target.dataset.slot]: e.target.value })); // mask, lead
-  const cell = (type, fn) =>
-    on(grid, type, (e) => {
-      const c = e.target.closest("[data-j]");
-      if (c) fn(+c.dataset.i, +c.dataset.j, e);
+  drawLegend(limit) {
+    const { quantity, scaleMultiplier } = this.state;
+    const showsWeights = quantity === "weights";
+    const scale = SCALES[showsWeights ? "sequential" : "diverging"];
+    this.slot("gradient").style.background = `linear-gradient(to right,${scale.map(cssColour)})`;
+    this.panel.classList.toggle("aih-masks", !!this.mask?.flat().includes(false));
+    this.fill({
+      scale: `×${formatNumber(scaleMultiplier)} → ${formatNumber(this.example.scale * scaleMultiplier)}`,
+      low: formatNumber(showsWeights ? 0 : -limit),
+      high: formatNumber(limit),
+      quantity: QUANTITY_NAMES[quantity],
     });
-  cell("pointerover", point);
-  cell("focusin", point);
-  cell("click", (i, j) => (focus(i, j), redraw({ row: i })));
-  cell("keydown", (i, j, e) => {
-    const to = {
-      ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
-      Home: [e.ctrlKey ? 0 : i, 0], End: [e.ctrlKey ? n - 1 : i, m - 1], PageUp: [0, j], PageDown: [n - 1, j],
-    }[e.key];
-    if (e.key === "Enter" || e.key === " ") redraw({ row: i });
-    else if (to) focus(...to);
-    else return;
-    e.preventDefault();
-  });
-  redraw({});
+  }
+
+  // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid.
+  showPair(row, column) {
+    this.state.focusedCell = [row, column];
+    this.drawReadout();
+  }
+
+  // The readout: one query-key pair, from the dot product to its weight, and its row's entropy.
+  drawReadout() {
+    const { example, result, tokens, keyCount } = this;
+    const { focusedCell: [row, column], scaleMultiplier } = this.state;
+    const query = this.forLead(this.steps.Q)[row];
+    const key = this.forLead(this.steps.K)[column];
+    const scaledRow = result.scaled_scores[row];
+    const allowed = scaledRow.filter((score) => score > -Infinity);
+    const masked = scaledRow[column] === -Infinity;
+    const score = result.scores[row][column];
+    this.rows.forEach((gridRow, y) =>
+      [...gridRow.children].forEach((cell, x) => cell.classList.toggle("aih-hl", y === row + 1 || x === column + 1)));
+    this.fill({
+      queryToken: tokens[row],
+      keyToken: tokens[column],
+      queryIndex: row,
+      keyIndex: column,
+      pair: `${row},${column}`,
+      query: formatVector(query),
+      key: formatVector(key),
+      products: formatDotProductTerms(query, key),
+      score: formatNumber(score),
+      factor: `1/√${example.d_k}` + (scaleMultiplier === 1 ? "" : ` × ${formatNumber(scaleMultiplier)}`),
+      scaledScore: masked
+        ? `${formatNumber(score * example.scale * scaleMultiplier)}, masked: −∞`
+        : formatNumber(scaledRow[column]),
+      numerator: formatLargeNumber(Math.exp(scaledRow[column])),
+      denominator: formatLargeNumber(allowed.reduce((sum, x) => sum + Math.exp(x), 0)),
+      pairWeight: formatNumber(result.weights[row][column]),
+      entropy: formatNumber(result.entropy[row]),
+      keyCount,
+      flatEntropy: formatNumber(Math.log(keyCount)),
+    });
+    this.slot("terms").replaceChildren(...allowed.flatMap((x, k) => [k ? " + e" : "e", h("sup", {}, formatNumber(x))]));
+    this.panel.classList.toggle("aih-pair-masked", masked);
+  }
+
+  // The followed row's output: row i of out is row i of the weights times the value vectors.
+  drawFollowedRow() {
+    const { followedRow } = this.state;
+    this.rows.forEach((gridRow, y) => gridRow.classList.toggle("aih-picked", y - 1 === followedRow));
+    this.panel.classList.toggle("aih-row", followedRow !== null);
+    if (followedRow === null) return;
+    const weights = this.result.weights[followedRow];
+    this.fill({ followedRow, followedToken: this.tokens[followedRow], output: formatVector(this.result.out[followedRow]) });
+    this.slot("lines").replaceChildren(...this.forLead(this.steps.V).map((value, j) =>
+      h("p", {}, `${formatNumber(weights[j])} × ${formatVector(value)} (${this.tokens[j]})`)));
+  }
+
+  moveFocus(row, column) {
+    const cell = this.grid.querySelector(`[data-i="${row}"][data-j="${column}"]`); // none past the grid's edge
+    if (!cell) return;
+    this.grid.querySelector("[tabindex='0']").tabIndex = -1;
+    cell.tabIndex = 0;
+    cell.focus(); // its focusin updates the readout
+  }
+
+  listen(signal) {
+    const on = (element, type, handler) => element.addEventListener(type, handler, { signal });
+    on(this.slot("modes"), "click", (event) => event.target.value && this.update({ quantity: event.target.value }));
+    on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: 10 ** Number(event.target.value) }));
+    on(this.slot("mask"), "change", (event) => this.update({ maskName: event.target.value }));
+    on(this.slot("lead"), "change", (event) => this.update({ leadIndex: event.target.value }));
+    // one listener per event type on the grid, not one per cell
+    const onCell = (type, handler) =>
+      on(this.grid, type, (event) => {
+        const cell = event.target.closest("[data-j]");
+        if (cell) handler(Number(cell.dataset.i), Number(cell.dataset.j), event);
+      });
+    onCell("pointerover", (row, column) => this.showPair(row, column));
+    onCell("focusin", (row, column) => this.showPair(row, column));
+    onCell("click", (row, column) => {
+      this.moveFocus(row, column);
+      this.update({ followedRow: row });
+    });
+    onCell("keydown", (row, column, event) => {
+      const target = cellAfterKey(event.key, event.ctrlKey, [row, column], [this.queryCount, this.keyCount]);
+      if (event.key === "Enter" || event.key === " ") this.update({ followedRow: row });
+      else if (target) this.moveFocus(...target);
+      else return;
+      event.preventDefault();
+    });
+  }
 }
 
-// (Re)makes `figure` interactive, e.g. after a change of its data-example or data-head.
+// (Re)makes `figure` interactive, e.g. after a change of its data-example or data-head; the `merged`
+// figures (the same example's neighbours) are hidden once it is.
 export async function enhance(figure, merged = []) {
-  live.get(figure)?.abort();
+  widgetListeners.get(figure)?.abort();
   figure.querySelector(".aih-live")?.remove();
-  const ctl = new AbortController();
-  live.set(figure, ctl);
+  const controller = new AbortController();
+  widgetListeners.set(figure, controller);
   const path = `examples/${figure.dataset.example}.json`;
-  if (!loaded.has(path)) loaded.set(path, getJSON(path));
-  const ex = await loaded.get(path);
-  const need = ["Q", "K", "V", "weights", "entropy"];
-  if (!need.every((k) => ex.steps?.[k])) throw new Error(`${path}: steps need ${need}`);
-  if (ctl.signal.aborted) return;
-  heatmap(figure, ex, ctl.signal);
-  for (const f of merged) f.classList.add("aih-merged");
+  if (!examples.has(path)) examples.set(path, fetchJSON(path));
+  const example = await examples.get(path);
+  if (!REQUIRED_STEPS.every((step) => example.steps?.[step])) throw new Error(`${path}: steps need ${REQUIRED_STEPS}`);
+  if (controller.signal.aborted) return; // enhanced again while the JSON was loading
+  new Heatmap(figure, example, controller.signal);
+  for (const other of merged) other.classList.add("aih-merged");
 }
 
+// Material's instant navigation swaps pages without reloading this module: each new page comes through here.
 globalThis.document$?.subscribe(() => {
-  for (const ctl of live.values()) ctl.abort(); // the previous page's listeners
-  live.clear();
-  const groups = [];
-  for (const f of document.querySelectorAll("figure.aih-heatmap[data-example][data-quantity]")) {
-    const g = groups.at(-1);
-    if (g?.at(-1) === f.previousElementSibling && g[0].dataset.example === f.dataset.example) g.push(f);
-    else groups.push([f]);
+  for (const controller of widgetListeners.values()) controller.abort(); // the previous page's listeners
+  widgetListeners.clear();
+  const runs = []; // runs of adjacent figures showing one example
+  for (const figure of document.querySelectorAll("figure.aih-heatmap[data-example][data-quantity]")) {
+    const run = runs.at(-1);
+    const continues = run?.at(-1) === figure.previousElementSibling && run[0].dataset.example === figure.dataset.example;
+    if (continues) run.push(figure);
+    else runs.push([figure]);
   }
-  for (const [f, ...merged] of groups) enhance(f, merged);
+  for (const [figure, ...merged] of runs) enhance(figure, merged);
 });

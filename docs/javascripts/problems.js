@@ -1,121 +1,162 @@
 // The Problems page: Check, Hint, Solution and New variant for each <div class="aih-problem" data-src=…>
-// (figures_src/problems_render.py), from problems/<set>.json. localStorage keeps each set's variant.
+// (its static markup: figures_src/problems_render.py), from problems/<set>.json. localStorage keeps the
+// variant each set shows, nothing the reader typed.
 import { formatNumber } from "./attention-math.js";
-import { getJSON, h } from "./heatmap.js";
+import { fetchJSON, h } from "./dom.js";
 
-let live = null; // AbortController of the current page
+let pageListeners = null; // the AbortController of the current page's listeners and fetches
 
 // as figures_src/problems_sets.fmt: at most 4 decimals, no trailing zeros
 export const fmt = (x) =>
-  x === null ? "−∞" : typeof x === "boolean" ? `${+x}` : formatNumber(x, 4).replace(/\.?0+$/, "");
+  x === null ? "−∞" : typeof x === "boolean" ? `${Number(x)}` : formatNumber(x, 4).replace(/\.?0+$/, "");
 
-// -> "right" | "wrong" | "empty" | "bad" (not a number)
+// a reader's entry -> "right" | "wrong" | "empty" | "bad" (not a number); a true minus or a dash counts as minus
 export function judge(text, want, tolerance) {
-  const t = text.trim().replace(/^[−–]/, "-");
-  if (!t) return "empty";
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t)) return "bad";
-  return Math.abs(t - want) <= tolerance + 1e-9 ? "right" : "wrong";
+  const entry = text.trim().replace(/^[−–]/, "-");
+  if (!entry) return "empty";
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(entry)) return "bad";
+  return Math.abs(entry - want) <= tolerance + 1e-9 ? "right" : "wrong";
 }
 
-const store = (key, value) => {
+// A browser with storage turned off throws: then the page forgets.
+function recall(key) {
   try {
-    return value === undefined ? localStorage[key] : (localStorage[key] = value);
-  } catch {} // storage off: the page forgets
-};
+    return localStorage[key];
+  } catch {}
+}
 
-// the tables of problems_render.py; cell(i, j, rowLabel, colLabel) fills the body
-const table = (m, cls, cell, caption) =>
-  h("div", { class: "aih-problem-scroll" }, h("table", { class: cls }, ...(caption ? [h("caption", {}, caption)] : []),
-    h("thead", {}, h("tr", {}, h("td"), ...m.cols.map((c) => h("th", { scope: "col" }, c)))),
-    h("tbody", {}, ...m.rows.map((r, i) =>
-      h("tr", {}, h("th", { scope: "row" }, r), ...m.cols.map((c, j) => h("td", {}, cell(i, j, r, c))))))));
+function remember(key, value) {
+  try {
+    localStorage[key] = value;
+  } catch {}
+}
 
-const matrix = (m) => table(m, "aih-problem-matrix", (i, j) => fmt(m.values[i][j]), m.label);
+// The tables of problems_render.py: a header row of column labels, then per row its label and
+// cellContent(i, j, rowLabel, columnLabel) in each cell.
+const table = (matrix, className, cellContent, caption) =>
+  h("div", { class: "aih-problem-scroll" },
+    h("table", { class: className },
+      ...(caption ? [h("caption", {}, caption)] : []),
+      h("thead", {}, h("tr", {}, h("td"), ...matrix.cols.map((label) => h("th", { scope: "col" }, label)))),
+      h("tbody", {}, ...matrix.rows.map((rowLabel, i) =>
+        h("tr", {}, h("th", { scope: "row" }, rowLabel),
+          ...matrix.cols.map((columnLabel, j) => h("td", {}, cellContent(i, j, rowLabel, columnLabel))))))));
 
-const grid = (p, k) =>
+const matrixTable = (matrix) => table(matrix, "aih-problem-matrix", (i, j) => fmt(matrix.values[i][j]), matrix.label);
+
+// one text input per entry of the part the reader computes
+const answerGrid = (part, partIndex) =>
   h("fieldset", { class: "aih-problem-part" },
-    h("legend", {}, `${p.label} `, h("span", { class: "aih-problem-tolerance" }, `(${p.tolerance ? "±" + fmt(p.tolerance) : "exact"})`)),
-    table(p, "aih-problem-grid", (i, j, r, c) => h("input", {
-      type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false", "data-part": k, "data-row": i, "data-col": j,
-      "aria-label": `${p.label}, row ${i + 1} (${r}), column ${j + 1} (${c})`,
+    h("legend", {}, `${part.label} `,
+      h("span", { class: "aih-problem-tolerance" }, `(${part.tolerance ? "±" + fmt(part.tolerance) : "exact"})`)),
+    table(part, "aih-problem-grid", (i, j, rowLabel, columnLabel) => h("input", {
+      type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
+      "data-part": partIndex, "data-row": i, "data-col": j,
+      "aria-label": `${part.label}, row ${i + 1} (${rowLabel}), column ${j + 1} (${columnLabel})`,
     })));
 
-function problem(root, data, signal) {
-  const $ = (s) => root.querySelector(`.aih-problem__${s}`);
-  const say = (text) => ($("status").textContent = text);
-  const key = `aih-problems:${data.set}`;
-  const count = data.variants.length;
-  let index = Math.min(+store(key) || 0, count - 1);
-  let v;
+class Problem {
+  constructor(root, data, signal) {
+    this.root = root;
+    this.variants = data.variants;
+    this.storageKey = `aih-problems:${data.set}`;
+    this.variantIndex = Math.min(Number(recall(this.storageKey)) || 0, this.variants.length - 1);
+    const actions = { hint: () => this.showNextHint(), solution: () => this.openSolution(), next: () => this.nextVariant() };
+    const on = (type, handler) => root.addEventListener(type, handler, { signal });
+    on("submit", (event) => { // Check, or Enter in a cell
+      event.preventDefault();
+      this.check();
+    });
+    on("click", (event) => actions[event.target.closest("button[type=button]")?.dataset.action]?.());
+    on("input", (event) => {
+      event.target.ariaInvalid = null;
+      event.target.parentNode.className = "";
+    });
+    root.classList.add("aih-on"); // CSS shows the buttons, hides the static hints
+    this.redraw();
+  }
 
-  const show = () => {
-    v = data.variants[index];
-    $("number").textContent = index + 1;
-    $("id").textContent = v.id;
-    $("prompt").textContent = v.prompt;
-    $("inputs").replaceChildren(...v.inputs.map(matrix));
-    $("parts").replaceChildren(...v.parts.map(grid));
-    $("steps").replaceChildren(...v.solution.flatMap((s) => [h("p", {}, s.text), ...(s.matrix ? [matrix(s.matrix)] : [])]));
-    $("solution").open = false;
-    $("hints").replaceChildren();
-    say("");
-  };
+  get variant() {
+    return this.variants[this.variantIndex];
+  }
 
-  const actions = {
-    check() {
-      const n = { right: 0, wrong: 0, empty: 0, bad: 0 };
-      const off = []; // the names of the entries to look at again
-      const inputs = root.querySelectorAll(".aih-problem-grid input");
-      for (const input of inputs) {
-        const { part, row, col } = input.dataset;
-        const p = v.parts[part];
-        const state = judge(input.value, p.values[row][col], p.tolerance);
-        const bad = ++n[state] && (state === "wrong" || state === "bad");
-        input.parentNode.className = state === "empty" ? "" : `aih-${state}`;
-        input.ariaInvalid = bad || null;
-        if (bad) off.push(input.ariaLabel);
-      }
-      say([
-        n.right === inputs.length ? `All ${n.right} entries are right.` : `${n.right} of ${inputs.length} right.`,
-        n.wrong && `${n.wrong} wrong.`,
-        n.bad && `${n.bad} not a number: type a decimal such as 0.25 or −1.5.`,
-        off.length && `Look again at ${off.join("; ")}.`,
-        n.empty && `${n.empty} still empty.`,
-      ].filter(Boolean).join(" "));
-    },
-    hint() {
-      const next = v.hints[$("hints").children.length];
-      if (next) $("hints").append(h("li", {}, next)); // an aria-live list: read out
-      else say("No more hints: open the solution.");
-    },
-    solution() {
-      $("solution").open = true;
-      $("solution").querySelector("summary").focus();
-    },
-    next() {
-      index = (index + 1) % count;
-      store(key, index);
-      show();
-      say(`Variant ${index + 1} of ${count}: new inputs, empty answers.`);
-    },
-  };
+  part(name) {
+    return this.root.querySelector(`.aih-problem__${name}`);
+  }
 
-  const on = (type, fn) => root.addEventListener(type, fn, { signal });
-  on("submit", (e) => (e.preventDefault(), actions.check())); // Check, or Enter in a cell
-  on("click", (e) => actions[e.target.closest("button[type=button]")?.dataset.action]?.());
-  on("input", (e) => ((e.target.ariaInvalid = null), (e.target.parentNode.className = "")));
-  root.classList.add("aih-on"); // CSS shows the buttons, hides the static hints
-  show();
+  say(text) {
+    this.part("status").textContent = text;
+  }
+
+  // The variant shown: its inputs, empty answers, its solution closed, no hints yet.
+  redraw() {
+    const { variant } = this;
+    this.part("number").textContent = this.variantIndex + 1;
+    this.part("id").textContent = variant.id;
+    this.part("prompt").textContent = variant.prompt;
+    this.part("inputs").replaceChildren(...variant.inputs.map(matrixTable));
+    this.part("parts").replaceChildren(...variant.parts.map(answerGrid));
+    this.part("steps").replaceChildren(...variant.solution.flatMap((step) =>
+      [h("p", {}, step.text), ...(step.matrix ? [matrixTable(step.matrix)] : [])]));
+    this.part("solution").open = false;
+    this.part("hints").replaceChildren();
+    this.say("");
+  }
+
+  check() {
+    const counts = { right: 0, wrong: 0, empty: 0, bad: 0 };
+    const toLookAt = []; // the labels of the wrong and non-numeric entries
+    const inputs = this.root.querySelectorAll(".aih-problem-grid input");
+    for (const input of inputs) {
+      const { part, row, col } = input.dataset;
+      const { values, tolerance } = this.variant.parts[part];
+      const verdict = judge(input.value, values[row][col], tolerance);
+      const invalid = verdict === "wrong" || verdict === "bad";
+      counts[verdict]++;
+      input.parentNode.className = verdict === "empty" ? "" : `aih-${verdict}`;
+      input.ariaInvalid = invalid || null;
+      if (invalid) toLookAt.push(input.ariaLabel);
+    }
+    const allRight = counts.right === inputs.length;
+    this.say([
+      allRight ? `All ${counts.right} entries are right.` : `${counts.right} of ${inputs.length} right.`,
+      counts.wrong && `${counts.wrong} wrong.`,
+      counts.bad && `${counts.bad} not a number: type a decimal such as 0.25 or −1.5.`,
+      toLookAt.length && `Look again at ${toLookAt.join("; ")}.`,
+      counts.empty && `${counts.empty} still empty.`,
+    ].filter(Boolean).join(" "));
+  }
+
+  showNextHint() {
+    const hints = this.part("hints");
+    const next = this.variant.hints[hints.children.length];
+    if (next) hints.append(h("li", {}, next)); // an aria-live list: read out
+    else this.say("No more hints: open the solution.");
+  }
+
+  openSolution() {
+    const solution = this.part("solution");
+    solution.open = true;
+    solution.querySelector("summary").focus();
+  }
+
+  nextVariant() {
+    this.variantIndex = (this.variantIndex + 1) % this.variants.length;
+    remember(this.storageKey, this.variantIndex);
+    this.redraw();
+    this.say(`Variant ${this.variantIndex + 1} of ${this.variants.length}: new inputs, empty answers.`);
+  }
 }
 
+// Material's instant navigation swaps pages without reloading this module: each new page comes through here.
 globalThis.document$?.subscribe(() => {
-  live?.abort(); // the previous page's listeners and fetches
-  live = new AbortController();
-  const { signal } = live;
+  pageListeners?.abort(); // the previous page's listeners and fetches
+  pageListeners = new AbortController();
+  const { signal } = pageListeners;
   for (const root of document.querySelectorAll(".aih-problem[data-src]")) {
-    getJSON(root.dataset.src, signal)
-      .then((data) => signal.aborted || problem(root, data, signal))
-      .catch((e) => signal.aborted || (root.querySelector(".aih-problem__status").textContent =
-        `The problem's data did not load (${e.message}); the hints and solution below still work.`));
+    fetchJSON(root.dataset.src, signal)
+      .then((data) => signal.aborted || new Problem(root, data, signal))
+      .catch((error) => signal.aborted || (root.querySelector(".aih-problem__status").textContent =
+        `The problem's data did not load (${error.message}); the hints and solution below still work.`));
   }
 });

@@ -75,14 +75,14 @@ def test_mode_switch_changes_numbers_colours_and_legend(demo):
     assert demo.locator(f"{DEMO} .aih-modes [aria-pressed=true]").get_attribute("value") == "scaled_scores"
     assert grid_texts(demo, DEMO) == expected(ex["steps"]["scaled_scores"])
     limit = max(abs(x) for row in ex["steps"]["scaled_scores"] for x in row)
-    assert (slot(demo, DEMO, "lo"), slot(demo, DEMO, "hi")) == (fmt(-limit), fmt(limit))
+    assert (slot(demo, DEMO, "low"), slot(demo, DEMO, "high")) == (fmt(-limit), fmt(limit))
     assert slot(demo, DEMO, "quantity") == "scaled score"
     score_colour = cell(demo, DEMO, 0, 0).evaluate("c => getComputedStyle(c).backgroundColor")
 
     demo.locator(f"{DEMO} .aih-modes button[value='weights']").click()
     assert demo.locator(f"{DEMO} .aih-modes [aria-pressed=true]").get_attribute("value") == "weights"
     assert grid_texts(demo, DEMO) == expected(ex["steps"]["weights"])
-    assert (slot(demo, DEMO, "lo"), slot(demo, DEMO, "hi"), slot(demo, DEMO, "quantity")) == ("0.00", "1.00", "weight")
+    assert (slot(demo, DEMO, "low"), slot(demo, DEMO, "high"), slot(demo, DEMO, "quantity")) == ("0.00", "1.00", "weight")
     assert cell(demo, DEMO, 0, 0).evaluate("c => getComputedStyle(c).backgroundColor") != score_colour
     assert cell(demo, DEMO, 0, 0).get_attribute("aria-label") == (
         f"{ex['tokens'][0]} to {ex['tokens'][0]}, weight {fmt(ex['steps']['weights'][0][0])}"
@@ -101,12 +101,12 @@ def test_hover_readout_shows_the_pair_step_by_step(demo, i, j):
     q, k = s["Q"][i], s["K"][j]
     row = s["scaled_scores"][i]
     readout = {
-        "qt": ex["tokens"][i], "kt": ex["tokens"][j], "q": vec(q), "k": vec(k),
+        "queryToken": ex["tokens"][i], "keyToken": ex["tokens"][j], "query": vec(q), "key": vec(k),
         "products": " + ".join(f"({fmt(a * b)})" if a * b < 0 else fmt(a * b) for a, b in zip(q, k)),
-        "score": fmt(s["scores"][i][j]), "factor": f"1/√{ex['d_k']}", "s": fmt(row[j]),
-        "num": fmt(math.exp(row[j])), "den": fmt(sum(math.exp(x) for x in row)),
-        "w": fmt(s["weights"][i][j]), "H": fmt(s["entropy"][i]), "Hmax": fmt(math.log(len(row))),
-        "i": str(i), "j": str(j), "ij": f"{i},{j}",
+        "score": fmt(s["scores"][i][j]), "factor": f"1/√{ex['d_k']}", "scaledScore": fmt(row[j]),
+        "numerator": fmt(math.exp(row[j])), "denominator": fmt(sum(math.exp(x) for x in row)),
+        "pairWeight": fmt(s["weights"][i][j]), "entropy": fmt(s["entropy"][i]), "flatEntropy": fmt(math.log(len(row))),
+        "queryIndex": str(i), "keyIndex": str(j), "pair": f"{i},{j}",
     }
     for name, want in readout.items():
         assert slot(demo, DEMO, name) == want, name
@@ -139,7 +139,7 @@ def test_keyboard_moves_a_single_tab_stop_around_the_grid(demo):
         demo.keyboard.press(key)
         assert at() == want, key
         assert demo.locator(f"{DEMO} .aih-grid [tabindex='0']").count() == 1
-        assert slot(demo, DEMO, "ij") == f"{want[0]},{want[1]}"
+        assert slot(demo, DEMO, "pair") == f"{want[0]},{want[1]}"
     outline = demo.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline == "solid", "focus is visible"
     assert demo.locator(f"{DEMO} .aih-grid [role=row]").count() == n + 1
@@ -159,8 +159,8 @@ def test_follow_the_output_of_a_row(demo, how):
     lines = demo.locator(f"{DEMO} [data-slot=lines] p").all_text_contents()
     w, V = ex["steps"]["weights"][i], ex["steps"]["V"]
     assert lines == [f"{fmt(w[j])} × {vec(V[j])} ({t})" for j, t in enumerate(ex["tokens"])]
-    assert slot(demo, DEMO, "out") == vec(ex["outputs"]["out"][i])
-    assert slot(demo, DEMO, "rowtoken") == ex["tokens"][i]
+    assert slot(demo, DEMO, "output") == vec(ex["outputs"]["out"][i])
+    assert slot(demo, DEMO, "followedToken") == ex["tokens"][i]
     assert demo.locator(f"{DEMO} [data-slot=hint]").is_hidden()
     assert demo.locator(f"{DEMO} .aih-grid .aih-picked").count() == 1
 
@@ -206,9 +206,9 @@ def test_causal_mask_shows_minus_infinity_and_renormalises(demo):
     cell(demo, DEMO, 1, 4).hover()
     assert demo.locator(f"{DEMO} [data-slot=masked]").is_visible()
     assert demo.locator(f"{DEMO} [data-slot=weight]").is_hidden()
-    assert slot(demo, DEMO, "s") == f"{fmt(ex['steps']['scores'][1][4] * ex['scale'])}, masked: −∞"
+    assert slot(demo, DEMO, "scaledScore") == f"{fmt(ex['steps']['scores'][1][4] * ex['scale'])}, masked: −∞"
     cell(demo, DEMO, 2, 4).click()
-    assert slot(demo, DEMO, "out") == vec(out[2])
+    assert slot(demo, DEMO, "output") == vec(out[2])
     demo.locator(f"{DEMO} [data-slot=mask]").select_option("none")
     assert grid_texts(demo, DEMO) == expected(ex["steps"]["weights"])
 
@@ -236,8 +236,20 @@ def test_head_selector(page, site_url):
     page.locator(f"{figure} [data-slot=lead]").select_option("1")
     assert grid_texts(page, figure) == expected(ex["steps"]["weights"][1])
     cell(page, figure, 2, 3).click()
-    assert slot(page, figure, "out") == vec(ex["steps"]["heads"][1][2])
+    assert slot(page, figure, "output") == vec(ex["steps"]["heads"][1][2])
 
+
+
+@pytest.mark.parametrize("path, figure, name, options", [
+    ("multi-head/", "#fig-multi-head-h0", "Head", ["head 0", "head 1"]),
+    ("masks/", "#fig-mask-padding", "Sequence", None),
+])
+def test_the_lead_menu_is_named_for_heads_or_sequences(page, site_url, path, figure, name, options):
+    open_page(page, site_url, path)
+    assert page.locator(f"{figure} .aih-lead").is_visible()
+    assert slot(page, figure, "leadName") == name
+    shown = page.locator(f"{figure} [data-slot=lead] option").all_text_contents()
+    assert shown == (options or [" ".join(tokens) for tokens in example("ex-mask-padding")["batch_tokens"]])
 
 def listener_count(page, selector):
     """Event listeners attached to the element matched by `selector` (Chrome DevTools Protocol)."""
@@ -265,7 +277,7 @@ def test_instant_navigation_sets_up_again_without_leftovers(demo, site_url):
         assert demo.locator(".aih-live").count() == 1
         assert listener_count(demo, f"{DEMO} .aih-grid") == first
     cell(demo, DEMO, 4, 1).hover()
-    assert slot(demo, DEMO, "ij") == "4,1"
+    assert slot(demo, DEMO, "pair") == "4,1"
 
 
 def test_touch_tap_selects_a_row(browser, site_url):
@@ -273,8 +285,8 @@ def test_touch_tap_selects_a_row(browser, site_url):
     page = context.new_page()
     open_page(page, site_url, "demo/")
     cell(page, DEMO, 3, 1).tap()
-    assert slot(page, DEMO, "ij") == "3,1"
-    assert slot(page, DEMO, "rowtoken") == example("ex-demo")["tokens"][3]
+    assert slot(page, DEMO, "pair") == "3,1"
+    assert slot(page, DEMO, "followedToken") == example("ex-demo")["tokens"][3]
     context.close()
 
 

@@ -7,8 +7,13 @@ import {
   attend,
   causalMask,
   cellColour,
+  classifyMask,
+  classifyMasks,
   entropy,
+  formatDotProductTerms,
+  formatLargeNumber,
   formatNumber,
+  formatVector,
   luminance,
   ramp,
   SCALES,
@@ -116,4 +121,32 @@ test("cell text contrasts at least 4.5:1 with every colour of both scales", () =
       assert.ok(contrast(luminance(fill), text) >= 4.5, `t=${t}`);
     }
   }
+});
+
+test("a published mask is named by its pattern: causal, padding, both, or published", () => {
+  const padding = [[true, true, false], [true, true, false], [true, true, false]];
+  const paddedCausal = [[true, false, false], [true, true, false], [true, true, false]];
+  assert.equal(classifyMask(causalMask(3, 3)), "causal");
+  assert.equal(classifyMask(causalMask(2, 3)), "causal");
+  assert.equal(classifyMask(padding), "padding");
+  assert.equal(classifyMask(paddedCausal), "padding + causal");
+  assert.equal(classifyMask([[true, false], [false, true]]), "published");
+  assert.equal(classifyMask([[true, true], [true, true]]), "padding", "nothing hidden is a padding mask of full length");
+});
+
+test("the masks of several sequences take the first name that is not causal", () => {
+  const padding = [[true, false], [true, false]];
+  assert.equal(classifyMasks([causalMask(2, 2), causalMask(2, 2)]), "causal");
+  assert.equal(classifyMasks([causalMask(2, 2), padding]), "padding");
+  assert.equal(classifyMasks([[[false, true], [true, false]], padding]), "published");
+});
+
+test("the readout prints vectors, large exponentials and dot-product terms", () => {
+  assert.equal(formatVector([1, -0.5, 0.125]), "[1.00, −0.50, 0.12]");
+  assert.equal(formatVector([]), "[]");
+  assert.equal(formatLargeNumber(Math.E), "2.72");
+  assert.equal(formatLargeNumber(9999.994), "9999.99");
+  assert.equal(formatLargeNumber(12345.6), "1.23e+4");
+  assert.equal(formatDotProductTerms([1, 2, -0.5], [0.5, -1, -2]), "0.50 + (−2.00) + 1.00");
+  assert.equal(formatDotProductTerms([0.001], [-1]), "(0.00)", "a negative term in brackets even when it prints as 0");
 });
