@@ -10,10 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-import attention
-
 from .errors import BuildError
 from .site import NAME, page_path
 from .style import DEFAULT_SIZE
@@ -64,6 +60,8 @@ class Example:
 
 @functools.cache
 def _computed(example):
+    import attention  # noqa: PLC0415  (declarations are read on every build; numpy only when something is computed)
+
     body = example.data()
     clash = [key for key in EXAMPLE_HEADER if key in body]
     if clash:
@@ -127,6 +125,8 @@ def example_heatmap(name, example, quantity, *, title, caption, size, head=None,
         raise BuildError(f"figure {name}: quantity must be scores, scaled_scores or weights, got {quantity!r}")
 
     def values(ex):
+        import numpy as np  # noqa: PLC0415
+
         table = np.asarray(ex["steps"][quantity])
         if head is not None:
             table = table[head]
