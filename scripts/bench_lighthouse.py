@@ -1,0 +1,158 @@
+"""Lighthouse on every page of the built site, and on a bare Material page, in the same run.
+
+    .venv/bin/python scripts/bench_lighthouse.py [--runs 3] [--only WORD]
+
+Lighthouse 12.2.3 (mobile preset, its default) drives the system Chromium. Both sites are served on
+127.0.0.1 under /attention-heatmap/ and gzip-compressed, as GitHub Pages serves them. The bare reference is
+`mkdocs build` of the same Markdown with a bare Material config (scripts/bench_site.py's), measured in the
+same run so that both see the same machine. Prints one table: page, median performance, TBT, DOM size,
+bytes transferred at load, and bytes over the bare page; then the other three categories' lowest scores.
+
+Lighthouse is installed on first use into .cache/lighthouse (git-ignored), pinned with npm i -E. A benchmark,
+not a test: the scores move with the machine's load. The budgets that hold whatever the machine (DOM size,
+bytes, long tasks) are checked by the browser tests.
+"""
+import argparse
+import functools
+import gzip
+import http.server
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_site import SKIP, bare_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOL_DIR = ROOT / ".cache" / "lighthouse"
+LIGHTHOUSE = TOOL_DIR / "node_modules" / ".bin" / "lighthouse"
+PREFIX = "/attention-heatmap/"
+TEXT = (".html", ".css", ".js", ".json", ".svg", ".xml", ".txt")
+CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+
+
+def install_lighthouse():
+    if LIGHTHOUSE.exists():
+        return
+    TOOL_DIR.mkdir(parents=True, exist_ok=True)
+    if not (TOOL_DIR / "package.json").exists():
+        (TOOL_DIR / "package.json").write_text('{"private": true}\n')
+    subprocess.run(["npm", "i", "-E", "lighthouse@12.2.3", "--no-audit", "--no-fund", "--silent"], cwd=TOOL_DIR, check=True)
+
+
+def serve(site):
+    """Serve `site` under PREFIX, gzip-compressing text as GitHub Pages does. -> (server, base URL)."""
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def translate_path(self, path):
+            return super().translate_path("/" + path[len(PREFIX):] if path.startswith(PREFIX) else "/__none__")
+
+        def do_GET(self):
+            url_path = self.path.split("?")[0]
+            path = self.translate_path(url_path)
+            if os.path.isdir(path) and url_path.endswith("/"):
+                path = os.path.join(path, "index.html")
+            if not (path.endswith(TEXT) and os.path.isfile(path) and "gzip" in self.headers.get("Accept-Encoding", "")):
+                return super().do_GET()
+            body = gzip.compress(Path(path).read_bytes(), 6)
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(path))
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
+
+
+def lighthouse(url, report):
+    env = dict(os.environ, CHROME_PATH=os.environ.get("CHROMIUM") or "/usr/bin/chromium")
+    subprocess.run([str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={report}",
+                    f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={CHROME_FLAGS}"],
+                   env=env, check=True, capture_output=True)
+    data = json.loads(report.read_text())
+    audits = data["audits"]
+    return {
+        **{key: round(data["categories"][key]["score"] * 100) for key in CATEGORIES},
+        "tbt": audits["total-blocking-time"]["numericValue"],
+        "dom": audits["dom-size"]["numericValue"],
+        "bytes": audits["total-byte-weight"]["numericValue"],
+        "failed": sorted(ref["id"] for key in CATEGORIES[1:] for ref in data["categories"][key]["auditRefs"]
+                         if ref["weight"] and audits[ref["id"]]["score"] is not None and audits[ref["id"]]["score"] < 1),
+    }
+
+
+def build_bare_site(workdir):
+    """The bare reference: the same docs/ built with a bare Material config."""
+    tree = workdir / "tree"
+    shutil.copytree(ROOT, tree, ignore=SKIP)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--config-file", str(bare_config(tree)), "--site-dir",
+                    str(workdir / "bare")], cwd=tree, env=env, check=True, capture_output=True)
+    return workdir / "bare"
+
+
+def pages(site, only):
+    found = sorted(p.parent.relative_to(site).as_posix() for p in site.rglob("index.html") if "assets" not in p.parts)
+    return [("" if p == "." else p + "/") for p in found if only in p]
+
+
+def median_of(runs, key):
+    return statistics.median(run[key] for run in runs)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", default="", help="only pages whose path contains this word")
+    args = parser.parse_args(argv)
+    site = ROOT / "site"
+    if not (site / "index.html").exists():
+        sys.exit("bench_lighthouse: site/ is not built: run make site")
+    install_lighthouse()
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        bare = build_bare_site(workdir)
+        ours, our_url = serve(site)
+        reference, bare_url = serve(bare)
+        results = {}
+        try:
+            for run in range(args.runs):  # pages interleaved with the bare page, run after run
+                results.setdefault("(bare Material)", []).append(lighthouse(bare_url, workdir / "report.json"))
+                for page in pages(site, args.only):
+                    results.setdefault(page or "/", []).append(lighthouse(our_url + page, workdir / "report.json"))
+        finally:
+            ours.shutdown()
+            reference.shutdown()
+    bare_bytes = median_of(results["(bare Material)"], "bytes")
+    print(f"Lighthouse 12.2.3, mobile, median of {args.runs} runs; load average {os.getloadavg()[0]:.1f} at the end\n")
+    print(f"| {'page':<16} | perf | TBT ms | DOM | KB at load | Δ KB over bare | a11y | best pr. | SEO |")
+    print("| ---------------- | ---: | -----: | --: | ---------: | -------------: | ---: | -------: | --: |")
+    for page, runs in results.items():
+        delta = (median_of(runs, "bytes") - bare_bytes) / 1024
+        print(f"| {page:<16} | {median_of(runs, 'performance'):4.0f} | {median_of(runs, 'tbt'):6.0f} | "
+              f"{median_of(runs, 'dom'):5.0f} | {median_of(runs, 'bytes') / 1024:10.1f} | {delta:14.1f} | "
+              f"{min(r['accessibility'] for r in runs):4d} | {min(r['best-practices'] for r in runs):8d} | "
+              f"{min(r['seo'] for r in runs):3d} |")
+    failed = {page: sorted({a for r in runs for a in r["failed"]}) for page, runs in results.items()}
+    for page, audits in failed.items():
+        if audits:
+            print(f"  {page}: failing audits outside performance: {', '.join(audits)}")
+
+
+if __name__ == "__main__":
+    main()
