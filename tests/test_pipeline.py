@@ -643,3 +643,44 @@ def test_the_installed_project_includes_the_build_so_it_runs_from_any_directory(
     found = set(find_packages(str(ROOT), **packages["find"])) if isinstance(packages, dict) else set(packages)
     expected = {".".join(p.relative_to(ROOT).parent.parts) for p in (ROOT / "figures_src").rglob("__init__.py")}
     assert expected <= found, f"not installed: {sorted(expected - found)}"
+
+
+# ---------------------------------------------------------------- one output whatever the Python
+
+
+@pytest.fixture(scope="module")
+def measured_peaks():
+    from figures_src.pages import cost  # noqa: PLC0415
+
+    return cost.measure_in_fresh_process()
+
+
+def test_measured_peaks_print_the_same_whatever_python_s_own_few_hundred_bytes(measured_peaks, monkeypatch):
+    """tracemalloc counts Python's objects too, a few hundred bytes that change between versions (3.12 printed
+    321 KiB where 3.11 printed 321.1 KiB): the page prints the same with ±400 bytes on every peak."""
+    from figures_src.pages import cost  # noqa: PLC0415
+
+    printed = []
+    for shift in (-400, 0, 400):
+        shifted = {name: [b + shift for b in peaks] for name, peaks in measured_peaks.items()}
+        monkeypatch.setattr(cost, "measure_in_fresh_process", lambda shifted=shifted: shifted)
+        data = cost.memory_data()
+        printed.append((cost.memory_table(data), cost.memory_snippets(data), cost.memory_caption(data)))
+    assert printed[0] == printed[1] == printed[2]
+
+
+def test_measured_peaks_sit_well_inside_their_rounding_step(measured_peaks):
+    from figures_src.pages.cost import GRANULARITY  # noqa: PLC0415
+
+    margin = 1024
+    for name, peaks in measured_peaks.items():
+        for b in peaks:
+            assert margin <= b % GRANULARITY <= GRANULARITY - margin, \
+                f"{name}: a peak of {b} bytes is within {margin} bytes of a rounding step; change GRANULARITY"
+
+
+def test_the_python_version_is_an_input_of_every_page(monkeypatch):
+    page = build_inputs.registered_pages()[0]
+    before = build_inputs.InputHasher()(page)
+    monkeypatch.setattr(sys, "version_info", (3, sys.version_info[1] + 1, 0, "final", 0))
+    assert build_inputs.InputHasher()(page) != before
