@@ -1,5 +1,5 @@
 # make site   -> .venv, figures, site/ (static, ready for GitHub Pages)
-# make test   -> the same set-up, then every test
+# make test   -> the same set-up, then every test (make test-unit: all but the browser tests)
 # make serve  -> live preview; figures regenerate when figures_src/ or attention/ change
 # make figures [ONLY=name] [FORCE=1]
 # make clean      -> remove the build outputs (generated/, site/); make distclean -> also .venv, node_modules, .cache
@@ -28,7 +28,7 @@ TEST_OK := $(if $(SITE_OK),$(shell $(PY) -c 'import importlib.util as u, sys; \
 	sys.exit(any(u.find_spec(m) is None for m in sys.argv[1:]))' $(TEST_PACKAGES) 2>/dev/null && echo yes))
 endif
 
-.PHONY: site figures serve test bench clean distclean real-heads constraints venv-needs-repair
+.PHONY: site figures serve test test-unit bench clean distclean real-heads constraints venv-needs-repair
 
 venv-needs-repair:
 	@echo "$(VENV): $(if $(VENV_RUNS),a package does not import; reinstalling,its interpreter does not run; re-creating it)"
@@ -58,6 +58,10 @@ serve: figures
 
 test: $(TEST_STAMP) site
 	$(PY) -m pytest
+
+# Every test but the ones in a real browser (the Pages workflow runs these before it deploys).
+test-unit: $(TEST_STAMP) site
+	$(PY) -m pytest --ignore=tests/browser
 
 # Maintainers: recompute data/real_heads.{npz,json} from the pretrained model (commit the result).
 real-heads: $(SITE_STAMP)
