@@ -79,8 +79,8 @@ class Problem {
       event.target.ariaInvalid = null;
       event.target.parentNode.className = "";
     });
+    this.redraw(); // before the static hints give way: if this throws, they stay, as the status line says
     root.classList.add("aih-on"); // CSS shows the buttons, hides the static hints
-    this.redraw();
   }
 
   get variant() {

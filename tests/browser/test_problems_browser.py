@@ -257,3 +257,19 @@ def test_a_bad_stored_variant_is_ignored_and_the_first_variant_works(page, site_
     root.locator("[data-action=next]").click()
     assert f"Variant 2 of {count}" in root.locator(".aih-problem__status").text_content()
     assert root.locator(".aih-problem__id").text_content() == "scale-scores-02"
+
+
+def test_data_that_cannot_be_shown_leaves_the_static_problem_and_says_so(browser, site_url):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.route("**/problems/masks.json", lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps({"set": "masks", "variants": [{"id": "x"}]})))
+        page.goto(site_url + "problems/")
+        page.locator("#problem-scale-scores .aih-problem__actions").wait_for(state="visible")
+        root = page.locator("#problem-masks")
+        root.locator(".aih-problem__status").filter(has_text="did not load").wait_for()
+        assert root.locator(".aih-problem__actions").is_hidden()
+        assert root.locator(".aih-problem__all-hints").is_visible()  # the static hints, as the status line says
+    finally:
+        context.close()
