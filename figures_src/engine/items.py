@@ -135,6 +135,8 @@ def example_heatmap(name, example, quantity, *, title, caption, size, head=None,
         return table
 
     def render(ex, ax):
+        import numpy as np  # noqa: PLC0415, F811  (numpy only when a figure is drawn)
+
         from .heatmap import heatmap  # noqa: PLC0415  (matplotlib only where a figure is drawn)
 
         forbidden = ~np.asarray(ex["inputs"]["mask"], dtype=bool) if masked else None
