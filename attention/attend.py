@@ -1,7 +1,8 @@
 """Attention itself: softmax(Q Kᵀ / √d_k) V, plainly (`attend`) and in blocks (`attend_chunked`)."""
 import numpy as np
 
-from ._checks import as_float_array, at_least, batch_shape, check_mask, positive_int, scores_did_not_overflow
+from ._checks import (ScoresOverflow, as_float_array, at_least, batch_shape, check_mask, overflow_error, overflowed,
+                      positive_int, scores_did_not_overflow)
 from .scores import _query_key, resolve_scale
 from .softmax import softmax_in_place
 
@@ -25,7 +26,10 @@ def attend(Q, K, V, mask=None, scale=None):
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by softmax_in_place, as an error
         S = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, d_k) x (..., d_k, n_k) -> (..., n_q, n_k)
         S *= factor
-    weights = softmax_in_place(S, mask)  # the score table becomes the weights: one n_q × n_k table in all
+    try:
+        weights = softmax_in_place(S, mask)  # the score table becomes the weights: one n_q × n_k table in all
+    except ScoresOverflow:
+        raise overflow_error(S.dtype, score_shape, _raw_overflowed(Q, K)) from None
     out = weights @ V  # (..., n_q, n_k) x (..., n_k, d_v) -> (..., n_q, d_v)
     return out, weights
 
@@ -75,7 +79,10 @@ def _attend_block(Q, K, V, mask, factor, block_size, score_shape):
         if mask is not None:
             np.copyto(S, -np.inf, where=~mask[..., keys])
         block_max = S.max(axis=-1, keepdims=True)  # (..., b_q, 1)
-        scores_did_not_overflow(block_max, S.dtype, score_shape)
+        try:
+            scores_did_not_overflow(block_max, S.dtype, score_shape)
+        except ScoresOverflow:
+            raise overflow_error(S.dtype, score_shape, _raw_overflowed(Q, K[..., keys, :])) from None
         new_max = np.maximum(running_max, block_max)
         shift = np.where(new_max == -np.inf, 0, new_max)  # rows with no allowed key yet: all -inf, keep them so
         rescale = np.exp(running_max - shift)  # re-measures the earlier blocks' sums against the new maximum
@@ -89,6 +96,12 @@ def _attend_block(Q, K, V, mask, factor, block_size, score_shape):
     denominator[denominator == 0] = 1  # a row with no allowed key: acc is exactly 0 and stays 0
     acc /= denominator
     return acc
+
+
+def _raw_overflowed(Q, K):
+    """Whether Q Kᵀ itself leaves the dtype's range: recomputed only to name the culprit of an overflow."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return overflowed(Q @ np.swapaxes(K, -1, -2))
 
 
 def _query_key_value(Q, K, V):

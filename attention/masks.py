@@ -10,8 +10,8 @@ def causal_mask(n_q, n_k=None):
     -> bool (n_q, n_k), lower-triangular with the diagonal. n_k defaults to n_q; when they differ
     the triangle starts at the top-left corner, as in PyTorch's `is_causal`.
     """
-    n_q = positive_int("n_q", n_q)
-    n_k = n_q if n_k is None else positive_int("n_k", n_k)
+    n_q = positive_int("n_q", n_q, minimum=0)  # n = 0 is an empty table, as `attend` accepts
+    n_k = n_q if n_k is None else positive_int("n_k", n_k, minimum=0)
     return np.tril(np.ones((n_q, n_k), dtype=bool))
 
 
@@ -20,7 +20,7 @@ def sliding_window_mask(n, window):
 
     -> bool (n, n).
     """
-    n = positive_int("n", n)
+    n = positive_int("n", n, minimum=0)
     window = positive_int("window", window)
     i = np.arange(n)[:, None]
     j = np.arange(n)[None, :]
@@ -34,8 +34,10 @@ def padding_mask(lengths, n):
     With a head axis, as in (batch, n_heads, n_q, n), add one: `padding_mask(lengths, n)[:, None]`.
     A sequence of length 0 has no allowed key: its weights and outputs are all zero.
     """
-    n = positive_int("n", n)
+    n = positive_int("n", n, minimum=0)
     lengths = np.asarray(lengths)
+    if lengths.size == 0 and lengths.dtype == np.float64:  # [] is an empty batch, not a list of floats
+        lengths = lengths.astype(np.intp)
     if not np.issubdtype(lengths.dtype, np.integer):
         raise TypeError(f"lengths must be integers, got dtype {lengths.dtype} (shape {lengths.shape})")
     if lengths.ndim != 1:

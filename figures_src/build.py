@@ -53,10 +53,50 @@ class Manifest:
     def __init__(self, folder):
         self.folder = Path(folder)
         self.path = self.folder / MANIFEST
-        stored = json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
-        if "items" not in stored:  # an older layout: keep its files listed, so the build can remove them
-            stored = {"pages": {}, "items": {name: {"page": None, **entry} for name, entry in stored.items()}}
+        stored = self._read()
+        if isinstance(stored, dict) and "items" not in stored:  # an older layout: keep its files listed, so the build can remove them
+            stored = {"pages": {}, "items": {name: {"page": None, **entry} if isinstance(entry, dict) else entry
+                                             for name, entry in stored.items()}}
+        self._check(stored)
         self.pages, self.items = stored["pages"], stored["items"]
+
+    def _read(self):
+        if not self.path.exists():
+            return {}
+        try:
+            return json.loads(self.path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise self._invalid(f"it is not JSON ({exc})") from None
+
+    def _invalid(self, why):
+        return BuildError(f"{self.path}: {why}. It lists what earlier builds wrote; delete it and run "
+                          "`python -m figures_src.build --force` to rebuild everything")
+
+    def _check(self, stored):
+        """Raise BuildError unless `stored` has the manifest's shape and every output stays inside the folder."""
+        if not isinstance(stored, dict) or set(stored) != {"pages", "items"}:
+            raise self._invalid('expected an object with "pages" and "items"')
+        pages, items = stored["pages"], stored["items"]
+        if not isinstance(pages, dict) or not isinstance(items, dict):
+            raise self._invalid('"pages" and "items" must be objects')
+        for page, entry in pages.items():
+            if not (isinstance(entry, dict) and isinstance(entry.get("hash"), str) and _strings(entry.get("items"))):
+                raise self._invalid(f"page {page!r} needs a string hash and a list of item names")
+        for name, entry in items.items():
+            if not (isinstance(entry, dict) and isinstance(entry.get("hash"), str) and _strings(entry.get("outputs"))
+                    and (entry.get("page") is None or isinstance(entry["page"], str))):
+                raise self._invalid(f"item {name!r} needs a page, a string hash and a list of output paths")
+            for path in entry["outputs"]:
+                if not self.inside(path):
+                    raise self._invalid(f"item {name!r} lists {path!r}, which is not a file inside {self.folder}")
+
+    def inside(self, path):
+        """Whether the relative path `path` names a file strictly inside the folder (never the folder itself)."""
+        if not path or Path(path).is_absolute() or "\\" in path:
+            return False
+        folder = self.folder.resolve()
+        target = (folder / path).resolve()
+        return target != folder and target.is_relative_to(folder) and ".." not in Path(path).parts
 
     def save(self):
         write_atomic(self.path, json.dumps({"pages": self.pages, "items": self.items}, indent=1, sort_keys=True) + "\n")
@@ -81,7 +121,13 @@ class Manifest:
     def remove_unowned(self, paths):
         owned = {p for entry in self.items.values() for p in entry["outputs"]}
         for path in set(paths) - owned:
+            if not self.inside(path):  # _check refused such a manifest; this guards the files written since
+                raise BuildError(f"{self.path}: refusing to delete {path!r}, which is outside {self.folder}")
             (self.folder / path).unlink(missing_ok=True)
+
+
+def _strings(value):
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 # ---------------------------------------------------------------- the pages' declarations

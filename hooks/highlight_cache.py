@@ -5,6 +5,8 @@ largest part of a rebuild in which nothing changed. pymdownx.highlight calls `py
 lexer, formatter)`; this hook wraps that one call with a cache keyed by everything its result depends on
 (the versions of Pygments and pymdown-extensions, the source, the lexer and its options, the formatter and
 its options), so an unchanged block is read back instead of coloured again. Same input, same bytes.
+Each entry starts with a line holding the SHA-256 of the HTML after it; an entry whose HTML does not hash to
+it (empty, truncated, edited) is coloured again and rewritten, never published.
 """
 import hashlib
 import importlib.metadata
@@ -29,17 +31,33 @@ def _key(src, lexer, formatter):
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
+def _digest(html):
+    return "sha256:" + hashlib.sha256(html.encode("utf-8")).hexdigest()
+
+
+def _read_entry(path):
+    """The HTML stored at `path`, or None when there is none or it does not match its recorded hash."""
+    try:
+        with path.open(encoding="utf-8", newline="") as file:
+            stored = file.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    digest, newline, html = stored.partition("\n")
+    return html if newline and digest == _digest(html) else None
+
+
 def _cached(highlight):
     def cached_highlight(src, lexer, formatter, outfile=None):
         if outfile is not None:  # not how pymdownx calls it; nothing to remember
             return highlight(src, lexer, formatter, outfile)
         path = CACHE / f"{_key(src, lexer, formatter)}.html"
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
+        html = _read_entry(path)
+        if html is not None:
+            return html
         html = highlight(src, lexer, formatter)
         CACHE.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(html, encoding="utf-8")
+        tmp.write_text(f"{_digest(html)}\n{html}", encoding="utf-8", newline="")
         tmp.replace(path)
         return html
 

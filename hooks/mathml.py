@@ -40,13 +40,26 @@ def latex_to_mathml(latex, display, where="?"):
 
 
 def _load_cache():
+    """The stored formulas, if the file is ours, of this version, and its formulas hash to its digest; else none."""
     if os.environ.get("AIH_BUILD_CACHE") == "off":  # tests compare builds with and without the cache
         return {}
     try:
         stored = json.loads(CACHE.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # missing, unreadable, not UTF-8, not JSON
         return {}
-    return stored.get("formulas", {}) if stored.get("version") == _VERSION else {}
+    if not isinstance(stored, dict) or stored.get("version") != _VERSION:
+        return {}
+    formulas = stored.get("formulas")
+    if not isinstance(formulas, dict) or stored.get("digest") != _digest(formulas):
+        return {}
+    if not all(isinstance(k, str) and isinstance(v, str) and v.startswith("<math") for k, v in formulas.items()):
+        return {}
+    return formulas
+
+
+def _digest(formulas):
+    text = json.dumps(formulas, sort_keys=True, ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def on_post_build(config):
@@ -54,7 +67,7 @@ def on_post_build(config):
     if _cache_changed and os.environ.get("AIH_BUILD_CACHE") != "off":
         CACHE.parent.mkdir(parents=True, exist_ok=True)
         tmp = CACHE.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps({"version": _VERSION, "formulas": _cache}, sort_keys=True), encoding="utf-8")
+        tmp.write_text(json.dumps({"version": _VERSION, "digest": _digest(_cache), "formulas": _cache}, sort_keys=True), encoding="utf-8")
         tmp.replace(CACHE)
         _cache_changed = False
 

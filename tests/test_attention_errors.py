@@ -1,6 +1,8 @@
 """Bad input gets a clear error naming the argument and its shape; edge cases never give NaN or a warning."""
 import re
 import warnings
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -198,10 +200,12 @@ def test_lengths_of_the_wrong_type_or_shape():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: A.causal_mask(0), "n_q must be >= 1, got 0"),
-    (lambda: A.causal_mask(3, 0), "n_k must be >= 1, got 0"),
-    (lambda: A.sliding_window_mask(0, 2), "n must be >= 1, got 0"),
-    (lambda: A.padding_mask([1], 0), "n must be >= 1, got 0"),
+    (lambda: A.causal_mask(-1), "n_q must be >= 0, got -1"),
+    (lambda: A.causal_mask(3, -2), "n_k must be >= 0, got -2"),
+    (lambda: A.sliding_window_mask(-1, 2), "n must be >= 0, got -1"),
+    (lambda: A.sliding_window_mask(3, 0), "window must be >= 1, got 0"),
+    (lambda: A.padding_mask([1], -1), "n must be >= 0, got -1"),
+    (lambda: A.padding_mask([1], 0), "lengths[0] = 1 is outside [0, n] with n = 0"),
 ])
 def test_mask_sizes(call, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -329,3 +333,74 @@ def test_multi_head_takes_every_mask_attend_takes(mask):
     expected, _ = A.multi_head_attention(X, *W, n_heads=2, mask=full)
     np.testing.assert_allclose(out, expected)
     assert (weights[..., ~full] == 0).all()
+
+
+# --- the library's edges agree with attend -----------------------------------------------------------
+
+OVERFLOWS = {  # name -> (Q, K, scale, dtype, culprit)
+    "float32 Q Kᵀ": (np.full((2, 4), 1e30, np.float32), np.full((2, 4), 1e30, np.float32), None, "float32", "Q Kᵀ"),
+    "float64 Q Kᵀ": (np.full((2, 4), 1e300), np.full((2, 4), 1e300), None, "float64", "Q Kᵀ"),
+    "float64 scale": (np.full((2, 4), 1e10), np.full((2, 4), 1e10), 1e300, "float64", "the scale times Q Kᵀ"),
+    "float32 scale": (np.full((2, 4), 1e10, np.float32), np.full((2, 4), 1e10, np.float32), 1e30, "float32",
+                      "the scale times Q Kᵀ"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OVERFLOWS))
+def test_every_path_raises_on_overflow_naming_the_dtype_and_the_culprit(case):
+    Qo, Ko, scale, dtype, culprit = OVERFLOWS[case]
+    message = f"the {dtype} scores of shape (2, 2) contain +inf or NaN: {culprit} overflowed {dtype}"
+    calls = {"scaled_scores": lambda: A.scaled_scores(Qo, Ko, scale),
+             "attend": lambda: A.attend(Qo, Ko, Ko, scale=scale),
+             "attend_chunked": lambda: A.attend_chunked(Qo, Ko, Ko, scale=scale, block_size=1)}
+    if scale is None:
+        calls["scores"] = lambda: A.scores(Qo, Ko)
+    for name, call in calls.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # an error, not a numpy warning and an inf
+            with pytest.raises(ValueError) as failure:
+                call()
+        text = str(failure.value)
+        assert text.startswith(message), f"{name}: {text}"
+        assert text.endswith(", or float64") == (dtype == "float32"), f"{name}: {text}"
+
+
+def test_a_scale_too_large_for_the_dtype_is_named():
+    Q32 = np.ones((2, 3), np.float32)
+    for call in (lambda: A.scaled_scores(Q32, Q32, 1e300), lambda: A.attend(Q32, Q32, Q32, scale=1e300)):
+        with pytest.raises(ValueError, match=re.escape("scale 1e+300 overflows float32")):
+            call()
+
+
+@pytest.mark.parametrize("scale", [Fraction(1, 2), Decimal("0.5"), np.float32(0.5), np.float64(0.5), np.int64(2), 2])
+def test_any_real_number_is_a_scale(scale):
+    expected_scores = A.scaled_scores(Q, K, float(scale))
+    np.testing.assert_array_equal(A.scaled_scores(Q, K, scale), expected_scores)
+    np.testing.assert_array_equal(A.attend(Q, K, V, scale=scale)[1], A.attend(Q, K, V, scale=float(scale))[1])
+    np.testing.assert_array_equal(A.attend_chunked(Q, K, V, scale=scale), A.attend_chunked(Q, K, V, scale=float(scale)))
+
+
+@pytest.mark.parametrize("scale, error, message", [
+    (Decimal("NaN"), ValueError, "scale must be finite, got NaN"),
+    (Fraction(10 ** 400), ValueError, "scale must be finite"),
+    (np.bool_(True), TypeError, "scale must be a real number, got bool"),
+    (1 + 2j, TypeError, "scale must be a real number, got complex"),
+])
+def test_what_is_not_a_finite_real_scale(scale, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        A.scaled_scores(Q, K, scale)
+
+
+def test_empty_masks_are_what_attend_accepts():
+    empty = np.zeros((0, 4))
+    assert A.causal_mask(0).shape == (0, 0) and A.causal_mask(0).dtype == bool
+    assert A.causal_mask(0, 3).shape == (0, 3)
+    assert A.sliding_window_mask(0, 2).shape == (0, 0)
+    out, weights = A.attend(empty, empty, empty, mask=A.causal_mask(0))
+    assert out.shape == (0, 4) and weights.shape == (0, 0)
+    lengths = A.padding_mask([], 3)
+    assert lengths.shape == (0, 1, 3) and lengths.dtype == bool
+    batch = np.zeros((0, 3, 4))
+    out, weights = A.attend(batch, batch, batch, mask=lengths)
+    assert out.shape == (0, 3, 4) and weights.shape == (0, 3, 3)
+    np.testing.assert_array_equal(A.padding_mask([0, 2], 0 + 2)[:, 0], [[False, False], [True, True]])

@@ -5,10 +5,12 @@ checked), and small throw-away page packages written under tmp_path (to make the
 """
 import itertools
 import json
+import os
 import re
 import subprocess
 import sys
 import textwrap
+import tomllib
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -459,6 +461,67 @@ BROKEN = {
 
         ITEMS = [Example("bad-example", page=PAGE, title="Weights that do not match the tokens", data=data)]
         ''', "expected"),
+    "nan-in-heatmap": ('''
+        def data():
+            values = np.full((2, 3), 0.5)
+            values[1, 2] = np.nan
+            return values
+
+
+        def render(data, ax):
+            return heatmap(ax, data, ["a", "b"], ["x", "y", "z"], quantity="scores")
+
+
+        ITEMS = [Figure("nan-in-heatmap", title="A NaN.", data=data, render=render, caption="Broken.")]
+        ''', "heatmap of the figure (scores) holds NaN at index [1, 2]"),
+    "inf-unmasked": ('''
+        def data():
+            values = np.zeros((2, 2))
+            values[0, 1] = -np.inf
+            return values
+
+
+        def render(data, ax):
+            return heatmap(ax, data, ["a", "b"], ["x", "y"], quantity="scores", panel="left")
+
+
+        ITEMS = [Figure("inf-unmasked", title="A −∞ no mask declares.", data=data, render=render, caption="Broken.")]
+        ''', "heatmap left (scores) holds −∞ at index [0, 1]"),
+    "inf-where-allowed": ('''
+        def data():
+            values = np.zeros((2, 2))
+            values[0, 1] = -np.inf  # the mask below forbids only (1, 0)
+            return values
+
+
+        def render(data, ax):
+            forbidden = np.array([[False, False], [True, False]])
+            return heatmap(ax, data, ["a", "b"], ["x", "y"], quantity="scores", masked=forbidden)
+
+
+        ITEMS = [Figure("inf-where-allowed", title="−∞ off the mask.", data=data, render=render, caption="Broken.")]
+        ''', "holds −∞ at index [0, 1] (−∞ is allowed only where the mask forbids the pair)"),
+    "inf-in-table": ('''
+        ITEMS = [Figure("inf-in-table", title="A table with +∞.", data=dict, render=lambda data, ax: None,
+                        alt=lambda data: "Nothing.", caption="Broken.",
+                        table=lambda data: {"caption": "T", "columns": ["k", "v"], "rows": [["a", 1.0], ["b", np.inf]]})]
+        ''', "table 'T', row 1 holds +∞"),
+    "nan-in-example": ('''
+        def data():
+            return {"seed": 0, "tokens": ["a", "b"], "inputs": {}, "outputs": {},
+                    "steps": {"weights": [[1.0, 0.0], [0.5, float("nan")]]}}
+
+
+        ITEMS = [Example("nan-in-example", page=PAGE, title="A NaN weight", data=data)]
+        ''', "steps.weights holds NaN at index [1, 1]"),
+    "unmasked-inf-in-example": ('''
+        def data():
+            return {"seed": 0, "tokens": ["a", "b"], "inputs": {"mask": [[True, False], [True, True]]}, "outputs": {},
+                    "steps": {"scores": [[1.0, float("-inf")], [float("-inf"), 0.0]]}}
+
+
+        ITEMS = [Example("unmasked-inf-in-example", page=PAGE, title="−∞ where the mask allows", data=data)]
+        ''', "steps.scores holds −∞ at index [1, 0]"),
     "bad-name": ('''
         ITEMS = [Figure("Bad Name", title="A name with spaces.", data=dict, render=lambda data, ax: None, caption="x")]
         ''', "lower-case words joined by hyphens"),
@@ -501,3 +564,123 @@ def test_the_command_line_reports_the_failing_item_and_exits_non_zero(tmp_path):
     assert result.returncode == 1
     assert "no-such-figure" in result.stderr
     assert not list(tmp_path.rglob("*.html"))
+
+
+MASKED_PAGE = '''
+def data():
+    return {"seed": 0, "tokens": ["a", "b"], "d_k": 1, "scale": 1.0,
+            "inputs": {"mask": [[True, False], [True, True]]}, "outputs": {},
+            "steps": {"scores": [[1.0, float("-inf")], [2.0, 0.5]]}}
+
+
+from figures_src.engine.items import example_heatmap
+
+EX = Example("ex-masked", page=PAGE, title="Masked", data=data)
+ITEMS = [EX, example_heatmap("masked-fig", EX, "scores", masked=True, title="Masked.", caption="Masked.",
+                             size=(3, 3))]
+'''
+
+
+def test_a_masked_figure_may_show_minus_infinity_exactly_where_its_mask_forbids(tmp_path, monkeypatch):
+    pages = make_package(tmp_path, monkeypatch, masked=BROKEN_FIGURE.format(body=MASKED_PAGE))
+    quiet_build(pages, tmp_path / "out")
+    html = (tmp_path / "out" / "figures" / "masked-fig.html").read_text()
+    assert html.count("<td>−∞</td>") == 1
+
+
+# ---------------------------------------------------------------- the manifest
+
+
+def built_once(tmp_path, monkeypatch):
+    pages = make_package(tmp_path, monkeypatch, page=good_page("fig", 0.25))
+    out = tmp_path / "out"
+    quiet_build(pages, out)
+    return pages, out
+
+
+@pytest.mark.parametrize("garbage", [b"{not json", b"[]", b'{"pages": {}, "items": []}', b"\xff\xfe",
+                                     b'{"pages": {}, "items": {"fig": {"hash": 3, "outputs": "x"}}}'])
+def test_a_garbage_manifest_is_a_clear_build_error(tmp_path, monkeypatch, garbage):
+    pages, out = built_once(tmp_path, monkeypatch)
+    (out / ".manifest.json").write_bytes(garbage)
+    with pytest.raises(BuildError, match=r"\.manifest\.json: .*delete it"):
+        quiet_build(pages, out)
+
+
+@pytest.mark.parametrize("outside", ["../victim.txt", "../../victim.txt", "/tmp/victim.txt",
+                                     "figures/../../victim.txt", "."])
+def test_a_manifest_naming_a_path_outside_generated_is_refused_and_nothing_outside_is_deleted(
+        tmp_path, monkeypatch, outside):
+    pages, out = built_once(tmp_path, monkeypatch)
+    victims = [out.parent / "victim.txt", out.parent.parent / "victim.txt"]
+    for victim in victims:
+        victim.write_text("keep me")
+    try:
+        manifest = json.loads((out / ".manifest.json").read_text())
+        manifest["items"]["gone"] = {"page": None, "hash": "x", "outputs": [outside]}  # no page declares it
+        (out / ".manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(BuildError, match="not a file inside"):
+            quiet_build(pages, out)
+        assert all(victim.read_text() == "keep me" for victim in victims)
+    finally:
+        for victim in victims:
+            victim.unlink(missing_ok=True)
+
+
+def test_the_build_runs_from_another_directory(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # what the editable install puts on the path
+    result = subprocess.run([sys.executable, "-m", "figures_src.build", "--only", "scores-heatmap", "--jobs", "1",
+                             "--out", str(tmp_path / "out")], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / "figures" / "scores-heatmap.html").exists()
+
+
+def test_the_installed_project_includes_the_build_so_it_runs_from_any_directory():
+    from setuptools import find_packages  # noqa: PLC0415
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    packages = config.get("packages", [])
+    found = set(find_packages(str(ROOT), **packages["find"])) if isinstance(packages, dict) else set(packages)
+    expected = {".".join(p.relative_to(ROOT).parent.parts) for p in (ROOT / "figures_src").rglob("__init__.py")}
+    assert expected <= found, f"not installed: {sorted(expected - found)}"
+
+
+# ---------------------------------------------------------------- one output whatever the Python
+
+
+@pytest.fixture(scope="module")
+def measured_peaks():
+    from figures_src.pages import cost  # noqa: PLC0415
+
+    return cost.measure_in_fresh_process()
+
+
+def test_measured_peaks_print_the_same_whatever_python_s_own_few_hundred_bytes(measured_peaks, monkeypatch):
+    """tracemalloc counts Python's objects too, a few hundred bytes that change between versions (3.12 printed
+    321 KiB where 3.11 printed 321.1 KiB): the page prints the same with ±400 bytes on every peak."""
+    from figures_src.pages import cost  # noqa: PLC0415
+
+    printed = []
+    for shift in (-400, 0, 400):
+        shifted = {name: [b + shift for b in peaks] for name, peaks in measured_peaks.items()}
+        monkeypatch.setattr(cost, "measure_in_fresh_process", lambda shifted=shifted: shifted)
+        data = cost.memory_data()
+        printed.append((cost.memory_table(data), cost.memory_snippets(data), cost.memory_caption(data)))
+    assert printed[0] == printed[1] == printed[2]
+
+
+def test_measured_peaks_sit_well_inside_their_rounding_step(measured_peaks):
+    from figures_src.pages.cost import GRANULARITY  # noqa: PLC0415
+
+    margin = 1024
+    for name, peaks in measured_peaks.items():
+        for b in peaks:
+            assert margin <= b % GRANULARITY <= GRANULARITY - margin, \
+                f"{name}: a peak of {b} bytes is within {margin} bytes of a rounding step; change GRANULARITY"
+
+
+def test_the_python_version_is_an_input_of_every_page(monkeypatch):
+    page = build_inputs.registered_pages()[0]
+    before = build_inputs.InputHasher()(page)
+    monkeypatch.setattr(sys, "version_info", (3, sys.version_info[1] + 1, 0, "final", 0))
+    assert build_inputs.InputHasher()(page) != before

@@ -398,3 +398,30 @@ def test_javascript_formats_and_judges_as_the_build_does(tmp_path):
     mismatches = [(x, js, fmt(x)) for x, js in zip(values, out["fmt"]) if js != fmt(x)]
     assert not mismatches, mismatches[:10]
     assert out["judge"] == ["right", "right", "right", "wrong", "empty", "bad", "bad", "right", "wrong", "right"]
+
+
+@pytest.mark.parametrize("returned, message", [
+    ("W @ V + 5j", r"returned an array of complex128 \(complex128\), expected real numbers"),
+    ("(W @ V).astype(str)", r"returned an array of <U\d+ \(str_\), expected real numbers"),
+    ("np.array([[object()] * V.shape[1]] * W.shape[0])", r"returned an array of object \(object\)"),
+    ("None", r"returned None \(forgot to return\?\)"),
+    ("(W @ V) > 0.5", r"returned an array of bool"),
+    ("sys.exit(0)", r"raised SystemExit: 0"),
+])
+def test_kit_fails_what_is_not_an_array_of_real_numbers_and_survives_sys_exit(kit_file, returned, message):
+    result = run_kit(kit_file, LIBRARY_SOLUTION + f"kit.weighted_sum = lambda W, V: {returned}\n")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "4 of 5 steps pass" in result.stdout
+    (line,) = [line for line in result.stdout.splitlines() if "weighted_sum" in line]
+    assert line.startswith("FAIL") and re.search(message, line), line
+
+
+def test_the_page_says_exactly_which_sets_the_kit_carries():
+    kit_section = (Path(__file__).resolve().parents[1] / "docs" / "problems.md").read_text(encoding="utf-8").split("{ #kit }")[1].split("\n## ")[0]
+    carried = {set_id for _, set_id, _ in problems.KIT_STEPS}
+    left_out = {s["set"] for s in DATA} - carried
+    sentence = re.search(r"It carries the variants of\s+sets\s+([^;]*);", kit_section)
+    assert sentence, "the kit section must say which sets' variants the kit carries"
+    assert set(re.findall(r"#([a-z-]+)\)", sentence.group(1))) == carried
+    for set_id in left_out:
+        assert re.search(rf"\(#{set_id}\)[^.]* not in the kit", kit_section), f"say that {set_id} is not in the kit"

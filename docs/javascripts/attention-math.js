@@ -93,7 +93,10 @@ export const cellColour = (value, quantity, limit) =>
     : quantity === "weights" ? ramp(SCALES.sequential, value)
       : ramp(SCALES.diverging, 0.5 + value / (2 * limit));
 
-export const scoreLimit = (S) => Math.max(0, ...S.flat().filter(Number.isFinite).map(Math.abs)) || 1;
+// the largest |finite score|, or 1 when there is none; a loop, not Math.max(...all): a spread of a large
+// table's entries into one call overflows the stack
+export const scoreLimit = (S) =>
+  S.reduce((largest, row) => row.reduce((most, x) => (Number.isFinite(x) ? Math.max(most, Math.abs(x)) : most), largest), 0) || 1;
 
 // WCAG's relative luminance of an sRGB colour (channels 0 to 255)
 const CHANNEL_WEIGHTS = [0.2126, 0.7152, 0.0722];

@@ -17,9 +17,9 @@ import {
   textColour,
 } from "./attention-math.js";
 import { fetchJSON, h } from "./dom.js";
+import { exampleProblem } from "./example-check.js";
 
 const QUANTITY_NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
-const REQUIRED_STEPS = ["Q", "K", "V", "weights", "entropy"];
 const widgetListeners = new Map(); // figure -> the AbortController of its widget's listeners
 const examples = new Map(); // path -> its JSON (a promise), fetched once for all the figures showing it
 
@@ -62,10 +62,8 @@ class Heatmap {
     this.grid = this.slot("grid");
     this.buildMenus();
     this.rows = this.buildGrid(); // the header row, then one row per query
-    figure.querySelector(".aih-figure__graphic").before(this.panel);
-    figure.classList.add("aih-on");
+    this.redraw(); // drawn before it is shown: if this throws, the static figure was never touched
     this.listen(signal);
-    this.redraw();
   }
 
   forLead(array) {
@@ -277,19 +275,44 @@ class Heatmap {
   }
 }
 
+// A short visible note in `figure` saying why it stays static (its figure and table show every number).
+function noteStatic(figure, why) {
+  figure.querySelector(".aih-figure__graphic").before(
+    h("p", { class: "aih-static-note" }, `Static figure: ${why}. The table below lists every number.`));
+}
+
 // (Re)makes `figure` interactive, e.g. after a change of its data-example or data-head; the `merged`
-// figures (the same example's neighbours) are hidden once it is.
+// figures (the same example's neighbours) are hidden once it is. The JSON is checked before anything on the
+// page changes, and the static figure gives way only to a widget that has drawn; otherwise it stays, with
+// a note. Never rejects.
 export async function enhance(figure, merged = []) {
   widgetListeners.get(figure)?.abort();
-  figure.querySelector(".aih-live")?.remove();
   const controller = new AbortController();
   widgetListeners.set(figure, controller);
   const path = `examples/${figure.dataset.example}.json`;
   if (!examples.has(path)) examples.set(path, fetchJSON(path));
-  const example = await examples.get(path);
-  if (!REQUIRED_STEPS.every((step) => example.steps?.[step])) throw new Error(`${path}: steps need ${REQUIRED_STEPS}`);
-  if (controller.signal.aborted) return; // enhanced again while the JSON was loading
-  new Heatmap(figure, example, controller.signal);
+  let widget;
+  let problem;
+  try {
+    const example = await examples.get(path);
+    if (controller.signal.aborted) return; // enhanced again while the JSON was loading
+    problem = exampleProblem(example, figure.dataset.head);
+    if (!problem) widget = new Heatmap(figure, example, controller.signal);
+  } catch (error) {
+    if (controller.signal.aborted) return;
+    problem = `the interactive view failed (${error.message})`;
+  }
+  figure.querySelector(".aih-live")?.remove();
+  figure.querySelector(".aih-static-note")?.remove();
+  if (problem) {
+    controller.abort();
+    figure.classList.remove("aih-on");
+    for (const other of merged) other.classList.remove("aih-merged");
+    noteStatic(figure, problem);
+    return;
+  }
+  figure.querySelector(".aih-figure__graphic").before(widget.panel);
+  figure.classList.add("aih-on");
   for (const other of merged) other.classList.add("aih-merged");
 }
 

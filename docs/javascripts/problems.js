@@ -18,6 +18,13 @@ export function judge(text, want, tolerance) {
   return Math.abs(entry - want) <= tolerance + 1e-9 ? "right" : "wrong";
 }
 
+// The variant a stored value names: only the digits of an index below `count` (what nextVariant stores);
+// anything else (2.5, -1, -Infinity, an edited or foreign value) means the first variant.
+export function storedVariant(stored, count) {
+  const index = /^\d{1,9}$/.test(stored ?? "") ? Number(stored) : 0;
+  return index < count ? index : 0;
+}
+
 // A browser with storage turned off throws: then the page forgets.
 function recall(key) {
   try {
@@ -60,7 +67,7 @@ class Problem {
     this.root = root;
     this.variants = data.variants;
     this.storageKey = `aih-problems:${data.set}`;
-    this.variantIndex = Math.min(Number(recall(this.storageKey)) || 0, this.variants.length - 1);
+    this.variantIndex = storedVariant(recall(this.storageKey), this.variants.length);
     const actions = { hint: () => this.showNextHint(), solution: () => this.openSolution(), next: () => this.nextVariant() };
     const on = (type, handler) => root.addEventListener(type, handler, { signal });
     on("submit", (event) => { // Check, or Enter in a cell
@@ -72,8 +79,8 @@ class Problem {
       event.target.ariaInvalid = null;
       event.target.parentNode.className = "";
     });
+    this.redraw(); // before the static hints give way: if this throws, they stay, as the status line says
     root.classList.add("aih-on"); // CSS shows the buttons, hides the static hints
-    this.redraw();
   }
 
   get variant() {

@@ -4,6 +4,7 @@ import json
 import numpy as np
 
 from .errors import BuildError
+from .finite import check_finite
 from .site import site_url
 
 REQUIRED_KEYS = ["id", "title", "page", "library_version", "seed", "inputs", "steps", "outputs"]
@@ -31,8 +32,7 @@ def check_example(example):
                 raise BuildError(f"example {name}: {group}.mask must be boolean (True = may attend), got {arr.dtype}")
             if arr.dtype != bool and not np.issubdtype(arr.dtype, np.number):
                 raise BuildError(f"example {name}: {group}.{key} must hold numbers, got {arr.dtype}")
-            if np.issubdtype(arr.dtype, np.floating) and (np.isnan(arr).any() or (arr == np.inf).any()):
-                raise BuildError(f"example {name}: {group}.{key} holds NaN or +inf")
+            check_finite(arr, f"example {name}: {group}.{key}", _forbidden(example, key, arr))
     tokens = example.get("tokens")
     if tokens is not None:
         n = len(tokens)
@@ -44,6 +44,18 @@ def check_example(example):
                         f"example {name}: {group}.{key} has shape {np.shape(example[group][key])}, "
                         f"expected (..., {n}, {n_keys}) from its tokens"
                     )
+
+
+def _forbidden(example, key, arr):
+    """Where `key` may hold −∞: a score table, at the pairs its example's inputs.mask forbids; nowhere else."""
+    mask = example["inputs"].get("mask")
+    if key not in ("scores", "scaled_scores") or mask is None:
+        return None
+    forbidden = ~np.asarray(mask, dtype=bool)
+    try:
+        return np.broadcast_to(forbidden, arr.shape)
+    except ValueError:
+        return None
 
 
 def _jsonable(value):

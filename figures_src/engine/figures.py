@@ -10,6 +10,7 @@ import numpy as np
 
 from . import svg as svg_cleanup
 from .errors import BuildError
+from .finite import check_finite
 from .heatmap import QUANTITIES, DrawnHeatmap
 from .items import Example
 from .style import rc_params
@@ -97,9 +98,11 @@ def _tables(figure, data, heatmaps):
         for t in tables:
             if not {"caption", "columns", "rows"} <= set(t):
                 raise BuildError(f"figure {name}: table(data) must return dicts with caption, columns, rows")
-            for row in t["rows"]:
+            for r, row in enumerate(t["rows"]):
                 if len(row) != len(t["columns"]):
                     raise BuildError(f"figure {name}: a table row has {len(row)} cells for {len(t['columns'])} columns")
+                numbers = [v if isinstance(v, (float, np.floating)) else 0.0 for v in row]
+                check_finite(np.array([numbers]), f"figure {name}: table {t['caption']!r}, row {r}", None)
             out.append((t["caption"], t["columns"], t["rows"]))
         return out
     if not heatmaps:

@@ -13,6 +13,7 @@ import numpy as np
 from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.patches import Rectangle
 
+from .finite import check_finite
 from .text import num
 
 SCORE_CMAP = "RdBu_r"  # ColorBrewer diverging: blue < 0 < red, readable with red-green colour blindness
@@ -46,13 +47,15 @@ class DrawnHeatmap:
 
 
 def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=None, title=None,
-            limit=None, show_values=True, colorbar=True, fontsize=9):
+            limit=None, show_values=True, colorbar=True, fontsize=9, masked=None):
     """Draw `values` (n_q, n_k) on `ax`: row i = query i (top), column j = key j. Returns a DrawnHeatmap.
 
     quantity: "scores", "scaled_scores" or "weights" (chooses the colormap and limits).
     panel: a name for this heatmap when a figure has several (its cell ids become
     `<figure>-<panel>-cell-i-j`). head: the attention head it shows, if any. limit: the symmetric colour
-    limit for scores (default max |finite value|). Masked entries (−inf scores) are grey, hatched, and print as −∞.
+    limit for scores (default max |finite value|). masked: bool (n_q, n_k), True where a mask forbids the
+    pair; only there may a value be −∞ (drawn grey, hatched, printed as −∞). Any other non-finite value
+    (NaN, ±∞) raises BuildError naming the heatmap and the first bad index.
     """
     values = np.asarray(values, dtype=float)
     if values.ndim != 2:
@@ -66,6 +69,7 @@ def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=No
     if quantity not in QUANTITIES:
         raise ValueError(f"unknown quantity {quantity!r}; expected one of {sorted(QUANTITIES)}")
     prefix = "" if panel is None else f"{panel}-"
+    check_finite(values, f"heatmap {panel or 'of the figure'} ({quantity})", masked)
 
     cmap, norm = colour_scale(values, quantity, limit)
     for i in range(n_q):

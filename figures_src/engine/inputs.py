@@ -3,14 +3,15 @@
 A page module depends on itself, on the figures_src modules it imports (relatively or by their full name,
 transitively; importing figures_src.registry means depending on every page it lists), on the data files
 it lists in a literal `INPUTS = ["data/real_heads.npz", ...]` (paths from the repository root), and on what
-every page shares: the engine, the attention/ library, and the versions of numpy, matplotlib and Pillow
-and SITE_URL. Sources are read with `ast`, never imported: hashing runs on every build, even one with
-nothing to do.
+every page shares: the engine, the attention/ library, the versions of numpy, matplotlib, Pillow and
+Python, and SITE_URL. Sources are read with `ast`, never imported: hashing runs on every build, even one
+with nothing to do.
 """
 import ast
 import hashlib
 import importlib.metadata
 import importlib.util
+import sys
 from pathlib import Path
 
 from .errors import BuildError
@@ -107,7 +108,8 @@ class InputHasher:
 
     def __init__(self):
         versions = " ".join(f"{p} {importlib.metadata.version(p)}" for p in VERSIONED)
-        self.preamble = f"{versions}\nsite_url {site_url()}\n".encode()
+        python = ".".join(map(str, sys.version_info[:2]))  # a page may measure the interpreter (cost's peaks)
+        self.preamble = f"{versions}\npython {python}\nsite_url {site_url()}\n".encode()
         self.shared = shared_files()
         self._dependencies = {}
         self._digests = {}

@@ -135,8 +135,11 @@ def example_heatmap(name, example, quantity, *, title, caption, size, head=None,
         return table
 
     def render(ex, ax):
+        import numpy as np  # noqa: PLC0415, F811  (numpy only when a figure is drawn)
+
         from .heatmap import heatmap  # noqa: PLC0415  (matplotlib only where a figure is drawn)
 
-        return heatmap(ax, values(ex), ex["tokens"], ex["tokens"], quantity=quantity, head=head)
+        forbidden = ~np.asarray(ex["inputs"]["mask"], dtype=bool) if masked else None
+        return heatmap(ax, values(ex), ex["tokens"], ex["tokens"], quantity=quantity, head=head, masked=forbidden)
 
     return Figure(name, title, example.compute, render, caption, size=size, example=example)

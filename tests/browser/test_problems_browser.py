@@ -240,3 +240,36 @@ def test_a_missing_data_file_leaves_the_static_problem_and_says_so(browser, site
         assert root.locator("details.aih-problem__solution table").count() > 0  # the static solution is still there
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("stored", ["2.5", "-1", "-Infinity", "12", "garbage"])
+def test_a_bad_stored_variant_is_ignored_and_the_first_variant_works(page, site_url, stored):
+    page.add_init_script(f"localStorage.setItem('aih-problems:scale-scores', {json.dumps(stored)})")
+    open_problems(page, site_url)
+    root = page.locator("#problem-scale-scores")
+    count = len(published("scale-scores")["variants"])
+    assert root.locator(".aih-problem__id").text_content() == "scale-scores-01"
+    assert root.locator(".aih-problem__number").text_content() == "1"
+    root.locator("[data-action=hint]").click()
+    assert root.locator(".aih-problem__hints li").count() == 1
+    root.locator("[data-action=check]").click()
+    assert "still empty" in root.locator(".aih-problem__status").text_content()
+    root.locator("[data-action=next]").click()
+    assert f"Variant 2 of {count}" in root.locator(".aih-problem__status").text_content()
+    assert root.locator(".aih-problem__id").text_content() == "scale-scores-02"
+
+
+def test_data_that_cannot_be_shown_leaves_the_static_problem_and_says_so(browser, site_url):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.route("**/problems/masks.json", lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps({"set": "masks", "variants": [{"id": "x"}]})))
+        page.goto(site_url + "problems/")
+        page.locator("#problem-scale-scores .aih-problem__actions").wait_for(state="visible")
+        root = page.locator("#problem-masks")
+        root.locator(".aih-problem__status").filter(has_text="did not load").wait_for()
+        assert root.locator(".aih-problem__actions").is_hidden()
+        assert root.locator(".aih-problem__all-hints").is_visible()  # the static hints, as the status line says
+    finally:
+        context.close()

@@ -50,10 +50,15 @@ CASES = json.loads("{}")  # the page's variants, written in by the site's build
 
 def compare(got, expected):
     """None if `got` matches `expected` within TOLERANCE, else what is wrong, in words."""
+    if got is None:
+        return "returned None (forgot to return?)"
     try:
-        got = np.asarray(got, dtype=float)
+        got = np.asarray(got)
     except (TypeError, ValueError) as exc:
         return f"returned something that is not an array of numbers ({exc})"
+    if got.dtype.kind not in "iuf":  # not real numbers: complex, text, booleans, objects
+        return f"returned an array of {got.dtype} ({type(got.flat[0]).__name__ if got.size else 'empty'}), expected real numbers"
+    got = got.astype(float)
     expected = np.asarray(expected, dtype=float)
     if got.shape != expected.shape:
         return f"returned shape {got.shape}, expected {expected.shape}"
@@ -86,7 +91,7 @@ def check_step(title, function):
             got = function(**arrays(case["inputs"]))
         except NotImplementedError:
             return False, "not implemented yet"
-        except Exception as exc:  # the reader's code: report it, keep checking the other steps
+        except (Exception, SystemExit) as exc:  # the reader's code, even sys.exit(): report it, check the rest
             failures.append(f"{case['id']}: raised {type(exc).__name__}: {exc}")
             continue
         problem = compare(got, case["expected"])

@@ -1,0 +1,94 @@
+"""The Makefile, in a scratch copy of the project (never the shared .venv): it notices a broken .venv and
+repairs it, runs from any directory (make -C), and cleans in two strengths.
+
+The repair is checked with `make -n` (what make would run): the checks that decide it are real (the scratch
+.venv's interpreter is run and its packages imported), only the installs themselves are not carried out.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+COPIED = ["Makefile", "pyproject.toml", "constraints.txt", "package.json", "package-lock.json"]
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    """A copy of the files the Makefile's rules depend on, with a working .venv that borrows the test
+    interpreter's packages (a .pth file) and stamps newer than their prerequisites."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name in COPIED:
+        shutil.copy2(ROOT / name, repo / name)
+    for folder in ("attention", "figures_src"):
+        shutil.copytree(ROOT / folder, repo / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)
+    purelib = Path(subprocess.run([str(repo / ".venv" / "bin" / "python"), "-c",
+                                   "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                  check=True, capture_output=True, text=True).stdout.strip())
+    (purelib / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    for stamp in (".site-installed", ".test-installed"):
+        (repo / ".venv" / stamp).touch()
+    return repo, purelib
+
+
+def plan(repo, goal="site"):
+    """What `make -C repo -n goal` would run, from a directory other than the project's."""
+    result = subprocess.run(["make", "-C", str(repo), "-n", goal], cwd=repo.parent, capture_output=True, text=True,
+                            env={**os.environ, "MAKEFLAGS": ""})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_a_working_venv_with_fresh_stamps_is_left_alone_and_make_runs_from_elsewhere(scratch):
+    repo, _ = scratch
+    steps = plan(repo)
+    assert "pip install" not in steps and "rm -rf .venv" not in steps
+    assert ".venv/bin/python -m figures_src.build" in steps and "mkdocs build --strict" in steps
+
+
+def test_a_venv_whose_interpreter_does_not_run_is_re_created(scratch):
+    repo, _ = scratch
+    python = repo / ".venv" / "bin" / "python"
+    python.unlink()
+    python.symlink_to(repo / "no-such-python3")  # the system Python it pointed to is gone
+    steps = plan(repo)
+    assert "rm -rf .venv" in steps
+    assert steps.index("rm -rf .venv") < steps.index("-m venv .venv") < steps.index("pip install")
+
+
+def test_a_package_that_does_not_import_behind_a_present_stamp_is_reinstalled(scratch):
+    repo, purelib = scratch
+    (purelib / "material").mkdir()
+    (purelib / "material" / "__init__.py").write_text("raise ImportError('uninstalled')\n")
+    steps = plan(repo)
+    assert "pip install --quiet -c constraints.txt -e '.[site]'" in steps
+    assert "rm -rf .venv" not in steps
+
+
+def test_a_missing_test_package_reinstalls_the_test_set_up(scratch):
+    repo, purelib = scratch
+    assert "pip install" not in plan(repo, "test")
+    (purelib / "borrowed.pth").write_text("")  # nothing is installed any more, the stamps still there
+    steps = plan(repo, "test")
+    assert "-e '.[site]'" in steps and "-e '.[site,test]'" in steps and "npm ci" in steps
+
+
+def test_clean_removes_the_build_outputs_and_distclean_also_the_venv_and_caches(scratch):
+    repo, _ = scratch
+    outputs = ["generated/figures/x.html", "site/index.html"]
+    kept = [".venv/.site-installed", "node_modules/x/index.js", ".cache/highlight/x.html", ".cache/mathml.json"]
+    for path in outputs + kept:
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).touch()
+    subprocess.run(["make", "-C", str(repo), "clean"], check=True, capture_output=True)
+    assert not (repo / "generated").exists() and not (repo / "site").exists()
+    assert all((repo / path).exists() for path in kept)
+    subprocess.run(["make", "-C", str(repo), "distclean"], check=True, capture_output=True)
+    assert not [p for p in (".venv", "node_modules", ".cache", "generated", "site") if (repo / p).exists()]
+    assert (repo / "Makefile").exists() and (repo / "attention").is_dir()
