@@ -76,9 +76,9 @@ def backprop_snippets(example):
         "dW": by_keys(dW, "dW"),
         "dS": (
             by_keys(dS, "dS", 4)
-            + f"\nRow {i} (“{tokens[i]}”): the weighted average of its $dW$ is ${terms} = {latex_number(pull, 4)}$, "
+            + f"\nRow {i} (“{tokens[i]}”): the weighted average of its $dW$ is ${terms} \\approx {latex_number(pull, 3)}$, "
             f"so its entry for key “{tokens[j]}” is ${latex_number(W[i, j], 4)} \\cdot ({latex_number(dW[i, j], 4)} - "
-            f"{latex_number(pull, 4)}) \\approx {latex_number(dS[i, j], 3)}$. Each row of $dS$ adds up to 0.\n"
+            f"{latex_number(pull, 3)}) \\approx {latex_number(dS[i, j], 3)}$. Each row of $dS$ adds up to 0.\n"
         ),
         "dQ": by_dims(s["dQ"], "dQ", 4),
         "dK": by_dims(s["dK"], "dK", 4),
@@ -331,17 +331,17 @@ def spread_log(values):
 
 
 def experiment_snippets(data):
-    rows, sentences_ = [], []
-    for label, name in (("scaled", "scaled by $1/\\sqrt{d_k}$"), ("unscaled", "unscaled")):
-        s = summary(data, label)
+    sc, un = summary(data, "scaled"), summary(data, "unscaled")
+    rows = []
+    for label, name, s in (("scaled", "scaled by $1/\\sqrt{d_k}$", sc), ("unscaled", "unscaled", un)):
         reached = [r for r in s["reached"] if r is not None]
-        never = len(s["reached"]) - len(reached)
         rows.append([name, spread(s["final"], 4), spread(reached, 0) if reached else "—",
                      f"{len(reached)} of {len(s['reached'])}", spread(s["match"], 3),
                      spread(data[f"entropy_{label}"][:, 0], 3), spread(data[f"grad_W_Q_{label}"][:, 0], 4),
                      spread_log(s["late_grad"])])
-        sentences_.append((label, s, reached, never))
-    (_, sc, sc_reached, _), (_, un, un_reached, un_never) = sentences_
+    sc_reached = [r for r in sc["reached"] if r is not None]
+    un_reached = [r for r in un["reached"] if r is not None]
+    un_never = len(un["reached"]) - len(un_reached)
     ratio = np.mean(un_reached) / np.mean(sc_reached) if un_reached and sc_reached else None
     text = [
         f"Over seeds {SEEDS.start}–{SEEDS.stop - 1} (mean ± half the range; the step counts are over the runs that got there):\n",
