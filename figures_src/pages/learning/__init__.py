@@ -332,22 +332,23 @@ def spread_log(values):
 
 def experiment_snippets(data):
     sc, un = summary(data, "scaled"), summary(data, "unscaled")
-    rows = []
+    outcome, mechanics = [], []
     for label, name, s in (("scaled", "scaled by $1/\\sqrt{d_k}$", sc), ("unscaled", "unscaled", un)):
         reached = [r for r in s["reached"] if r is not None]
-        rows.append([name, spread(s["final"], 4), spread(reached, 0) if reached else "—",
-                     f"{len(reached)} of {len(s['reached'])}", spread(s["match"], 3),
-                     spread(data[f"entropy_{label}"][:, 0], 3), spread(data[f"grad_W_Q_{label}"][:, 0], 4),
-                     spread_log(s["late_grad"])])
+        outcome.append([name, spread(s["final"], 4), spread(reached, 0) if reached else "—",
+                        f"{len(reached)} of {len(s['reached'])}", spread(s["match"], 3)])
+        mechanics.append([name, spread(data[f"entropy_{label}"][:, 0], 3), spread(data[f"grad_W_Q_{label}"][:, 0], 4),
+                          spread_log(s["late_grad"])])
     sc_reached = [r for r in sc["reached"] if r is not None]
     un_reached = [r for r in un["reached"] if r is not None]
     un_never = len(un["reached"]) - len(un_reached)
     ratio = np.mean(un_reached) / np.mean(sc_reached) if un_reached and sc_reached else None
     text = [
         f"Over seeds {SEEDS.start}–{SEEDS.stop - 1} (mean ± half the range; the step counts are over the runs that got there):\n",
-        table(["", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
-               "weight on t − 1 at the end", "row entropy at step 0", "‖dW_Q‖ at step 0",
-               f"‖dW_Q‖, median of the last {LATE} steps"], rows),
+        table(["scale", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
+               "weight on t − 1 at the end"], outcome),
+        table(["scale", "row entropy at step 0 (nats)", "‖dW_Q‖ at step 0",
+               f"‖dW_Q‖, median of the last {LATE} steps"], mechanics),
         "",
         f"Without the scale, the rows start almost one-hot (entropy {num(data['entropy_unscaled'][:, 0].mean(), 2)} nats "
         f"against {num(data['entropy_scaled'][:, 0].mean(), 2)} with it, out of at most {num(np.log(training.N_POSITIONS), 2)}). "
