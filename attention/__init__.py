@@ -4,6 +4,7 @@ Row vectors throughout, as the article writes q = x·W_Q. Float64 by default; fl
 float32 out. Leading batch dimensions `...` are accepted everywhere.
 """
 from .attend import attend, attend_chunked
+from .backward import attend_backward, multi_head_attention_backward, softmax_backward
 from .cost import attention_cost, multi_head_cost
 from .masks import causal_mask, padding_mask, sliding_window_mask
 from .multihead import merge_heads, multi_head_attention, split_heads
@@ -14,11 +15,13 @@ __version__ = "1.0.0"
 
 __all__ = [
     "attend",
+    "attend_backward",
     "attend_chunked",
     "attention_cost",
     "causal_mask",
     "merge_heads",
     "multi_head_attention",
+    "multi_head_attention_backward",
     "multi_head_cost",
     "padding_mask",
     "row_entropy",
@@ -26,5 +29,6 @@ __all__ = [
     "scores",
     "sliding_window_mask",
     "softmax",
+    "softmax_backward",
     "split_heads",
 ]

@@ -19,6 +19,7 @@ PAGES = [
     "multi_head",  # docs/multi-head.md
     "masks",
     "cost",
+    "learning",    # a package: the backward step, the training run, √d_k tested by training
     "problems",    # a package: the problem sets, their HTML and the Python kit
     "real_heads",  # a package: the committed extraction, the grids, the head figures and the text
     "cite",

@@ -26,7 +26,9 @@ GOLDEN = json.loads((ROOT / "tests" / "golden" / "examples.json").read_text(enco
 DECLARED = {example.id: example for example in registry.examples()}
 # The library's names (CONTRIBUTING.md, "Worked examples"): the only keys inputs, steps and outputs may use.
 ARRAY_NAMES = {"X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask", "scores", "scaled_scores", "weights", "out",
-               "entropy", "heads", "concat"}
+               "entropy", "heads", "concat",
+               "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V",
+               "W_Q_next", "W_K_next", "W_V_next", "loss_next"}
 # Examples a heatmap figure declares as its own: the interactive layer loads them.
 INTERACTIVE = sorted({item.example.id for item in registry.items()
                       if isinstance(item, Figure) and isinstance(item.example, Example)})
@@ -53,7 +55,8 @@ def examples(published):
 
 
 def single_sequence(ex):
-    return "tokens" in ex and "n_heads" not in ex
+    """One sentence through one head (a training run's checkpoints on a leading axis are not)."""
+    return "tokens" in ex and "n_heads" not in ex and "checkpoints" not in ex
 
 
 def masked(ex):

@@ -94,6 +94,8 @@ def test_answers_match_library_and_loops(set_id, v):
         assert (answer(v, "weights")[~mask] == 0).all() and (~mask).any()
     elif set_id == "multi-head":
         check_multi_head(v)
+    elif set_id == "push-gradient":
+        check_push_gradient(x, v)
     else:
         pytest.fail(f"no check for set {set_id}")
 
@@ -120,6 +122,25 @@ def check_multi_head(v):
     assert v["parts"][0]["tolerance"] == 0 and costs["tolerance"] == 0
 
 
+def check_push_gradient(x, v):
+    """dV and dS against torch's autograd through softmax and W·V, and against plain loops."""
+    torch = pytest.importorskip("torch")
+    W, V, dO = x["W"], x["V"], x["dO"]
+    positive = W > 0
+    S = torch.tensor(np.where(positive, np.log(np.where(positive, W, 1.0)), -np.inf), requires_grad=True)
+    tV = torch.tensor(V, requires_grad=True)
+    (torch.softmax(S, dim=-1) @ tV * torch.tensor(dO)).sum().backward()
+    np.testing.assert_allclose(answer(v, "dV"), tV.grad.numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(answer(v, "dS"), torch.nan_to_num(S.grad).numpy(), rtol=0, atol=1e-12)
+    Wl, Vl, dOl = as_lists(W), as_lists(V), as_lists(dO)
+    dV = [[sum(Wl[i][j] * dOl[i][c] for i in range(len(Wl))) for c in range(len(Vl[0]))] for j in range(len(Vl))]
+    dW = [[sum(a * b for a, b in zip(dOl[i], Vl[j])) for j in range(len(Vl))] for i in range(len(Wl))]
+    dS = [[Wl[i][j] * (dW[i][j] - sum(w * g for w, g in zip(Wl[i], dW[i]))) for j in range(len(Vl))]
+          for i in range(len(Wl))]
+    np.testing.assert_allclose(answer(v, "dV"), dV, **EXACT)
+    np.testing.assert_allclose(answer(v, "dS"), dS, **EXACT)
+
+
 # ---------------------------------------------------------------- hand-friendly inputs
 
 
@@ -134,12 +155,13 @@ def test_inputs_are_hand_friendly(set_id, v):
         assert a.shape[0] <= 4 and a.shape[1] <= 4
     if set_id == "scale-scores":
         assert inputs(v)["Q"].shape[1] <= 4
-    if set_id == "weighted-sum":
+    if set_id in ("weighted-sum", "push-gradient"):
         np.testing.assert_allclose(inputs(v)["W"].sum(axis=1), 1, atol=1e-12)
 
 
 def test_each_set_has_at_least_ten_distinct_variants():
-    assert [s["set"] for s in DATA] == ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head"]
+    assert [s["set"] for s in DATA] == ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head",
+                                        "push-gradient"]
     for s in DATA:
         assert len(s["variants"]) >= 10
         keys = {json.dumps([v["inputs"], v["prompt"]]) for v in s["variants"]}
@@ -160,13 +182,20 @@ def test_variants_are_reproducible():
 
 # The published variants' inputs and questions (exact: small integers and tenths). Teachers reuse them by
 # their id, so changing one is a deliberate act: update this fingerprint in the same commit.
+# A set added later gets a fingerprint of its own, so adding one leaves the others' untouched.
 PUBLISHED_INPUTS_SHA256 = "831035de9743f366df363260c5a1279926551098209e2663348d13f5d159e723"
+ADDED_SETS_SHA256 = {"push-gradient": "bb2587b15bd3fc35993a3fe779a389802e7646a973b0ca364f4e628a76bf8257"}
+
+
+def fingerprint(sets):
+    frozen = [[v["id"], v["inputs"], [p["label"] for p in v["parts"]]] for s in sets for v in s["variants"]]
+    return hashlib.sha256(json.dumps(frozen, sort_keys=True).encode()).hexdigest()
 
 
 def test_published_inputs_are_frozen():
-    frozen = [[v["id"], v["inputs"], [p["label"] for p in v["parts"]]] for s in DATA for v in s["variants"]]
-    digest = hashlib.sha256(json.dumps(frozen, sort_keys=True).encode()).hexdigest()
-    assert digest == PUBLISHED_INPUTS_SHA256
+    assert fingerprint([s for s in DATA if s["set"] not in ADDED_SETS_SHA256]) == PUBLISHED_INPUTS_SHA256
+    for set_id, digest in ADDED_SETS_SHA256.items():
+        assert fingerprint([BY_SET[set_id]]) == digest, set_id
 
 
 # ---------------------------------------------------------------- solutions lead to the answers
@@ -199,6 +228,12 @@ def test_solution_steps_are_consistent(set_id, v):
         np.testing.assert_allclose(st["entropy"][:, 0], st["entropy_terms"].sum(axis=1), **EXACT)
     if set_id == "masks":
         np.testing.assert_array_equal(np.isinf(st["masked"]), ~x["mask"])
+    if set_id == "push-gradient":
+        np.testing.assert_allclose(st["dW"], x["dO"] @ x["V"].T, **EXACT)
+        np.testing.assert_allclose(st["pull"][:, 0], (st["dW"] * x["W"]).sum(axis=1), **EXACT)
+        np.testing.assert_allclose(st["dS"], x["W"] * (st["dW"] - st["pull"]), **EXACT)
+        np.testing.assert_allclose(st["dS"].sum(axis=1), 0, atol=1e-12)
+        np.testing.assert_allclose(st["dV"], x["W"].T @ x["dO"], **EXACT)
     if set_id == "weighted-sum":  # one sentence per row, ending in that row of the output
         for i, row in enumerate(answer(v, "out")):
             text = next(s["text"] for s in v["solution"] if s["key"] == f"row_{i + 1}")
@@ -220,6 +255,9 @@ def test_hints_quote_the_answers_numbers(set_id, v):
         assert problems_sets.fmt_vec(answer(v, "row_unmasked")[0]) in text
     if set_id == "multi-head":
         assert f"= {fmt(answer(v, 'costs')[0, 2])}, whatever h is" in text
+    if set_id == "push-gradient":
+        assert f"= {fmt(answer(v, 'dV')[0, 0])}." in text
+        assert problems_sets.fmt_vec(answer(v, "dS")[0]) in text
 
 
 # ---------------------------------------------------------------- the published shape
@@ -338,20 +376,22 @@ kit.scale_scores = lambda Q, K: A.scaled_scores(Q, K)
 kit.soften_rows = lambda S, mask=None: A.softmax(S, mask)
 kit.weighted_sum = lambda W, V: W @ V
 kit.attention_end_to_end = lambda X, W_Q, W_K, W_V, mask=None: A.attend(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+kit.value_gradient = lambda W, V, dO: W.T @ dO
+kit.score_gradient = lambda W, V, dO: W * (dO @ V.T - (W * (dO @ V.T)).sum(axis=1, keepdims=True))
 """
 
 
 def test_kit_untouched_stubs_fail(kit_file):
     result = run_kit(kit_file)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert result.stdout.count("not implemented yet") == 5
-    assert "0 of 5 steps pass" in result.stdout
+    assert result.stdout.count("not implemented yet") == 7
+    assert "0 of 7 steps pass" in result.stdout
 
 
 def test_kit_passes_a_correct_solution(kit_file):
     result = run_kit(kit_file, LIBRARY_SOLUTION)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("PASS") == 5 and "5 of 5 steps pass" in result.stdout
+    assert result.stdout.count("PASS") == 7 and "7 of 7 steps pass" in result.stdout
 
 
 def test_kit_names_the_failing_step_and_entry(kit_file):
@@ -359,7 +399,7 @@ def test_kit_names_the_failing_step_and_entry(kit_file):
     result = run_kit(kit_file, unscaled)
     assert result.returncode == 1
     lines = [line for line in result.stdout.splitlines() if line.startswith(("PASS", "FAIL"))]
-    assert [line[:4] for line in lines] == ["FAIL", "PASS", "PASS", "PASS", "PASS"]
+    assert [line[:4] for line in lines] == ["FAIL", "PASS", "PASS", "PASS", "PASS", "PASS", "PASS"]
     assert re.search(r"scale-scores-\d\d: entry \(\d, \d\) is -?[\d.]+, expected", lines[0])
 
 

@@ -89,13 +89,20 @@ class Heatmap {
     if (publishedMaskName !== "none" && publishedMaskName !== "causal") maskMenu.add(new Option(publishedMaskName));
     if (this.leadCount) {
       this.panel.classList.add("aih-leads");
-      this.fill({ leadName: example.n_heads ? "Head" : "Sequence" });
-      const labels = Array.from({ length: this.leadCount }, (_, index) =>
-        example.n_heads ? `head ${index}` : example.batch_tokens[index].join(" "));
-      leadMenu.append(...labels.map((label, index) => new Option(label, index)));
+      this.fill({ leadName: example.checkpoints ? "Step" : example.n_heads ? "Head" : "Sequence" });
+      if (example.checkpoints) {
+        // a training run's checkpoints: a slider through them instead of a menu
+        const max = this.leadCount - 1;
+        leadMenu.replaceWith(h("input", { type: "range", min: 0, max, step: 1, "data-slot": "lead" }),
+          h("output", { "data-slot": "step" }));
+      } else {
+        const labels = Array.from({ length: this.leadCount }, (_, index) =>
+          example.n_heads ? `head ${index}` : example.batch_tokens[index].join(" "));
+        leadMenu.append(...labels.map((label, index) => new Option(label, index)));
+      }
     }
     maskMenu.value = this.state.maskName;
-    leadMenu.value = this.state.leadIndex;
+    this.slot("lead").value = this.state.leadIndex;
   }
 
   // The template's header row gets a column header per key; then a row per query: its token, a cell per key
@@ -137,6 +144,11 @@ class Heatmap {
     const limit = quantity === "weights" ? 1 : scoreLimit(values);
     for (const button of this.slot("modes").children) button.setAttribute("aria-pressed", button.value === quantity);
     this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d_k`);
+    if (example.checkpoints) {
+      const step = `step ${example.checkpoints[leadIndex]}`;
+      this.fill({ step });
+      this.slot("lead").setAttribute("aria-valuetext", step);
+    }
     this.drawGrid(values, limit);
     this.drawLegend(limit);
     this.drawReadout();
@@ -252,7 +264,7 @@ class Heatmap {
     on(this.slot("modes"), "click", (event) => event.target.value && this.update({ quantity: event.target.value }));
     on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: 10 ** Number(event.target.value) }));
     on(this.slot("mask"), "change", (event) => this.update({ maskName: event.target.value }));
-    on(this.slot("lead"), "change", (event) => this.update({ leadIndex: event.target.value }));
+    on(this.slot("lead"), "input", (event) => this.update({ leadIndex: event.target.value }));
     // one listener per event type on the grid, not one per cell
     const onCell = (type, handler) =>
       on(this.grid, type, (event) => {

@@ -12,6 +12,9 @@ REQUIRED_KEYS = ["id", "title", "page", "library_version", "seed", "inputs", "st
 ARRAY_NAMES = {
     "X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask",
     "scores", "scaled_scores", "weights", "out", "entropy", "heads", "concat",
+    # the backward pass (docs/learning.md): a target and its loss, the gradients, one step's new matrices
+    "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V",
+    "W_Q_next", "W_K_next", "W_V_next", "loss_next",
 }
 
 

@@ -251,6 +251,25 @@ def test_the_lead_menu_is_named_for_heads_or_sequences(page, site_url, path, fig
     shown = page.locator(f"{figure} [data-slot=lead] option").all_text_contents()
     assert shown == (options or [" ".join(tokens) for tokens in example("ex-mask-padding")["batch_tokens"]])
 
+def test_step_slider_walks_through_the_training_checkpoints(page, site_url):
+    figure = "#fig-learning-checkpoints"
+    open_page(page, site_url, "learning/")
+    ex = example("ex-learning-checkpoints")
+    assert slot(page, figure, "leadName") == "Step"
+    slider = page.locator(f"{figure} input[data-slot=lead]")
+    assert slider.get_attribute("type") == "range" and slider.get_attribute("max") == str(len(ex["checkpoints"]) - 1)
+    assert slot(page, figure, "step") == "step 0"
+    assert grid_texts(page, figure) == expected(ex["steps"]["weights"][0])
+    last = len(ex["checkpoints"]) - 1
+    slider.focus()
+    page.keyboard.press("End")  # a range input's own keys: the last checkpoint, announced as its step
+    assert slot(page, figure, "step") == f"step {ex['checkpoints'][last]}"
+    assert slider.get_attribute("aria-valuetext") == f"step {ex['checkpoints'][last]}"
+    assert grid_texts(page, figure) == expected(ex["steps"]["weights"][last])
+    cell(page, figure, 3, 2).click()
+    assert slot(page, figure, "output") == vec(ex["outputs"]["out"][last][3])
+
+
 def listener_count(page, selector):
     """Event listeners attached to the element matched by `selector` (Chrome DevTools Protocol)."""
     cdp = page.context.new_cdp_session(page)
@@ -301,7 +320,7 @@ def test_without_javascript_the_static_figures_and_tables_remain(browser, site_u
     context.close()
 
 
-@pytest.mark.parametrize("path", ["", "scores/", "softmax/", "demo/", "masks/", "multi-head/"])
+@pytest.mark.parametrize("path", ["", "scores/", "softmax/", "demo/", "masks/", "multi-head/", "learning/"])
 def test_every_heatmap_page_enhances_cleanly(page, site_url, path):
     open_page(page, site_url, path)
     figures = page.locator("figure.aih-heatmap[data-example]").count()

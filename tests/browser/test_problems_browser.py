@@ -9,7 +9,7 @@ from figures_src.pages.problems.sets import fmt
 
 SITE = Path(__file__).resolve().parents[2] / "site"
 
-SETS = ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head"]
+SETS = ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head", "push-gradient"]
 
 
 def published(set_id):

@@ -1,8 +1,8 @@
-"""Problems (docs/problems.md): six sets of seeded variants, their blocks on the page, their JSON and the Python kit.
+"""Problems (docs/problems.md): seven sets of seeded variants, their blocks on the page, their JSON and the Python kit.
 
 - snippets/problems-<set>.md: the block of one set (first variant), included by docs/problems.md;
 - public/problems/<set>.json: every variant of a set, published at problems/<set>.json;
-- public/problems/problems.py: the kit, four stubs and a checker over the same variants.
+- public/problems/problems.py: the kit, six stubs and a checker over the same variants.
 
 sets.py makes the variants, html.py the blocks; kit_template.py is the kit before the variants are written in.
 """
@@ -24,6 +24,8 @@ KIT_STEPS = [
     ("soften_rows(S, mask)", "masks", "weights"),
     ("weighted_sum(W, V)", "weighted-sum", "out"),
     ("attention_end_to_end(X, W_Q, W_K, W_V, mask)", "end-to-end", "out"),
+    ("value_gradient(W, V, dO)", "push-gradient", "dV"),
+    ("score_gradient(W, V, dO)", "push-gradient", "dS"),
 ]
 
 

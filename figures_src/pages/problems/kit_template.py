@@ -1,6 +1,6 @@
 """Attention Is a Heatmap: the problems, in code.
 
-Fill in the four functions below with plain Python and numpy, then run
+Fill in the six functions below with plain Python and numpy, then run
 
     python problems.py
 
@@ -43,6 +43,18 @@ def attention_end_to_end(X, W_Q, W_K, W_V, mask=None):
     raise NotImplementedError("attention_end_to_end: project, score, soften, sum")
 
 
+def value_gradient(W, V, dO):
+    """W (n_q, n_k) weights, V (n_k, d_v) values, dO (n_q, d_v) the loss's gradient at the output W·V
+    -> dV = Wᵀ·dO, the gradient reaching the values, shape (n_k, d_v). (V is given but not needed.)"""
+    raise NotImplementedError("value_gradient: compute Wᵀ·dO")
+
+
+def score_gradient(W, V, dO):
+    """W (n_q, n_k), V (n_k, d_v), dO (n_q, d_v) -> dS, the gradient reaching the scores, shape (n_q, n_k):
+    dW = dO·Vᵀ, then dS = W ⊙ (dW − the row sums of dW ⊙ W). Every row of dS adds up to 0."""
+    raise NotImplementedError("score_gradient: compute dW = dO·Vᵀ, then W ⊙ (dW − rowsum(dW ⊙ W))")
+
+
 # ---------------------------------------------------------------- the checker (no need to read on)
 
 CASES = json.loads("{}")  # the page's variants, written in by the site's build
@@ -79,6 +91,8 @@ STEPS = [
     ("soften_rows(S, mask)", "soften_rows"),
     ("weighted_sum(W, V)", "weighted_sum"),
     ("attention_end_to_end(X, W_Q, W_K, W_V, mask)", "attention_end_to_end"),
+    ("value_gradient(W, V, dO)", "value_gradient"),
+    ("score_gradient(W, V, dO)", "score_gradient"),
 ]
 
 

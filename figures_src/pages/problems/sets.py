@@ -1,4 +1,4 @@
-"""The six problem sets of the Problems page: seeded variants with inputs, answers, hints and solutions.
+"""The seven problem sets of the Problems page: seeded variants with inputs, answers, hints and solutions.
 
 Every answer comes from `attention/`; the intermediate numbers of hints and solutions are the same
 arithmetic written out step by step (tests/test_problems.py checks that they lead to the answer).
@@ -442,6 +442,56 @@ def multi_head(index, seed):
     }
 
 
+# ---------------------------------------------------------------- 7. push the gradient back
+
+
+def push_gradient(index, seed):
+    """Given the weights W, the values V and the output's gradient dO: dV = Wᵀ dO and
+    dS = W ⊙ (dW − rowsum(dW ⊙ W)) with dW = dO Vᵀ, the answers from `attend_backward` and `softmax_backward`."""
+    rng = np.random.default_rng(seed)
+    n_q, n_k, d_v = int(rng.integers(2, 4)), int(rng.integers(2, 4)), int(rng.integers(2, 4))
+    W = np.stack([tenths(rng, n_k) for _ in range(n_q)])
+    V = small_ints(rng, (n_k, d_v))
+    dO = one_decimals(rng, (n_q, d_v), limit=1.0)
+    # The queries ln W against the identity as keys (scale 1, zero weights masked) have softmax W, as in
+    # `weighted_sum_by_library`; then dK = dSᵀ Q would mix in ln W, but dQ = dS K = dS itself.
+    positive = W > 0
+    log_w = np.log(np.where(positive, W, 1.0))
+    dS, _, dV = A.attend_backward(log_w, np.eye(n_k), V, dO, mask=positive, scale=1.0)
+    dW = dO @ V.T  # (n_q, d_v) x (d_v, n_k) -> (n_q, n_k)
+    pull = (dW * W).sum(axis=1)  # (n_q,)
+    if not np.allclose(dS, A.softmax_backward(W, dW), rtol=0, atol=1e-12):
+        raise AssertionError("attend_backward and softmax_backward disagree on dS")
+    rows, keys, entries = dims("q", n_q), dims("k", n_k), dims("d", d_v)
+    vrows = dims("v", n_k)
+    return {
+        "prompt": f"W holds the attention weights of {n_q} queries over {n_k} keys, V one value row of length {d_v} per "
+                  f"key, and dO the gradient of the loss with respect to the output W·V. Compute dV, the gradient "
+                  "reaching the values, and dS, the gradient reaching the scores.",
+        "inputs": [matrix("W", f"W ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries),
+                   matrix("dO", f"dO ({n_q} × {d_v})", dO, rows, entries)],
+        "parts": [part("dV", "dV = Wᵀ dO", dV, vrows, entries), part("dS", "dS", dS, rows, keys)],
+        "hints": [
+            "dV = Wᵀ dO: value row j collects each query's dO, times the weight that query gave key j. "
+            f"Entry (1, 1): {dot_text(W[:, 0], dO[:, 0])} = {fmt(dV[0, 0])}.",
+            f"For dS, first dW = dO Vᵀ: entry (i, j) is dO_i · v_j. Row 1: {fmt_vec(dW[0])}.",
+            f"Then each row's weighted average of dW, Σ_j w_ij dW_ij. Row 1: {dot_text(W[0], dW[0])} = {fmt(pull[0])}.",
+            f"dS_ij = w_ij (dW_ij − that average). Row 1 of dS: {fmt_vec(dS[0])}; every row of dS adds up to 0.",
+        ],
+        "solution": [
+            step("dV", "dV = Wᵀ dO, one dot product of a column of W with a column of dO per entry:",
+                 matrix("dV", "dV = Wᵀ dO", dV, vrows, entries)),
+            step("dW", "The gradient reaching the weights, dW = dO Vᵀ: entry (i, j) is dO_i · v_j.",
+                 matrix("dW", "dW = dO Vᵀ", dW, rows, keys)),
+            step("pull", "Each row's weighted average of dW, Σ_j w_ij dW_ij:",
+                 matrix("pull", "rowsum(dW ⊙ W)", pull[:, None], rows, ["Σ"])),
+            step("dS", "dS = W ⊙ (dW − rowsum(dW ⊙ W)): each entry of dW minus its row's average, times its weight. "
+                 "A weight of 0 gets no gradient, and every row adds up to 0:",
+                 matrix("dS", "dS", dS, rows, keys)),
+        ],
+    }
+
+
 # ---------------------------------------------------------------- the registry of sets
 
 SETS = [
@@ -451,6 +501,7 @@ SETS = [
     {"id": "end-to-end", "title": "End to end", "make": end_to_end, "seed": 4000},
     {"id": "masks", "title": "Masks", "make": masks, "seed": 5000},
     {"id": "multi-head", "title": "Multi-head shapes and costs", "make": multi_head, "seed": 6000},
+    {"id": "push-gradient", "title": "Push the gradient back", "make": push_gradient, "seed": 7000},
 ]
 
 

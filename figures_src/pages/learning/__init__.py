@@ -1,0 +1,387 @@
+"""Watch it learn (docs/learning.md): one backward step by hand, a layer trained in numpy, and √d_k tested by training.
+
+The worked example pushes one gradient step back through a three-token sentence; the training run and the
+√d_k experiment are in `training.py`. All of it runs at build time with the library's own backward pass.
+"""
+import functools
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import attention
+
+from ...engine import Example, Figure
+from ...engine.heatmap import heatmap
+from ...engine.text import dims, latex_number, matrix, num, table
+from .. import sentences
+from . import training
+
+PAGE = "learning.md"
+
+# ---------------------------------------------------------------- one step of backprop, by hand
+
+LEARNING_RATE = 0.02
+
+
+def backprop_step():
+    """SHORT's attention (d_k = 4, scale 1/2), a loss ½‖out − target‖², every gradient, one step of
+    gradient descent on W_Q, W_K, W_V and the loss after it."""
+    example = sentences.self_attention_example(sentences.SHORT)
+    X, W_Q, W_K, W_V = (example["inputs"][k] for k in ("X", "W_Q", "W_K", "W_V"))
+    rng = np.random.default_rng(sentences.SHORT.seed + 100)
+    target = rng.integers(-5, 6, size=(sentences.SHORT.n, sentences.SHORT.d_k)) / 10  # one-decimal numbers
+    steps = example["steps"]
+    Q, K, V, W = steps["Q"], steps["K"], steps["V"], steps["weights"]
+    out = example["outputs"]["out"]
+    dO = out - target  # ∂(½‖out − target‖²)/∂out
+    dQ, dK, dV = attention.attend_backward(Q, K, V, dO)
+    dW = dO @ V.T  # (n, d_v) x (d_v, n) -> (n, n)
+    dS = attention.softmax_backward(W, dW)
+    grads = {"dW_Q": X.T @ dQ, "dW_K": X.T @ dK, "dW_V": X.T @ dV}  # (d_model, n) x (n, d_k)
+    W_next = {name: M - LEARNING_RATE * grads[f"d{name}"] for name, M in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V))}
+    out_next, _ = attention.attend(X @ W_next["W_Q"], X @ W_next["W_K"], X @ W_next["W_V"])
+    example["learning_rate"] = LEARNING_RATE
+    example["inputs"]["target"] = target
+    steps.update({"loss": 0.5 * ((out - target) ** 2).sum(), "dO": dO, "dV": dV, "dW": dW, "dS": dS,
+                  "dQ": dQ, "dK": dK, **grads})
+    example["outputs"].update({f"{name}_next": M for name, M in W_next.items()})
+    example["outputs"]["loss_next"] = 0.5 * ((out_next - target) ** 2).sum()
+    return example
+
+
+def backprop_snippets(example):
+    """Each intermediate as a table, and one entry of dS worked out from the printed numbers."""
+    s, tokens = example["steps"], example["tokens"]
+    W, dW, dS = np.array(s["weights"]), np.array(s["dW"]), np.array(s["dS"])
+    columns = dims("", example["d_k"])
+
+    def by_dims(values, corner, digits=3):
+        return matrix(values, tokens, columns, corner=corner, digits=digits)
+
+    def by_keys(values, corner, digits=3):
+        return matrix(values, tokens, tokens, corner=corner, digits=digits)
+
+    i, j = 1, 0  # "sing"'s row, the weight it gives "birds"
+    pull = (dW[i] * W[i]).sum()
+    terms = " + ".join(f"{latex_number(dW[i, k], 4)} \\cdot {latex_number(W[i, k], 4)}" for k in range(len(tokens)))
+    rate = num(example["learning_rate"], 2)
+    return {
+        "forward": (
+            by_keys(W, "W") + "\n" + by_dims(s["V"], "V", 1) + "\n"
+            + by_dims(example["outputs"]["out"], "out") + "\n" + by_dims(example["inputs"]["target"], "T", 1)
+            + f"\nThe loss is $L = \\tfrac{{1}}{{2}}\\sum (\\text{{out}} - T)^2 = {latex_number(s['loss'], 4)}$.\n"
+        ),
+        "dO": by_dims(s["dO"], "dO"),
+        "dV": by_dims(s["dV"], "dV"),
+        "dW": by_keys(dW, "dW"),
+        "dS": (
+            by_keys(dS, "dS", 4)
+            + f"\nRow {i} (“{tokens[i]}”): the weighted average of its $dW$ is ${terms} \\approx {latex_number(pull, 3)}$, "
+            f"so its entry for key “{tokens[j]}” is ${latex_number(W[i, j], 4)} \\cdot ({latex_number(dW[i, j], 4)} - "
+            f"{latex_number(pull, 3)}) \\approx {latex_number(dS[i, j], 3)}$. Each row of $dS$ adds up to 0.\n"
+        ),
+        "dQ": by_dims(s["dQ"], "dQ", 4),
+        "dK": by_dims(s["dK"], "dK", 4),
+        "step": (
+            f"With $dW_Q = X^\\top dQ$, $dW_K = X^\\top dK$ and $dW_V = X^\\top dV$, each matrix takes one step of "
+            f"gradient descent with a learning rate of {rate}: $W_Q \\leftarrow W_Q - {rate}\\, dW_Q$, and the same "
+            f"for $W_K$ and $W_V$. Run forward again with the new matrices and the loss drops from "
+            f"{num(s['loss'], 4)} to {num(example['outputs']['loss_next'], 4)}.\n"
+        ),
+    }
+
+
+EX_BACKPROP = Example("ex-backprop-step", page=PAGE, title="One gradient step through attention, three tokens",
+                      data=backprop_step, snippets=backprop_snippets)
+
+# ---------------------------------------------------------------- the training run
+
+MAIN = training.Run(seed=0, d_k=8, steps=120)
+CHECKPOINTS = (0, 10, 20, 30, 45, 120)
+SHOWN_SEED = 99  # the sequence the heatmap follows
+
+
+def shown_tokens():
+    return np.random.default_rng(SHOWN_SEED).integers(0, training.VOCAB, size=training.N_POSITIONS)
+
+
+@functools.cache
+def main_run():
+    """The training history of MAIN and its parameters at CHECKPOINTS."""
+    with threadpool_limits(limits=1, user_api="blas"):  # see `experiment`
+        return training.train(MAIN, checkpoints=CHECKPOINTS)
+
+
+def checkpoints_example():
+    """The shown sequence's attention at each checkpoint: checkpoints on the leading axis."""
+    tokens = shown_tokens()
+    X = training.embed(tokens)
+    snapshots = main_run()["snapshots"]
+    per_step = [training.forward(snapshots[c], X, None) for c in CHECKPOINTS]
+    Q, K, V, out, weights = (np.stack(parts) for parts in zip(*per_step))  # (checkpoints, n, ·)
+    return {
+        "seed": MAIN.seed,
+        "tokens": [training.TOKENS[t] for t in tokens],
+        "d_k": MAIN.d_k,
+        "scale": float(1 / np.sqrt(MAIN.d_k)),
+        "checkpoints": list(CHECKPOINTS),
+        "inputs": {"X": X},
+        "steps": {"Q": Q, "K": K, "V": V, "scores": attention.scores(Q, K), "scaled_scores": attention.scaled_scores(Q, K),
+                  "weights": weights, "entropy": attention.row_entropy(weights)},
+        "outputs": {"out": out, "weights": weights},
+    }
+
+
+EX_CHECKPOINTS = Example("ex-learning-checkpoints", page=PAGE,
+                         title="A copy-the-previous-token layer's weights through training",
+                         data=checkpoints_example)
+
+SHOWN_PANELS = (0, 20, 30, 120)  # of CHECKPOINTS, drawn side by side in the static figure
+
+
+def checkpoints_render(example, fig):
+    axes = fig.subplots(1, len(SHOWN_PANELS))
+    drawn = []
+    for ax, step in zip(axes, SHOWN_PANELS):
+        c = example["checkpoints"].index(step)
+        drawn.append(heatmap(ax, example["steps"]["weights"][c], example["tokens"], example["tokens"],
+                             quantity="weights", panel=f"step{step}", title=f"step {step}",
+                             show_values=False, colorbar=False, fontsize=7))
+    return drawn
+
+
+def checkpoints_caption(example):
+    target = ", ".join(f"{num(w, 2)}" for w in np.array(example["steps"]["weights"])[:, np.arange(1, 8), np.arange(7)].mean(axis=1))
+    return (
+        f"The weights of the sequence “{' '.join(example['tokens'])}” at steps {', '.join(map(str, SHOWN_PANELS))} "
+        f"of training; the interactive version shows one checkpoint at a time, picked with the Step slider from "
+        f"{', '.join(map(str, example['checkpoints']))}. "
+        f"The right answer is the cell just left of the diagonal in every row after the first. "
+        f"Mean weight on it at each checkpoint: {target}."
+    )
+
+
+def checkpoints_table(example):
+    return [
+        {"caption": f"Weights at step {step}", "columns": ["query \\ key", *example["tokens"]],
+         "rows": [[t, *row] for t, row in zip(example["tokens"], example["steps"]["weights"][c])]}
+        for c, step in enumerate(example["checkpoints"])
+    ]
+
+
+def checkpoints_alt(example):
+    return (
+        f"{len(SHOWN_PANELS)} weight heatmaps side by side, queries down and keys across, for the "
+        f"{len(example['tokens'])} tokens “{' '.join(example['tokens'])}”: at step 0 the weights are scattered; "
+        "by the last step each row is one bright cell just left of the diagonal. The tables after the figure list every value."
+    )
+
+
+def history_render(data, fig):
+    loss_ax, match_ax, grad_ax = fig.subplots(3, 1, sharex=True)
+    steps = np.arange(MAIN.steps)
+    loss_ax.plot(steps, data["loss"])
+    loss_ax.set_ylabel("loss (nats)")
+    loss_ax.axhline(np.log(training.VOCAB), color="#9e9e9e", linestyle=":", linewidth=1)
+    loss_ax.text(steps[-1], np.log(training.VOCAB), f"guessing: ln {training.VOCAB}", ha="right", va="bottom", fontsize=8)
+    match_ax.plot(steps, data["match"])
+    match_ax.set_ylim(0, 1.05)
+    match_ax.set_ylabel("weight on t − 1")
+    grad_ax.plot(steps, data["grad_W_Q"])
+    grad_ax.set_ylabel("‖dW_Q‖")
+    grad_ax.set_xlabel("training step")
+    for ax in (loss_ax, match_ax, grad_ax):
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+
+
+def history_caption(data):
+    return (
+        f"The run above, step by step (a fresh batch of {training.BATCH} random sequences each step). Top: the loss. "
+        "Middle: the mean weight a query puts on the key just before it, the right pattern's share. "
+        "Bottom: the size of the gradient that reaches W_Q."
+    )
+
+
+def history_alt(data):
+    return (
+        f"Three curves over {MAIN.steps} steps. The loss falls from {num(data['loss'][0], 2)} to "
+        f"{num(data['loss'][-1], 3)}; the weight on the previous token rises from {num(data['match'][0], 2)} to "
+        f"{num(data['match'][-1], 3)}; the gradient norm at W_Q starts at {num(data['grad_W_Q'][0], 3)}, peaks at "
+        f"{num(data['grad_W_Q'].max(), 3)} and falls to {num(data['grad_W_Q'][-1], 4)}."
+    )
+
+
+def history_table(data):
+    return {
+        "caption": "Loss, weight on the previous token and ‖dW_Q‖, every fifth step",
+        "columns": ["step", "loss", "weight on t − 1", "‖dW_Q‖"],
+        "rows": [[s, f"{data['loss'][s]:.4f}", f"{data['match'][s]:.4f}", f"{data['grad_W_Q'][s]:.5f}"]
+                 for s in range(0, MAIN.steps, 5)],
+    }
+
+
+def history_snippets(data):
+    reached = training.first_step_below(-data["match"], -0.9)
+    return {
+        "numbers": (
+            f"After {MAIN.steps} steps the mean weight on the previous token is **{num(data['match'][-1], 3)}** "
+            f"(it passed 0.9 at step {reached}), and the loss has fallen from {num(data['loss'][0], 3)} nats, "
+            f"about the {num(np.log(training.VOCAB), 3)} of a uniform guess over {training.VOCAB} tokens, to "
+            f"{num(data['loss'][-1], 3)}.\n"
+        ),
+    }
+
+
+# ---------------------------------------------------------------- √d_k, tested by training
+
+WIDE_D_K = 128
+SEEDS = range(5)
+WIDE_STEPS = 300
+THRESHOLD = 0.1  # nats: "learned"
+LATE = 50  # the last steps, over which the gradient at W_Q is summarised by its median
+
+
+@functools.cache
+def experiment():
+    """Each seed trained at d_k = WIDE_D_K with and without the 1/√d_k scale: (seeds, steps) curves."""
+    result = {}
+    for scaled in (True, False):
+        # The matrices are tiny: extra BLAS threads only wait for each other, and on a busy machine that
+        # waiting multiplied the CPU time by eight (measured). One thread also keeps the sums in one order.
+        with threadpool_limits(limits=1, user_api="blas"):
+            runs = [training.train(training.Run(seed, WIDE_D_K, scaled, WIDE_STEPS)) for seed in SEEDS]
+        label = "scaled" if scaled else "unscaled"
+        for key in ("loss", "match", "grad_W_Q", "entropy"):
+            result[f"{key}_{label}"] = np.stack([run[key] for run in runs])
+    return result
+
+
+def summary(data, label):
+    """Per seed: final loss, first step with loss < THRESHOLD (None: never), final weight on t − 1."""
+    return {
+        "final": data[f"loss_{label}"][:, -1],
+        "reached": [training.first_step_below(curve, THRESHOLD) for curve in data[f"loss_{label}"]],
+        "match": data[f"match_{label}"][:, -1],
+        "late_grad": np.median(data[f"grad_W_Q_{label}"][:, -LATE:], axis=1),
+    }
+
+
+def experiment_render(data, fig):
+    axes = fig.subplots(3, 1, sharex=True)
+    steps = np.arange(WIDE_STEPS)
+    for label, name, color in (("scaled", "scaled by 1/√d_k", "C0"), ("unscaled", "unscaled", "C1")):
+        for ax, key in zip(axes, ("loss", "grad_W_Q", "entropy")):
+            curves = data[f"{key}_{label}"]
+            ax.fill_between(steps, curves.min(axis=0), curves.max(axis=0), color=color, alpha=0.25, linewidth=0)
+            ax.plot(steps, np.median(curves, axis=0), color=color, label=name)
+    axes[0].set_ylabel("loss (nats)")
+    axes[1].set_ylabel("‖dW_Q‖")
+    axes[1].set_yscale("log")
+    axes[2].set_ylabel("row entropy (nats)")
+    axes[2].set_xlabel("training step")
+    axes[0].legend(frameon=False)
+    for ax in axes:
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+
+
+def experiment_caption(data):
+    return (
+        f"The same task, d_k = {WIDE_D_K}, seeds {SEEDS.start}–{SEEDS.stop - 1}, with and without the 1/√d_k scale. "
+        "Lines: the median over the seeds; bands: from the lowest to the highest seed. Top: the loss. "
+        "Middle: ‖dW_Q‖, on a log scale. Bottom: the mean row entropy of the weights."
+    )
+
+
+def experiment_alt(data):
+    scaled, unscaled = summary(data, "scaled"), summary(data, "unscaled")
+    return (
+        f"Three panels over {WIDE_STEPS} steps. Scaled runs start with a row entropy of "
+        f"{num(data['entropy_scaled'][:, 0].mean(), 2)} nats and unscaled ones with "
+        f"{num(data['entropy_unscaled'][:, 0].mean(), 2)}. Final loss, scaled: {num(scaled['final'].mean(), 3)} on average; "
+        f"unscaled: {num(unscaled['final'].mean(), 3)}."
+    )
+
+
+def experiment_table(data):
+    rows = []
+    for label in ("scaled", "unscaled"):
+        s = summary(data, label)
+        for seed, final, reached, match in zip(SEEDS, s["final"], s["reached"], s["match"]):
+            rows.append([label, seed, f"{final:.4f}", "never" if reached is None else reached, f"{match:.3f}",
+                         f"{data[f'entropy_{label}'][seed, 0]:.3f}", f"{data[f'grad_W_Q_{label}'][seed, 0]:.4f}"])
+    return {
+        "caption": f"Each run at d_k = {WIDE_D_K}",
+        "columns": ["scale", "seed", f"loss at step {WIDE_STEPS - 1}", f"first step with loss < {THRESHOLD}",
+                    "weight on t − 1 at the end", "row entropy at step 0", "‖dW_Q‖ at step 0"],
+        "rows": rows,
+    }
+
+
+def spread(values, digits):
+    """mean ± half the range, as printed on the page."""
+    values = np.asarray(values, dtype=float)
+    return f"{num(values.mean(), digits)} ± {num((values.max() - values.min()) / 2, digits)}"
+
+
+def spread_log(values):
+    """The smallest and the largest of some positive numbers that span many powers of ten."""
+    return f"{np.min(values):.1e} to {np.max(values):.1e}".replace("-", "−")
+
+
+def experiment_snippets(data):
+    sc, un = summary(data, "scaled"), summary(data, "unscaled")
+    outcome, mechanics = [], []
+    for label, name, s in (("scaled", "scaled by $1/\\sqrt{d_k}$", sc), ("unscaled", "unscaled", un)):
+        reached = [r for r in s["reached"] if r is not None]
+        outcome.append([name, spread(s["final"], 4), spread(reached, 0) if reached else "—",
+                        f"{len(reached)} of {len(s['reached'])}", spread(s["match"], 3)])
+        mechanics.append([name, spread(data[f"entropy_{label}"][:, 0], 3), spread(data[f"grad_W_Q_{label}"][:, 0], 4),
+                          spread_log(s["late_grad"])])
+    sc_reached = [r for r in sc["reached"] if r is not None]
+    un_reached = [r for r in un["reached"] if r is not None]
+    un_never = len(un["reached"]) - len(un_reached)
+    ratio = np.mean(un_reached) / np.mean(sc_reached) if un_reached and sc_reached else None
+    text = [
+        f"Over seeds {SEEDS.start}–{SEEDS.stop - 1} (mean ± half the range; the step counts are over the runs that got there):\n",
+        table(["scale", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
+               "weight on t − 1 at the end"], outcome),
+        table(["scale", "row entropy at step 0 (nats)", "‖dW_Q‖ at step 0",
+               f"‖dW_Q‖, median of the last {LATE} steps"], mechanics),
+        "",
+        f"Without the scale, the rows start almost one-hot (entropy {num(data['entropy_unscaled'][:, 0].mean(), 2)} nats "
+        f"against {num(data['entropy_scaled'][:, 0].mean(), 2)} with it, out of at most {num(np.log(training.N_POSITIONS), 2)}). "
+        + (f"The unscaled runs that got below {THRESHOLD} took {num(ratio, 1)} times as many steps as the scaled ones, on average. "
+           if ratio else "")
+        + (f"{un_never} of the {len(un['reached'])} unscaled runs never got there in {WIDE_STEPS} steps: "
+           + "; ".join(f"seed {seed} ends with a mean weight of {num(match, 3)} on the previous token"
+                       f" and a median gradient at $W_Q$ of {un['late_grad'][seed]:.1e} over its last {LATE} steps".replace("-", "−")
+                       for seed, reached, match in zip(SEEDS, un["reached"], un["match"]) if reached is None)
+           + ": stuck, with the loss still high and almost no gradient left to move it. "
+           if un_never else
+           f"Every unscaled run did get there within {WIDE_STEPS} steps: Adam divides each step by the gradient's own "
+           "recent size, so a small gradient still moves the weights. ")
+        + f"The gradient reaching $W_Q$ is not smaller without the scale at the start "
+        f"({num(data['grad_W_Q_unscaled'][:, 0].mean(), 3)} against {num(data['grad_W_Q_scaled'][:, 0].mean(), 3)}): "
+        "dropping the factor $1/\\sqrt{d_k}$ also drops it from $dQ = dS\\,K \\cdot \\text{scale}$. What the "
+        "saturated rows lose is a gradient for the *wrong* keys: a row that is already one-hot on the wrong key "
+        "has $dS \\approx 0$ and is slow to move off it. And once the unscaled rows are one-hot, the gradient at "
+        f"$W_Q$ falls to {spread_log(un['late_grad'])}, against {spread_log(sc['late_grad'])} with the scale.\n",
+    ]
+    return {"numbers": "\n".join(text)}
+
+
+ITEMS = [
+    EX_BACKPROP,
+    EX_CHECKPOINTS,
+    Figure("learning-checkpoints", title="The weights of one sequence as the layer learns to look one token back.",
+           data=EX_CHECKPOINTS.compute, render=checkpoints_render, caption=checkpoints_caption, alt=checkpoints_alt,
+           table=checkpoints_table, size=(7.2, 2.4), example=EX_CHECKPOINTS),
+    Figure("learning-history", title="Loss, the right pattern's share and the gradient at W_Q, step by step.",
+           data=main_run, render=history_render, caption=history_caption, alt=history_alt, table=history_table,
+           size=(5.0, 5.4), snippets=history_snippets),
+    Figure("learning-scale", title=f"√d_k tested by training: d_k = {WIDE_D_K}, with and without the scale.",
+           data=experiment, render=experiment_render, caption=experiment_caption, alt=experiment_alt,
+           table=experiment_table, size=(5.0, 6.0), snippets=experiment_snippets),
+]
