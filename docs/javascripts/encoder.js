@@ -66,7 +66,7 @@ export function embed(params, config, ids) {
 }
 
 // attention.multi_head_attention with biases: each head's softmax(Q_h K_hᵀ/√d_k) V_h, the heads side by side,
-// then W_O. X (n, d_model) -> { out (n, d_model), weights (n_heads, n, n) }
+// then W_O. X (n, d_model) -> { out (n, d_model), weights (n_heads, n, n), Q, K, V (n, d_model) }
 export function multiHeadAttention(X, n, layer, config) {
   const { d_model: d, n_heads: heads } = config;
   const dK = d / heads;
@@ -97,34 +97,37 @@ export function multiHeadAttention(X, n, layer, config) {
       }
     }
   }
-  return { out: linear(concatenated, n, layer.W_O, layer.b_O), weights };
+  return { out: linear(concatenated, n, layer.W_O, layer.b_O), weights, Q, K, V };
 }
 
-// One layer: X (n, d_model) -> { X (n, d_model), weights (n_heads, n, n) }
+// One layer: X (n, d_model) -> { X (n, d_model), weights (n_heads, n, n), projections {Q, K, V} (n, d_model) }
 export function encoderLayer(X, n, layer, config) {
   const eps = config.layer_norm_eps;
-  const { out: attended, weights } = multiHeadAttention(X, n, layer, config);
+  const { out: attended, weights, Q, K, V } = multiHeadAttention(X, n, layer, config);
   const A = layerNorm(X.map((x, index) => x + attended[index]), config.d_model, layer.norm1_gamma, layer.norm1_beta, eps);
   const hidden = linear(A, n, layer.W_1, layer.b_1).map(gelu); // (n, d_ff)
   const out = linear(hidden, n, layer.W_2, layer.b_2); // (n, d_model)
-  return { X: layerNorm(A.map((a, index) => a + out[index]), config.d_model, layer.norm2_gamma, layer.norm2_beta, eps), weights };
+  const next = layerNorm(A.map((a, index) => a + out[index]), config.d_model, layer.norm2_gamma, layer.norm2_beta, eps);
+  return { X: next, weights, projections: { Q, K, V } };
 }
 
 // The whole encoder on one sentence's ids -> { weights: n_layers × (n_heads, n, n), hiddenStates: n_layers + 1 ×
-// (n, d_model) }; hiddenStates[l] is what layer l's W_Q, W_K and W_V multiply. onLayer(l) after each layer.
-export function encode(params, config, ids, onLayer = () => {}) {
+// (n, d_model), projections: n_layers × {Q, K, V} (n, d_model) }; hiddenStates[l] is what layer l's W_Q, W_K and
+// W_V multiply, and projections[l] the products (plus biases), head h in columns h·d_k … (h+1)·d_k.
+export function encode(params, config, ids) {
   const n = ids.length;
   let X = embed(params, config, ids);
   const hiddenStates = [X];
   const weights = [];
-  params.layers.forEach((layer, index) => {
+  const projections = [];
+  for (const layer of params.layers) {
     const result = encoderLayer(X, n, layer, config);
     X = result.X;
     hiddenStates.push(X);
     weights.push(result.weights);
-    onLayer(index);
-  });
-  return { weights, hiddenStates };
+    projections.push(result.projections);
+  }
+  return { weights, hiddenStates, projections };
 }
 
 // ---------------------------------------------------------------- the shipped file -> params

@@ -278,15 +278,16 @@ class Heatmap {
 }
 
 // (Re)makes `figure` interactive, e.g. after a change of its data-example or data-head; the `merged`
-// figures (the same example's neighbours) are hidden once it is.
-export async function enhance(figure, merged = []) {
+// figures (the same example's neighbours) are hidden once it is. `data`: an example computed in the page
+// (the your-sentence page's model) instead of examples/<data-example>.json.
+export async function enhance(figure, merged = [], data = null) {
   widgetListeners.get(figure)?.abort();
   figure.querySelector(".aih-live")?.remove();
   const controller = new AbortController();
   widgetListeners.set(figure, controller);
-  const path = `examples/${figure.dataset.example}.json`;
-  if (!examples.has(path)) examples.set(path, fetchJSON(path));
-  const example = await examples.get(path);
+  const path = data ? "the page's example" : `examples/${figure.dataset.example}.json`;
+  if (!data && !examples.has(path)) examples.set(path, fetchJSON(path));
+  const example = data || (await examples.get(path));
   if (!REQUIRED_STEPS.every((step) => example.steps?.[step])) throw new Error(`${path}: steps need ${REQUIRED_STEPS}`);
   if (controller.signal.aborted) return; // enhanced again while the JSON was loading
   new Heatmap(figure, example, controller.signal);

@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 
+from realheads.data import SENTENCES
 from realheads.encoder import EncoderParams, encode
 from realheads.model import DISTRIBUTION, MODEL_NAME, load_config, model_folder, package_version
 from realheads.shipped import dequantize, quantize, read_safetensors
@@ -22,10 +23,11 @@ from .real_heads.committed import extraction
 
 PAGE = "your-sentence.md"
 INPUTS = ["realheads/shipped.py", "realheads/encoder.py", "realheads/model.py"]
-FOLDER = "your-sentence"  # under the site root
+FOLDER = "models"  # under the site root
 MAX_TOKENS = 64  # [CLS] + at most 62 pieces + [SEP]: the browser cuts longer inputs there
 MAX_INPUT_CHARS_PER_WORD = 100  # tokenizer.json's WordPiece setting: a longer word is one [UNK]
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+PRESETS = {sentence.id: sentence.text for sentence in SENTENCES}  # the real-heads page's three sentences
 
 
 def content_name(stem, suffix, content):
@@ -86,13 +88,36 @@ def page_snippets(data):
     size = megabytes(data["download_bytes"])
     accuracy = data["accuracy"]
     worst = max(accuracy.values())
+    presets = "".join(f'<button type="button" class="md-button" data-preset="{html.escape(text, quote=True)}">{html.escape(sentence_id)}</button>'
+                      for sentence_id, text in PRESETS.items())
     widget = f"""<div class="aih-yours" id="aih-yours" data-model="{html.escape(data['manifest_name'])}" data-size="{size}">
 <form class="aih-yours__form" data-slot="form">
 <label for="aih-yours-text">Your sentence</label>
-<input type="text" id="aih-yours-text" name="s" maxlength="2000" autocomplete="off" spellcheck="false" value="The animal didn't cross the street because it was too tired.">
-<button type="submit" class="md-button md-button--primary" data-slot="run" disabled>Download the model ({size}) and run</button>
+<input type="text" id="aih-yours-text" name="s" maxlength="2000" autocomplete="off" spellcheck="false" value="{html.escape(PRESETS['coreference'], quote=True)}">
+<button type="submit" class="md-button md-button--primary" data-slot="run" disabled>Run the model ({size} download, once)</button>
+<p class="aih-yours__presets">Or start from the real-heads page's sentences: {presets}</p>
 </form>
-<p class="aih-yours__status" data-slot="status" role="status">This part of the page needs JavaScript and a download of {size}; everything else on the page works without it.</p>
+<progress data-slot="progress" max="1" value="0" hidden aria-label="Download of the model"></progress>
+<p class="aih-yours__status" data-slot="status" role="status">This part of the page needs JavaScript, and a download of {size} that starts only when you ask for it; everything else on the page works without it.</p>
+<div data-slot="results" hidden>
+<p>Tokens: <code data-slot="tokens"></code></p>
+<p class="aih-yours__cut" data-slot="cut" hidden></p>
+<canvas data-slot="grid" class="aih-yours__grid" role="img" tabindex="0" aria-label="Every head's weights, 6 layers down and 12 heads across."></canvas>
+<div class="aih-yours__scores">
+<table>
+<caption>The heads that stand out for this sentence: the highest score of each kind among the 72 heads, and the median head's.</caption>
+<thead><tr><th scope="col">Pattern</th><th scope="col">Strongest head</th><th scope="col">Its score</th><th scope="col">Median head</th></tr></thead>
+<tbody data-slot="scores"></tbody>
+</table>
+</div>
+<p data-slot="no-pronoun" hidden>There is no pronoun link to score: the sentence has no pronoun (it, he, she, they, him, her, them, its, his, their) with a content word at least two tokens before it.</p>
+<p>The scores are the site's real-heads scores for this one sentence: the previous-token and next-token scores average, over the rows, the weight on the neighbouring token; the sink score averages the weight on [CLS] plus [SEP]; the pronoun link is the largest weight from the first pronoun to an earlier content word (not the word just before it).</p>
+<p data-slot="open" role="status"></p>
+<figure class="aih-figure aih-heatmap" id="fig-your-sentence-viewer" data-quantity="weights" data-head="0" hidden>
+<div class="aih-figure__graphic"></div>
+<figcaption>One head of your sentence, from the model running in your browser: queries down, keys across. Hover over a cell to see how its weight is computed; the slider rescales the scores.</figcaption>
+</figure>
+</div>
 </div>"""
     honesty = (
         f"The download is {size}: the model's weights as 8-bit integers with a "
