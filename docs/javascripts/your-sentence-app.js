@@ -117,14 +117,17 @@ class YourSentence {
 
   fail(error) {
     this.slot("progress").hidden = true;
-    this.status(`The model could not be loaded (${error.message}). The rest of the page works without it; press the button to try again.`);
+    this.status(`The model could not be loaded (${error.message}). The rest of the page and the site work without it; reload the page to try again.`);
     this.root.dataset.state = "failed";
   }
 
   async run(text) {
-    if (this.root.dataset.state === "failed") throw new Error("reload the page to try the download again");
     performance.mark("aih-yours-run");
-    await this.ready;
+    try {
+      await this.ready;
+    } catch {
+      return; // fail() has said so
+    }
     this.slot("progress").hidden = true;
     this.status("Running all six layers…");
     history.replaceState(null, "", `#s=${encodeURIComponent(text)}`);
@@ -204,10 +207,11 @@ class YourSentence {
     this.slot("no-pronoun").hidden = !!links;
   }
 
-  // the head under the pointer, or none between thumbnails
+  // the head under the pointer, or none between thumbnails (a narrow screen shows the canvas scaled down)
   headAt(event) {
-    const x = event.offsetX - LEFT;
-    const y = event.offsetY - TOP;
+    const shrink = parseFloat(this.canvas.style.width) / this.canvas.clientWidth;
+    const x = event.offsetX * shrink - LEFT;
+    const y = event.offsetY * shrink - TOP;
     const head = Math.floor(x / (THUMBNAIL + GAP));
     const layer = Math.floor(y / (THUMBNAIL + GAP));
     return x >= 0 && y >= 0 && head < this.heads && layer < this.layers ? { layer, head } : null;

@@ -88,13 +88,13 @@ def page_snippets(data):
     size = megabytes(data["download_bytes"])
     accuracy = data["accuracy"]
     worst = max(accuracy.values())
-    presets = "".join(f'<button type="button" class="md-button" data-preset="{html.escape(text, quote=True)}">{html.escape(sentence_id)}</button>'
+    presets = "".join(f'<button type="button" data-preset="{html.escape(text, quote=True)}">{html.escape(sentence_id)}</button>'
                       for sentence_id, text in PRESETS.items())
     widget = f"""<div class="aih-yours" id="aih-yours" data-model="{html.escape(data['manifest_name'])}" data-size="{size}">
 <form class="aih-yours__form" data-slot="form">
 <label for="aih-yours-text">Your sentence</label>
 <input type="text" id="aih-yours-text" name="s" maxlength="2000" autocomplete="off" spellcheck="false" value="{html.escape(PRESETS['coreference'], quote=True)}">
-<button type="submit" class="md-button md-button--primary" data-slot="run" disabled>Run the model ({size} download, once)</button>
+<button type="submit" class="aih-yours__run" data-slot="run" disabled>Run the model ({size} download, once)</button>
 <p class="aih-yours__presets">Or start from the real-heads page's sentences: {presets}</p>
 </form>
 <progress data-slot="progress" max="1" value="0" hidden aria-label="Download of the model"></progress>
