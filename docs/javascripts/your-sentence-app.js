@@ -13,6 +13,9 @@ const FUNCTION_WORDS = new Set(("a an the and or but because so if when while th
 const THUMBNAIL = 44; // CSS pixels per head
 const GAP = 4;
 const LEFT = 52; // room for "layer 5"
+// the weights' colour scale in 256 steps, as RGBA pixels (the thumbnails are too small to show finer steps)
+const COLOURS = Uint32Array.from({ length: 256 }, (_, step) =>
+  new Uint32Array(Uint8ClampedArray.from([...cellColour(step / 255, "weights", 1), 255]).buffer)[0]);
 const TOP = 16; // room for the head numbers
 
 // ---------------------------------------------------------------- pure: what the page says about the heads
@@ -144,9 +147,10 @@ class YourSentence {
     this.slot("cut").textContent = cut ? `Your text has ${pieceCount} tokens; the first ${n - 2} are kept, the limit being ${n} with [CLS] and [SEP].` : "";
     this.drawGrid();
     this.drawScores();
-    this.open(this.selected);
+    if (!this.viewer.hidden) this.open(this.selected); // a head is open: show it for the new sentence
     this.status(`${n} tokens, 6 layers × 12 heads, computed in your browser in ${formatNumber(result.forwardMilliseconds, 0)} ms.`);
     this.root.dataset.state = "done";
+    this.root.dataset.forwardMilliseconds = result.forwardMilliseconds; // for scripts/bench_your_sentence.py
     performance.mark("aih-yours-grid");
   }
 
@@ -167,13 +171,12 @@ class YourSentence {
     context.fillStyle = getComputedStyle(this.canvas).color;
     context.font = "11px sans-serif";
     const image = new ImageData(n, n);
+    const pixels = new Uint32Array(image.data.buffer); // one RGBA pixel per cell, in the platform's byte order
     const thumbnail = new OffscreenCanvas(n, n);
     for (let layer = 0; layer < layers; layer++) {
       context.fillText(`layer ${layer}`, 0, TOP + layer * (THUMBNAIL + GAP) + THUMBNAIL / 2 + 4);
       for (let head = 0; head < heads; head++) {
-        for (let cell = 0; cell < n * n; cell++) {
-          image.data.set([...cellColour(weights[layer][head * n * n + cell], "weights", 1), 255], cell * 4);
-        }
+        for (let cell = 0; cell < n * n; cell++) pixels[cell] = COLOURS[Math.round(weights[layer][head * n * n + cell] * 255)];
         thumbnail.getContext("2d").putImageData(image, 0, 0);
         context.drawImage(thumbnail, LEFT + head * (THUMBNAIL + GAP), TOP + layer * (THUMBNAIL + GAP), THUMBNAIL, THUMBNAIL);
       }
@@ -224,7 +227,7 @@ class YourSentence {
 
   key(event) {
     const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
-    const move = moves[event.key];
+    const move = moves[event.key] || ((event.key === "Enter" || event.key === " ") && [0, 0]);
     if (!move || !this.result) return;
     event.preventDefault();
     const layer = Math.min(this.layers - 1, Math.max(0, this.selected.layer + move[0]));
