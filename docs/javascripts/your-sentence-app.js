@@ -191,9 +191,9 @@ class YourSentence {
     const links = pronounLinks(weights, this.heads, tokens);
     const label = ({ layer, head }) => `layer ${layer}, head ${head}`;
     const rows = [
-      ["previous", "each token → the token before it", standout(patterns.previous)],
-      ["next", "each token → the token after it", standout(patterns.next)],
-      ["sink", "each token → [CLS] and [SEP]", standout(patterns.sink)],
+      ["previous", "previous token", standout(patterns.previous)],
+      ["next", "next token", standout(patterns.next)],
+      ["sink", "[CLS] + [SEP] (sink)", standout(patterns.sink)],
     ];
     if (links) {
       const best = standout(links.table, (entry) => entry.weight);

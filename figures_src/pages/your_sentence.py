@@ -103,7 +103,7 @@ def page_snippets(data):
 <p>Tokens: <code data-slot="tokens"></code></p>
 <p class="aih-yours__cut" data-slot="cut" hidden></p>
 <canvas data-slot="grid" class="aih-yours__grid" role="img" tabindex="0" aria-label="Every head's weights, 6 layers down and 12 heads across."></canvas>
-<div class="aih-yours__scores">
+<div class="aih-yours__scores" tabindex="0" role="region" aria-label="Head scores for your sentence">
 <table>
 <caption>The heads that stand out for this sentence: the highest score of each kind among the 72 heads, and the median head's.</caption>
 <thead><tr><th scope="col">Pattern</th><th scope="col">Strongest head</th><th scope="col">Its score</th><th scope="col">Median head</th></tr></thead>
@@ -120,6 +120,10 @@ def page_snippets(data):
 </div>
 </div>"""
     honesty = (
+        "Everything happens in your browser: a background worker cuts your text into the model's tokens with the "
+        "same WordPiece rules as the model's own tokenizer, then runs the six layers with the site's encoder "
+        "translated line by line from numpy into JavaScript. Nothing you type leaves the page. Inputs are cut at "
+        f"{MAX_TOKENS} tokens ([CLS], {MAX_TOKENS - 2} pieces of your text, [SEP]); the page says when it cuts.\n\n"
         f"The download is {size}: the model's weights as 8-bit integers with a "
         f"scale for every 32 numbers ([weights]({data['files']['weights']})), its vocabulary "
         f"([vocab.txt]({data['files']['vocabulary']})), and a small file that describes both. "
