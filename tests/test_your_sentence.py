@@ -262,3 +262,15 @@ def test_shipped_weights_stay_close_to_the_float32_model(model, js_outputs):
         worst = max(worst, float(np.abs(weights - encode(model.params, model.config, ids).weights).max()))
     print(f"\nshipped (JS) vs float32 (numpy) attention weights, {len(js_outputs)} sentences: max |Δ| {worst:.4f}")
     assert worst <= ACCURACY_BOUND
+
+
+def test_the_build_writes_a_binary_download_once(tmp_path):
+    from figures_src.build import write_atomic
+
+    path = tmp_path / "models" / "weights.bin"
+    content = bytes(range(256)) * 3
+    write_atomic(path, content)
+    assert path.read_bytes() == content
+    first = path.stat().st_mtime_ns
+    write_atomic(path, content)  # the same bytes: left alone
+    assert path.stat().st_mtime_ns == first and not list(path.parent.glob(".*"))
