@@ -88,7 +88,7 @@ def test_run_draws_the_grid_and_scores_equal_to_numpy(page, site_url, numpy_weig
     assert query == "it" and score == num(weights[layer, head, row, column], 3)
     assert weights[layer, head, row, column] == weights[:, :, row, column].max()
     # a click on the canvas opens that head in the site's heatmap widget
-    viewer = page.locator("#fig-your-sentence-viewer")
+    viewer = page.locator("#your-sentence-viewer")
     expect(viewer).to_be_hidden()
     canvas.click(position={"x": 52 + 3 * 48 + 20, "y": 16 + 2 * 48 + 20})  # layer 2, head 3
     expect(page.locator("[data-slot=open]")).to_contain_text("layer 2, head 3")
@@ -150,7 +150,7 @@ def test_a_failed_download_is_reported_and_the_page_keeps_working(browser, site_
 def test_no_axe_violations_after_a_run(page, site_url, scheme):
     run(page, site_url)
     page.locator("canvas[data-slot=grid]").click(position={"x": 52 + 20, "y": 16 + 20})  # layer 0, head 0 opens
-    expect(page.locator("#fig-your-sentence-viewer")).to_have_class(re.compile("aih-on"))
+    expect(page.locator("#your-sentence-viewer")).to_have_class(re.compile("aih-on"))
     page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important }")
     page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
     assert axe_violations(page) == []
