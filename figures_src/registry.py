@@ -22,6 +22,7 @@ PAGES = [
     "learning",    # a package: the backward step, the training run, √d_k tested by training
     "problems",    # a package: the problem sets, their HTML and the Python kit
     "real_heads",  # a package: the committed extraction, the grids, the head figures and the text
+    "your_sentence",  # docs/your-sentence.md: the shipped weights and the in-browser model's page
     "cite",
 ]
 

@@ -4,6 +4,8 @@ Two budgets, in gzipped bytes of the shipped copy (hooks/minify_js.py: no commen
 level 9, as a server would send it):
 - on page view: mkdocs.yml's extra_javascript modules and every module they import, transitively;
 - on demand: any other file under docs/javascripts/ (loaded by a dynamic import(), when a reader asks).
+  The your-sentence page's model (your-sentence-app.js, its worker, encoder.js, wordpiece.js: 8.4 KB) is
+  on demand and shares this budget, 10 KB; its weights (24.5 MB) are data, counted by tests/test_your_sentence.py.
 """
 import gzip
 import re
@@ -105,6 +107,12 @@ def test_imports_are_followed_from_the_extra_javascript_entries(tmp_path):
 def test_the_real_page_view_set_is_what_the_pages_load():
     page_view = {p.relative_to(SCRIPTS.resolve()).as_posix() for p in page_view_scripts(extra_javascript())}
     assert {"heatmap.js", "problems.js", "real-heads.js", "attention-math.js", "dom.js"} <= page_view, page_view
+
+
+def test_the_in_browser_model_loads_only_on_demand():
+    on_demand = sizes_by_loading()["on demand"]
+    model = ["your-sentence-app.js", "your-sentence-worker.js", "encoder.js", "wordpiece.js"]
+    assert {f"docs/javascripts/{name}" for name in model} <= on_demand.keys(), on_demand
 
 
 def test_javascript_loaded_on_page_view_fits_in_10_kb_gzipped():

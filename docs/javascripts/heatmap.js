@@ -294,19 +294,20 @@ function noteStatic(figure, why) {
 }
 
 // (Re)makes `figure` interactive, e.g. after a change of its data-example or data-head; the `merged`
-// figures (the same example's neighbours) are hidden once it is. The JSON is checked before anything on the
-// page changes, and the static figure gives way only to a widget that has drawn; otherwise it stays, with
-// a note. Never rejects.
-export async function enhance(figure, merged = []) {
+// figures (the same example's neighbours) are hidden once it is. `data`: an example computed in the page
+// (the your-sentence page's model) instead of examples/<data-example>.json. The example is checked before
+// anything on the page changes, and the static figure gives way only to a widget that has drawn; otherwise
+// it stays, with a note. Never rejects.
+export async function enhance(figure, merged = [], data = null) {
   widgetListeners.get(figure)?.abort();
   const controller = new AbortController();
   widgetListeners.set(figure, controller);
   const path = `examples/${figure.dataset.example}.json`;
-  if (!examples.has(path)) examples.set(path, fetchJSON(path));
+  if (!data && !examples.has(path)) examples.set(path, fetchJSON(path));
   let widget;
   let problem;
   try {
-    const example = await examples.get(path);
+    const example = data || (await examples.get(path));
     if (controller.signal.aborted) return; // enhanced again while the JSON was loading
     problem = exampleProblem(example, figure.dataset.head);
     if (!problem) widget = new Heatmap(figure, example, controller.signal);

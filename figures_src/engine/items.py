@@ -103,7 +103,7 @@ class Snippets:
     """Generated Markdown and downloads: sentences, tables and files that carry computed numbers.
 
     snippets(data) -> {part: Markdown}: snippets/<name>.md for part "", else snippets/<name>-<part>.md.
-    public(data) -> {path: text}: generated/public/<path>, published at <path> under the site's address.
+    public(data) -> {path: text or bytes}: generated/public/<path>, published at <path> under the site's address.
     """
 
     name: str

@@ -42,7 +42,7 @@ def snippet_files(name, snippets, data):
 
 
 def public_files(name, public, data):
-    """public(data) = {path: text} -> {"public/<path>": text}, each path inside generated/public/."""
+    """public(data) = {path: text or bytes} -> {"public/<path>": text or bytes}, each path inside generated/public/."""
     if public is None:
         return {}
     downloads = public(data)

@@ -1,0 +1,251 @@
+// The your-sentence page once the reader asks for the model (loaded on demand by your-sentence.js): a worker
+// downloads the weights (with a progress bar) and runs the encoder; this module draws every layer's and head's
+// weights on one canvas, scores the heads for the sentence, and opens a head in the site's heatmap widget.
+import { cellColour, entropy, formatNumber } from "./attention-math.js";
+import { enhance } from "./heatmap.js";
+
+const PRONOUNS = new Set(["it", "its", "he", "him", "his", "she", "her", "they", "them", "their"]);
+// words a pronoun does not stand for: the pronoun link looks past them (and past the word just before it,
+// which the previous-token heads look at anyway)
+const FUNCTION_WORDS = new Set(("a an the and or but because so if when while that which who this these those of to in " +
+  "on at by for with from as is are was were be been am do does did not no has have had will would can could " +
+  "it its he him his she her they them their i me my we us our you your").split(" "));
+const THUMBNAIL = 44; // CSS pixels per head
+const GAP = 4;
+const LEFT = 52; // room for "layer 5"
+// the weights' colour scale in 256 steps, as RGBA pixels (the thumbnails are too small to show finer steps)
+const COLOURS = Uint32Array.from({ length: 256 }, (_, step) =>
+  new Uint32Array(Uint8ClampedArray.from([...cellColour(step / 255, "weights", 1), 255]).buffer)[0]);
+const TOP = 16; // room for the head numbers
+
+// ---------------------------------------------------------------- pure: what the page says about the heads
+
+// weights: n_layers × Float32Array (n_heads, n, n) -> per pattern, a (n_layers × n_heads) table of scores, as
+// realheads/analysis.py computes them: the mean over the rows of the previous token's, the next token's, and
+// [CLS] plus [SEP]'s share of the row.
+export function patternScores(weights, heads, n) {
+  const at = (layer, head, i, j) => weights[layer][(head * n + i) * n + j];
+  const table = (score) => weights.map((_, layer) => Array.from({ length: heads }, (_, head) => score(layer, head)));
+  const mean = (count, entry) => {
+    let total = 0;
+    for (let i = 0; i < count; i++) total += entry(i);
+    return total / count;
+  };
+  return {
+    previous: table((l, h) => mean(n - 1, (i) => at(l, h, i + 1, i))),
+    next: table((l, h) => mean(n - 1, (i) => at(l, h, i, i + 1))),
+    sink: table((l, h) => mean(n, (i) => at(l, h, i, 0) + at(l, h, i, n - 1))),
+  };
+}
+
+// The first pronoun, and per head the earlier word its row weighs most among the candidates a pronoun can
+// stand for: words before it, not the one just before, not a function word, a piece of a word or punctuation.
+export function pronounLinks(weights, heads, tokens) {
+  const n = tokens.length;
+  const query = tokens.findIndex((token) => PRONOUNS.has(token));
+  const words = tokens.map((token, j) => j > 0 && j < query - 1 && /^[\p{L}\p{N}]+$/u.test(token) && !FUNCTION_WORDS.has(token));
+  if (query < 0 || !words.includes(true)) return null;
+  const link = (layer, head) => {
+    let best = -1;
+    for (let j = 1; j < query; j++) if (words[j] && (best < 0 || weights[layer][(head * n + query) * n + j] > weights[layer][(head * n + query) * n + best])) best = j;
+    return { key: best, weight: weights[layer][(head * n + query) * n + best] };
+  };
+  return { query, table: weights.map((_, layer) => Array.from({ length: heads }, (_, head) => link(layer, head))) };
+}
+
+// The head with the highest score (the earlier head on a tie) and the median of all heads.
+export function standout(table, value = (x) => x) {
+  const all = table.flatMap((row, layer) => row.map((entry, head) => ({ layer, head, score: value(entry), entry })));
+  const best = all.reduce((top, candidate) => (candidate.score > top.score ? candidate : top));
+  const sorted = all.map((item) => item.score).sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  const median = sorted.length % 2 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return { ...best, median };
+}
+
+// One layer of the result as a multi-head worked example, the shape heatmap.js reads from examples/<id>.json.
+export function layerExample(result, layer, config) {
+  const { tokens, weights, projections } = result;
+  const n = tokens.length;
+  const heads = config.n_heads;
+  const dK = config.d_model / heads;
+  const split = (flat) => Array.from({ length: heads }, (_, h) =>
+    Array.from({ length: n }, (_, i) => Array.from(flat.subarray(i * config.d_model + h * dK, i * config.d_model + (h + 1) * dK))));
+  const [Q, K, V] = projections[layer].map(split);
+  const headWeights = Array.from({ length: heads }, (_, h) =>
+    Array.from({ length: n }, (_, i) => Array.from(weights[layer].subarray((h * n + i) * n, (h * n + i + 1) * n))));
+  return {
+    tokens, n_heads: heads, d_k: dK, scale: 1 / Math.sqrt(dK), inputs: {}, outputs: {},
+    steps: { Q, K, V, weights: headWeights, entropy: headWeights.map((rows) => rows.map(entropy)) },
+  };
+}
+
+// ---------------------------------------------------------------- the page
+
+class YourSentence {
+  constructor(root) {
+    this.root = root;
+    this.slot = (name) => root.querySelector(`[data-slot=${name}]`);
+    this.canvas = this.slot("grid");
+    this.viewer = root.querySelector("figure.aih-heatmap");
+    this.selected = { layer: 0, head: 0 };
+    this.worker = new Worker(new URL("./your-sentence-worker.js", import.meta.url), { type: "module" });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.onmessage = ({ data }) => {
+        if (data.type === "progress") this.showProgress(data.loaded, data.total);
+        else if (data.type === "ready") resolve();
+        else if (data.type === "result") this.show(data);
+        else if (data.type === "error") reject(new Error(data.message));
+      };
+      this.worker.onerror = (event) => reject(new Error(event.message || "the worker could not start"));
+    });
+    this.ready.catch((error) => this.fail(error));
+    this.worker.postMessage({ type: "load", manifest: new URL(`../${root.dataset.model}`, import.meta.url).href });
+    this.canvas.addEventListener("click", (event) => this.pick(event));
+    this.canvas.addEventListener("keydown", (event) => this.key(event));
+    this.status(`Downloading the model (${root.dataset.size})…`);
+  }
+
+  status(text) {
+    this.slot("status").textContent = text;
+  }
+
+  showProgress(loaded, total) {
+    const bar = this.slot("progress");
+    bar.hidden = false;
+    bar.max = total || loaded;
+    bar.value = loaded;
+    this.status(`Downloading the model: ${formatNumber(loaded / 1e6, 1)} of ${formatNumber((total || loaded) / 1e6, 1)} MB.`);
+  }
+
+  fail(error) {
+    this.slot("progress").hidden = true;
+    this.status(`The model could not be loaded (${error.message}). The rest of the page and the site work without it; reload the page to try again.`);
+    this.root.dataset.state = "failed";
+  }
+
+  async run(text) {
+    performance.mark("aih-yours-run");
+    try {
+      await this.ready;
+    } catch {
+      return; // fail() has said so
+    }
+    this.slot("progress").hidden = true;
+    this.status("Running all six layers…");
+    history.replaceState(null, "", `#s=${encodeURIComponent(text)}`);
+    this.worker.postMessage({ type: "run", text });
+  }
+
+  show(result) {
+    this.result = result;
+    const { tokens, pieceCount, cut } = result;
+    const n = tokens.length;
+    this.slot("results").hidden = false;
+    this.slot("tokens").textContent = tokens.join(" ");
+    this.slot("cut").hidden = !cut;
+    this.slot("cut").textContent = cut ? `Your text has ${pieceCount} tokens; the first ${n - 2} are kept, the limit being ${n} with [CLS] and [SEP].` : "";
+    this.drawGrid();
+    this.drawScores();
+    if (!this.viewer.hidden) this.open(this.selected); // a head is open: show it for the new sentence
+    this.status(`${n} tokens, 6 layers × 12 heads, computed in your browser in ${formatNumber(result.forwardMilliseconds, 0)} ms.`);
+    this.root.dataset.state = "done";
+    this.root.dataset.forwardMilliseconds = result.forwardMilliseconds; // for scripts/bench_your_sentence.py
+    performance.mark("aih-yours-grid");
+  }
+
+  drawGrid() {
+    const { weights, tokens } = this.result;
+    const n = tokens.length;
+    const layers = weights.length;
+    const heads = weights[0].length / (n * n);
+    Object.assign(this, { layers, heads });
+    const ratio = devicePixelRatio || 1;
+    const width = LEFT + heads * (THUMBNAIL + GAP);
+    const height = TOP + layers * (THUMBNAIL + GAP);
+    Object.assign(this.canvas, { width: width * ratio, height: height * ratio });
+    this.canvas.style.width = `${width}px`;
+    const context = this.canvas.getContext("2d");
+    context.scale(ratio, ratio);
+    context.imageSmoothingEnabled = false;
+    context.fillStyle = getComputedStyle(this.canvas).color;
+    context.font = "11px sans-serif";
+    const image = new ImageData(n, n);
+    const pixels = new Uint32Array(image.data.buffer); // one RGBA pixel per cell, in the platform's byte order
+    const thumbnail = new OffscreenCanvas(n, n);
+    for (let layer = 0; layer < layers; layer++) {
+      context.fillText(`layer ${layer}`, 0, TOP + layer * (THUMBNAIL + GAP) + THUMBNAIL / 2 + 4);
+      for (let head = 0; head < heads; head++) {
+        for (let cell = 0; cell < n * n; cell++) pixels[cell] = COLOURS[Math.round(weights[layer][head * n * n + cell] * 255)];
+        thumbnail.getContext("2d").putImageData(image, 0, 0);
+        context.drawImage(thumbnail, LEFT + head * (THUMBNAIL + GAP), TOP + layer * (THUMBNAIL + GAP), THUMBNAIL, THUMBNAIL);
+      }
+    }
+    for (let head = 0; head < heads; head++) context.fillText(head, LEFT + head * (THUMBNAIL + GAP) + THUMBNAIL / 2 - 3, TOP - 4);
+  }
+
+  drawScores() {
+    const { weights, tokens } = this.result;
+    const n = tokens.length;
+    const patterns = patternScores(weights, this.heads, n);
+    const links = pronounLinks(weights, this.heads, tokens);
+    const label = ({ layer, head }) => `layer ${layer}, head ${head}`;
+    const rows = [
+      ["previous", "previous token", standout(patterns.previous)],
+      ["next", "next token", standout(patterns.next)],
+      ["sink", "[CLS] + [SEP] (sink)", standout(patterns.sink)],
+    ];
+    if (links) {
+      const best = standout(links.table, (entry) => entry.weight);
+      rows.push(["pronoun", `“${tokens[links.query]}” → “${tokens[best.entry.key]}”`, best]);
+    }
+    this.slot("scores").replaceChildren(...rows.map(([kind, what, best]) => {
+      const row = document.createElement("tr");
+      row.dataset.kind = kind;
+      for (const text of [what, label(best), formatNumber(best.score, 3), formatNumber(best.median, 3)]) {
+        row.append(Object.assign(document.createElement("td"), { textContent: text }));
+      }
+      return row;
+    }));
+    this.slot("no-pronoun").hidden = !!links;
+  }
+
+  // the head under the pointer, or none between thumbnails (a narrow screen shows the canvas scaled down)
+  headAt(event) {
+    const shrink = parseFloat(this.canvas.style.width) / this.canvas.clientWidth;
+    const x = event.offsetX * shrink - LEFT;
+    const y = event.offsetY * shrink - TOP;
+    const head = Math.floor(x / (THUMBNAIL + GAP));
+    const layer = Math.floor(y / (THUMBNAIL + GAP));
+    return x >= 0 && y >= 0 && head < this.heads && layer < this.layers ? { layer, head } : null;
+  }
+
+  pick(event) {
+    const chosen = this.headAt(event);
+    if (chosen) this.open(chosen);
+  }
+
+  key(event) {
+    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    const move = moves[event.key] || ((event.key === "Enter" || event.key === " ") && [0, 0]);
+    if (!move || !this.result) return;
+    event.preventDefault();
+    const layer = Math.min(this.layers - 1, Math.max(0, this.selected.layer + move[0]));
+    const head = Math.min(this.heads - 1, Math.max(0, this.selected.head + move[1]));
+    this.open({ layer, head });
+  }
+
+  open({ layer, head }) {
+    this.selected = { layer, head };
+    this.viewer.dataset.head = head;
+    this.viewer.hidden = false;
+    this.canvas.setAttribute("aria-label",
+      `Every head's weights, 6 layers down and 12 heads across; layer ${layer}, head ${head} is open below (arrow keys move).`);
+    this.slot("open").textContent = `Showing layer ${layer}, head ${head}; the menu switches heads within layer ${layer}.`;
+    enhance(this.viewer, [], layerExample(this.result, layer, { n_heads: this.heads, d_model: this.result.projections[0][0].length / this.result.tokens.length }));
+  }
+}
+
+export function start(root) {
+  return new YourSentence(root);
+}

@@ -1,0 +1,156 @@
+"""The your-sentence page in Chromium: nothing downloads before the reader asks; Run draws the grid and the
+scores, whose numbers equal the numpy encoder's on the same shipped weights; the URL carries the sentence;
+the page says what it needs without JavaScript and when the download fails; axe finds nothing.
+
+Needs the model package and tokenizers (the test extra), as tests/test_your_sentence.py.
+"""
+import json
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from figures_src.engine.text import num
+from figures_src.pages.your_sentence import MAX_TOKENS
+from realheads import analysis
+from realheads.encoder import EncoderParams, encode
+from realheads.model import load_model
+from realheads.shipped import dequantize
+
+from test_a11y import SCHEMES, axe_violations
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLIC = ROOT / "generated" / "public"
+SENTENCE = "The trophy didn't fit in the brown suitcase because it was too big."
+RUN_TIMEOUT = 180_000  # ms: a 24 MB download and the forward pass on a shared machine
+
+
+@pytest.fixture(scope="module")
+def numpy_weights():
+    """SENTENCE's tokens and weights (L, H, n, n) from the numpy encoder on the shipped (dequantized) weights."""
+    model = load_model()
+    manifest_path = next(PUBLIC.glob("models/model.*.json"))
+    manifest = json.loads(manifest_path.read_text())
+    blob = (PUBLIC / manifest["files"]["weights"]).read_bytes()
+    params = EncoderParams.from_state_dict(dequantize(manifest["tensors"], blob), model.config)
+    tokens, ids = model.tokenize(SENTENCE)
+    assert len(ids) <= MAX_TOKENS
+    return tokens, encode(params, model.config, ids).weights
+
+
+def run(page, site_url, sentence=None):
+    page.goto(site_url + "your-sentence/" + (f"#s={quote(sentence)}" if sentence else ""))
+    if sentence is None:
+        page.fill("#aih-yours-text", SENTENCE)
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-yours")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
+
+
+def score_rows(page):
+    return {row.get_attribute("data-kind"): [cell.inner_text() for cell in row.locator("td").all()]
+            for row in page.locator("[data-slot=scores] tr").all()}
+
+
+def test_nothing_downloads_before_the_reader_asks(page, site_url):
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(site_url + "your-sentence/", wait_until="networkidle")
+    expect(page.locator("[data-slot=run]")).to_contain_text("24.5 MB")
+    assert not [url for url in requests if "/models/" in url or "your-sentence-app" in url or "encoder.js" in url]
+
+
+def test_run_draws_the_grid_and_scores_equal_to_numpy(page, site_url, numpy_weights):
+    tokens, weights = numpy_weights
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    run(page, site_url)
+    assert page.locator("[data-slot=tokens]").inner_text() == " ".join(tokens)
+    canvas = page.locator("canvas[data-slot=grid]")
+    expect(canvas).to_be_visible()
+    assert canvas.evaluate("c => c.width") > 12 * 44
+    # the thumbnail of layer 0, head 0 is coloured: its first pixel is not the canvas's blank
+    assert canvas.evaluate("c => c.getContext('2d').getImageData(60 * devicePixelRatio, 20 * devicePixelRatio, 1, 1).data[3]") == 255
+    rows = score_rows(page)
+    entries = analysis._pattern_entries(weights)
+    tables = {"previous": entries["previous"].mean(-1), "next": entries["next"].mean(-1),
+              "sink": entries["cls"].mean(-1) + entries["sep"].mean(-1)}
+    for kind, table in tables.items():
+        pick = analysis.best_head(kind, table)
+        assert rows[kind][1:] == [pick.label, num(pick.score, 3), num(pick.median, 3)], kind
+    # the pronoun link: the weight the page names is numpy's, and no head weighs that word more from "it"
+    what, label, score, _ = rows["pronoun"]
+    query, key = re.fullmatch(r"“(.+)” → “(.+)”", what).groups()
+    layer, head = map(int, re.fullmatch(r"layer (\d+), head (\d+)", label).groups())
+    row, column = tokens.index(query), tokens.index(key)
+    assert query == "it" and score == num(weights[layer, head, row, column], 3)
+    assert weights[layer, head, row, column] == weights[:, :, row, column].max()
+    # a click on the canvas opens that head in the site's heatmap widget
+    viewer = page.locator("#your-sentence-viewer")
+    expect(viewer).to_be_hidden()
+    canvas.click(position={"x": 52 + 3 * 48 + 20, "y": 16 + 2 * 48 + 20})  # layer 2, head 3
+    expect(page.locator("[data-slot=open]")).to_contain_text("layer 2, head 3")
+    expect(viewer).to_have_class(re.compile("aih-on"))
+    expect(viewer.locator("[role=gridcell][data-i='1'][data-j='0']")).to_have_text(num(weights[2, 3, 1, 0]))
+    # the arrow keys move to the next head
+    canvas.press("ArrowRight")
+    expect(page.locator("[data-slot=open]")).to_contain_text("layer 2, head 4")
+    expect(viewer.locator("[role=gridcell][data-i='0'][data-j='0']")).to_have_text(num(weights[2, 4, 0, 0]))
+    assert all(url.startswith(site_url) for url in requests)
+
+
+def test_the_url_carries_the_sentence_and_reproduces_it(page, site_url, numpy_weights):
+    run(page, site_url)
+    assert page.url.endswith("#s=" + quote(SENTENCE, safe="~()*!.'"))
+    first = score_rows(page)
+    page.reload()
+    expect(page.locator("#aih-yours-text")).to_have_value(SENTENCE)
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-yours")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
+    assert score_rows(page) == first
+
+
+def test_a_long_input_is_cut_with_a_note(page, site_url):
+    run(page, site_url, "word " * 100)
+    expect(page.locator("[data-slot=cut]")).to_be_visible()
+    expect(page.locator("[data-slot=cut]")).to_contain_text("100 tokens; the first 62 are kept")
+
+
+def test_without_javascript_the_page_says_what_it_needs(browser, site_url):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + "your-sentence/")
+    expect(page.locator("[data-slot=status]")).to_contain_text("needs JavaScript")
+    expect(page.locator("[data-slot=run]")).to_be_disabled()
+    expect(page.locator("h2#what-runs-where")).to_be_visible()
+    context.close()
+
+
+def test_a_failed_download_is_reported_and_the_page_keeps_working(browser, site_url):
+    context = browser.new_context()
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.route("**/models/*.bin", lambda route: route.abort())
+    page.goto(site_url + "your-sentence/")
+    page.click("[data-slot=run]")
+    expect(page.locator("[data-slot=status]")).to_contain_text("could not be loaded", timeout=30_000)
+    expect(page.locator("[data-slot=progress]")).to_be_hidden()
+    page.click("[data-slot=run]")  # pressed again: the same message, no error
+    expect(page.locator("[data-slot=status]")).to_contain_text("reload the page to try again")
+    page.click("text=Cite and reuse")  # the rest of the site still works
+    expect(page.locator("h1")).to_contain_text("Cite and reuse")
+    assert errors == []
+    context.close()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_no_axe_violations_after_a_run(page, site_url, scheme):
+    run(page, site_url)
+    page.locator("canvas[data-slot=grid]").click(position={"x": 52 + 20, "y": 16 + 20})  # layer 0, head 0 opens
+    expect(page.locator("#your-sentence-viewer")).to_have_class(re.compile("aih-on"))
+    page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important }")
+    page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+    assert axe_violations(page) == []
