@@ -23,6 +23,12 @@ import {
 import { fetchJSON, h } from "./dom.js";
 
 const QUANTITY_NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
+// The caption once the reader has changed what the figure shows: [what, how to read its colours]
+const CAPTIONS = {
+  scores: ["Raw scores QKᵀ", "red above zero, blue below"],
+  scaled_scores: ["Scaled scores QKᵀ/√dₖ", "red above zero, blue below"],
+  weights: ["Attention weights", "every row adds up to 1, brighter means more"],
+};
 const REQUIRED_STEPS = ["Q", "K", "V", "weights", "entropy"];
 const widgetListeners = new Map(); // figure -> the AbortController of its widget's listeners
 const examples = new Map(); // path -> its JSON (a promise), fetched once for all the figures showing it
@@ -60,6 +66,16 @@ class Heatmap {
       pointed: false, // whether the reader has hovered or focused a cell: only then are its row and column outlined
       followedRow: null, // the query whose output is written out, if any
     };
+    this.initialLead = this.state.leadIndex;
+    this.caption = figure.querySelector("figcaption");
+    // the build's caption of each quantity this heatmap's figures show (neighbours of one example are merged)
+    this.publishedCaptions = {};
+    for (let shown = figure; shown?.dataset.example === figure.dataset.example; shown = shown.nextElementSibling) {
+      const caption = shown.querySelector("figcaption");
+      if (!caption) continue;
+      caption.dataset.published ??= caption.textContent; // kept: this script rewrites the text
+      this.publishedCaptions[shown.dataset.quantity] ??= caption.dataset.published;
+    }
     this.queryCount = this.forLead(this.steps.Q).length;
     this.keyCount = this.forLead(this.steps.K).length;
     this.causalMask = causalMask(this.queryCount, this.keyCount);
@@ -146,6 +162,7 @@ class Heatmap {
     this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d k`);
     this.drawGrid(values, limit);
     this.drawLegend(limit);
+    this.drawCaption();
     this.drawReadout();
     this.drawFollowedRow();
   }
@@ -166,7 +183,7 @@ class Heatmap {
         const masked = mask && !mask[i][j] && quantity !== "scores"; // raw scores come before the mask
         const colour = cellColour(values[i][j], quantity, limit);
         cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j]);
-        cell.style.background = cssColour(colour);
+        cell.style.backgroundColor = cssColour(colour); // only the colour: .aih-masked adds its hatching
         cell.style.color = textColour(colour);
         cell.classList.toggle("aih-masked", !!masked);
         cell.setAttribute("aria-label", `${tokens[i]} to ${tokens[j]}, ${quantityName} ${cell.textContent}`);
@@ -189,6 +206,21 @@ class Heatmap {
       high: formatNumber(limit),
       quantity: QUANTITY_NAMES[quantity],
     });
+  }
+
+  // The caption says what the grid shows now: the build's own caption while the grid shows what one of its
+  // figures showed, else one made from the state.
+  drawCaption() {
+    if (!this.caption) return;
+    const { quantity, scaleMultiplier, maskName, leadIndex } = this.state;
+    const published = scaleMultiplier === 1 && maskName === this.publishedMaskName && leadIndex === this.initialLead;
+    const [what, colours] = CAPTIONS[quantity];
+    const lead = this.leadCount ? (this.example.n_heads ? `, head ${Number(leadIndex) + 1}` : `, sequence ${Number(leadIndex) + 1}`) : "";
+    const scale = scaleMultiplier === 1 ? "" : `, with the scale multiplied by ${formatNumber(scaleMultiplier)}`;
+    const mask = maskName === "none" ? "" : `, under the ${maskName} mask (grey, hatched cells are masked)`;
+    this.caption.textContent = (published && this.publishedCaptions[quantity]) ||
+      `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}. Queries down, keys across; the bar ` +
+      "after each row is its entropy, and its dotted end an even spread over all keys.";
   }
 
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid.

@@ -409,3 +409,59 @@ def test_every_cells_readout_checks_out_by_hand(page, site_url, path, figure, ex
             cell(page, figure, i, 0).click()
             lines = page.locator(f"{figure} [data-slot=lines] p").all_text_contents()
             check_output_by_hand(lines, slot(page, figure, "output"), ex["tokens"])
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_masked_cells_are_hatched_in_both_colour_schemes(page, site_url, scheme):
+    open_page(page, site_url, "masks/")
+    page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+    figure = "#fig-mask-causal-scores"
+    masked = page.eval_on_selector_all(
+        f"{figure} .aih-grid .aih-masked",
+        "cs => cs.map(c => [getComputedStyle(c).backgroundImage, getComputedStyle(c).backgroundColor])")
+    n = len(example("ex-mask-causal")["tokens"])
+    assert len(masked) == n * (n - 1) // 2
+    assert all(image.startswith("repeating-linear-gradient") and colour == "rgb(158, 158, 158)" for image, colour in masked), masked
+    allowed = cell(page, figure, 1, 0).evaluate("c => getComputedStyle(c).backgroundImage")
+    assert allowed == "none", "only masked cells are hatched"
+
+
+def caption(page, figure):
+    return page.locator(f"{figure} figcaption").text_content()
+
+
+def test_the_caption_says_what_the_heatmap_shows_now(demo):
+    tokens = " ".join(example("ex-demo")["tokens"])
+    published = {q: demo.locator(f"#fig-demo-{q.replace('_', '-')} figcaption").get_attribute("data-published")
+                 for q in ("scaled_scores", "weights")}
+    assert published["scaled_scores"].startswith("Scaled scores") and published["weights"].startswith("Attention weights")
+    assert caption(demo, DEMO) == published["scaled_scores"]
+    demo.locator(f"{DEMO} .aih-modes button[value='weights']").click()
+    assert caption(demo, DEMO) == published["weights"], "the weights figure's own caption"
+    demo.locator(f"{DEMO} .aih-modes button[value='scores']").click()
+    assert caption(demo, DEMO).startswith(f"Raw scores QKᵀ for “{tokens}”: red above zero")
+    demo.locator(f"{DEMO} [data-slot=mask]").select_option("causal")
+    assert "under the causal mask (grey, hatched cells are masked)" in caption(demo, DEMO)
+    demo.locator(f"{DEMO} .aih-modes button[value='weights']").click()
+    assert caption(demo, DEMO).startswith("Attention weights") and "causal" in caption(demo, DEMO)
+    demo.locator(f"{DEMO} [data-slot=mask]").select_option("none")
+    set_scale(demo, DEMO, 1)
+    assert "with the scale multiplied by 10.00" in caption(demo, DEMO)
+    set_scale(demo, DEMO, 0)
+    assert caption(demo, DEMO) == published["weights"]
+
+
+def test_the_entropy_bars_end_in_the_dotted_line_the_softmax_caption_names(page, site_url):
+    open_page(page, site_url, "softmax/")
+    assert "dotted line" in caption(page, "#fig-softmax-entropy")
+    style = page.eval_on_selector_all(
+        "#fig-softmax-entropy .aih-grid [role=row]:not(:first-child) > :last-child",
+        "cs => cs.map(c => getComputedStyle(c, '::before').borderRightStyle)")
+    assert style and set(style) == {"dotted"}
+
+
+def test_no_row_or_column_is_outlined_until_the_reader_points_at_one(demo):
+    assert demo.locator(".aih-grid .aih-hl").count() == 0
+    assert demo.locator(".aih-grid [data-j]").first.evaluate("c => getComputedStyle(c).boxShadow") == "none"
+    cell(demo, DEMO, 2, 3).hover()
+    assert demo.locator(f"{DEMO} .aih-grid [data-j].aih-hl").count() == 2 * len(example("ex-demo")["tokens"]) - 1
