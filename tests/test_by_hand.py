@@ -236,3 +236,48 @@ def test_the_checker_catches_the_chains_the_issue_found():
     assert follows(number("−0.37") / 2, "−0.185")
     assert not follows(number("0.0789") / number("1.1328"), "0.0696")
     assert not follows(sum(number(x) for x in ["−0.0293", "0.0224", "−0.0756", "−0.1361", "−0.0117"]), "−0.2302")
+
+
+# ---------------------------------------------------------------- the defects a careful reader found
+
+def test_the_shapes_figure_calls_q_kt_the_scores(site):
+    page = read(site, Path("output/index.html"))
+    shapes = next(rows for rows in page.tables if rows and [plain(h) for h in rows[0]] == ["product", "left", "right", "result"])
+    assert shapes[1][0] == "Q · Kᵀ" and shapes[1][3].startswith("scores:"), shapes[1]
+    assert shapes[2][0] == "weights · V", shapes[2]
+    assert "turn them into the weights" in page.text
+
+
+def test_masks_state_both_pytorch_conventions(site):
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", (site / "masks/index.html").read_text()))  # code included
+    assert "same convention as PyTorch" not in text
+    assert "scaled_dot_product_attention" in text and "MultiheadAttention" in text
+    assert "key_padding_mask" in text and "blocked" in text
+
+
+def test_multi_head_defines_head_i_and_does_not_overclaim(site):
+    every = examples(site)
+    text = read(site, Path("multi-head/index.html")).text
+    assert "cost nothing extra" not in text
+    assert "Head i is attention on its own columns" in re.sub(r"\s+", " ", text)
+    assert "score tables take memory in proportion to" in re.sub(r"\s+", " ", text)
+    n, d_v = len(every["ex-multi-head"]["tokens"]), len(every["ex-multi-head"]["steps"]["V"][0][0])
+    assert f"itsoutputisn×dv={n}×{d_v}" in re.sub(r"\s+", "", text)
+
+
+def test_home_names_the_value_vectors_and_the_second_sentence(site):
+    text = re.sub(r"\s+", " ", read(site, Path("index.html")).text)
+    assert "averaging the other tokens' vectors" not in text and "same sentence runs through the pages" not in text
+    assert "value vectors" in text and "its own included" in text
+    assert " ".join(examples(site)["ex-demo"]["tokens"]) in text
+
+
+def test_scaling_defines_the_delta_and_explains_the_small_dk_slopes_from_its_own_numbers(site):
+    page = read(site, Path("scaling/index.html"))
+    text = re.sub(r"\s+", " ", page.text)
+    assert "Kronecker delta" in text
+    table = next(rows for rows in page.tables if rows and "scaled by 1/√d_k" in [plain(h) for h in rows[0]])
+    higher = [int(r[0]) for r in table[1:] if float(r[1]) > float(r[2])]
+    assert f"For dₖ = {higher[0]} to {higher[-1]} the unscaled slope is the higher one" in text
+    peak = max(table[1:], key=lambda r: float(r[1]))
+    assert f"where the slope peaks ({peak[1]})" in text

@@ -55,7 +55,7 @@ EX_OUTPUT = Example("ex-output", page=PAGE, title="The output of attention on a 
 
 # ---------------------------------------------------------------- the shapes of the two products
 
-SHAPE_COLOURS = {"Q": "#0072B2", "Kᵀ": "#E69F00", "weights": "#CC79A7", "V": "#009E73", "out": "#56B4E9"}
+SHAPE_COLOURS = {"Q": "#0072B2", "Kᵀ": "#E69F00", "scores": "#D55E00", "weights": "#CC79A7", "V": "#009E73", "out": "#56B4E9"}
 
 
 def shapes_data():
@@ -68,16 +68,17 @@ def shapes_data():
 def shape_rows(data):
     n, d_k, d_v = data["n"], data["d_k"], data["d_v"]
     return [
-        [("Q", n, d_k), ("Kᵀ", d_k, n), ("weights", n, n)],
+        [("Q", n, d_k), ("Kᵀ", d_k, n), ("scores", n, n)],  # the weights come after scaling and the softmax
         [("weights", n, n), ("V", n, d_v), ("out", n, d_v)],
     ]
 
 
 def shapes_caption(data):
     return (
-        "Top: (n × d_k)(d_k × n) → n × n, one score per query-key pair, turned into weights by the softmax. "
-        f"Bottom: (n × n)(n × d_v) → n × d_v, one output row per query. Drawn for n = {data['n']}, "
-        f"d_k = {data['d_k']}, d_v = {data['d_v']}: one square per number."
+        "Top: (n × dₖ)(dₖ × n) → n × n, the scores, one per query-key pair; scaling by 1/√dₖ and the softmax "
+        "turn them into the weights, of the same shape. "
+        f"Bottom: (n × n)(n × dᵥ) → n × dᵥ, one output row per query. Drawn for n = {data['n']}, "
+        f"dₖ = {data['d_k']}, dᵥ = {data['d_v']}: one square per number."
     )
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import attention
 
 from ..engine import Figure
+from ..engine.text import num
 
 PAGE = "scaling.md"
 D_K = 2 ** np.arange(0, 11)  # 1, 2, 4, …, 1024
@@ -144,10 +145,21 @@ def saturation_render(data, fig):
 
 
 def gradient_caption(data):
+    d_k, unscaled, scaled, top = data["d_k"], data["grad_unscaled"], data["grad_scaled"], data["max_unscaled"]
+    higher = d_k[unscaled > scaled]
+    peak = int(np.argmax(unscaled))
+    crossing = int(np.argmax((unscaled < scaled) & (d_k > 1)))
     return (
-        "The largest entry of the softmax's Jacobian ∂w_i/∂s_j = w_i(δ_ij − w_j) in a row, averaged over the "
-        "same random rows as above. Unscaled, the scores grow with d_k, the row saturates and the slope that "
-        "learning follows dies away; scaled, it holds steady."
+        "The largest entry of the softmax's Jacobian ∂wᵢ/∂sⱼ = wᵢ(δᵢⱼ − wⱼ) in a row, averaged over the "
+        "same random rows as above. Unscaled, the scores grow with dₖ, the row saturates and the slope that "
+        "learning follows dies away; scaled, it holds steady. "
+        f"For dₖ = {int(higher[0])} to {int(higher[-1])} the unscaled slope is the higher one: the largest entry is "
+        "a weight's slope on its own score, wᵢ(1 − wᵢ), which is largest (¼) at wᵢ = ½. Over "
+        f"{data['n_keys']} keys, scores with a spread of 1 leave the top weight small "
+        f"({num(data['max_scaled'][peak])} on average), while the wider unscaled scores push it toward ½: "
+        + ", ".join(f"{num(top[k])} at dₖ = {int(d_k[k])}" for k in range(1, peak + 1))
+        + f", where the slope peaks ({num(unscaled[peak], 4)}). By dₖ = {int(d_k[crossing])} the top weight is "
+        f"{num(top[crossing])}, past ½ on its way to 1, and the slope falls below the scaled one."
     )
 
 
