@@ -276,7 +276,7 @@ def test_scaling_defines_the_delta_and_explains_the_small_dk_slopes_from_its_own
     page = read(site, Path("scaling/index.html"))
     text = re.sub(r"\s+", " ", page.text)
     assert "Kronecker delta" in text
-    table = next(rows for rows in page.tables if rows and "scaled by 1/√d_k" in [plain(h) for h in rows[0]])
+    table = next(rows for rows in page.tables if rows and "scaled by 1/√dₖ" in [plain(h) for h in rows[0]])
     higher = [int(r[0]) for r in table[1:] if float(r[1]) > float(r[2])]
     assert f"For dₖ = {higher[0]} to {higher[-1]} the unscaled slope is the higher one" in text
     peak = max(table[1:], key=lambda r: float(r[1]))

@@ -75,7 +75,7 @@ def memory_data():
 
 def memory_caption(data):
     return (
-        f"Bytes of score table per head and sequence, float32, d_k = {D_K}, log–log. Lines: computed sizes of the "
+        f"Bytes of score table per head and sequence, float32, dₖ = {D_K}, log–log. Lines: computed sizes of the "
         f"largest score array — the whole n × n table, a band of {WINDOW} keys per query, one {BLOCK} × {BLOCK} block "
         f"at a time. Markers: peak memory measured with tracemalloc while attention.attend and "
         f"attention.attend_chunked ran."

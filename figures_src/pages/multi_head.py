@@ -74,7 +74,7 @@ def heads_caption(example):
     n_heads = len(example["steps"]["weights"])
     which = "Both heads'" if n_heads == 2 else f"All {n_heads} heads'"
     return (
-        f"{which} weights over the same sentence, side by side, each computed from its own d_k = {example['d_k']} "
+        f"{which} weights over the same sentence, side by side, each computed from its own dₖ = {example['d_k']} "
         "columns of Q, K and V. Colour only; each head's numbers follow below."
     )
 
@@ -94,7 +94,7 @@ def heads_render(example, fig):
 def head_caption(head):
     return lambda example: (
         f"Head {head + 1} of {example['n_heads']}: its own weights over the same sentence, computed from "
-        f"its own d_k = {example['d_k']} columns of Q, K and V."
+        f"its own dₖ = {example['d_k']} columns of Q, K and V."
     )
 
 

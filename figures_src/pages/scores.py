@@ -51,9 +51,9 @@ ITEMS = [
     ),
     example_heatmap(
         "scores-scaled", EX_SCORES, "scaled_scores", size=(4.4, 3.6),
-        title="The scaled scores QKᵀ/√d_k of the five-token sentence.",
+        title="The scaled scores QKᵀ/√dₖ of the five-token sentence.",
         caption=lambda example: (
-            f"The same table divided by √d_k = √{example['d_k']}, that is multiplied by {example['scale']:g}: "
+            f"The same table divided by √dₖ = √{example['d_k']}, that is multiplied by {example['scale']:g}: "
             "the pattern stays, the numbers shrink. These are the numbers the softmax receives."
         ),
     ),

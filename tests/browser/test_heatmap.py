@@ -465,3 +465,19 @@ def test_no_row_or_column_is_outlined_until_the_reader_points_at_one(demo):
     assert demo.locator(".aih-grid [data-j]").first.evaluate("c => getComputedStyle(c).boxShadow") == "none"
     cell(demo, DEMO, 2, 3).hover()
     assert demo.locator(f"{DEMO} .aih-grid [data-j].aih-hl").count() == 2 * len(example("ex-demo")["tokens"]) - 1
+
+
+@pytest.mark.parametrize("path", ["", "scores/", "softmax/", "demo/", "masks/", "multi-head/", "real-heads/"])
+def test_at_phone_width_no_number_or_header_overflows_its_cell(browser, site_url, path):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        open_page(page, site_url, path)
+        cells = page.eval_on_selector_all(
+            ".aih-grid [role=gridcell], .aih-grid [role=columnheader], .aih-grid [role=rowheader]",
+            "cs => cs.filter(c => c.offsetParent).map(c => [c.textContent, c.scrollWidth, c.clientWidth])")
+        assert cells, "no visible grid"
+        spilled = [c for c in cells if c[1] > c[2]]
+        assert not spilled, spilled[:10]
+    finally:
+        context.close()
