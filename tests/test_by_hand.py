@@ -281,3 +281,10 @@ def test_scaling_defines_the_delta_and_explains_the_small_dk_slopes_from_its_own
     assert f"For dₖ = {higher[0]} to {higher[-1]} the unscaled slope is the higher one" in text
     peak = max(table[1:], key=lambda r: float(r[1]))
     assert f"where the slope peaks ({peak[1]})" in text
+
+
+def test_one_transpose_glyph(site):
+    """An upright superscript T everywhere (ᵀ in text, <mtext>T</mtext> in formulas), never ⊤."""
+    for path in pages(site):
+        raw = (site / path).read_text()
+        assert "⊤" not in raw and "&#x022A4;" not in raw.upper().replace("&#X", "&#x"), path

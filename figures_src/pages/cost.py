@@ -141,7 +141,7 @@ def memory_snippets(data):
     doubling = table(["n", "× previous", "entries $n^2$", "bytes"], rows)
     first, last = data["doubling"][0], data["doubling"][-1]
     doubling += (
-        f"\nThe multiply-adds of $QK^\\top$ grow the same way: {first['qk_macs']:,} at $n = {data['doubling_n'][0]}$, "
+        f"\nThe multiply-adds of $QK^{{\\text{{T}}}}$ grow the same way: {first['qk_macs']:,} at $n = {data['doubling_n'][0]}$, "
         f"{last['qk_macs']:,} at $n = {data['doubling_n'][-1]}$ — "
         f"{last['qk_macs'] // first['qk_macs']} times the work for {data['doubling_n'][-1] // data['doubling_n'][0]} "
         "times the length.\n"

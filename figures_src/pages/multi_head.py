@@ -57,7 +57,7 @@ def multi_head_snippets(example):
             f"$d_k = d_v = {d_model}/{n_heads} = {d_k}$ columns: head $i$ (counted from 1) takes columns "
             f"${d_k}(i-1)+1$ to ${d_k}i$ of $XW_Q$, $XW_K$ and $XW_V$, which we write $Q_i$, $K_i$ and $V_i$. "
             "Head $i$ is attention on its own columns, "
-            "$\\text{head}_i = \\mathrm{softmax}\\big(Q_i K_i^\\top / \\sqrt{d_k}\\big)\\, V_i$, "
+            "$\\text{head}_i = \\mathrm{softmax}\\big(Q_i K_i^{\\text{T}} / \\sqrt{d_k}\\big)\\, V_i$, "
             f"and its output is $n \\times d_v = {n} \\times {d_k}$; side by side they make a "
             f"${n} \\times {d_model}$ table again, which $W_O$ (${d_model} \\times {d_model}$) mixes into the layer's output."
         ),
