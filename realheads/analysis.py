@@ -93,12 +93,12 @@ class Pick:
 
     @property
     def runner_up_label(self):
-        return f"layer {self.runner_up_layer}, head {self.runner_up_head}"
+        return f"layer {self.runner_up_layer + 1}, head {self.runner_up_head + 1}"  # counted from 1, as on the page
 
     @property
     def label(self):
-        """Counted from 0, as everywhere on the site: "layer 0, head 2"."""
-        return f"layer {self.layer}, head {self.head}"
+        """Counted from 1, as everywhere on the site: layer 0, head 2 reads "layer 1, head 3"."""
+        return f"layer {self.layer + 1}, head {self.head + 1}"  # counted from 1, as on the page
 
 
 def best_head(kind, table):

@@ -209,7 +209,7 @@ def test_head_scores_find_a_planted_previous_token_head():
     picks = analysis.pick_heads(scores)
     assert (picks["previous"].layer, picks["previous"].head, picks["previous"].score) == (1, 2, 1.0)
     assert (picks["sink"].layer, picks["sink"].head, picks["sink"].score) == (0, 1, 1.0)
-    assert picks["previous"].label == "layer 1, head 2"
+    assert picks["previous"].label == "layer 2, head 3"  # counted from 1 on the page
     assert scores.entropy[0, 0] == pytest.approx(np.log(n))
     assert scores.entropy[1, 2] == 0
     assert scores.n_rows == n

@@ -63,12 +63,29 @@ export function formatNumber(x, digits = 2) {
 // [1.00, −0.50]
 export const formatVector = (vector) => `[${vector.map((x) => formatNumber(x)).join(", ")}]`;
 
-// e^s grows fast: two decimals below 10 000, three significant digits from there
-export const formatLargeNumber = (x) => (x < 1e4 ? formatNumber(x) : x.toPrecision(3));
+// The fewest decimals from `fewest` to `most` that print x exactly (up to float noise); `most` if none does.
+export function exactDigits(x, fewest = 2, most = 4) {
+  for (let digits = fewest; digits < most; digits++) {
+    const shifted = x * 10 ** digits;
+    if (Math.abs(shifted - Math.round(shifted)) < 1e-6) return digits;
+  }
+  return most;
+}
 
-// q · k term by term, "0.50 + (−1.20) + 0.30": a negative term in brackets, so "+ −" never appears
-export const formatDotProductTerms = (query, key) =>
-  query.map((x, c) => x * key[c]).map((term) => (term < 0 ? `(${formatNumber(term)})` : formatNumber(term))).join(" + ");
+// whether x lies halfway between two numbers of `digits` decimals (up to float noise): printed either way
+export const isTie = (x, digits = 2) => Math.abs(Math.abs((x * 10 ** digits) % 1) - 0.5) < 1e-6;
+
+// the number a printed text stands for: "−0.185" -> -0.185
+export const parseNumber = (text) => Number(text.replace("−", "-"));
+
+// x as the reader sees it printed with `digits` decimals
+export const printed = (x, digits = 2) => parseNumber(formatNumber(x, digits));
+
+// x to `significant` digits, 2.718 or 1.235e+4 (e^s grows fast)
+export const formatSignificant = (x, significant = 4) => x.toPrecision(significant).replace("-", "−");
+
+// printed terms added up, "0.50 + (−1.20) + 0.30": a negative term in brackets, so "+ −" never appears
+export const formatSum = (terms) => terms.map((term) => (term.startsWith("−") ? `(${term})` : term)).join(" + ");
 
 // figures_src/heatmap.py's colormaps as matplotlib reads them: RdBu_r (its nodes), viridis (21 samples)
 const hexColours = (text) => text.split(" ").map((hex) => [0, 2, 4].map((k) => parseInt(hex.slice(k, k + 2), 16)));

@@ -7,10 +7,14 @@ import {
   cellColour,
   classifyMasks,
   cssColour,
-  formatDotProductTerms,
-  formatLargeNumber,
+  exactDigits,
   formatNumber,
+  formatSignificant,
+  formatSum,
   formatVector,
+  isTie,
+  parseNumber,
+  printed,
   SCALES,
   scoreLimit,
   scores,
@@ -20,6 +24,12 @@ import { fetchJSON, h } from "./dom.js";
 import { exampleProblem } from "./example-check.js";
 
 const QUANTITY_NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
+// The caption once the reader has changed what the figure shows: [what, how to read its colours]
+const CAPTIONS = {
+  scores: ["Raw scores QKᵀ", "red above zero, blue below"],
+  scaled_scores: ["Scaled scores QKᵀ/√dₖ", "red above zero, blue below"],
+  weights: ["Attention weights", "every row adds up to 1, brighter means more"],
+};
 const widgetListeners = new Map(); // figure -> the AbortController of its widget's listeners
 const examples = new Map(); // path -> its JSON (a promise), fetched once for all the figures showing it
 
@@ -53,8 +63,19 @@ class Heatmap {
       maskName: this.publishedMaskName, // "none", "causal" or the published mask's name
       leadIndex: figure.dataset.head || 0,
       focusedCell: [0, 0], // [query, key]: the pair in the readout, the cell last hovered or focused
+      pointed: false, // whether the reader has hovered or focused a cell: only then are its row and column outlined
       followedRow: null, // the query whose output is written out, if any
     };
+    this.initialLead = this.state.leadIndex;
+    this.caption = figure.querySelector("figcaption");
+    // the build's caption of each quantity this heatmap's figures show (neighbours of one example are merged)
+    this.publishedCaptions = {};
+    for (let shown = figure; shown?.dataset.example === figure.dataset.example; shown = shown.nextElementSibling) {
+      const caption = shown.querySelector("figcaption");
+      if (!caption) continue;
+      caption.dataset.published ??= caption.textContent; // kept: this script rewrites the text
+      this.publishedCaptions[shown.dataset.quantity] ??= caption.dataset.published;
+    }
     this.queryCount = this.forLead(this.steps.Q).length;
     this.keyCount = this.forLead(this.steps.K).length;
     this.causalMask = causalMask(this.queryCount, this.keyCount);
@@ -97,7 +118,7 @@ class Heatmap {
           h("output", { "data-slot": "step" }));
       } else {
         const labels = Array.from({ length: this.leadCount }, (_, index) =>
-          example.n_heads ? `head ${index}` : example.batch_tokens[index].join(" "));
+          example.n_heads ? `head ${index + 1}` : example.batch_tokens[index].join(" "));
         leadMenu.append(...labels.map((label, index) => new Option(label, index)));
       }
     }
@@ -143,7 +164,7 @@ class Heatmap {
     const values = this.result[quantity];
     const limit = quantity === "weights" ? 1 : scoreLimit(values);
     for (const button of this.slot("modes").children) button.setAttribute("aria-pressed", button.value === quantity);
-    this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d_k`);
+    this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d k`);
     if (example.checkpoints) {
       const step = `step ${example.checkpoints[leadIndex]}`;
       this.fill({ step });
@@ -151,6 +172,7 @@ class Heatmap {
     }
     this.drawGrid(values, limit);
     this.drawLegend(limit);
+    this.drawCaption();
     this.drawReadout();
     this.drawFollowedRow();
   }
@@ -171,7 +193,7 @@ class Heatmap {
         const masked = mask && !mask[i][j] && quantity !== "scores"; // raw scores come before the mask
         const colour = cellColour(values[i][j], quantity, limit);
         cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j]);
-        cell.style.background = cssColour(colour);
+        cell.style.backgroundColor = cssColour(colour); // only the colour: .aih-masked adds its hatching
         cell.style.color = textColour(colour);
         cell.classList.toggle("aih-masked", !!masked);
         cell.setAttribute("aria-label", `${tokens[i]} to ${tokens[j]}, ${quantityName} ${cell.textContent}`);
@@ -189,66 +211,129 @@ class Heatmap {
     this.slot("gradient").style.background = `linear-gradient(to right,${scale.map(cssColour)})`;
     this.panel.classList.toggle("aih-masks", !!this.mask?.flat().includes(false));
     this.fill({
-      scale: `×${formatNumber(scaleMultiplier)} → ${formatNumber(this.example.scale * scaleMultiplier)}`,
+      scale: `×${formatNumber(scaleMultiplier)} → ${this.formatScaled(this.example.scale * scaleMultiplier)}`,
       low: formatNumber(showsWeights ? 0 : -limit),
       high: formatNumber(limit),
       quantity: QUANTITY_NAMES[quantity],
     });
   }
 
+  // The caption says what the grid shows now: the build's own caption while the grid shows what one of its
+  // figures showed, else one made from the state.
+  drawCaption() {
+    if (!this.caption) return;
+    const { quantity, scaleMultiplier, maskName, leadIndex } = this.state;
+    const published = scaleMultiplier === 1 && maskName === this.publishedMaskName && leadIndex === this.initialLead;
+    const [what, colours] = CAPTIONS[quantity];
+    const lead = this.leadCount ? (this.example.n_heads ? `, head ${Number(leadIndex) + 1}` : `, sequence ${Number(leadIndex) + 1}`) : "";
+    const scale = scaleMultiplier === 1 ? "" : `, with the scale multiplied by ${formatNumber(scaleMultiplier)}`;
+    const mask = maskName === "none" ? "" : `, under the ${maskName} mask (grey, hatched cells are masked)`;
+    this.caption.textContent = (published && this.publishedCaptions[quantity]) ||
+      `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}. Queries down, keys across; the bar ` +
+      "after each row is its entropy, and its dotted end an even spread over all keys.";
+  }
+
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid.
   showPair(row, column) {
     this.state.focusedCell = [row, column];
+    this.state.pointed = true;
     this.drawReadout();
   }
 
-  // The readout: one query-key pair, from the dot product to its weight, and its row's entropy.
+  // A scaled score as the reader can check it: exactly when 1/√d_k is a fraction (d_k = 4: 0.37 × 1/2 = 0.185),
+  // else to `most` decimals.
+  formatScaled(x, most = 3) {
+    return formatNumber(x, exactDigits(x, 2, Number.isInteger(Math.sqrt(this.example.d_k)) ? 8 : most));
+  }
+
+  // One pair's arithmetic on the numbers as printed, so that every line of the readout checks out by hand:
+  // the vectors to 2 decimals, their products and sum exactly, the score times the printed factor.
+  printedPair(row, column, most) {
+    const query = this.forLead(this.steps.Q)[row].map((x) => printed(x));
+    const key = this.forLead(this.steps.K)[column].map((x) => printed(x));
+    const products = query.map((x, c) => formatNumber(x * key[c], exactDigits(x * key[c], 2, 4)));
+    const sum = products.reduce((total, text) => total + parseNumber(text), 0);
+    const score = formatNumber(sum, exactDigits(sum, 2, 4));
+    const scaledScore = this.formatScaled(parseNumber(score) * this.example.scale * this.state.scaleMultiplier, most);
+    return { query, key, products, score, scaledScore };
+  }
+
+  // One pair's softmax on the printed scaled scores: e^s and their total to `significant` digits, and the
+  // weight they give.
+  printedWeight(row, column, most, significant) {
+    const pair = this.printedPair(row, column, most);
+    const exponents = this.result.scaled_scores[row].flatMap((score, j) =>
+      (score > -Infinity ? [this.printedPair(row, j, most).scaledScore] : []));
+    const numerator = formatSignificant(Math.exp(parseNumber(pair.scaledScore)), significant);
+    const denominator = formatSignificant(exponents.reduce((total, x) => total + Math.exp(parseNumber(x)), 0), significant);
+    const weight = parseNumber(numerator) / parseNumber(denominator);
+    return { ...pair, exponents, numerator, denominator, weight: isTie(weight) ? "" : formatNumber(weight) };
+  }
+
+  // The readout: one query-key pair, from the dot product to its weight, and its row's entropy. The scaled
+  // scores (when 1/√d_k is irrational), e^s and their total get the fewest digits (3 decimals, 4 significant,
+  // or more) that give the weight the grid shows.
   drawReadout() {
     const { example, result, tokens, keyCount } = this;
-    const { focusedCell: [row, column], scaleMultiplier } = this.state;
-    const query = this.forLead(this.steps.Q)[row];
-    const key = this.forLead(this.steps.K)[column];
-    const scaledRow = result.scaled_scores[row];
-    const allowed = scaledRow.filter((score) => score > -Infinity);
-    const masked = scaledRow[column] === -Infinity;
-    const score = result.scores[row][column];
+    const { focusedCell: [row, column], scaleMultiplier, pointed } = this.state;
+    const masked = result.scaled_scores[row][column] === -Infinity;
+    const shownWeight = formatNumber(result.weights[row][column]);
+    const attempts = [3, 4, 5, 6].flatMap((most) => [4, 5, 6, 7, 8].map((significant) => [most, significant]));
+    const first = this.printedWeight(row, column, 3, 4);
+    let pair = first;
+    for (const [most, significant] of attempts) {
+      if (masked || pair.weight === shownWeight) break;
+      pair = this.printedWeight(row, column, most, significant);
+    }
+    if (pair.weight !== shownWeight) pair = first; // (only when the vectors' rounding moves the weight)
+    const { exponents, numerator, denominator } = pair;
+    const pairWeight = pair.weight || formatNumber(result.weights[row][column]);
     this.rows.forEach((gridRow, y) =>
-      [...gridRow.children].forEach((cell, x) => cell.classList.toggle("aih-hl", y === row + 1 || x === column + 1)));
+      [...gridRow.children].forEach((cell, x) => cell.classList.toggle("aih-hl", pointed && (y === row + 1 || x === column + 1))));
     this.fill({
       queryToken: tokens[row],
       keyToken: tokens[column],
-      queryIndex: row,
-      keyIndex: column,
-      pair: `${row},${column}`,
-      query: formatVector(query),
-      key: formatVector(key),
-      products: formatDotProductTerms(query, key),
-      score: formatNumber(score),
+      queryIndex: row + 1, // counted from 1, as everywhere on the site
+      keyIndex: column + 1,
+      pair: `${row + 1},${column + 1}`,
+      query: formatVector(pair.query),
+      key: formatVector(pair.key),
+      products: formatSum(pair.products),
+      score: pair.score,
       factor: `1/√${example.d_k}` + (scaleMultiplier === 1 ? "" : ` × ${formatNumber(scaleMultiplier)}`),
-      scaledScore: masked
-        ? `${formatNumber(score * example.scale * scaleMultiplier)}, masked: −∞`
-        : formatNumber(scaledRow[column]),
-      numerator: formatLargeNumber(Math.exp(scaledRow[column])),
-      denominator: formatLargeNumber(allowed.reduce((sum, x) => sum + Math.exp(x), 0)),
-      pairWeight: formatNumber(result.weights[row][column]),
+      scaledScore: masked ? `${pair.scaledScore}, masked: −∞` : pair.scaledScore,
+      numerator,
+      denominator,
+      pairWeight,
       entropy: formatNumber(result.entropy[row]),
       keyCount,
       flatEntropy: formatNumber(Math.log(keyCount)),
     });
-    this.slot("terms").replaceChildren(...allowed.flatMap((x, k) => [k ? " + e" : "e", h("sup", {}, formatNumber(x))]));
+    this.slot("terms").replaceChildren(...exponents.flatMap((x, k) => [k ? " + e" : "e", h("sup", {}, x)]));
     this.panel.classList.toggle("aih-pair-masked", masked);
   }
 
-  // The followed row's output: row i of out is row i of the weights times the value vectors.
+  // The followed row's output: row i of out is row i of the weights times the value vectors, with the weights
+  // printed to the fewest decimals (2 or more) whose products add up to the output as printed.
   drawFollowedRow() {
     const { followedRow } = this.state;
     this.rows.forEach((gridRow, y) => gridRow.classList.toggle("aih-picked", y - 1 === followedRow));
     this.panel.classList.toggle("aih-row", followedRow !== null);
     if (followedRow === null) return;
-    const weights = this.result.weights[followedRow];
-    this.fill({ followedRow, followedToken: this.tokens[followedRow], output: formatVector(this.result.out[followedRow]) });
-    this.slot("lines").replaceChildren(...this.forLead(this.steps.V).map((value, j) =>
-      h("p", {}, `${formatNumber(weights[j])} × ${formatVector(value)} (${this.tokens[j]})`)));
+    const values = this.forLead(this.steps.V);
+    const valueDigits = Math.max(...values.flat().map((x) => exactDigits(x, 2, 4)));
+    const shownValues = values.map((value) => value.map((x) => printed(x, valueDigits)));
+    const output = this.result.out[followedRow];
+    let weights, sums;
+    for (let digits = 2; digits <= 6; digits++) {
+      weights = this.result.weights[followedRow].map((w) => printed(w, digits));
+      sums = output.map((_, c) => weights.reduce((total, w, j) => total + w * shownValues[j][c], 0));
+      if (sums.every((x, c) => formatNumber(x) === formatNumber(output[c]) && !isTie(x))) break;
+    }
+    const weightDigits = Math.max(2, ...weights.map((w) => exactDigits(w, 2, 6)));
+    this.fill({ followedRow: followedRow + 1, followedToken: this.tokens[followedRow], output: formatVector(sums) });
+    this.slot("lines").replaceChildren(...shownValues.map((value, j) =>
+      h("p", {}, `${formatNumber(weights[j], weightDigits)} × [${value.map((x) => formatNumber(x, valueDigits)).join(", ")}] (${this.tokens[j]})`)));
   }
 
   moveFocus(row, column) {
@@ -262,7 +347,8 @@ class Heatmap {
   listen(signal) {
     const on = (element, type, handler) => element.addEventListener(type, handler, { signal });
     on(this.slot("modes"), "click", (event) => event.target.value && this.update({ quantity: event.target.value }));
-    on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: 10 ** Number(event.target.value) }));
+    // the multiplier as printed (2 decimals), so the readout's arithmetic uses the number it shows
+    on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: printed(10 ** Number(event.target.value)) }));
     on(this.slot("mask"), "change", (event) => this.update({ maskName: event.target.value }));
     on(this.slot("lead"), "input", (event) => this.update({ leadIndex: event.target.value }));
     // one listener per event type on the grid, not one per cell

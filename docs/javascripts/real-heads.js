@@ -43,7 +43,7 @@ class HeadGrids {
   // head's numbers) goes.
   label(shown) {
     document.getElementById("real-heads-viewer-status").textContent =
-      `Showing layer ${shown.layer}, head ${shown.head} on the ${shown.sentence} sentence.`;
+      `Showing layer ${Number(shown.layer) + 1}, head ${Number(shown.head) + 1} on the ${shown.sentence} sentence.`;
     this.viewer.querySelector("details.aih-data")?.setAttribute("hidden", "");
     this.markOpen(shown);
   }
@@ -63,7 +63,7 @@ class HeadGrids {
     setAttributes(element, {
       role: "button",
       tabindex: Number(layer) || Number(head) ? -1 : 0, // one tab stop per grid; the arrows move within it
-      "aria-label": `Layer ${layer}, head ${head}, ${sentence} sentence`,
+      "aria-label": `Layer ${Number(layer) + 1}, head ${Number(head) + 1}, ${sentence} sentence`,
     });
     element.addEventListener("click", () => this.open(thumbnail));
     element.addEventListener("keydown", (event) => {

@@ -80,7 +80,7 @@ def _heatmap_alt(name, heatmaps):
     for hm in heatmaps:
         finite = hm.values[np.isfinite(hm.values)]
         span = f"values from {num(finite.min())} to {num(finite.max())}" if finite.size else "all masked"
-        head = f" of head {hm.head}" if hm.head is not None else ""
+        head = f" of head {hm.head + 1}" if hm.head is not None else ""
         parts.append(
             f"Heatmap of the {QUANTITIES[hm.quantity]}{head}: {len(hm.row_labels)} queries "
             f"({', '.join(map(str, hm.row_labels))}) by {len(hm.col_labels)} keys; {span}."
@@ -109,7 +109,7 @@ def _tables(figure, data, heatmaps):
         raise BuildError(f"figure {name}: it draws no heatmap, so declare table(data) with its numbers")
     return [
         (
-            _sentence_case(QUANTITIES[hm.quantity]) + (f", head {hm.head}" if hm.head is not None else ""),
+            _sentence_case(QUANTITIES[hm.quantity]) + (f", head {hm.head + 1}" if hm.head is not None else ""),
             ["query \\ key"] + hm.col_labels,
             [[label, *row] for label, row in zip(hm.row_labels, hm.values)],
         )

@@ -4,6 +4,8 @@ Every number a page, a figure, a table or a problem prints goes through `num`: a
 ties rounded as Python rounds the exact binary value (as docs/javascripts/attention-math.js's formatNumber
 does; a browser test keeps the two identical), a true minus sign, never "−0", and −∞ for a masked score.
 """
+from decimal import Decimal
+
 import numpy as np
 
 MINUS = "−"
@@ -72,3 +74,39 @@ def table(columns, rows, align=None):
 def dims(prefix, count):
     """Labels for the entries of a vector, counted from 1: dims("d", 3) -> ["d1", "d2", "d3"]."""
     return [f"{prefix}{i + 1}" for i in range(count)]
+
+
+def by_hand(value, digits):
+    """`value` printed with `digits` decimals, and the exact number a reader reads from that print."""
+    text = num(value, digits)
+    return text, Decimal(text.replace(MINUS, "-"))
+
+
+def softmax_by_hand(scores, weights, score_digits=3, weight_digits=4):
+    """One row's softmax as a reader redoes it from the printed numbers, so that every line of its table
+    checks out by hand: e^(s_j − max s) from the printed scores (None where masked), their total added up
+    from the printed exponentials, each weight divided out from the printed exponential and total, their sum,
+    and −w_j ln w_j from the printed weight. The exponentials get the fewest decimals (4 to 8) with which the
+    weights come out as `weights`, the true ones, print.
+
+    -> {"exponentials", "total", "weights", "weight_total", "entropy_terms", "entropy"}: printed texts
+    ("0" where masked; the lists run over every key).
+    """
+    shown = [None if s is None else by_hand(s, score_digits)[1] for s in scores]
+    top = max(s for s in shown if s is not None)
+    for digits in range(4, 9):
+        exponentials = [None if s is None else by_hand(np.exp(float(s - top)), digits) for s in shown]
+        total = sum(e[1] for e in exponentials if e is not None)
+        quantum = Decimal(1).scaleb(-weight_digits)
+        derived = [None if e is None else (e[1] / total).quantize(quantum) for e in exponentials]
+        if all(d is None or num(d, weight_digits) == num(w, weight_digits) for d, w in zip(derived, weights)):
+            break
+    terms = [None if d is None or d == 0 else (-d * Decimal(np.log(float(d)))).quantize(quantum) for d in derived]
+    return {
+        "exponentials": ["0" if e is None else e[0] for e in exponentials],
+        "total": num(total, digits),
+        "weights": ["0" if d is None else num(d, weight_digits) for d in derived],
+        "weight_total": num(sum(d for d in derived if d is not None), weight_digits),
+        "entropy_terms": ["0" if t is None else num(t, weight_digits) for t in terms],
+        "entropy": num(sum(t for t in terms if t is not None), weight_digits),
+    }

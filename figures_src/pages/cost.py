@@ -84,7 +84,7 @@ def memory_data():
 
 def memory_caption(data):
     return (
-        f"Bytes of score table per head and sequence, float32, d_k = {D_K}, log–log. Lines: computed sizes of the "
+        f"Bytes of score table per head and sequence, float32, dₖ = {D_K}, log–log. Lines: computed sizes of the "
         f"largest score array — the whole n × n table, a band of {WINDOW} keys per query, one {BLOCK} × {BLOCK} block "
         f"at a time. Markers: peak memory measured with tracemalloc while attention.attend and "
         f"attention.attend_chunked ran, rounded down to whole {GRANULARITY // 1024} KiB."
@@ -150,7 +150,7 @@ def memory_snippets(data):
     doubling = table(["n", "× previous", "entries $n^2$", "bytes"], rows)
     first, last = data["doubling"][0], data["doubling"][-1]
     doubling += (
-        f"\nThe multiply-adds of $QK^\\top$ grow the same way: {first['qk_macs']:,} at $n = {data['doubling_n'][0]}$, "
+        f"\nThe multiply-adds of $QK^{{\\text{{T}}}}$ grow the same way: {first['qk_macs']:,} at $n = {data['doubling_n'][0]}$, "
         f"{last['qk_macs']:,} at $n = {data['doubling_n'][-1]}$ — "
         f"{last['qk_macs'] // first['qk_macs']} times the work for {data['doubling_n'][-1] // data['doubling_n'][0]} "
         "times the length.\n"

@@ -5,7 +5,7 @@ import attention
 
 from ..engine import Example, Figure, example_heatmap
 from ..engine.heatmap import heatmap
-from ..engine.text import num, table
+from ..engine.text import num, softmax_by_hand, table
 from . import sentences
 from .qkv import EX_QKV
 
@@ -21,16 +21,13 @@ def causal_snippets(example):
     i = len(tokens) // 2
     s, allowed, w = steps["scaled_scores"][i], mask[i], steps["weights"][i]
     masked = np.where(allowed, s, -np.inf)
-    top = masked.max()
-    rows = []
-    for t, a, ok, m, wj in zip(tokens, s, allowed, masked, w):
-        exp = num(np.exp(m - top), 4) if ok else "0"
-        rows.append([f"**{t}**", num(a, 3), num(m, 3), exp, num(wj, 4) if wj != 0 else "0"])
-    visible = np.exp(masked[allowed] - top).sum()
-    rows.append(["**total**", "", "", num(visible, 4), num(w.sum(), 4)])
+    hand = softmax_by_hand([a if ok else None for a, ok in zip(s, allowed)], w)  # from the printed numbers
+    rows = [[f"**{t}**", num(a, 3), num(m, 3), e, wj]
+            for t, a, m, e, wj in zip(tokens, s, masked, hand["exponentials"], hand["weights"])]
+    rows.append(["**total**", "", "", hand["total"], hand["weight_total"]])
     return {
         "step": (
-            f"Query “{tokens[i]}” (row {i}) may look at {', '.join(f'“{t}”' for t in np.array(tokens)[allowed])}. "
+            f"Query “{tokens[i]}” (row {i + 1}) may look at {', '.join(f'“{t}”' for t in np.array(tokens)[allowed])}. "
             "Its other scaled scores $s_j$ are replaced by $-\\infty$ before the softmax, and $e^{-\\infty} = 0$:\n\n"
             + table(["key $j$", "$s_j$", "masked", "$e^{s_j - \\max s}$", "$w_j$"], rows)
             + f"\nThe forbidden keys get a weight of exactly 0, and the allowed ones share all of it: the row still adds up to {num(w.sum(), 0)}.\n"

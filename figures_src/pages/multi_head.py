@@ -50,12 +50,15 @@ def multi_head_snippets(example):
     tokens, steps = example["tokens"], example["steps"]
     n_heads, d_k = example["n_heads"], example["d_k"]
     n, d_model = steps["concat"].shape
-    columns = [f"h{h}·{c + 1}" for h in range(n_heads) for c in range(d_k)]
+    columns = [f"h{h + 1}·{c + 1}" for h in range(n_heads) for c in range(d_k)]  # head and column, from 1
     return {
         "shapes": (
             f"Here $d_{{\\text{{model}}}} = {d_model}$ and $h = {n_heads}$ heads, so each head works with "
-            f"$d_k = {d_model}/{n_heads} = {d_k}$ columns: head $i$ takes columns ${d_k}i+1$ to ${d_k}(i+1)$ of "
-            f"$XW_Q$, $XW_K$ and $XW_V$. Each head's output is ${n} \\times {d_k}$; side by side they make a "
+            f"$d_k = d_v = {d_model}/{n_heads} = {d_k}$ columns: head $i$ (counted from 1) takes columns "
+            f"${d_k}(i-1)+1$ to ${d_k}i$ of $XW_Q$, $XW_K$ and $XW_V$, which we write $Q_i$, $K_i$ and $V_i$. "
+            "Head $i$ is attention on its own columns, "
+            "$\\text{head}_i = \\mathrm{softmax}\\big(Q_i K_i^{\\text{T}} / \\sqrt{d_k}\\big)\\, V_i$, "
+            f"and its output is $n \\times d_v = {n} \\times {d_k}$; side by side they make a "
             f"${n} \\times {d_model}$ table again, which $W_O$ (${d_model} \\times {d_model}$) mixes into the layer's output."
         ),
         "concat": matrix(steps["concat"], tokens, columns, corner="token"),
@@ -71,7 +74,7 @@ def heads_caption(example):
     n_heads = len(example["steps"]["weights"])
     which = "Both heads'" if n_heads == 2 else f"All {n_heads} heads'"
     return (
-        f"{which} weights over the same sentence, side by side, each computed from its own d_k = {example['d_k']} "
+        f"{which} weights over the same sentence, side by side, each computed from its own dₖ = {example['d_k']} "
         "columns of Q, K and V. Colour only; each head's numbers follow below."
     )
 
@@ -83,15 +86,15 @@ def heads_render(example, fig):
     axes = fig.subplots(1, len(weights))
     return [
         heatmap(ax, head_weights, example["tokens"], example["tokens"], quantity="weights", panel=f"h{h}", head=h,
-                title=f"head {h}", show_values=False, colorbar=h == len(axes) - 1, fontsize=10)
+                title=f"head {h + 1}", show_values=False, colorbar=h == len(axes) - 1, fontsize=10)
         for h, (ax, head_weights) in enumerate(zip(axes, weights))
     ]
 
 
 def head_caption(head):
     return lambda example: (
-        f"Head {head} of {example['n_heads']}: its own weights over the same sentence, computed from "
-        f"its own d_k = {example['d_k']} columns of Q, K and V."
+        f"Head {head + 1} of {example['n_heads']}: its own weights over the same sentence, computed from "
+        f"its own dₖ = {example['d_k']} columns of Q, K and V."
     )
 
 
@@ -103,24 +106,29 @@ COST_HEADS = (1, 2, 4, 8, 16)
 
 
 def cost_data():
-    return {"rows": [(h, attention.multi_head_cost(COST_N, COST_D_MODEL, h)) for h in COST_HEADS]}
+    return {"rows": [(h, {**attention.multi_head_cost(COST_N, COST_D_MODEL, h),
+                          "score_entries": attention.attention_cost(COST_N, COST_D_MODEL // h, n_heads=h)["score_entries"]})
+                     for h in COST_HEADS]}
 
 
 def cost_snippets(data):
     costs = [c for _, c in data["rows"]]
-    rows = [[str(h), str(c["d_k"]), f"{c['params']:,}", f"{c['total_macs']:,}"] for h, c in data["rows"]]
+    rows = [[str(h), str(c["d_k"]), f"{c['params']:,}", f"{c['total_macs']:,}", f"{c['score_entries']:,}"]
+            for h, c in data["rows"]]
     same = all(c[key] == costs[0][key] for c in costs for key in ("params", "projection_macs", "attention_macs"))
     if same:
         verdict = (
             "Every row has the same parameter count and the same multiply-adds — "
             f"{costs[0]['projection_macs']:,} in the four projections and {costs[0]['attention_macs']:,} in the two "
-            "attention products, whatever $h$ is. More heads cost nothing extra; they buy several ways of looking "
-            "at the same sequence."
+            "attention products, whatever $h$ is. The score tables are another matter: every head keeps its own "
+            f"$n \\times n$ table, so there are $h \\cdot n^2$ scores, from {costs[0]['score_entries']:,} with one head "
+            f"to {costs[-1]['score_entries']:,} with {data['rows'][-1][0]}. More heads cost no parameters and no "
+            "multiply-adds, but their score tables take memory in proportion to $h$."
         )
     else:
         verdict = "The rows differ: the claim does not hold for these settings."
     return {
-        "table": table(["heads $h$", "$d_k$", "parameters", "multiply-adds"], rows),
+        "table": table(["heads $h$", "$d_k$", "parameters", "multiply-adds", "scores $h \\cdot n^2$"], rows),
         "setting": f"$d_{{\\text{{model}}}} = {COST_D_MODEL}$ and a sequence of $n = {COST_N}$ tokens (no biases):",
         "verdict": verdict,
     }
@@ -132,7 +140,7 @@ ITEMS = [
            render=heads_render, caption=heads_caption, size=(6.4, 3.3)),
     *(
         example_heatmap(f"multi-head-h{head}", EX_MULTI_HEAD, "weights", head=head, size=(4.2, 3.6),
-                        title=f"Multi-head attention, head {head}: its weights.", caption=head_caption(head))
+                        title=f"Multi-head attention, head {head + 1}: its weights.", caption=head_caption(head))
         for head in range(N_HEADS)
     ),
     Snippets("multi-head-cost", data=cost_data, snippets=cost_snippets),

@@ -1,9 +1,11 @@
 """The output (docs/output.md): weights times values, the shapes of the two products, and the transformer block."""
+from decimal import Decimal
+
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from ..engine import Example, Figure
-from ..engine.text import dims, matrix, num, table
+from ..engine.text import by_hand, dims, matrix, num, table
 from . import sentences
 
 PAGE = "output.md"
@@ -21,17 +23,26 @@ def output_snippets(example):
     i = followed_row(example)
     w, V, out = steps["weights"][i], steps["V"], example["outputs"]["out"][i]
     d_v = V.shape[1]
-    rows = [[f"**{t}**", num(wj, 4), *(num(wj * x, 4) for x in vj)] for t, wj, vj in zip(tokens, w, V)]
-    rows.append(["**sum**", num(w.sum(), 4), *(f"**{num(x, 4)}**" for x in out)])
+    # By hand from the printed numbers: the weights to the fewest decimals (4 or more) whose products with the
+    # printed values (one decimal) add up to the output to 4 decimals; the products and sums printed exactly.
+    values = [[by_hand(x, 1)[1] for x in vj] for vj in V]
+    for digits in range(4, 9):
+        weights = [by_hand(wj, digits)[1] for wj in w]
+        sums = [sum(wj * vj[c] for wj, vj in zip(weights, values)) for c in range(d_v)]
+        if all(num(s, 4) == num(x, 4) and (s * 10**4).copy_abs() % 1 != Decimal("0.5") for s, x in zip(sums, out)):
+            break
+    exact = digits + 1
+    rows = [[f"**{t}**", num(wj, digits), *(num(wj * x, exact) for x in vj)] for t, wj, vj in zip(tokens, weights, values)]
+    rows.append(["**sum**", num(sum(weights), digits), *(f"**{num(s, exact)}**" for s in sums)])
     columns = ["key $j$", "$w_j$", *(f"$w_j v_{{j,{c + 1}}}$" for c in range(d_v))]
     return {
         "row": (
-            f"Follow the query “{tokens[i]}” (row {i}). Each value row $v_j$ is multiplied by the weight "
+            f"Follow the query “{tokens[i]}” (row {i + 1}). Each value row $v_j$ is multiplied by the weight "
             f"$w_j$ that “{tokens[i]}” gives key $j$ (the values are the table above), and the {len(tokens)} scaled rows "
             "are added column by column:\n\n"
             + table(columns, rows)
-            + f"\nThe last line is the output row of “{tokens[i]}”: "
-            + f"$\\text{{out}}_{{\\text{{{tokens[i]}}}}}$ = [{', '.join(num(x, 4) for x in out)}].\n"
+            + f"\nThe last line, to 4 decimals, is the output row of “{tokens[i]}”: "
+            + f"$\\text{{out}}_{{\\text{{{tokens[i]}}}}}$ = [{', '.join(num(s, 4) for s in sums)}].\n"
         ),
         "v": matrix(V, tokens, dims("", d_v), corner="token", digits=1, trim=True),
         "out": matrix(example["outputs"]["out"], tokens, dims("", d_v), corner="query", digits=4),
@@ -44,7 +55,7 @@ EX_OUTPUT = Example("ex-output", page=PAGE, title="The output of attention on a 
 
 # ---------------------------------------------------------------- the shapes of the two products
 
-SHAPE_COLOURS = {"Q": "#0072B2", "Kᵀ": "#E69F00", "weights": "#CC79A7", "V": "#009E73", "out": "#56B4E9"}
+SHAPE_COLOURS = {"Q": "#0072B2", "Kᵀ": "#E69F00", "scores": "#D55E00", "weights": "#CC79A7", "V": "#009E73", "out": "#56B4E9"}
 
 
 def shapes_data():
@@ -57,16 +68,17 @@ def shapes_data():
 def shape_rows(data):
     n, d_k, d_v = data["n"], data["d_k"], data["d_v"]
     return [
-        [("Q", n, d_k), ("Kᵀ", d_k, n), ("weights", n, n)],
+        [("Q", n, d_k), ("Kᵀ", d_k, n), ("scores", n, n)],  # the weights come after scaling and the softmax
         [("weights", n, n), ("V", n, d_v), ("out", n, d_v)],
     ]
 
 
 def shapes_caption(data):
     return (
-        "Top: (n × d_k)(d_k × n) → n × n, one score per query-key pair, turned into weights by the softmax. "
-        f"Bottom: (n × n)(n × d_v) → n × d_v, one output row per query. Drawn for n = {data['n']}, "
-        f"d_k = {data['d_k']}, d_v = {data['d_v']}: one square per number."
+        "Top: (n × dₖ)(dₖ × n) → n × n, the scores, one per query-key pair; scaling by 1/√dₖ and the softmax "
+        "turn them into the weights, of the same shape. "
+        f"Bottom: (n × n)(n × dᵥ) → n × dᵥ, one output row per query. Drawn for n = {data['n']}, "
+        f"dₖ = {data['d_k']}, dᵥ = {data['d_v']}: one square per number."
     )
 
 

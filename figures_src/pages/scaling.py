@@ -1,4 +1,4 @@
-"""Why divide by √d_k (docs/scaling.md): random queries and keys, with and without the scale.
+"""Why divide by √dₖ (docs/scaling.md): random queries and keys, with and without the scale.
 
 Queries and keys have entries of mean 0 and variance 1; the figures show the spread of their dot product,
 the saturation of the softmax and the size of its gradient as d_k grows.
@@ -8,6 +8,7 @@ import numpy as np
 import attention
 
 from ..engine import Figure
+from ..engine.text import num
 
 PAGE = "scaling.md"
 D_K = 2 ** np.arange(0, 11)  # 1, 2, 4, …, 1024
@@ -17,7 +18,7 @@ N_KEYS = 16  # keys per row
 
 
 def dot_variance(seed=1):
-    """-> d_k, var(q·k), var(q·k/√d_k): the first grows like d_k, the second stays near 1."""
+    """-> d_k, var(q·k), var(q·k/√dₖ): the first grows like d_k, the second stays near 1."""
     rng = np.random.default_rng(seed)
     unscaled, scaled = [], []
     for d_k in D_K:
@@ -36,7 +37,7 @@ def softmax_jacobian(w):
 
 def saturation(seed=2):
     """Per d_k, averaged over ROWS rows of N_KEYS keys: largest weight, row entropy and gradient size,
-    for softmax(q·k) and softmax(q·k/√d_k)."""
+    for softmax(q·k) and softmax(q·k/√dₖ)."""
     rng = np.random.default_rng(seed)
     rows = {key: [] for key in ("max_unscaled", "max_scaled", "entropy_unscaled", "entropy_scaled",
                                 "grad_unscaled", "grad_scaled")}
@@ -57,38 +58,38 @@ def saturation(seed=2):
 def variance_caption(data):
     return (
         f"Variance of the dot product of a random query and key (entries of mean 0 and variance 1), "
-        f"{PAIRS} pairs per width d_k. Unscaled it tracks d_k; divided by √d_k it stays near 1."
+        f"{PAIRS} pairs per width dₖ. Unscaled it tracks dₖ; divided by √dₖ it stays near 1."
     )
 
 
 def variance_alt(data):
     return (
-        f"Log-log plot against d_k from {data['d_k'][0]} to {data['d_k'][-1]}. The unscaled variance rises "
-        f"along the line var = d_k, reaching {data['unscaled'][-1]:.0f} at d_k = {data['d_k'][-1]}; the scaled "
+        f"Log-log plot against dₖ from {data['d_k'][0]} to {data['d_k'][-1]}. The unscaled variance rises "
+        f"along the line var = dₖ, reaching {data['unscaled'][-1]:.0f} at dₖ = {data['d_k'][-1]}; the scaled "
         f"variance stays flat between {data['scaled'].min():.2f} and {data['scaled'].max():.2f}."
     )
 
 
 def variance_table(data):
     return {
-        "caption": "Variance of q·k and of q·k/√d_k",
-        "columns": ["d_k", "var(q·k)", "var(q·k/√d_k)"],
+        "caption": "Variance of q·k and of q·k/√dₖ",
+        "columns": ["dₖ", "var(q·k)", "var(q·k/√dₖ)"],
         "rows": [[int(d), u, s] for d, u, s in zip(data["d_k"], data["unscaled"], data["scaled"])],
     }
 
 
 def variance_render(data, ax):
     d_k = data["d_k"]
-    ax.plot(d_k, d_k, color="#9e9e9e", linestyle=":", linewidth=1, label="var = d_k")
-    ax.plot(d_k, data["unscaled"], marker="o", markersize=4, label="q·k (unscaled)")
-    ax.plot(d_k, data["scaled"], marker="s", markersize=4, label="q·k / √d_k (scaled)")
+    ax.plot(d_k, d_k, color="#9e9e9e", linestyle=":", linewidth=1, label=r"var $= d_k$")
+    ax.plot(d_k, data["unscaled"], marker="o", markersize=4, label=r"$q \cdot k$ (unscaled)")
+    ax.plot(d_k, data["scaled"], marker="s", markersize=4, label=r"$q \cdot k$ / √$d_k$ (scaled)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
     ticks = d_k[::2]
     ax.set_yticks(ticks, labels=[str(int(t)) for t in ticks])
     ax.minorticks_off()
-    ax.set_xlabel("d_k (entries per query and key)")
+    ax.set_xlabel(r"$d_k$ (entries per query and key)")
     ax.set_ylabel("variance of the score")
     ax.legend(frameon=False)
     for side in ("top", "right"):
@@ -105,7 +106,7 @@ def saturation_caption(data):
 
 def saturation_alt(data):
     return (
-        f"Two panels against d_k from {data['d_k'][0]} to {data['d_k'][-1]}. The average largest weight climbs "
+        f"Two panels against dₖ from {data['d_k'][0]} to {data['d_k'][-1]}. The average largest weight climbs "
         f"from {data['max_unscaled'][0]:.2f} to {data['max_unscaled'][-1]:.2f} without scaling and stays near "
         f"{data['max_scaled'][-1]:.2f} with it. The average entropy falls from {data['entropy_unscaled'][0]:.2f} "
         f"to {data['entropy_unscaled'][-1]:.2f} nats without scaling and stays near {data['entropy_scaled'][-1]:.2f} with it."
@@ -115,7 +116,7 @@ def saturation_alt(data):
 def saturation_table(data):
     return {
         "caption": "Average largest weight and row entropy (nats)",
-        "columns": ["d_k", "largest weight, unscaled", "largest weight, scaled", "entropy, unscaled", "entropy, scaled"],
+        "columns": ["dₖ", "largest weight, unscaled", "largest weight, scaled", "entropy, unscaled", "entropy, scaled"],
         "rows": [
             [int(d), a, b, c, e]
             for d, a, b, c, e in zip(data["d_k"], data["max_unscaled"], data["max_scaled"],
@@ -129,13 +130,13 @@ def saturation_render(data, fig):
     d_k = data["d_k"]
     for ax, key, label in ((left, "max", "largest weight in a row"), (right, "entropy", "row entropy (nats)")):
         ax.plot(d_k, data[f"{key}_unscaled"], marker="o", markersize=4, label="unscaled")
-        ax.plot(d_k, data[f"{key}_scaled"], marker="s", markersize=4, label="scaled by 1/√d_k")
+        ax.plot(d_k, data[f"{key}_scaled"], marker="s", markersize=4, label=r"scaled by 1/√$d_k$")
         ax.set_xscale("log", base=2)
         ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
         ax.set_ylabel(label)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
-    right.set_xlabel("d_k")
+    right.set_xlabel(r"$d_k$")
     left.set_ylim(0, 1)
     right.axhline(np.log(data["n_keys"]), color="#9e9e9e", linestyle=":", linewidth=1)
     right.text(d_k[-1], np.log(data["n_keys"]), f"uniform: ln {data['n_keys']}", ha="right", va="bottom", fontsize=8)
@@ -144,16 +145,27 @@ def saturation_render(data, fig):
 
 
 def gradient_caption(data):
+    d_k, unscaled, scaled, top = data["d_k"], data["grad_unscaled"], data["grad_scaled"], data["max_unscaled"]
+    higher = d_k[unscaled > scaled]
+    peak = int(np.argmax(unscaled))
+    crossing = int(np.argmax((unscaled < scaled) & (d_k > 1)))
     return (
-        "The largest entry of the softmax's Jacobian ∂w_i/∂s_j = w_i(δ_ij − w_j) in a row, averaged over the "
-        "same random rows as above. Unscaled, the scores grow with d_k, the row saturates and the slope that "
-        "learning follows dies away; scaled, it holds steady."
+        "The largest entry of the softmax's Jacobian ∂wᵢ/∂sⱼ = wᵢ(δᵢⱼ − wⱼ) in a row, averaged over the "
+        "same random rows as above. Unscaled, the scores grow with dₖ, the row saturates and the slope that "
+        "learning follows dies away; scaled, it holds steady. "
+        f"For dₖ = {int(higher[0])} to {int(higher[-1])} the unscaled slope is the higher one: the largest entry is "
+        "a weight's slope on its own score, wᵢ(1 − wᵢ), which is largest (¼) at wᵢ = ½. Over "
+        f"{data['n_keys']} keys, scores with a spread of 1 leave the top weight small "
+        f"({num(data['max_scaled'][peak])} on average), while the wider unscaled scores push it toward ½: "
+        + ", ".join(f"{num(top[k])} at dₖ = {int(d_k[k])}" for k in range(1, peak + 1))
+        + f", where the slope peaks ({num(unscaled[peak], 4)}). By dₖ = {int(d_k[crossing])} the top weight is "
+        f"{num(top[crossing])}, past ½ on its way to 1, and the slope falls below the scaled one."
     )
 
 
 def gradient_alt(data):
     return (
-        f"Log-scale plot against d_k from {data['d_k'][0]} to {data['d_k'][-1]}. The unscaled gradient falls "
+        f"Log-scale plot against dₖ from {data['d_k'][0]} to {data['d_k'][-1]}. The unscaled gradient falls "
         f"from {data['grad_unscaled'][0]:.3f} to {data['grad_unscaled'][-1]:.3f}; the scaled one stays between "
         f"{data['grad_scaled'].min():.3f} and {data['grad_scaled'].max():.3f}."
     )
@@ -162,7 +174,7 @@ def gradient_alt(data):
 def gradient_table(data):
     return {
         "caption": "Average largest |∂w_i/∂s_j| per row",
-        "columns": ["d_k", "unscaled", "scaled by 1/√d_k"],
+        "columns": ["dₖ", "unscaled", "scaled by 1/√dₖ"],
         "rows": [[int(d), f"{u:.4f}", f"{s:.4f}"] for d, u, s in zip(data["d_k"], data["grad_unscaled"], data["grad_scaled"])],
     }
 
@@ -170,19 +182,19 @@ def gradient_table(data):
 def gradient_render(data, ax):
     d_k = data["d_k"]
     ax.plot(d_k, data["grad_unscaled"], marker="o", markersize=4, label="unscaled")
-    ax.plot(d_k, data["grad_scaled"], marker="s", markersize=4, label="scaled by 1/√d_k")
+    ax.plot(d_k, data["grad_scaled"], marker="s", markersize=4, label=r"scaled by 1/√$d_k$")
     ax.set_xscale("log", base=2)
     ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
     ax.set_ylim(0, 0.25)
-    ax.set_xlabel("d_k")
-    ax.set_ylabel("largest |∂w_i/∂s_j| in a row")
+    ax.set_xlabel(r"$d_k$")
+    ax.set_ylabel(r"largest $|\partial w_i / \partial s_j|$ in a row")
     ax.legend(frameon=False)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
 
 ITEMS = [
-    Figure("scaling-variance", title="The spread of q·k grows with d_k; dividing by √d_k holds it at 1.",
+    Figure("scaling-variance", title="The spread of q·k grows with dₖ; dividing by √dₖ holds it at 1.",
            data=dot_variance, render=variance_render, caption=variance_caption, alt=variance_alt,
            table=variance_table, size=(5.0, 3.3)),
     Figure("scaling-saturation", title="Without scaling, softmax saturates as d_k grows: one weight takes everything.",

@@ -25,8 +25,8 @@ def scores_snippets(example):
     score, scaled = steps["scores"][i, j], steps["scaled_scores"][i, j]
     d_k = example["d_k"]
     entry = (
-        f"The largest raw score in the table is query “{tokens[i]}” (row {i}) against key “{tokens[j]}” "
-        f"(column {j}). Its query and key vectors are $q_{{\\text{{{tokens[i]}}}}} = {latex_vector(q, 1, True)}$ and "
+        f"The largest raw score in the table is query “{tokens[i]}” (row {i + 1}) against key “{tokens[j]}” "
+        f"(column {j + 1}). Its query and key vectors are $q_{{\\text{{{tokens[i]}}}}} = {latex_vector(q, 1, True)}$ and "
         f"$k_{{\\text{{{tokens[j]}}}}} = {latex_vector(k, 1, True)}$. Multiply entry by entry, then add:\n\n"
         + table(["entry", f"q ({tokens[i]})", f"k ({tokens[j]})", "product"], rows)
         + f"\nIn one line: $q_{{\\text{{{tokens[i]}}}}} \\cdot k_{{\\text{{{tokens[j]}}}}}$ = {terms} = {num(score, 2)}.\n\n"
@@ -51,9 +51,9 @@ ITEMS = [
     ),
     example_heatmap(
         "scores-scaled", EX_SCORES, "scaled_scores", size=(4.4, 3.6),
-        title="The scaled scores QKᵀ/√d_k of the five-token sentence.",
+        title="The scaled scores QKᵀ/√dₖ of the five-token sentence.",
         caption=lambda example: (
-            f"The same table divided by √d_k = √{example['d_k']}, that is multiplied by {example['scale']:g}: "
+            f"The same table divided by √dₖ = √{example['d_k']}, that is multiplied by {example['scale']:g}: "
             "the pattern stays, the numbers shrink. These are the numbers the softmax receives."
         ),
     ),

@@ -3,7 +3,7 @@
 Inputs are chosen so a reader can redo every step by hand and the printed digits are the same on every
 platform: token vectors X hold small integers (-2 … 2) and the projection matrices hold one-decimal
 numbers (-0.5 … 0.5). Then Q, K and V hold one-decimal numbers, the raw scores two-decimal numbers,
-and with d_k = 4 the scale 1/√d_k is exactly 1/2.
+and with d_k = 4 the scale 1/√dₖ is exactly 1/2.
 """
 from dataclasses import dataclass
 

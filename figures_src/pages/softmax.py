@@ -3,7 +3,7 @@ import numpy as np
 
 from ..engine import Example, Figure
 from ..engine.heatmap import heatmap
-from ..engine.text import num, table
+from ..engine.text import num, softmax_by_hand, table
 from . import sentences
 
 PAGE = "softmax.md"
@@ -19,10 +19,10 @@ def row_table(example, i):
     """One row of scores taken to weights, every intermediate in its own column."""
     tokens, steps = example["tokens"], example["steps"]
     s, w = steps["scaled_scores"][i], steps["weights"][i]
-    shifted = np.exp(s - s.max())
-    rows = [[f"**{t}**", num(a, 3), num(e, 4), num(b, 4), num(-b * np.log(b), 4)]
-            for t, a, e, b in zip(tokens, s, shifted, w)]
-    rows.append(["**total**", "", num(shifted.sum(), 4), num(w.sum(), 4), f"**{num(steps['entropy'][i], 4)}**"])
+    hand = softmax_by_hand(s, w)  # every column from the printed column before it
+    rows = [[f"**{t}**", num(a, 3), *printed]
+            for t, a, *printed in zip(tokens, s, hand["exponentials"], hand["weights"], hand["entropy_terms"])]
+    rows.append(["**total**", "", hand["total"], hand["weight_total"], f"**{hand['entropy']}**"])
     return table(["key $j$", "$s_j$", "$e^{s_j - \\max s}$", "$w_j$", "$-w_j \\ln\\, w_j$"], rows)
 
 

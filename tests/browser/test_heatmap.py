@@ -3,6 +3,8 @@
 """
 import json
 import math
+import re
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +13,7 @@ from playwright.sync_api import expect
 
 import attention
 from figures_src.engine.text import num as fmt
+from tests import by_hand
 
 SITE = Path(__file__).resolve().parents[2] / "site"
 
@@ -93,6 +96,42 @@ def test_mode_switch_changes_numbers_colours_and_legend(demo):
     assert button  # the selector template is used above
 
 
+def exact(x):
+    """x printed with the fewest decimals (2 to 8) that show it exactly, as the readout prints a scaled score."""
+    return next(fmt(x, d) for d in range(2, 9) if abs(x * 10**d - round(x * 10**d)) < 1e-6 or d == 8)
+
+
+def readout_slots(page, figure):
+    """The text of every slot of the readout and the output, by name (the first element of each)."""
+    return page.eval_on_selector_all(
+        f"{figure} .aih-live [data-slot]",
+        "els => Object.fromEntries(els.reverse().map(e => [e.dataset.slot, e.textContent]))")
+
+
+def check_readout_by_hand(slots, d_k, multiplier="1"):
+    """Every line of the readout follows from the numbers it prints (tests/by_hand.py)."""
+    N = by_hand.number
+    query, key = (slots[name].strip("[]").split(", ") for name in ("query", "key"))
+    products = slots["products"].split(" + ")
+    assert len(products) == len(query) == len(key)
+    for q, k, p in zip(query, key, products):
+        assert by_hand.follows(N(q) * N(k), p), (q, k, p)
+    assert by_hand.follows(sum(N(p) for p in products), slots["score"]), (products, slots["score"])
+    root = math.isqrt(d_k)
+    factor = Decimal(1) / root if root * root == d_k else Decimal(1 / math.sqrt(d_k))
+    scaled = slots["scaledScore"].split(",")[0]
+    assert by_hand.follows(N(slots["score"]) * factor * N(multiplier), scaled), (slots["score"], scaled)
+    if "masked" in slots["scaledScore"]:
+        return
+    exponents = [x for x in slots["terms"].split("e")[1:]]
+    exponents = [x.strip(" +") for x in exponents]
+    assert scaled in exponents
+    assert by_hand.follows(by_hand.exp(N(scaled)), slots["numerator"], sig=True), (scaled, slots["numerator"])
+    total = sum(by_hand.exp(N(x)) for x in exponents)
+    assert by_hand.follows(total, slots["denominator"], sig=True), (exponents, slots["denominator"])
+    assert by_hand.follows(N(slots["numerator"]) / N(slots["denominator"]), slots["pairWeight"])
+
+
 @pytest.mark.parametrize("i, j", [(0, 0), (1, 2), (5, 3), (3, 5)])
 def test_hover_readout_shows_the_pair_step_by_step(demo, i, j):
     ex = example("ex-demo")
@@ -103,15 +142,15 @@ def test_hover_readout_shows_the_pair_step_by_step(demo, i, j):
     readout = {
         "queryToken": ex["tokens"][i], "keyToken": ex["tokens"][j], "query": vec(q), "key": vec(k),
         "products": " + ".join(f"({fmt(a * b)})" if a * b < 0 else fmt(a * b) for a, b in zip(q, k)),
-        "score": fmt(s["scores"][i][j]), "factor": f"1/√{ex['d_k']}", "scaledScore": fmt(row[j]),
-        "numerator": fmt(math.exp(row[j])), "denominator": fmt(sum(math.exp(x) for x in row)),
+        "score": fmt(s["scores"][i][j]), "factor": f"1/√{ex['d_k']}", "scaledScore": exact(row[j]),
         "pairWeight": fmt(s["weights"][i][j]), "entropy": fmt(s["entropy"][i]), "flatEntropy": fmt(math.log(len(row))),
-        "queryIndex": str(i), "keyIndex": str(j), "pair": f"{i},{j}",
+        "queryIndex": str(i + 1), "keyIndex": str(j + 1), "pair": f"{i + 1},{j + 1}",  # counted from 1
     }
+    slots = readout_slots(demo, DEMO)
     for name, want in readout.items():
-        assert slot(demo, DEMO, name) == want, name
-    terms = demo.locator(f"{DEMO} [data-slot=terms]").text_content()
-    assert terms == " + ".join(f"e{fmt(x)}" for x in row)
+        assert slots[name] == want, name
+    assert slots["terms"] == " + ".join(f"e{exact(x)}" for x in row)
+    check_readout_by_hand(slots, ex["d_k"])
     assert demo.locator(f"{DEMO} [data-slot=masked]").is_hidden()
     assert demo.locator(f"{DEMO} .aih-readout").get_attribute("aria-live") == "polite"
     # row i and column j are highlighted, nothing else
@@ -139,7 +178,7 @@ def test_keyboard_moves_a_single_tab_stop_around_the_grid(demo):
         demo.keyboard.press(key)
         assert at() == want, key
         assert demo.locator(f"{DEMO} .aih-grid [tabindex='0']").count() == 1
-        assert slot(demo, DEMO, "pair") == f"{want[0]},{want[1]}"
+        assert slot(demo, DEMO, "pair") == f"{want[0] + 1},{want[1] + 1}"
     outline = demo.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline == "solid", "focus is visible"
     assert demo.locator(f"{DEMO} .aih-grid [role=row]").count() == n + 1
@@ -157,12 +196,23 @@ def test_follow_the_output_of_a_row(demo, how):
         cell(demo, DEMO, i, 4).focus()
         demo.keyboard.press("Enter")
     lines = demo.locator(f"{DEMO} [data-slot=lines] p").all_text_contents()
-    w, V = ex["steps"]["weights"][i], ex["steps"]["V"]
-    assert lines == [f"{fmt(w[j])} × {vec(V[j])} ({t})" for j, t in enumerate(ex["tokens"])]
+    check_output_by_hand(lines, slot(demo, DEMO, "output"), ex["tokens"])
     assert slot(demo, DEMO, "output") == vec(ex["outputs"]["out"][i])
+    assert slot(demo, DEMO, "followedRow") == str(i + 1)
     assert slot(demo, DEMO, "followedToken") == ex["tokens"][i]
     assert demo.locator(f"{DEMO} [data-slot=hint]").is_hidden()
     assert demo.locator(f"{DEMO} .aih-grid .aih-picked").count() == 1
+
+
+def check_output_by_hand(lines, output, tokens):
+    """The followed row's lines "w × [v] (token)" add up to the printed output, entry by entry."""
+    N = by_hand.number
+    parsed = [re.fullmatch(r"(\S+) × \[(.*)\] \((.*)\)", line).groups() for line in lines]
+    assert [token for *_, token in parsed] == tokens
+    weights = [N(w) for w, _, _ in parsed]
+    values = [[N(x) for x in v.split(", ")] for _, v, _ in parsed]
+    for c, shown in enumerate(output.strip("[]").split(", ")):
+        assert by_hand.follows(sum(w * v[c] for w, v in zip(weights, values)), shown), (c, lines, output)
 
 
 def set_scale(page, figure, exponent):
@@ -175,16 +225,17 @@ def test_scale_slider_recomputes_weights_and_entropy(demo):
     demo.locator(f"{DEMO} .aih-modes button[value='weights']").click()
     entropies = {}
     for exponent in (1, -1, 0.5):
-        multiplier = 10.0 ** exponent
+        multiplier = float(fmt(10.0 ** exponent))  # the slider's multiplier is the number it prints
         set_scale(demo, DEMO, exponent)
         out, weights = attention.attend(Q, K, V, scale=ex["scale"] * multiplier)
         assert grid_texts(demo, DEMO) == expected(weights)
         entropy = attention.row_entropy(weights)
         shown = demo.eval_on_selector_all(f"{DEMO} .aih-grid [role=row] > :last-child:not([role=columnheader])", "cs => cs.map(c => c.textContent)")
         assert shown == [fmt(h) for h in entropy]
-        assert slot(demo, DEMO, "scale") == f"×{fmt(multiplier)} → {fmt(ex['scale'] * multiplier)}"
+        assert slot(demo, DEMO, "scale") == f"×{fmt(multiplier)} → {exact(ex['scale'] * multiplier)}"
         cell(demo, DEMO, 1, 1).hover()
         assert slot(demo, DEMO, "factor") == f"1/√{ex['d_k']} × {fmt(multiplier)}"
+        check_readout_by_hand(readout_slots(demo, DEMO), ex["d_k"], fmt(multiplier))
         entropies[exponent] = entropy
     # 10×: rows close to one-hot; 0.1×: rows close to flat
     assert entropies[1].max() < entropies[-1].min()
@@ -206,7 +257,7 @@ def test_causal_mask_shows_minus_infinity_and_renormalises(demo):
     cell(demo, DEMO, 1, 4).hover()
     assert demo.locator(f"{DEMO} [data-slot=masked]").is_visible()
     assert demo.locator(f"{DEMO} [data-slot=weight]").is_hidden()
-    assert slot(demo, DEMO, "scaledScore") == f"{fmt(ex['steps']['scores'][1][4] * ex['scale'])}, masked: −∞"
+    assert slot(demo, DEMO, "scaledScore") == f"{exact(ex['steps']['scores'][1][4] * ex['scale'])}, masked: −∞"
     cell(demo, DEMO, 2, 4).click()
     assert slot(demo, DEMO, "output") == vec(out[2])
     demo.locator(f"{DEMO} [data-slot=mask]").select_option("none")
@@ -241,7 +292,7 @@ def test_head_selector(page, site_url):
 
 
 @pytest.mark.parametrize("path, figure, name, options", [
-    ("multi-head/", "#fig-multi-head-h0", "Head", ["head 0", "head 1"]),
+    ("multi-head/", "#fig-multi-head-h0", "Head", ["head 1", "head 2"]),
     ("masks/", "#fig-mask-padding", "Sequence", None),
 ])
 def test_the_lead_menu_is_named_for_heads_or_sequences(page, site_url, path, figure, name, options):
@@ -296,7 +347,7 @@ def test_instant_navigation_sets_up_again_without_leftovers(demo, site_url):
         assert demo.locator(".aih-live").count() == 1
         assert listener_count(demo, f"{DEMO} .aih-grid") == first
     cell(demo, DEMO, 4, 1).hover()
-    assert slot(demo, DEMO, "pair") == "4,1"
+    assert slot(demo, DEMO, "pair") == "5,2"
 
 
 def test_touch_tap_selects_a_row(browser, site_url):
@@ -304,7 +355,7 @@ def test_touch_tap_selects_a_row(browser, site_url):
     page = context.new_page()
     open_page(page, site_url, "demo/")
     cell(page, DEMO, 3, 1).tap()
-    assert slot(page, DEMO, "pair") == "3,1"
+    assert slot(page, DEMO, "pair") == "4,2"
     assert slot(page, DEMO, "followedToken") == example("ex-demo")["tokens"][3]
     context.close()
 
@@ -349,3 +400,103 @@ def test_token_labels_are_shown_whole_and_the_grid_fits_a_desktop(page, site_url
     if width >= 1280:
         scroll = page.eval_on_selector(f"{figure} .aih-scroll", "s => [s.scrollWidth, s.clientWidth]")
         assert scroll[0] <= scroll[1], f"the grid scrolls on a desktop: {scroll}"
+
+
+@pytest.mark.parametrize("path, figure, example_id, heads", [
+    ("demo/", DEMO, "ex-demo", [None]),
+    ("masks/", "#fig-mask-causal-scores", "ex-mask-causal", [None]),
+    ("multi-head/", "#fig-multi-head-h0", "ex-multi-head", [0, 1]),
+])
+def test_every_cells_readout_checks_out_by_hand(page, site_url, path, figure, example_id, heads):
+    """Every cell's readout, and every row's output, redone from the numbers it prints; the weight it ends
+    on is the weight the grid shows, and its rows and columns count from 1."""
+    open_page(page, site_url, path)
+    ex = example(example_id)
+    for head in heads:
+        weights = ex["steps"]["weights"] if head is None else ex["steps"]["weights"][head]
+        if head is not None:
+            page.locator(f"{figure} [data-slot=lead]").select_option(str(head))
+        n_q, n_k = len(weights), len(weights[0])
+        for i in range(n_q):
+            for j in range(n_k):
+                cell(page, figure, i, j).hover()
+                slots = readout_slots(page, figure)
+                assert (slots["queryIndex"], slots["keyIndex"]) == (str(i + 1), str(j + 1))
+                check_readout_by_hand(slots, ex["d_k"])
+                if "masked" not in slots["scaledScore"]:
+                    assert slots["pairWeight"] == fmt(weights[i][j]), (head, i, j)
+            cell(page, figure, i, 0).click()
+            lines = page.locator(f"{figure} [data-slot=lines] p").all_text_contents()
+            check_output_by_hand(lines, slot(page, figure, "output"), ex["tokens"])
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_masked_cells_are_hatched_in_both_colour_schemes(page, site_url, scheme):
+    open_page(page, site_url, "masks/")
+    page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+    figure = "#fig-mask-causal-scores"
+    masked = page.eval_on_selector_all(
+        f"{figure} .aih-grid .aih-masked",
+        "cs => cs.map(c => [getComputedStyle(c).backgroundImage, getComputedStyle(c).backgroundColor])")
+    n = len(example("ex-mask-causal")["tokens"])
+    assert len(masked) == n * (n - 1) // 2
+    assert all(image.startswith("repeating-linear-gradient") and colour == "rgb(158, 158, 158)" for image, colour in masked), masked
+    allowed = cell(page, figure, 1, 0).evaluate("c => getComputedStyle(c).backgroundImage")
+    assert allowed == "none", "only masked cells are hatched"
+
+
+def caption(page, figure):
+    return page.locator(f"{figure} figcaption").text_content()
+
+
+def test_the_caption_says_what_the_heatmap_shows_now(demo):
+    tokens = " ".join(example("ex-demo")["tokens"])
+    published = {q: demo.locator(f"#fig-demo-{q.replace('_', '-')} figcaption").get_attribute("data-published")
+                 for q in ("scaled_scores", "weights")}
+    assert published["scaled_scores"].startswith("Scaled scores") and published["weights"].startswith("Attention weights")
+    assert caption(demo, DEMO) == published["scaled_scores"]
+    demo.locator(f"{DEMO} .aih-modes button[value='weights']").click()
+    assert caption(demo, DEMO) == published["weights"], "the weights figure's own caption"
+    demo.locator(f"{DEMO} .aih-modes button[value='scores']").click()
+    assert caption(demo, DEMO).startswith(f"Raw scores QKᵀ for “{tokens}”: red above zero")
+    demo.locator(f"{DEMO} [data-slot=mask]").select_option("causal")
+    assert "under the causal mask (grey, hatched cells are masked)" in caption(demo, DEMO)
+    demo.locator(f"{DEMO} .aih-modes button[value='weights']").click()
+    assert caption(demo, DEMO).startswith("Attention weights") and "causal" in caption(demo, DEMO)
+    demo.locator(f"{DEMO} [data-slot=mask]").select_option("none")
+    set_scale(demo, DEMO, 1)
+    assert "with the scale multiplied by 10.00" in caption(demo, DEMO)
+    set_scale(demo, DEMO, 0)
+    assert caption(demo, DEMO) == published["weights"]
+
+
+def test_the_entropy_bars_end_in_the_dotted_line_the_softmax_caption_names(page, site_url):
+    open_page(page, site_url, "softmax/")
+    assert "dotted line" in caption(page, "#fig-softmax-entropy")
+    style = page.eval_on_selector_all(
+        "#fig-softmax-entropy .aih-grid [role=row]:not(:first-child) > :last-child",
+        "cs => cs.map(c => getComputedStyle(c, '::before').borderRightStyle)")
+    assert style and set(style) == {"dotted"}
+
+
+def test_no_row_or_column_is_outlined_until_the_reader_points_at_one(demo):
+    assert demo.locator(".aih-grid .aih-hl").count() == 0
+    assert demo.locator(".aih-grid [data-j]").first.evaluate("c => getComputedStyle(c).boxShadow") == "none"
+    cell(demo, DEMO, 2, 3).hover()
+    assert demo.locator(f"{DEMO} .aih-grid [data-j].aih-hl").count() == 2 * len(example("ex-demo")["tokens"]) - 1
+
+
+@pytest.mark.parametrize("path", ["", "scores/", "softmax/", "demo/", "masks/", "multi-head/", "real-heads/"])
+def test_at_phone_width_no_number_or_header_overflows_its_cell(browser, site_url, path):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        open_page(page, site_url, path)
+        cells = page.eval_on_selector_all(
+            ".aih-grid [role=gridcell], .aih-grid [role=columnheader], .aih-grid [role=rowheader]",
+            "cs => cs.filter(c => c.offsetParent).map(c => [c.textContent, c.scrollWidth, c.clientWidth])")
+        assert cells, "no visible grid"
+        spilled = [c for c in cells if c[1] > c[2]]
+        assert not spilled, spilled[:10]
+    finally:
+        context.close()

@@ -26,11 +26,11 @@ def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
     thumb = page.locator("#real-heads-grid-long-l0-h2")
     expect(thumb).to_be_visible()
     expect(thumb).to_have_attribute("role", "button")
-    expect(thumb).to_have_attribute("aria-label", "Layer 0, head 2, long sentence")
+    expect(thumb).to_have_attribute("aria-label", "Layer 1, head 3, long sentence")
     # buttons may not sit inside an img: the grid's svg is a group once its thumbnails are buttons
     expect(page.locator("#fig-real-heads-grid-long svg")).to_have_attribute("role", "group")
     thumb.click()
-    expect(page.locator("#real-heads-viewer-status")).to_have_text("Showing layer 0, head 2 on the long sentence.")
+    expect(page.locator("#real-heads-viewer-status")).to_have_text("Showing layer 1, head 3 on the long sentence.")
     expect(page.locator(VIEWER)).to_have_attribute("data-example", "real-heads-long-layer0")
     expect(thumb).to_have_attribute("aria-pressed", "true")
     expect(table).to_have_attribute("hidden", "")  # no longer the head shown
@@ -56,7 +56,7 @@ def test_the_keyboard_opens_a_thumbnail_too(page, site_url):
         page.keyboard.press(key)
     expect(page.locator("#real-heads-grid-coreference-l4-h5")).to_be_focused()
     page.keyboard.press("Enter")
-    expect(page.locator("#real-heads-viewer-status")).to_have_text("Showing layer 4, head 5 on the coreference sentence.")
+    expect(page.locator("#real-heads-viewer-status")).to_have_text("Showing layer 5, head 6 on the coreference sentence.")
     expect(page.locator(VIEWER)).to_have_attribute("data-head", "5")
 
 
@@ -97,6 +97,6 @@ def test_the_viewers_head_menu_keeps_the_label_and_the_marked_thumbnail(page, si
     other = (first.head + 1) % 12
     page.locator(f"{VIEWER} [data-slot='lead']").select_option(str(other))
     status = page.locator("#real-heads-viewer-status")
-    expect(status).to_have_text(f"Showing layer {first.layer}, head {other} on the coreference sentence.")
+    expect(status).to_have_text(f"Showing layer {first.layer + 1}, head {other + 1} on the coreference sentence.")
     expect(page.locator(f"#real-heads-grid-coreference-l{first.layer}-h{other}")).to_have_attribute("aria-pressed", "true")
     expect(page.locator(f"#real-heads-grid-coreference-l{first.layer}-h{first.head}")).to_have_attribute("aria-pressed", "false")

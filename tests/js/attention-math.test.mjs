@@ -10,11 +10,15 @@ import {
   classifyMask,
   classifyMasks,
   entropy,
-  formatDotProductTerms,
-  formatLargeNumber,
+  exactDigits,
+  isTie,
   formatNumber,
+  formatSignificant,
+  formatSum,
   formatVector,
   luminance,
+  parseNumber,
+  printed,
   ramp,
   SCALES,
   scaleScores,
@@ -141,12 +145,16 @@ test("the masks of several sequences take the first name that is not causal", ()
   assert.equal(classifyMasks([[[false, true], [true, false]], padding]), "published");
 });
 
-test("the readout prints vectors, large exponentials and dot-product terms", () => {
+test("the readout prints vectors, exact digits, significant digits and sums", () => {
   assert.equal(formatVector([1, -0.5, 0.125]), "[1.00, −0.50, 0.12]");
   assert.equal(formatVector([]), "[]");
-  assert.equal(formatLargeNumber(Math.E), "2.72");
-  assert.equal(formatLargeNumber(9999.994), "9999.99");
-  assert.equal(formatLargeNumber(12345.6), "1.23e+4");
-  assert.equal(formatDotProductTerms([1, 2, -0.5], [0.5, -1, -2]), "0.50 + (−2.00) + 1.00");
-  assert.equal(formatDotProductTerms([0.001], [-1]), "(0.00)", "a negative term in brackets even when it prints as 0");
+  assert.equal(exactDigits(-0.37 / 2, 2, 8), 3, "−0.185 needs three decimals");
+  assert.equal(exactDigits(0.2 * -0.4, 2, 8), 2, "float noise is not a digit");
+  assert.equal(exactDigits(1 / 3, 2, 5), 5, "no exact digits: the most allowed");
+  assert.equal(parseNumber("−0.185"), -0.185);
+  assert.ok(isTie(-0.845) && isTie(0.185, 2) && !isTie(0.1851) && !isTie(0.185, 3));
+  assert.equal(printed(0.1234, 2), 0.12);
+  assert.equal(formatSignificant(Math.E), "2.718");
+  assert.equal(formatSignificant(12345.6), "1.235e+4");
+  assert.equal(formatSum(["0.50", "−2.00", "1.00"]), "0.50 + (−2.00) + 1.00");
 });

@@ -52,7 +52,7 @@ def layer_example(sentence_id, layer):
 LAYER_EXAMPLES = {
     (sentence.id, layer): Example(
         f"real-heads-{sentence.id}-layer{layer}", page=PAGE,
-        title=f"Layer {layer} of {MODEL_NAME} on the {sentence.id} sentence",
+        title=f"Layer {layer + 1} of {MODEL_NAME} on the {sentence.id} sentence",
         data=functools.partial(layer_example, sentence.id, layer),
         cite_line=False,  # listed together in the page's "Cite and download" section
     )
@@ -64,7 +64,7 @@ LAYER_EXAMPLES = {
 def cite_list(_):
     """One line per layer example: its anchor, its JSON, its permalink."""
     return {"": "\n".join(
-        f'- <span class="aih-cite" id="{example.id}">`{example.id}`</span>: layer {layer} on the {sentence_id} '
+        f'- <span class="aih-cite" id="{example.id}">`{example.id}`</span>: layer {layer + 1} on the {sentence_id} '
         f"sentence · [JSON](examples/{example.id}.json) · [permalink]({permalink(example)})"
         for (sentence_id, layer), example in LAYER_EXAMPLES.items()
     )}
@@ -109,7 +109,7 @@ def head_caption(data):
             "and keys across.")
     if kind in data["scores"].links:
         link = data["scores"].links[kind]["link"]
-        text += f" The row of “{link.query}” is row {heads.position(link.query)}; “{link.key}” is column {heads.position(link.key)}."
+        text += f" The row of “{link.query}” is row {heads.position(link.query) + 1}; “{link.key}” is column {heads.position(link.key) + 1}."
     return text
 
 

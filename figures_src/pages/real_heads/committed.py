@@ -53,4 +53,4 @@ def kind_name(kind):
 
 def head_label(layer, head):
     """Counted from 0, as everywhere on the site."""
-    return f"layer {layer}, head {head}"
+    return f"layer {layer + 1}, head {head + 1}"

@@ -122,14 +122,14 @@ def render_grid(data, fig):
     fig.get_layout_engine().set(w_pad=0.01, h_pad=0.01)
     ax = fig.add_subplot()
     ax.set_xlim(0, grid.width)
-    ax.set_ylim(grid.height, 0)  # layer 0 on top
+    ax.set_ylim(grid.height, 0)  # the first layer on top
     ax.set_aspect("equal")
     ax.add_artist(grid)
     for layer, head in sorted(data["marked"]):
         ax.add_patch(Rectangle((head * step - gap / 2, layer * step - gap / 2), n + gap, n + gap, fill=False,
                                edgecolor=PICK_COLOUR, linewidth=2, clip_on=False))  # in the gap, outside the cells
-    ax.set_xticks(np.arange(n_heads) * step + n / 2, [str(h) for h in range(n_heads)], fontsize=8)
-    ax.set_yticks(np.arange(n_layers) * step + n / 2, [str(k) for k in range(n_layers)], fontsize=8)
+    ax.set_xticks(np.arange(n_heads) * step + n / 2, [str(h + 1) for h in range(n_heads)], fontsize=8)
+    ax.set_yticks(np.arange(n_layers) * step + n / 2, [str(k + 1) for k in range(n_layers)], fontsize=8)
     ax.tick_params(length=0, pad=3, top=True, labeltop=True, bottom=False, labelbottom=False)
     ax.set_xlabel("head →", fontsize=8)
     ax.xaxis.set_label_position("top")
@@ -143,7 +143,7 @@ def grid_caption(data):
     n_layers, n_heads, n, _ = heads.weights.shape
     return (
         f"All {n_layers * n_heads} heads of all-MiniLM-L6-v2 on “{heads.sentence.text}” ({n} tokens): "
-        f"rows are layers 0–{n_layers - 1}, columns heads 0–{n_heads - 1}. Each thumbnail is one head's {n} × {n} "
+        f"rows are layers 1–{n_layers}, columns heads 1–{n_heads}. Each thumbnail is one head's {n} × {n} "
         "table of weights, queries down and keys across, dark = 0 and yellow = 1 in "
         f"{THUMBNAIL_LEVELS} colour steps (the viewer gives the exact weights). Framed in orange: the heads "
         "named below."
@@ -159,7 +159,7 @@ def grid_alt(data):
         f"A grid of {n_layers} by {n_heads} small heatmaps, one per attention head, for the sentence "
         f"“{heads.sentence.text}”.",
         "Average weight on [CLS] by layer: "
-        + ", ".join(f"layer {k} {num(v)}" for k, v in enumerate(cls_layer)) + ".",
+        + ", ".join(f"layer {k} {num(v)}" for k, v in enumerate(cls_layer, start=1)) + ".",
         "Framed heads: " + "; ".join(
             f"{head_label(layer, head)} ({', '.join(kind_name(k) for k in kinds)})" for (layer, head), kinds in sorted(data["marked"].items())
         ) + ".",

@@ -89,7 +89,7 @@ def sink_paragraph(data):
     scores = data["scores"]
     cls, sep = scores.patterns["cls"], scores.patterns["sep"]  # (L, H)
     n_layers, n_heads = cls.shape
-    by_layer = ", ".join(f"{num(v)} in layer {k}" for k, v in enumerate(cls.mean(axis=1)))
+    by_layer = ", ".join(f"{num(v)} in layer {k}" for k, v in enumerate(cls.mean(axis=1), start=1))
     majority = int(np.sum(cls + sep > 0.5))
     heavier, lighter = ("[CLS]", "[SEP]") if cls.mean() >= sep.mean() else ("[SEP]", "[CLS]")
     return (
