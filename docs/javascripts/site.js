@@ -1,0 +1,20 @@
+// The one script every page view loads. It brings in a widget's module only on a page that shows that widget,
+// so a page pays for its own widgets and no one else's. Material's instant navigation swaps pages without
+// reloading scripts: this runs for every page (document$), and a module, once loaded, sets up the later pages
+// itself through its own document$ subscription (document$ replays the current page to a late subscriber).
+const WIDGETS = {
+  "figure.aih-heatmap[data-example][data-quantity]": "./heatmap.js",
+  ".aih-problem[data-src]": "./problems.js",
+  "figure[id^='fig-real-heads-grid-']": "./real-heads.js",
+  "#aih-yours": "./your-sentence.js",
+};
+const requested = new Set();
+
+document$.subscribe(() => {
+  for (const [selector, module] of Object.entries(WIDGETS)) {
+    if (!requested.has(module) && document.querySelector(selector)) {
+      requested.add(module);
+      import(module);
+    }
+  }
+});
