@@ -70,7 +70,8 @@ class Heatmap {
     this.caption = figure.querySelector("figcaption");
     // the build's caption of each quantity this heatmap's figures show (neighbours of one example are merged)
     this.publishedCaptions = {};
-    for (let shown = figure; shown?.dataset.example === figure.dataset.example; shown = shown.nextElementSibling) {
+    for (let shown = figure; shown?.matches("figure") && shown.dataset.example === figure.dataset.example;
+      shown = shown.nextElementSibling) {
       const caption = shown.querySelector("figcaption");
       if (!caption) continue;
       caption.dataset.published ??= caption.textContent; // kept: this script rewrites the text

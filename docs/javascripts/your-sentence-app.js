@@ -174,14 +174,14 @@ class YourSentence {
     const pixels = new Uint32Array(image.data.buffer); // one RGBA pixel per cell, in the platform's byte order
     const thumbnail = new OffscreenCanvas(n, n);
     for (let layer = 0; layer < layers; layer++) {
-      context.fillText(`layer ${layer}`, 0, TOP + layer * (THUMBNAIL + GAP) + THUMBNAIL / 2 + 4);
+      context.fillText(`layer ${layer + 1}`, 0, TOP + layer * (THUMBNAIL + GAP) + THUMBNAIL / 2 + 4);
       for (let head = 0; head < heads; head++) {
         for (let cell = 0; cell < n * n; cell++) pixels[cell] = COLOURS[Math.round(weights[layer][head * n * n + cell] * 255)];
         thumbnail.getContext("2d").putImageData(image, 0, 0);
         context.drawImage(thumbnail, LEFT + head * (THUMBNAIL + GAP), TOP + layer * (THUMBNAIL + GAP), THUMBNAIL, THUMBNAIL);
       }
     }
-    for (let head = 0; head < heads; head++) context.fillText(head, LEFT + head * (THUMBNAIL + GAP) + THUMBNAIL / 2 - 3, TOP - 4);
+    for (let head = 0; head < heads; head++) context.fillText(head + 1, LEFT + head * (THUMBNAIL + GAP) + THUMBNAIL / 2 - 3, TOP - 4);
   }
 
   drawScores() {
@@ -189,7 +189,7 @@ class YourSentence {
     const n = tokens.length;
     const patterns = patternScores(weights, this.heads, n);
     const links = pronounLinks(weights, this.heads, tokens);
-    const label = ({ layer, head }) => `layer ${layer}, head ${head}`;
+    const label = ({ layer, head }) => `layer ${layer + 1}, head ${head + 1}`; // counted from 1, as everywhere a reader looks
     const rows = [
       ["previous", "previous token", standout(patterns.previous)],
       ["next", "next token", standout(patterns.next)],
@@ -240,8 +240,8 @@ class YourSentence {
     this.viewer.dataset.head = head;
     this.viewer.hidden = false;
     this.canvas.setAttribute("aria-label",
-      `Every head's weights, 6 layers down and 12 heads across; layer ${layer}, head ${head} is open below (arrow keys move).`);
-    this.slot("open").textContent = `Showing layer ${layer}, head ${head}; the menu switches heads within layer ${layer}.`;
+      `Every head's weights, 6 layers down and 12 heads across; layer ${layer + 1}, head ${head + 1} is open below (arrow keys move).`);
+    this.slot("open").textContent = `Showing layer ${layer + 1}, head ${head + 1}; the menu switches heads within layer ${layer + 1}.`;
     enhance(this.viewer, [], layerExample(this.result, layer, { n_heads: this.heads, d_model: this.result.projections[0][0].length / this.result.tokens.length }));
   }
 }

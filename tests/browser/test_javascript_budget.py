@@ -21,7 +21,7 @@ def gzipped(name):
 def test_a_page_view_fetches_site_js_and_its_own_widgets_within_10_kb(page, site_url, path):
     fetched = []
     page.on("request", lambda request: fetched.append(urlparse(request.url).path))
-    page.goto(site_url + path, wait_until="networkidle")
+    page.goto(site_url + path, wait_until="networkidle", timeout=120_000)  # real heads fetches ~2 MB of examples
     ours = sorted({p.rsplit("/", 1)[1] for p in fetched if "/javascripts/" in p and "/assets/" not in p and p.endswith(".js")})
     assert "site.js" in ours, ours
     assert not MODEL & set(ours), f"{path or 'home'} loaded the model's code before the reader asked: {ours}"

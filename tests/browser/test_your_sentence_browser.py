@@ -83,20 +83,20 @@ def test_run_draws_the_grid_and_scores_equal_to_numpy(page, site_url, numpy_weig
     # the pronoun link: the weight the page names is numpy's, and no head weighs that word more from "it"
     what, label, score, _ = rows["pronoun"]
     query, key = re.fullmatch(r"“(.+)” → “(.+)”", what).groups()
-    layer, head = map(int, re.fullmatch(r"layer (\d+), head (\d+)", label).groups())
+    layer, head = (int(n) - 1 for n in re.fullmatch(r"layer (\d+), head (\d+)", label).groups())  # counted from 1
     row, column = tokens.index(query), tokens.index(key)
     assert query == "it" and score == num(weights[layer, head, row, column], 3)
     assert weights[layer, head, row, column] == weights[:, :, row, column].max()
     # a click on the canvas opens that head in the site's heatmap widget
     viewer = page.locator("#your-sentence-viewer")
     expect(viewer).to_be_hidden()
-    canvas.click(position={"x": 52 + 3 * 48 + 20, "y": 16 + 2 * 48 + 20})  # layer 2, head 3
-    expect(page.locator("[data-slot=open]")).to_contain_text("layer 2, head 3")
+    canvas.click(position={"x": 52 + 3 * 48 + 20, "y": 16 + 2 * 48 + 20})  # weights[2, 3]: layer 3, head 4 to a reader
+    expect(page.locator("[data-slot=open]")).to_contain_text("layer 3, head 4")
     expect(viewer).to_have_class(re.compile("aih-on"))
     expect(viewer.locator("[role=gridcell][data-i='1'][data-j='0']")).to_have_text(num(weights[2, 3, 1, 0]))
     # the arrow keys move to the next head
     canvas.press("ArrowRight")
-    expect(page.locator("[data-slot=open]")).to_contain_text("layer 2, head 4")
+    expect(page.locator("[data-slot=open]")).to_contain_text("layer 3, head 5")
     expect(viewer.locator("[role=gridcell][data-i='0'][data-j='0']")).to_have_text(num(weights[2, 4, 0, 0]))
     assert all(url.startswith(site_url) for url in requests)
 
@@ -149,7 +149,7 @@ def test_a_failed_download_is_reported_and_the_page_keeps_working(browser, site_
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_no_axe_violations_after_a_run(page, site_url, scheme):
     run(page, site_url)
-    page.locator("canvas[data-slot=grid]").click(position={"x": 52 + 20, "y": 16 + 20})  # layer 0, head 0 opens
+    page.locator("canvas[data-slot=grid]").click(position={"x": 52 + 20, "y": 16 + 20})  # the first layer's first head opens
     expect(page.locator("#your-sentence-viewer")).to_have_class(re.compile("aih-on"))
     page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important }")
     page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)

@@ -86,7 +86,15 @@ test("refused: a head that is not one of the example's, a lead axis of nothing, 
   assert.match(exampleProblem(single(), "1"), /no head 1/);
   const unnamed = multiHead();
   delete unnamed.n_heads;
-  assert.match(exampleProblem(unnamed), /neither heads nor a batch/);
+  assert.match(exampleProblem(unnamed), /neither heads, a batch nor checkpoints/);
+  const checkpoints = multiHead();
+  delete checkpoints.n_heads;
+  delete checkpoints.steps.heads;
+  checkpoints.checkpoints = checkpoints.steps.Q.map((_, index) => 10 * index); // a training run's steps
+  checkpoints.outputs.out = [matrix(3, 2), matrix(3, 2)];
+  assert.equal(exampleProblem(checkpoints), "");
+  checkpoints.steps.weights[1][0][0] = null;
+  assert.match(exampleProblem(checkpoints), /^weights \(step 1\) row 0/);
   const badHead = multiHead();
   badHead.steps.weights[1][0][0] = null;
   assert.match(exampleProblem(badHead), /^weights \(head 1\) row 0/);

@@ -83,7 +83,7 @@ def backprop_snippets(example):
         "dQ": by_dims(s["dQ"], "dQ", 4),
         "dK": by_dims(s["dK"], "dK", 4),
         "step": (
-            f"With $dW_Q = X^\\top dQ$, $dW_K = X^\\top dK$ and $dW_V = X^\\top dV$, each matrix takes one step of "
+            "With $dW_Q = X^{\\text{T}} dQ$, $dW_K = X^{\\text{T}} dK$ and $dW_V = X^{\\text{T}} dV$, each matrix takes one step of "
             f"gradient descent with a learning rate of {rate}: $W_Q \\leftarrow W_Q - {rate}\\, dW_Q$, and the same "
             f"for $W_K$ and $W_V$. Run forward again with the new matrices and the loss drops from "
             f"{num(s['loss'], 4)} to {num(example['outputs']['loss_next'], 4)}.\n"
