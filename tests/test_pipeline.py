@@ -3,6 +3,8 @@
 Two kinds of test: the real pages built into a temporary folder (their fragments, examples and snippets
 checked), and small throw-away page packages written under tmp_path (to make the build skip, rebuild and break).
 """
+import base64
+import io
 import itertools
 import json
 import os
@@ -15,6 +17,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
+import PIL.Image
 import pytest
 import yaml
 
@@ -27,6 +30,7 @@ from figures_src.engine.figures import draw
 
 ROOT = Path(__file__).resolve().parents[1]
 SVG_NS = "{http://www.w3.org/2000/svg}"
+XLINK_NS = "http://www.w3.org/1999/xlink"
 _counter = itertools.count()
 
 
@@ -143,10 +147,18 @@ def test_each_heatmap_has_exactly_its_cells_and_values(built):
         root = ET.fromstring(svgs[name])
         html_head = (built / "figures" / f"{name}.html").read_text().split(">", 1)[0]
         cells = heatmap_cells(root)
-        assert sorted(cells) == sorted(hm.name(name) for hm in heatmaps), f"{name}: heatmaps and cell groups differ"
+        images = [e.get("id")[: -len("-cells")] for e in root.iter(f"{SVG_NS}image") if (e.get("id") or "").endswith("-cells")]
+        assert sorted(cells) == sorted(hm.name(name) for hm in heatmaps if not hm.image), f"{name}: heatmaps and cell groups differ"
+        assert sorted(images) == sorted(hm.name(name) for hm in heatmaps if hm.image), f"{name}: heatmaps drawn as images differ"
         assert ("aih-heatmap" in html_head) == bool(heatmaps), f"{name}: aih-heatmap class wrong"
         for hm in heatmaps:
             n_q, n_k = hm.values.shape
+            if hm.image:  # one pixel per cell: the PNG is n_k wide and n_q high
+                image = next(e for e in root.iter(f"{SVG_NS}image") if e.get("id") == f"{hm.name(name)}-cells")
+                png = base64.b64decode(image.get(f"{{{XLINK_NS}}}href").split(",", 1)[1])
+                assert PIL.Image.open(io.BytesIO(png)).size == (n_k, n_q), hm.name(name)
+                checked += 1
+                continue
             positions = cells[hm.name(name)]
             assert len(positions) == n_q * n_k, f"{hm.name(name)}: {len(positions)} cell elements for {n_q}×{n_k}"
             assert set(positions) == {(i, j) for i in range(n_q) for j in range(n_k)}, hm.name(name)

@@ -1,4 +1,4 @@
-// The real-heads page: each thumbnail <g id="real-heads-grid-<sentence>-l<layer>-h<head>"> (a square over its
+// The real-heads page: each thumbnail <rect id="real-heads-grid-<sentence>-l<layer>-h<head>"> (a square over its
 // grid's image) becomes a button that opens its head in the viewer heatmap; its <svg> becomes a group, since
 // an img may hold no buttons.
 import { setAttributes } from "./dom.js";
@@ -13,7 +13,7 @@ const thumbnailId = ({ sentence, layer, head }) => `real-heads-grid-${sentence}-
 class HeadGrids {
   constructor(viewer) {
     this.viewer = viewer;
-    this.thumbnails = [...document.querySelectorAll("figure[id^='fig-real-heads-grid-'] g[id]")]
+    this.thumbnails = [...document.querySelectorAll("figure[id^='fig-real-heads-grid-'] [id]")]
       .map((element) => [element, THUMBNAIL_ID.exec(element.id)])
       .filter(([, match]) => match)
       .map(([element, [, sentence, layer, head]]) => ({ element, sentence, layer, head }));

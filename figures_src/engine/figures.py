@@ -58,11 +58,17 @@ def render_figure(figure, data):
 
 
 _CELL_ID = re.compile(r'id="(?:([A-Za-z0-9]+)-)?cell-\d+-\d+"')
+_CELL_IMAGE_ID = re.compile(r'<image\b[^>]*\bid="(?:([A-Za-z0-9]+)-)?cells"')
 
 
 def _check_heatmap_cells(name, svg, heatmaps):
-    """Every heatmap render returned has one cell per value in the SVG, and no cell belongs to one it did not return."""
+    """Every heatmap render returned has one cell per value in the SVG (or, drawn as_image, its one image), and
+    no cell belongs to one it did not return."""
     cells = Counter(_CELL_ID.findall(svg))  # panel ("" for a figure's only heatmap) -> cells drawn
+    images = Counter(_CELL_IMAGE_ID.findall(svg))
+    for panel, hm in {hm.panel or "": hm for hm in heatmaps if hm.image}.items():
+        cells[panel] += hm.values.size * images.pop(panel, 0)  # one image, every cell
+    cells.update(images)  # an image no returned heatmap drew
     returned = {hm.panel or "": hm for hm in heatmaps}
     for panel in cells.keys() - returned.keys():
         raise BuildError(f"figure {name}: render drew heatmap cells ({panel or 'no panel'}) but did not return "

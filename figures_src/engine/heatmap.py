@@ -5,13 +5,20 @@ symmetric limits; weights use a sequential map on [0, 1]. Every number is printe
 Each cell is a Rectangle whose SVG id becomes `<figure>[-<panel>]-cell-<i>-<j>` and its number a Text
 whose id becomes `<figure>[-<panel>]-value-<i>-<j>` (query i is row i, top row 0; key j is column j):
 the helper writes `[<panel>-]cell-<i>-<j>`, and the build prefixes every id in a figure with its name.
+A large heatmap can instead be one image (`as_image=True`): one pixel per cell, id `<figure>[-<panel>]-cells`,
+no printed numbers (its table and the interactive layer have them), a few elements instead of 2 per cell.
 """
+import base64
+import io
+
 from dataclasses import dataclass
 
 import matplotlib as mpl
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.patches import Rectangle
+from PIL import Image
 
 from .finite import check_finite
 from .text import num
@@ -40,6 +47,7 @@ class DrawnHeatmap:
     row_labels: list
     col_labels: list
     head: int | None = None
+    image: bool = False  # drawn as one image (as_image=True), not a cell per pair
 
     def name(self, figure):
         """The prefix of this heatmap's cell ids in figure `figure`."""
@@ -47,7 +55,7 @@ class DrawnHeatmap:
 
 
 def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=None, title=None,
-            limit=None, show_values=True, colorbar=True, fontsize=9, masked=None):
+            limit=None, show_values=True, colorbar=True, fontsize=9, masked=None, as_image=False):
     """Draw `values` (n_q, n_k) on `ax`: row i = query i (top), column j = key j. Returns a DrawnHeatmap.
 
     quantity: "scores", "scaled_scores" or "weights" (chooses the colormap and limits).
@@ -55,7 +63,9 @@ def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=No
     `<figure>-<panel>-cell-i-j`). head: the attention head it shows, if any. limit: the symmetric colour
     limit for scores (default max |finite value|). masked: bool (n_q, n_k), True where a mask forbids the
     pair; only there may a value be −∞ (drawn grey, hatched, printed as −∞). Any other non-finite value
-    (NaN, ±∞) raises BuildError naming the heatmap and the first bad index.
+    (NaN, ±∞) raises BuildError naming the heatmap and the first bad index. as_image: the cells as one
+    image, one pixel per cell, without printed numbers (for a grid too large to print and hover cell by cell
+    in the static figure; finite values only).
     """
     values = np.asarray(values, dtype=float)
     if values.ndim != 2:
@@ -72,7 +82,11 @@ def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=No
     check_finite(values, f"heatmap {panel or 'of the figure'} ({quantity})", masked)
 
     cmap, norm = colour_scale(values, quantity, limit)
-    for i in range(n_q):
+    if as_image:
+        if not np.isfinite(values).all():
+            raise ValueError(f"heatmap {panel or 'of the figure'}: as_image draws finite values only")
+        ax.add_artist(CellImage(cmap(norm(values), bytes=True)[..., :3], f"{prefix}cells"))
+    for i in range(n_q if not as_image else 0):
         for j in range(n_k):
             v = values[i, j]
             fill = MASKED_FILL if not np.isfinite(v) else cmap(norm(v))
@@ -110,7 +124,29 @@ def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=No
         bar.solids.set_edgecolor("face")
         bar.solids.set_rasterized(True)  # one small embedded PNG instead of 256 SVG paths
 
-    return DrawnHeatmap(panel, quantity, values, list(row_labels), list(col_labels), head)
+    return DrawnHeatmap(panel, quantity, values, list(row_labels), list(col_labels), head, as_image)
+
+
+class CellImage(Artist):
+    """A heatmap's cells as one RGB PNG, one pixel per cell (pixelated when scaled), written straight into the
+    SVG over the cells' extent: matplotlib's imshow would resample it to the figure's resolution."""
+
+    def __init__(self, rgb, gid):
+        super().__init__()
+        self.rgb, self.id = np.ascontiguousarray(rgb, dtype=np.uint8), gid
+        self.set_in_layout(False)
+
+    def draw(self, renderer):
+        if not hasattr(renderer, "writer"):
+            raise TypeError(f"a heatmap drawn as_image draws into SVG only, not with {type(renderer).__name__}")
+        n_q, n_k, _ = self.rgb.shape
+        (x0, y0), (x1, y1) = self.axes.transData.transform([(-0.5, -0.5), (n_k - 0.5, n_q - 0.5)])
+        buffer = io.BytesIO()
+        Image.fromarray(self.rgb, mode="RGB").save(buffer, format="png", optimize=True)
+        renderer.writer.element("image", x=f"{x0:.2f}", y=f"{renderer.height - y0:.2f}", width=f"{x1 - x0:.2f}",
+                                height=f"{y0 - y1:.2f}", attrib={
+                                    "id": self.id, "preserveAspectRatio": "none", "style": "image-rendering:pixelated",
+                                    "xlink:href": "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")})
 
 
 def colour_scale(values, quantity, limit=None):

@@ -5,7 +5,10 @@
   become presentation attributes on the root <svg>, which only its own children inherit;
 - every id prefixed with `<name>-` (and every reference to it), so two figures never collide;
 - matplotlib's black (text, axes, ticks) becomes `currentColor`, so the page's colour scheme applies;
-- width, height and viewBox kept; a <title> and <desc> added for assistive technology.
+- width, height and viewBox kept; a <title> and <desc> added for assistive technology;
+- slim, since every element counts in the page's DOM: matplotlib's own ids (`patch_1`, `text_17`) dropped
+  unless something refers to them, a group that only wraps one element folded into it (the element takes
+  the group's id), groups without attributes unwrapped, and path data on one line.
 """
 import re
 from html import escape
@@ -29,6 +32,7 @@ def clean_svg(svg, name, title, description):
         raise BuildError(f"figure {name}: the SVG still has a <style> element that would leak into the page")
 
     svg = _prefix_ids(svg, name)
+    svg = _slim(svg, name)
     svg = _BLACK.sub("currentColor", svg)
 
     root = re.search(r"<svg\b[^>]*>", svg)
@@ -66,3 +70,45 @@ def _prefix_ids(svg, name):
     svg = re.sub(r"(url\(#)([^)]+)(\))", reference, svg)
     svg = re.sub(r'((?:xlink:)?href="#)([^"]+)(")', reference, svg)
     return svg
+
+
+_AUTO_ID = r"[A-Za-z][A-Za-z0-9.]*_\d+"  # matplotlib's names for what it draws: patch_1, line2d_3, matplotlib.axis_2
+_LEAF = r"<(?:path|use|rect|image|circle|ellipse|line|polyline|polygon)\b(?![^>]*\bid=)[^>]*/>|<text\b(?![^>]*\bid=)[^>]*>[^<]*</text>"
+
+
+def _slim(svg, name):
+    """Fewer elements, same picture: see the module's docstring. The ids a page or test uses (cells, values,
+    thumbnails, anything referred to by url(#…) or href) stay."""
+    referenced = set(re.findall(r'(?:url\(#|href="#)([^)"]+)', svg))
+    auto = re.compile(rf'\s+id="({re.escape(name)}-{_AUTO_ID})"')
+    svg = auto.sub(lambda m: m.group(0) if m.group(1) in referenced else "", svg)
+    svg = re.sub(r'\bd="([^"]*)"', lambda m: 'd="' + " ".join(m.group(1).split()) + '"', svg)
+    svg = re.sub(r"<g\s*/>", "", svg)
+    # a group holding one element, with no attribute but its id: the element carries the id itself
+    single = re.compile(rf'<g( id="[^"]+")?>\s*({_LEAF})\s*</g>')
+    while True:
+        folded = single.sub(lambda m: re.sub(r"^(<[a-z]+)", rf"\1{m.group(1) or ''}", m.group(2)), svg)
+        if folded == svg:
+            break
+        svg = folded
+    return _unwrap_plain_groups(svg)
+
+
+def _unwrap_plain_groups(svg):
+    """Drop every <g> with no attributes, with its matching </g>: it changes nothing drawn."""
+    out, stack, last = [], [], 0
+    for match in re.finditer(r"<g\b[^>]*?(/?)>|</g>", svg):
+        tag = match.group(0)
+        if tag.startswith("</"):
+            plain = stack.pop()
+        elif match.group(1):  # <g .../> draws nothing
+            plain = True
+        else:
+            plain = tag == "<g>"
+            stack.append(plain)
+        out.append(svg[last:match.start()])
+        if not plain:
+            out.append(tag)
+        last = match.end()
+    out.append(svg[last:])
+    return re.sub(r"\n\s*\n", "\n", "".join(out))

@@ -87,16 +87,17 @@ def head_example(data):
 
 
 def head_size(data):
-    """Inches for an n × n heatmap with printed numbers."""
+    """Inches for an n × n heatmap with its tokens along both sides."""
     side = 2.0 + 0.3 * len(data["heads"].tokens)
     return (side + 0.6, side)
 
 
 def render_head(data, ax):
+    """One image of n × n cells (hundreds of them: the numbers are in the table after it and in the viewer)."""
     heads, pick = data["heads"], data["pick"]
     n = len(heads.tokens)
     drawn = heatmap(ax, data["weights"], heads.tokens, heads.tokens, quantity="weights", head=pick.head,
-                    fontsize=6 if n > 16 else 6.5)
+                    fontsize=6 if n > 16 else 6.5, as_image=True)
     ax.tick_params(axis="x", labelrotation=90)
     return drawn
 
