@@ -18,3 +18,13 @@ document$.subscribe(() => {
     }
   }
 });
+
+// A <details> whose body waits in a <noscript class="aih-lazy"> (hooks/lazy_details.py) gets it when first
+// opened. Loaded with the page, the <noscript> holds its body as text; fetched by instant navigation (parsed
+// without scripting), as elements.
+document.addEventListener("toggle", ({ target }) => {
+  const waiting = target.open && target.querySelector?.(":scope > noscript.aih-lazy");
+  if (!waiting) return;
+  waiting.replaceWith(...(waiting.firstElementChild ? waiting.childNodes
+    : document.createRange().createContextualFragment(waiting.textContent).childNodes));
+}, true);

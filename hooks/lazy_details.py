@@ -1,0 +1,29 @@
+"""Collapsed content waits outside the DOM until a reader opens it: the body of every figure's numbers table
+(`<details class="aih-data">`) and of every source listing (`??? example`) goes into a `<noscript
+class="aih-lazy">` after its <summary>.
+
+Without JavaScript the browser renders a <noscript> like any other element, so the table or the listing is
+there as before, closed until opened. With JavaScript it is one text node (no elements: a large table or a
+coloured listing is hundreds of them), and docs/javascripts/site.js parses it into place when the <details>
+is first opened, so a screen reader or a reader's eyes get the same table then. Runs after the figures are
+inlined and the math is MathML (it is listed after hooks/figures.py and hooks/mathml.py).
+"""
+import re
+
+from mkdocs.exceptions import PluginError
+
+_LAZY = re.compile(r'(<details class="(?:aih-data|example)">\s*<summary>.*?</summary>)(.*?)(</details>)', re.S)
+
+
+def lazy(html, name="page"):
+    def wrap(match):
+        head, body, tail = match.groups()
+        if "<details" in body or "<noscript" in body.lower():
+            raise PluginError(f"lazy_details hook: {name}: a collapsed block holds a <details> or <noscript>")
+        return f'{head}<noscript class="aih-lazy">{body}</noscript>{tail}'
+
+    return _LAZY.sub(wrap, html)
+
+
+def on_post_page(output, page, config):
+    return lazy(output, page.file.src_uri)
