@@ -417,15 +417,30 @@ export async function enhance(figure, merged = [], data = null) {
 }
 
 // Material's instant navigation swaps pages without reloading this module: each new page comes through here.
+// A run of figures is made interactive (and its example's JSON fetched) when it comes within a screen of the
+// viewport, not all at once on load: a long page pays only for what the reader reaches.
+let nearViewport;
 globalThis.document$?.subscribe(() => {
   for (const controller of widgetListeners.values()) controller.abort(); // the previous page's listeners
   widgetListeners.clear();
-  const runs = []; // runs of adjacent figures showing one example
+  nearViewport?.disconnect();
+  const runs = new Map(); // the first figure of each run of adjacent figures showing one example -> the others
+  let last;
   for (const figure of document.querySelectorAll("figure.aih-heatmap[data-example][data-quantity]")) {
-    const run = runs.at(-1);
-    const continues = run?.at(-1) === figure.previousElementSibling && run[0].dataset.example === figure.dataset.example;
-    if (continues) run.push(figure);
-    else runs.push([figure]);
+    if (last?.at(-1) === figure.previousElementSibling && last[0].dataset.example === figure.dataset.example) last.push(figure);
+    else runs.set(figure, (last = [figure]));
   }
-  for (const [figure, ...merged] of runs) enhance(figure, merged);
+  const start = (figure) => enhance(figure, runs.get(figure).slice(1));
+  if (!globalThis.IntersectionObserver) {
+    for (const figure of runs.keys()) start(figure);
+    return;
+  }
+  nearViewport = new IntersectionObserver((entries) => {
+    for (const { target, isIntersecting } of entries) {
+      if (!isIntersecting) continue;
+      nearViewport.unobserve(target);
+      start(target);
+    }
+  }, { rootMargin: "100% 0px" });
+  for (const figure of runs.keys()) nearViewport.observe(figure);
 });
