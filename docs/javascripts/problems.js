@@ -79,6 +79,7 @@ class Problem {
       event.target.ariaInvalid = null;
       event.target.parentNode.className = "";
     });
+    this.part("solution").addEventListener("toggle", () => this.showSteps(), { signal });
     this.redraw(); // before the static hints give way: if this throws, they stay, as the status line says
     root.classList.add("aih-on"); // CSS shows the buttons, hides the static hints
   }
@@ -95,7 +96,8 @@ class Problem {
     this.part("status").textContent = text;
   }
 
-  // The variant shown: its inputs, empty answers, its solution closed, no hints yet.
+  // The variant shown: its inputs, empty answers, its solution closed (its steps written when it opens), no
+  // hints yet.
   redraw() {
     const { variant } = this;
     this.part("number").textContent = this.variantIndex + 1;
@@ -103,8 +105,7 @@ class Problem {
     this.part("prompt").textContent = variant.prompt;
     this.part("inputs").replaceChildren(...variant.inputs.map(matrixTable));
     this.part("parts").replaceChildren(...variant.parts.map(answerGrid));
-    this.part("steps").replaceChildren(...variant.solution.flatMap((step) =>
-      [h("p", {}, step.text), ...(step.matrix ? [matrixTable(step.matrix)] : [])]));
+    this.part("steps").replaceChildren();
     this.part("solution").open = false;
     this.part("hints").replaceChildren();
     this.say("");
@@ -141,9 +142,18 @@ class Problem {
     else this.say("No more hints: open the solution.");
   }
 
+  // The open solution's steps, written from the variant's data the first time it opens.
+  showSteps() {
+    const steps = this.part("steps");
+    if (!this.part("solution").open || steps.firstElementChild?.localName === "p") return;
+    steps.replaceChildren(...this.variant.solution.flatMap((step) =>
+      [h("p", {}, step.text), ...(step.matrix ? [matrixTable(step.matrix)] : [])]));
+  }
+
   openSolution() {
     const solution = this.part("solution");
     solution.open = true;
+    this.showSteps();
     solution.querySelector("summary").focus();
   }
 

@@ -23,7 +23,7 @@ document$.subscribe(() => {
 // opened. Loaded with the page, the <noscript> holds its body as text; fetched by instant navigation (parsed
 // without scripting), as elements.
 document.addEventListener("toggle", ({ target }) => {
-  const waiting = target.open && target.querySelector?.(":scope > noscript.aih-lazy");
+  const waiting = target.open && target.querySelector?.("noscript.aih-lazy");
   if (!waiting) return;
   waiting.replaceWith(...(waiting.firstElementChild ? waiting.childNodes
     : document.createRange().createContextualFragment(waiting.textContent).childNodes));

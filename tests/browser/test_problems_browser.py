@@ -237,7 +237,8 @@ def test_a_missing_data_file_leaves_the_static_problem_and_says_so(browser, site
         status.filter(has_text="did not load").wait_for()
         assert "404" in status.text_content()
         assert root.locator(".aih-problem__actions").is_hidden()
-        assert root.locator("details.aih-problem__solution table").count() > 0  # the static solution is still there
+        root.locator("details.aih-problem__solution summary").click()  # opened, the static solution is still there
+        assert root.locator("details.aih-problem__solution table").count() > 0
     finally:
         context.close()
 
