@@ -146,7 +146,7 @@ def checkpoints_render(example, fig):
         c = example["checkpoints"].index(step)
         drawn.append(heatmap(ax, example["steps"]["weights"][c], example["tokens"], example["tokens"],
                              quantity="weights", panel=f"step{step}", title=f"step {step}",
-                             show_values=False, colorbar=False, fontsize=7))
+                             show_values=False, colorbar=False, fontsize=7, as_image=True))
     return drawn
 
 
