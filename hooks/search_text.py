@@ -4,14 +4,17 @@ Pygments wraps every token of a code listing in a <span>; the search plugin walk
 Python's HTML parser, which makes the listings of attention/ (shown with snippets) the most expensive
 part of indexing. Between Markdown and the search plugin this hook swaps each highlighted block for the
 same code as plain text in a placeholder; once the page is rendered it puts the highlighted block back.
-The page's HTML is unchanged, and the index holds the same words.
+The page's HTML is unchanged. A long listing (more than LISTING_LINES lines: a whole file of the library,
+shown in a collapsed block) is left out of the index: it was half of the index, which every page view
+downloads, and the prose around it names what it holds. Short blocks (commands, a few lines) stay searchable.
 """
 import re
 
 from mkdocs.exceptions import PluginError
 
 _BLOCK = re.compile(r'<div class="(?:language-[\w+-]+ )?highlight">.*?</code></pre></div>', re.S)
-_SLOT = re.compile(r'<div class="aih-code-slot" data-block="(\d+)"><pre><code>.*?</code></pre></div>', re.S)
+_SLOT = re.compile(r'<div class="aih-code-slot" data-block="(\d+)"(?: data-search-exclude)?><pre><code>.*?</code></pre></div>', re.S)
+LISTING_LINES = 30
 _TAG = re.compile(r"<[^>]+>")
 _blocks = {}  # page src_uri -> the highlighted blocks taken out of it, in order
 
@@ -22,7 +25,8 @@ def on_page_content(html, page, config, files):
     def swap(match):
         taken.append(match.group(0))
         plain = _TAG.sub("", match.group(0))
-        return f'<div class="aih-code-slot" data-block="{len(taken) - 1}"><pre><code>{plain}</code></pre></div>'
+        exclude = " data-search-exclude" if plain.count("\n") > LISTING_LINES else ""
+        return f'<div class="aih-code-slot" data-block="{len(taken) - 1}"{exclude}><pre><code>{plain}</code></pre></div>'
 
     return _BLOCK.sub(swap, html)
 
