@@ -8,7 +8,8 @@
 - width, height and viewBox kept; a <title> and <desc> added for assistive technology;
 - slim, since every element counts in the page's DOM: matplotlib's own ids (`patch_1`, `text_17`) dropped
   unless something refers to them, a group that only wraps one element folded into it (the element takes
-  the group's id), groups without attributes unwrapped, and path data on one line.
+  the group's id), groups without attributes unwrapped, and path data on one line, to 2 decimals (a hundredth
+  of a point, far below a pixel; matplotlib writes 6).
 """
 import re
 from html import escape
@@ -82,7 +83,7 @@ def _slim(svg, name):
     referenced = set(re.findall(r'(?:url\(#|href="#)([^)"]+)', svg))
     auto = re.compile(rf'\s+id="({re.escape(name)}-{_AUTO_ID})"')
     svg = auto.sub(lambda m: m.group(0) if m.group(1) in referenced else "", svg)
-    svg = re.sub(r'\bd="([^"]*)"', lambda m: 'd="' + " ".join(m.group(1).split()) + '"', svg)
+    svg = re.sub(r'\bd="([^"]*)"', lambda m: 'd="' + " ".join(_round(word) for word in m.group(1).split()) + '"', svg)
     svg = re.sub(r"<g\s*/>", "", svg)
     # a group holding one element, with no attribute but its id: the element carries the id itself
     single = re.compile(rf'<g( id="[^"]+")?>\s*({_LEAF})\s*</g>')
@@ -92,6 +93,16 @@ def _slim(svg, name):
             break
         svg = folded
     return _unwrap_plain_groups(svg)
+
+
+def _round(word):
+    """A path command letter as it is; a coordinate to 2 decimals, without trailing zeros or a negative zero."""
+    try:
+        value = float(word)
+    except ValueError:
+        return word
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def _unwrap_plain_groups(svg):
