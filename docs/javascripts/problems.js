@@ -170,10 +170,21 @@ globalThis.document$?.subscribe(() => {
   pageListeners?.abort(); // the previous page's listeners and fetches
   pageListeners = new AbortController();
   const { signal } = pageListeners;
+  const load = (root) => fetchJSON(root.dataset.src, signal)
+    .then((data) => signal.aborted || new Problem(root, data, signal))
+    .catch((error) => signal.aborted || (root.querySelector(".aih-problem__status").textContent =
+      `The problem's data did not load (${error.message}); the hints and solution below still work.`));
+  // each problem's data is fetched when it comes within a screen of the viewport, not all on load
+  const nearViewport = globalThis.IntersectionObserver && new IntersectionObserver((entries) => {
+    for (const { target, isIntersecting } of entries) {
+      if (!isIntersecting) continue;
+      nearViewport.unobserve(target);
+      load(target);
+    }
+  }, { rootMargin: "100% 0px" });
+  signal.addEventListener("abort", () => nearViewport?.disconnect());
   for (const root of document.querySelectorAll(".aih-problem[data-src]")) {
-    fetchJSON(root.dataset.src, signal)
-      .then((data) => signal.aborted || new Problem(root, data, signal))
-      .catch((error) => signal.aborted || (root.querySelector(".aih-problem__status").textContent =
-        `The problem's data did not load (${error.message}); the hints and solution below still work.`));
+    if (nearViewport) nearViewport.observe(root);
+    else load(root);
   }
 });

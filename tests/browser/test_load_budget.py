@@ -1,0 +1,138 @@
+"""What every page costs at load, in a real Chromium on a phone-sized screen (Lighthouse's mobile viewport,
+412 × 823), measured in ways that do not depend on the machine's speed:
+
+- at most 1,500 DOM elements once the page has loaded and settled;
+- bytes at load, gzipped as GitHub Pages serves them (each file fetched, gzip level 6), at most the bare
+  Material page's plus 60 KB; the bare page is `mkdocs build` of the same docs with a bare Material config
+  (scripts/bench_site.py's), measured the same way in the same session;
+- no worked example's JSON fetched for a figure that is not near the first screen (within one screen of it:
+  the heatmaps' IntersectionObserver margin);
+- no long task of our own script over 50 ms at load with the CPU slowed 4× (CDP's
+  Emulation.setCPUThrottlingRate), from the Long Animation Frames API's per-script timings (the Long
+  Tasks API says a task was long, not whose script ran in it).
+
+scripts/bench_lighthouse.py prints the same numbers next to Lighthouse's scores; the scores are a benchmark.
+"""
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "site"
+sys.path.insert(0, str(ROOT / "scripts"))
+from bench_site import SKIP, bare_config  # noqa: E402
+
+DOM_BUDGET = 1500
+BYTES_OVER_BARE = 60 * 1024
+LONG_TASK_MS = 50
+PHONE = {"width": 412, "height": 823}
+PAGES = ["", *sorted(p.parent.name + "/" for p in SITE.glob("*/index.html") if p.parent.name not in ("assets", "search"))]
+
+# Long animation frames, each script's share, recorded from before the page's first script runs.
+WATCH_SCRIPTS = """
+window.__aihScripts = [];
+new PerformanceObserver((list) => {
+  for (const frame of list.getEntries()) {
+    for (const script of frame.scripts) window.__aihScripts.push([script.sourceURL, script.duration]);
+  }
+}).observe({ type: "long-animation-frame", buffered: true });
+"""
+
+
+def gzipped_bytes(site, url_paths, prefix):
+    """The bytes of these files as a gzip-serving host sends them (text gzipped at level 6, the rest as is)."""
+    total = 0
+    for path in url_paths:
+        local = site / path[len(prefix):]
+        if local.is_dir() or path.endswith("/"):
+            local = local / "index.html"
+        if not local.is_file():
+            continue
+        data = local.read_bytes()
+        total += len(gzip.compress(data, 6, mtime=0)) if local.suffix in (".html", ".css", ".js", ".json", ".svg") else len(data)
+    return total
+
+
+def load(browser, url, throttle=1):
+    """Open `url` on a phone-sized screen; -> (page, context, the URL paths it fetched)."""
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    fetched = []
+    page.on("request", lambda request: fetched.append(urlparse(request.url).path))
+    if throttle > 1:
+        page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    page.add_init_script(WATCH_SCRIPTS)
+    page.goto(url, wait_until="networkidle", timeout=120_000)
+    page.wait_for_timeout(300)
+    return page, context, fetched
+
+
+@pytest.fixture(scope="session")
+def bare_bytes(browser, tmp_path_factory):
+    """The bare Material page's bytes at load, built and served here like our site."""
+    import functools
+    import http.server
+    import threading
+
+    work = tmp_path_factory.mktemp("bare")
+    tree = work / "tree"
+    shutil.copytree(ROOT, tree, ignore=SKIP)
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--config-file", str(bare_config(tree)), "--site-dir",
+                    str(work / "bare")], cwd=tree, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"), check=True,
+                   capture_output=True)
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def translate_path(self, path):
+            return super().translate_path("/" + path[len("/bare/"):])
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(work / "bare")))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page, context, fetched = load(browser, f"http://127.0.0.1:{server.server_address[1]}/bare/")
+        context.close()
+    finally:
+        server.shutdown()
+    total = gzipped_bytes(work / "bare", fetched, "/bare/")
+    assert total > 50_000, f"the bare page fetched only {total} bytes: {fetched}"
+    return total
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_dom_size_bytes_and_examples_at_load(browser, site_url, bare_bytes, path):
+    page, context, fetched = load(browser, site_url + path)
+    try:
+        elements = page.evaluate("document.getElementsByTagName('*').length")
+        assert elements <= DOM_BUDGET, f"{path or 'home'}: {elements} DOM elements at load"
+        prefix = urlparse(site_url).path
+        ours = gzipped_bytes(SITE, [p for p in fetched if p.startswith(prefix)], prefix)
+        assert ours <= bare_bytes + BYTES_OVER_BARE, (
+            f"{path or 'home'}: {ours / 1024:.1f} KB at load, {(ours - bare_bytes) / 1024:.1f} KB over the bare page's "
+            f"{bare_bytes / 1024:.1f} KB")
+        # an example fetched at load belongs to a figure within a screen of the first one
+        for example in sorted({p.rsplit("/", 1)[1][:-5] for p in fetched if "/examples/" in p}):
+            top = page.evaluate("(id) => Math.min(...[...document.querySelectorAll(`[data-example='${id}']`)]"
+                                ".map((figure) => figure.getBoundingClientRect().top + scrollY))", example)
+            assert top <= 2 * PHONE["height"], f"{path or 'home'}: {example}.json fetched at load for a figure at {top:.0f} px"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_long_task_of_our_script_at_load_with_the_cpu_slowed_4x(browser, site_url, path):
+    page, context, fetched = load(browser, site_url + path, throttle=4)
+    try:
+        scripts = page.evaluate("window.__aihScripts")
+        ours = [(url, ms) for url, ms in scripts if "/javascripts/" in url and "/assets/" not in url]
+        slow = [(urlparse(url).path.rsplit("/", 1)[1], round(ms)) for url, ms in ours if ms > LONG_TASK_MS]
+        assert not slow, f"{path or 'home'}: our scripts ran longer than {LONG_TASK_MS} ms in one go: {slow}"
+    finally:
+        context.close()
