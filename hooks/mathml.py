@@ -107,7 +107,11 @@ def _name_header_math(match):
     return start + content.replace("<math ", f'<math aria-label="{label}" ', 1) + end
 
 
+# An <mrow> around a single token element means the same as the token alone (MathML Core): one element less.
+_SINGLE_MROW = re.compile(r"<mrow>(<(mi|mo|mn|mtext)\b[^>]*>[^<]*</\2>)</mrow>")
+
+
 def on_post_page(output, page, config):
     # On the finished page rather than on page.content: the search index keeps the short LaTeX source
     # instead of walking (and indexing) every MathML element.
-    return render_math(output, page.file.src_uri)
+    return _SINGLE_MROW.sub(r"\1", render_math(output, page.file.src_uri))
