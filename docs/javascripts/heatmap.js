@@ -49,7 +49,7 @@ export function cellAfterKey(key, ctrlKey, [row, column], [rowCount, columnCount
 }
 
 class Heatmap {
-  constructor(figure, example, signal) {
+  constructor(figure, example) {
     this.example = example;
     this.steps = example.steps;
     // heads (multi-head) or sequences (a padded batch) on a leading axis: the menu picks one grid
@@ -84,7 +84,11 @@ class Heatmap {
     this.grid = this.slot("grid");
     this.buildMenus();
     this.rows = this.buildGrid(); // the header row, then one row per query
-    this.redraw(); // drawn before it is shown: if this throws, the static figure was never touched
+  }
+
+  // Drawn before it is shown (if this throws, the static figure was never touched), then listening.
+  start(signal) {
+    this.redraw();
     this.listen(signal);
   }
 
@@ -374,6 +378,8 @@ class Heatmap {
   }
 }
 
+const nextTask = () => new Promise((resolve) => setTimeout(resolve));
+
 // A short visible note in `figure` saying why it stays static (its figure and table show every number).
 function noteStatic(figure, why) {
   figure.querySelector(".aih-figure__graphic").before(
@@ -397,7 +403,15 @@ export async function enhance(figure, merged = [], data = null) {
     const example = data || (await examples.get(path));
     if (controller.signal.aborted) return; // enhanced again while the JSON was loading
     problem = exampleProblem(example, figure.dataset.head);
-    if (!problem) widget = new Heatmap(figure, example, controller.signal);
+    if (!problem) {
+      // checking, building and drawing in separate tasks: none of them keeps the page busy for long
+      await nextTask();
+      if (controller.signal.aborted) return;
+      widget = new Heatmap(figure, example);
+      await nextTask();
+      if (controller.signal.aborted) return;
+      widget.start(controller.signal);
+    }
   } catch (error) {
     if (controller.signal.aborted) return;
     problem = `the interactive view failed (${error.message})`;
