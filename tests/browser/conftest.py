@@ -5,6 +5,7 @@ Chromium: $CHROMIUM if set, else Debian's /usr/bin/chromium, else Playwright's o
 where `playwright install chromium` has been run). Tests never download a browser.
 """
 import functools
+import re
 import http.server
 import os
 import shutil
@@ -101,3 +102,18 @@ def page(context, site_url):
     page.problems = problems
     yield page
     problems.assert_clean()
+
+
+HEATMAPS = "figure.aih-heatmap[data-example][data-quantity]"
+
+
+def reveal_heatmaps(page):
+    """Scroll to each heatmap in turn and wait until it is interactive (or merged into its neighbour's): they
+    become interactive only near the viewport. Ends back at the top of the page."""
+    from playwright.sync_api import expect
+
+    for index in range(page.locator(HEATMAPS).count()):
+        page.evaluate("([selector, index]) => document.querySelectorAll(selector)[index].scrollIntoView()", [HEATMAPS, index])
+        expect(page.locator(HEATMAPS).nth(index)).to_have_class(re.compile(r"\baih-(on|merged)\b"))
+    expect(page.locator(f"{HEATMAPS}:not(.aih-on):not(.aih-merged)")).to_have_count(0)
+    page.evaluate("scrollTo(0, 0)")

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from conftest import reveal_heatmaps
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
@@ -37,7 +38,7 @@ def open_in_scheme(page, site_url, path, scheme):
     # no colour transitions: axe must see the scheme's final colours, not a blend half way
     page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important }")
     page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
-    expect(page.locator("figure.aih-heatmap[data-example]:not(.aih-on):not(.aih-merged)")).to_have_count(0)
+    reveal_heatmaps(page)
 
 
 def test_axe_core_is_installed():

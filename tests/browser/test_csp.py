@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Error, expect
+from conftest import reveal_heatmaps
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
@@ -52,7 +53,7 @@ def test_page_runs_clean_under_the_policy(page, site_url, path):
     violations = []
     page.on("console", lambda m: "Content Security Policy" in m.text and violations.append(m.text))
     page.goto(site_url + path, wait_until="networkidle")
-    expect(page.locator("figure.aih-heatmap[data-example]:not(.aih-on):not(.aih-merged)")).to_have_count(0)
+    reveal_heatmaps(page)
     assert page.evaluate("typeof document$") == "object", "Material's own scripts ran"
     assert not violations
 

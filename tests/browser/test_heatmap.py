@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 import attention
 from figures_src.engine.text import num as fmt
 from tests import by_hand
+from conftest import reveal_heatmaps
 
 SITE = Path(__file__).resolve().parents[2] / "site"
 
@@ -34,8 +35,8 @@ def open_page(page, site_url, path):
 
 
 def wait_for_heatmaps(page):
-    """Until every heatmap figure is interactive or merged (a locator wait: the CSP forbids eval'd predicates)."""
-    expect(page.locator("figure.aih-heatmap[data-example]:not(.aih-on):not(.aih-merged)")).to_have_count(0)
+    """Until every heatmap figure is interactive or merged, each scrolled to (they wait for the viewport)."""
+    reveal_heatmaps(page)
 
 
 def cell(page, figure, i, j):
@@ -69,6 +70,8 @@ def test_the_pair_of_demo_figures_becomes_one_heatmap(demo):
     assert demo.locator("#fig-demo-weights").get_attribute("class").split().count("aih-merged") == 1
     assert demo.locator("#fig-demo-weights").is_hidden()
     assert demo.locator(f"{DEMO} svg").is_hidden()
+    assert demo.locator(f"{DEMO} details.aih-data table").count() == 0, "the table waits until its block opens"
+    demo.locator(f"{DEMO} details.aih-data summary").click()
     assert demo.locator(f"{DEMO} details.aih-data table").count() == 1, "the data table stays"
 
 

@@ -63,6 +63,7 @@ def assert_static_figure_survives(page):
     assert page.locator(f"{MERGED} .aih-figure__graphic svg").is_visible()
     assert page.locator(f"{FIGURE} .aih-live").count() == 0
     assert "aih-on" not in page.locator(FIGURE).get_attribute("class").split()
+    page.locator(f"{FIGURE} details.aih-data summary").click()  # the table is there once its block opens
     assert page.locator(f"{FIGURE} details.aih-data table tbody tr").count() == 6
     assert page.locator(".aih-static-note").count() == 1  # one note for the widget that did not come
 

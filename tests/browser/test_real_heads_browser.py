@@ -17,9 +17,16 @@ def example(example_id):
     return json.loads((SITE / "examples" / f"{example_id}.json").read_text())
 
 
-def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
+def open_viewer(page, site_url):
+    """The page, scrolled to the viewer until it is interactive (heatmaps become so near the viewport)."""
     page.goto(site_url + "real-heads/")
+    page.locator(VIEWER).scroll_into_view_if_needed()
     expect(page.locator(f"{VIEWER}.aih-on")).to_have_count(1)
+    page.evaluate("scrollTo(0, 0)")
+
+
+def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
+    open_viewer(page, site_url)
     page.locator(".tabbed-labels label", has_text="long").click()  # the sentence selector
     table = page.locator(f"{VIEWER} details.aih-data")
     expect(table).not_to_have_attribute("hidden", "")  # the first head's numbers, right for the first head
@@ -46,11 +53,10 @@ def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
 
 
 def test_the_keyboard_opens_a_thumbnail_too(page, site_url):
-    page.goto(site_url + "real-heads/")
-    expect(page.locator(f"{VIEWER}.aih-on")).to_have_count(1)
+    open_viewer(page, site_url)
     first = page.locator("#real-heads-grid-coreference-l0-h0")
     expect(first).to_have_attribute("tabindex", "0")  # the grid's one tab stop
-    expect(page.locator("#fig-real-heads-grid-coreference g[tabindex='0']")).to_have_count(1)
+    expect(page.locator("#fig-real-heads-grid-coreference [tabindex='0']")).to_have_count(1)
     first.focus()
     for key in ["ArrowDown"] * 4 + ["ArrowRight"] * 5:
         page.keyboard.press(key)
@@ -72,8 +78,8 @@ def test_without_javascript_the_grids_and_the_named_heads_are_shown(page, site_u
         image = static.locator("#fig-real-heads-grid-coreference svg image")
         expect(image).to_have_count(1)
         assert image.evaluate("i => getComputedStyle(i).imageRendering") == "pixelated"
-        ids = static.eval_on_selector_all("#fig-real-heads-grid-coreference g[id]",
-                                          r"gs => gs.map(g => g.id).filter(i => /-l\d+-h\d+$/.test(i))")
+        ids = static.eval_on_selector_all("#fig-real-heads-grid-coreference rect[id]",
+                                          r"rects => rects.map(r => r.id).filter(i => /-l\d+-h\d+$/.test(i))")
         assert ids == [f"real-heads-grid-coreference-l{k}-h{h}" for k in range(6) for h in range(12)]
         outer = image.bounding_box()
         first = static.locator(f"#{ids[0]}").bounding_box()
@@ -91,8 +97,7 @@ def test_without_javascript_the_grids_and_the_named_heads_are_shown(page, site_u
 
 
 def test_the_viewers_head_menu_keeps_the_label_and_the_marked_thumbnail(page, site_url):
-    page.goto(site_url + "real-heads/")
-    expect(page.locator(f"{VIEWER}.aih-on")).to_have_count(1)
+    open_viewer(page, site_url)
     first = committed.picks()["coreference"]  # the head the viewer opens on
     other = (first.head + 1) % 12
     page.locator(f"{VIEWER} [data-slot='lead']").select_option(str(other))
