@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hooks import lazy_details
 
 ROOT = Path(__file__).resolve().parents[1]
 EPOCH = "1700000000"
@@ -76,7 +77,7 @@ def test_figures_are_inlined_verbatim_and_not_inside_a_paragraph(site):
         assert not re.search(r"<p>\s*<figure", text), f"{page}: a <figure> inside a <p>"
         for name in re.findall(r'<figure class="aih-figure[^"]*" id="fig-([^"]+)"', text):
             fragment = (ROOT / "generated" / "figures" / f"{name}.html").read_text().rstrip("\n")
-            assert fragment in text, f"{page}: figure {name} differs from generated/figures/{name}.html"
+            assert lazy_details.lazy(fragment) in text, f"{page}: figure {name} differs from generated/figures/{name}.html"
             inlined += 1
     assert inlined, "no page shows a figure"
 
@@ -172,3 +173,17 @@ def compare_trees(a, b):
     if left != right:
         return sorted(set(map(str, left)) ^ set(map(str, right)))
     return [str(p) for p in left if not filecmp.cmp(a / p, b / p, shallow=False)]
+
+
+def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole(site):
+    """Every numbers table and source listing is in the page, inside a <noscript class="aih-lazy"> right after
+    its <summary>: rendered as is without JavaScript, parsed on first opening with it (site.js)."""
+    waiting = 0
+    for page in pages(site):
+        text = page.read_text()
+        for block in re.findall(r'<details class="(?:aih-data|example)">.*?</details>', text, re.S):
+            assert re.fullmatch(r'<details class="[a-z-]+">\s*<summary>.*?</summary><noscript class="aih-lazy">.*</noscript></details>',
+                                block, re.S), f"{page}: a collapsed block not waiting in a noscript: {block[:200]}"
+            assert ("<table" in block) or ('class="highlight"' in block), f"{page}: {block[:200]}"
+            waiting += 1
+    assert waiting >= 30
