@@ -16,6 +16,7 @@ import pytest
 
 import by_hand
 from by_hand import NUMBER, follows, number
+from figures_src.engine.text import num
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -288,3 +289,31 @@ def test_one_transpose_glyph(site):
     for path in pages(site):
         raw = (site / path).read_text()
         assert "⊤" not in raw and "&#x022A4;" not in raw.upper().replace("&#X", "&#x"), path
+
+
+def test_every_scaled_score_cell_follows_from_its_printed_raw_score(site):
+    """A scaled-score heatmap's cells (its SVG and its table) are the printed raw score over √dₖ, to the
+    digits shown and never an exact tie rounded one way (0.415 as 0.41 beside 0.675 as 0.68)."""
+    every = examples(site)
+    figures = 0
+    for path in pages(site):
+        html = (site / path).read_text()
+        for figure in re.finditer(r'<figure [^>]*id="fig-([\w-]+)" data-example="([\w-]+)" data-quantity="scaled_scores".*?</figure>',
+                                  html, flags=re.S):
+            name, example = figure.group(1), every[figure.group(2)]
+            raw, root = example["steps"]["scores"], Decimal(example["d_k"]).sqrt()
+            svg = dict(((int(i), int(j)), text) for i, j, text in re.findall(
+                rf'<g id="{name}-value-(\d+)-(\d+)">\s*<text[^>]*>([^<]*)</text>', figure.group(0)))
+            table = re.search(rf'<table class="aih-numbers" id="{name}-table">.*?</table>', figure.group(0), flags=re.S)
+            rows = [re.findall(r"<td>([^<]*)</td>", r) for r in re.findall(r"<tr><th scope=\"row\">.*?</tr>", table.group(0))]
+            assert len(svg) == len(raw) * len(raw[0]) and len(rows) == len(raw), name
+            for i, row in enumerate(raw):
+                for j, s in enumerate(row):
+                    if s is None or rows[i][j] == "−∞":
+                        continue
+                    digits = next(d for d in (2, 3, 4) if abs(s * 10**d - round(s * 10**d)) < 1e-6 or d == 4)
+                    exact = number(num(s, digits)) / root  # the raw score as the readout prints it, over √dₖ
+                    assert follows(exact, svg[i, j]), (name, i, j, num(s), svg[i, j])
+                    assert follows(exact, rows[i][j]), (name, i, j, num(s), rows[i][j])
+            figures += 1
+    assert figures >= 3, figures  # scores, demo, causal mask

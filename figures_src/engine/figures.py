@@ -14,6 +14,7 @@ from .finite import check_finite
 from .heatmap import QUANTITIES, DrawnHeatmap
 from .items import Example
 from .style import rc_params
+from .text import cell as cell_number
 from .text import num
 
 
@@ -123,7 +124,7 @@ def _sentence_case(text):
 
 def _cell(value):
     if isinstance(value, (float, np.floating, bool, np.bool_)):
-        return num(value)
+        return cell_number(value)
     return escape(str(value))
 
 

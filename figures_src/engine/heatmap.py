@@ -14,6 +14,7 @@ from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.patches import Rectangle
 
 from .finite import check_finite
+from .text import cell as cell_number
 from .text import num
 
 SCORE_CMAP = "RdBu_r"  # ColorBrewer diverging: blue < 0 < red, readable with red-green colour blindness
@@ -85,7 +86,7 @@ def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=No
             cell.set_in_layout(False)
             ax.add_artist(cell)
             if show_values:
-                ax.text(j, i, num(v), ha="center", va="center", fontsize=fontsize,
+                ax.text(j, i, cell_number(v), ha="center", va="center", fontsize=fontsize,
                         color=text_colour(fill), gid=f"{prefix}value-{i}-{j}").set_in_layout(False)
 
     ax.set_xlim(-0.5, n_k - 0.5)

@@ -32,6 +32,17 @@ def num(value, digits=2, trim=False):
     return text.replace("-", MINUS)
 
 
+def cell(value):
+    """A heatmap cell's or a figure table's number: 2 decimals, or 3 where 2 would round an exact tie
+    (0.415, 0.675, a raw score over √4), which then prints as it is instead of rounding one way here and
+    the other way there. docs/javascripts/heatmap.js prints its grid cells the same way."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value):
+        hundredths = abs(float(value)) * 100 % 1
+        if abs(hundredths - 0.5) < 1e-6:
+            return num(value, 3)
+    return num(value)
+
+
 def vector(values, digits=2, trim=False):
     """A row vector in brackets: [0.2, −0.4, 1]."""
     return "[" + ", ".join(num(v, digits, trim) for v in values) + "]"
