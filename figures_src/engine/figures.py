@@ -13,7 +13,7 @@ from .errors import BuildError
 from .finite import check_finite
 from .heatmap import QUANTITIES, DrawnHeatmap
 from .items import Example
-from .style import rc_params
+from .style import rc_params, readable_on_phones
 from .text import cell as cell_number
 from .text import num
 
@@ -33,6 +33,7 @@ def draw(figure, data):
         mpl.rcParams.update(rc_params(name))
         fig = MplFigure(figsize=size, layout="constrained")
         drawn = figure.render(data, fig.add_subplot() if params[1] == "ax" else fig)
+        readable_on_phones(fig)
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None}, transparent=True)
     heatmaps = [] if drawn is None else [drawn] if isinstance(drawn, DrawnHeatmap) else list(drawn)
