@@ -317,3 +317,44 @@ def test_every_scaled_score_cell_follows_from_its_printed_raw_score(site):
                     assert follows(exact, rows[i][j]), (name, i, j, num(s), rows[i][j])
             figures += 1
     assert figures >= 3, figures  # scores, demo, causal mask
+
+
+# ---------------------------------------------------------------- notation
+
+PLAIN_SUBSCRIPT = by_hand.PLAIN_SUBSCRIPT
+
+
+def test_no_symbol_a_reader_sees_is_written_with_an_underscore(site):
+    """Outside code, a page (its prose, tables, captions, problems and figures' SVG text, titles and
+    descriptions) writes dₖ, W<sub>Q</sub> or MathML, never d_k, W_O, q_i · k_j or ∂w_i/∂s_j."""
+    assert PLAIN_SUBSCRIPT.search("x d_k y") and PLAIN_SUBSCRIPT.search("XW_Q") and PLAIN_SUBSCRIPT.search("∂w_i/∂s_j")
+    assert not PLAIN_SUBSCRIPT.search("attend_chunked, split_heads, dₖ, W<sub>Q</sub>")
+    found = []
+    for path in pages(site):
+        text = read(site, path).text
+        found += [f"{path}: …{text[max(0, m.start() - 30):m.end() + 20]}…" for m in PLAIN_SUBSCRIPT.finditer(text)]
+    assert not found, found[:20]
+
+
+def test_figure_labels_typeset_their_symbols_with_mathtext():
+    """In the figures' sources, every axis label, title, legend label and text drawn on a figure writes a
+    subscripted symbol as mathtext ($d_k$) or in Unicode (dₖ), never as plain d_k."""
+    import ast
+
+    drawing = {"set_xlabel", "set_ylabel", "set_title", "text", "suptitle", "annotate"}
+    checked, plain = 0, []
+    for source in sorted((ROOT / "figures_src" / "pages").rglob("*.py")):
+        for call in ast.walk(ast.parse(source.read_text())):
+            if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+                continue
+            strings = [a for a in call.args if call.func.attr in drawing]
+            strings += [k.value for k in call.keywords if k.arg == "label"]
+            for node in strings:
+                for constant in ast.walk(node):
+                    if isinstance(constant, ast.Constant) and isinstance(constant.value, str):
+                        checked += 1
+                        outside_math = constant.value.split("$")[::2]
+                        if any(PLAIN_SUBSCRIPT.search(part) for part in outside_math):
+                            plain.append(f"{source.relative_to(ROOT)}:{constant.lineno}: {constant.value!r}")
+    assert checked > 30, checked
+    assert not plain, plain

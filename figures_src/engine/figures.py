@@ -15,7 +15,7 @@ from .heatmap import QUANTITIES, DrawnHeatmap
 from .items import Example
 from .style import rc_params, readable_on_phones
 from .text import cell as cell_number
-from .text import num
+from .text import num, typeset
 
 
 def draw(figure, data):
@@ -126,7 +126,7 @@ def _sentence_case(text):
 def _cell(value):
     if isinstance(value, (float, np.floating, bool, np.bool_)):
         return cell_number(value)
-    return escape(str(value))
+    return typeset(str(value))
 
 
 def _figure_html(name, example, svg, caption, tables, heatmaps):
@@ -142,12 +142,12 @@ def _figure_html(name, example, svg, caption, tables, heatmaps):
         attrs.append(f'data-head="{head}"')
     lines = [f"<figure {' '.join(attrs)}>", '<div class="aih-figure__graphic">']
     lines += [line for line in svg.splitlines() if line.strip()]
-    lines += ["</div>", f"<figcaption>{escape(caption)}</figcaption>"]
+    lines += ["</div>", f"<figcaption>{typeset(caption)}</figcaption>"]
     lines.append('<details class="aih-data"><summary>The numbers as a table</summary>')
     for k, (table_caption, columns, rows) in enumerate(tables):
         table_id = f"{name}-table" if len(tables) == 1 else f"{name}-table-{k}"
-        lines.append(f'<div class="aih-table-scroll"><table class="aih-numbers" id="{table_id}"><caption>{escape(table_caption)}</caption>')
-        lines.append("<thead><tr>" + "".join(f'<th scope="col">{escape(str(c))}</th>' for c in columns) + "</tr></thead>")
+        lines.append(f'<div class="aih-table-scroll"><table class="aih-numbers" id="{table_id}"><caption>{typeset(table_caption)}</caption>')
+        lines.append("<thead><tr>" + "".join(f'<th scope="col">{typeset(str(c))}</th>' for c in columns) + "</tr></thead>")
         lines.append("<tbody>")
         for row in rows:
             head, *rest = row

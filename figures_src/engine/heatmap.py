@@ -25,7 +25,7 @@ DARK_TEXT = "#1b1b1b"  # not pure black: the SVG post-processor turns #000000 in
 LIGHT_TEXT = "#ffffff"
 QUANTITIES = {
     "scores": "raw scores QKᵀ",
-    "scaled_scores": "scaled scores QKᵀ/√d_k",
+    "scaled_scores": "scaled scores QKᵀ/√dₖ",
     "weights": "attention weights",
 }
 

@@ -135,7 +135,7 @@ def memory_render(data, ax):
     ax.set_xticks(n[::3], labels=[f"{int(v):,}" for v in n[::3]])
     ticks = 2.0 ** np.arange(14, 39, 8)
     ax.set_yticks(ticks, labels=[byte_size(t) for t in ticks])
-    ax.set_xlabel("sequence length n")
+    ax.set_xlabel("sequence length $n$")
     ax.set_ylabel("bytes")
     ax.figure.legend(loc="outside lower center", frameon=False)  # below: the plot keeps a phone's width
     for side in ("top", "right"):

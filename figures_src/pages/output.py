@@ -159,7 +159,8 @@ def block_caption(data):
 
 def block_alt(data):
     return "From bottom to top: " + ", then ".join(
-        "add the residual" if kind == "add" else label for label, kind in data["steps"]
+        "add the residual" if kind == "add" else label.replace("n × d_model", "n tokens × the model width")
+        for label, kind in data["steps"]
     ) + "."
 
 

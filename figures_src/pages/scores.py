@@ -47,7 +47,7 @@ ITEMS = [
         title="The raw scores QKᵀ of the five-token sentence, one cell per query-key pair.",
         caption=lambda example: (
             f"Raw scores QKᵀ for “{' '.join(example['tokens'])}”. Row i is query i, column j is key j; the cell is "
-            "q_i · k_j. Red cells are above zero, blue cells below, white is zero."
+            "qᵢ · kⱼ. Red cells are above zero, blue cells below, white is zero."
         ),
     ),
     example_heatmap(

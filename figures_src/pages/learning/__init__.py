@@ -188,7 +188,7 @@ def history_render(data, fig):
     loss_ax.text(steps[-1], np.log(training.VOCAB), f"guessing: ln {training.VOCAB}", ha="right", va="bottom")
     match_ax.plot(steps, data["match"])
     match_ax.set_ylim(0, 1.05)
-    match_ax.set_ylabel("weight on t − 1")
+    match_ax.set_ylabel("weight on $t - 1$")
     grad_ax.plot(steps, data["grad_W_Q"])
     grad_ax.set_ylabel(r"$\|dW_Q\|$")
     grad_ax.set_xlabel("training step")
@@ -209,7 +209,7 @@ def history_alt(data):
     return (
         f"Three curves over {MAIN.steps} steps. The loss falls from {num(data['loss'][0], 2)} to "
         f"{num(data['loss'][-1], 3)}; the weight on the previous token rises from {num(data['match'][0], 2)} to "
-        f"{num(data['match'][-1], 3)}; the gradient norm at W_Q starts at {num(data['grad_W_Q'][0], 3)}, peaks at "
+        f"{num(data['match'][-1], 3)}; the gradient norm at the query projection starts at {num(data['grad_W_Q'][0], 3)}, peaks at "
         f"{num(data['grad_W_Q'].max(), 3)} and falls to {num(data['grad_W_Q'][-1], 4)}."
     )
 
@@ -314,7 +314,7 @@ def experiment_table(data):
             rows.append([label, seed, f"{final:.4f}", "never" if reached is None else reached, f"{match:.3f}",
                          f"{data[f'entropy_{label}'][seed, 0]:.3f}", f"{data[f'grad_W_Q_{label}'][seed, 0]:.4f}"])
     return {
-        "caption": f"Each run at d_k = {WIDE_D_K}",
+        "caption": f"Each run at dₖ = {WIDE_D_K}",
         "columns": ["scale", "seed", f"loss at step {WIDE_STEPS - 1}", f"first step with loss < {THRESHOLD}",
                     "weight on t − 1 at the end", "row entropy at step 0", "‖dW_Q‖ at step 0"],
         "rows": rows,
@@ -349,8 +349,8 @@ def experiment_snippets(data):
         f"Over seeds {SEEDS.start}–{SEEDS.stop - 1} (mean ± half the range; the step counts are over the runs that got there):\n",
         table(["scale", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
                "weight on t − 1 at the end"], outcome),
-        table(["scale", "row entropy at step 0 (nats)", "‖dW_Q‖ at step 0",
-               f"‖dW_Q‖, median of the last {LATE} steps"], mechanics),
+        table(["scale", "row entropy at step 0 (nats)", r"$\|dW_Q\|$ at step 0",
+               f"$\\|dW_Q\\|$, median of the last {LATE} steps"], mechanics),
         "",
         f"Without the scale, the rows start almost one-hot (entropy {num(data['entropy_unscaled'][:, 0].mean(), 2)} nats "
         f"against {num(data['entropy_scaled'][:, 0].mean(), 2)} with it, out of at most {num(np.log(training.N_POSITIONS), 2)}). "
@@ -380,10 +380,10 @@ ITEMS = [
     Figure("learning-checkpoints", title="The weights of one sequence as the layer learns to look one token back.",
            data=EX_CHECKPOINTS.compute, render=checkpoints_render, caption=checkpoints_caption, alt=checkpoints_alt,
            table=checkpoints_table, size=(PHONE_WIDTH, 4.4), example=EX_CHECKPOINTS),
-    Figure("learning-history", title="Loss, the right pattern's share and the gradient at W_Q, step by step.",
+    Figure("learning-history", title="Loss, the right pattern's share and the gradient at the query projection, step by step.",
            data=main_run, render=history_render, caption=history_caption, alt=history_alt, table=history_table,
            size=(PHONE_WIDTH, 5.4), snippets=history_snippets),
-    Figure("learning-scale", title=f"√d_k tested by training: d_k = {WIDE_D_K}, with and without the scale.",
+    Figure("learning-scale", title=f"√dₖ tested by training: dₖ = {WIDE_D_K}, with and without the scale.",
            data=experiment, render=experiment_render, caption=experiment_caption, alt=experiment_alt,
            table=experiment_table, size=(PHONE_WIDTH, 6.0), snippets=experiment_snippets),
 ]
