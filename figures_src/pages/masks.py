@@ -143,13 +143,13 @@ ITEMS = [
     ),
     Figure(
         "mask-padding", title="Padding mask: no query looks at a padding position.", data=EX_MASK_PADDING.compute,
-        render=batch_render, size=(PHONE_WIDTH, 6.6), example=EX_MASK_PADDING,
+        render=batch_render, size=(PHONE_WIDTH, 7.4), example=EX_MASK_PADDING,
         caption=("Weights for a batch of two sequences padded to the same length. The pad columns of the first "
                  "sequence are 0 for every query. The pad rows are computed too, but their outputs are thrown away."),
     ),
     Figure(
         "mask-combined", title="Padding and causal masks together: the past, and only real tokens.",
-        data=EX_MASK_COMBINED.compute, render=batch_render, size=(PHONE_WIDTH, 6.6), example=EX_MASK_COMBINED,
+        data=EX_MASK_COMBINED.compute, render=batch_render, size=(PHONE_WIDTH, 7.4), example=EX_MASK_COMBINED,
         caption=("Weights for the same batch with both masks: a query may look at an earlier or equal position "
                  "that is not padding. The two masks are combined with a logical and."),
     ),
