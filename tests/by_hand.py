@@ -10,6 +10,10 @@ from decimal import ROUND_HALF_EVEN, Decimal, getcontext
 
 getcontext().prec = 50
 
+# A symbol written the way code or plain text writes a subscript: d_k, d_model, W_O, XW_Q, q_i, w_ij,
+# ∂w_i, dW_ij, √d_k. Code names (attend_chunked, split_heads) do not match.
+PLAIN_SUBSCRIPT = re.compile(r"(?<![A-Za-z0-9_])(?:X?W|dW|dS|dO|∂w|∂s|[dqkvwsδΣ])_(?:\{|[A-Za-z0-9])")
+
 NUMBER = r"−?\d[\d,]*(?:\.\d+)?(?:e[+−-]?\d+)?"
 
 

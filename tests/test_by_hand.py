@@ -16,6 +16,7 @@ import pytest
 
 import by_hand
 from by_hand import NUMBER, follows, number
+from figures_src.engine.text import num
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -288,3 +289,72 @@ def test_one_transpose_glyph(site):
     for path in pages(site):
         raw = (site / path).read_text()
         assert "⊤" not in raw and "&#x022A4;" not in raw.upper().replace("&#X", "&#x"), path
+
+
+def test_every_scaled_score_cell_follows_from_its_printed_raw_score(site):
+    """A scaled-score heatmap's cells (its SVG and its table) are the printed raw score over √dₖ, to the
+    digits shown and never an exact tie rounded one way (0.415 as 0.41 beside 0.675 as 0.68)."""
+    every = examples(site)
+    figures = 0
+    for path in pages(site):
+        html = (site / path).read_text()
+        for figure in re.finditer(r'<figure [^>]*id="fig-([\w-]+)" data-example="([\w-]+)" data-quantity="scaled_scores".*?</figure>',
+                                  html, flags=re.S):
+            name, example = figure.group(1), every[figure.group(2)]
+            raw, root = example["steps"]["scores"], Decimal(example["d_k"]).sqrt()
+            svg = dict(((int(i), int(j)), text) for i, j, text in re.findall(
+                rf'<g id="{name}-value-(\d+)-(\d+)">\s*<text[^>]*>([^<]*)</text>', figure.group(0)))
+            table = re.search(rf'<table class="aih-numbers" id="{name}-table">.*?</table>', figure.group(0), flags=re.S)
+            rows = [re.findall(r"<td>([^<]*)</td>", r) for r in re.findall(r"<tr><th scope=\"row\">.*?</tr>", table.group(0))]
+            assert len(svg) == len(raw) * len(raw[0]) and len(rows) == len(raw), name
+            for i, row in enumerate(raw):
+                for j, s in enumerate(row):
+                    if s is None or rows[i][j] == "−∞":
+                        continue
+                    digits = next(d for d in (2, 3, 4) if abs(s * 10**d - round(s * 10**d)) < 1e-6 or d == 4)
+                    exact = number(num(s, digits)) / root  # the raw score as the readout prints it, over √dₖ
+                    assert follows(exact, svg[i, j]), (name, i, j, num(s), svg[i, j])
+                    assert follows(exact, rows[i][j]), (name, i, j, num(s), rows[i][j])
+            figures += 1
+    assert figures >= 3, figures  # scores, demo, causal mask
+
+
+# ---------------------------------------------------------------- notation
+
+PLAIN_SUBSCRIPT = by_hand.PLAIN_SUBSCRIPT
+
+
+def test_no_symbol_a_reader_sees_is_written_with_an_underscore(site):
+    """Outside code, a page (its prose, tables, captions, problems and figures' SVG text, titles and
+    descriptions) writes dₖ, W<sub>Q</sub> or MathML, never d_k, W_O, q_i · k_j or ∂w_i/∂s_j."""
+    assert PLAIN_SUBSCRIPT.search("x d_k y") and PLAIN_SUBSCRIPT.search("XW_Q") and PLAIN_SUBSCRIPT.search("∂w_i/∂s_j")
+    assert not PLAIN_SUBSCRIPT.search("attend_chunked, split_heads, dₖ, W<sub>Q</sub>")
+    found = []
+    for path in pages(site):
+        text = read(site, path).text
+        found += [f"{path}: …{text[max(0, m.start() - 30):m.end() + 20]}…" for m in PLAIN_SUBSCRIPT.finditer(text)]
+    assert not found, found[:20]
+
+
+def test_figure_labels_typeset_their_symbols_with_mathtext():
+    """In the figures' sources, every axis label, title, legend label and text drawn on a figure writes a
+    subscripted symbol as mathtext ($d_k$) or in Unicode (dₖ), never as plain d_k."""
+    import ast
+
+    drawing = {"set_xlabel", "set_ylabel", "set_title", "text", "suptitle", "annotate"}
+    checked, plain = 0, []
+    for source in sorted((ROOT / "figures_src" / "pages").rglob("*.py")):
+        for call in ast.walk(ast.parse(source.read_text())):
+            if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+                continue
+            strings = [a for a in call.args if call.func.attr in drawing]
+            strings += [k.value for k in call.keywords if k.arg == "label"]
+            for node in strings:
+                for constant in ast.walk(node):
+                    if isinstance(constant, ast.Constant) and isinstance(constant.value, str):
+                        checked += 1
+                        outside_math = constant.value.split("$")[::2]
+                        if any(PLAIN_SUBSCRIPT.search(part) for part in outside_math):
+                            plain.append(f"{source.relative_to(ROOT)}:{constant.lineno}: {constant.value!r}")
+    assert checked > 30, checked
+    assert not plain, plain

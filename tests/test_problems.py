@@ -16,6 +16,7 @@ import pytest
 import attention as A
 import loop_reference as loops
 from figures_src import build
+from figures_src.engine.text import typeset
 from figures_src.pages import problems
 from figures_src.pages.problems import html as problems_render, sets as problems_sets
 from figures_src.pages.problems.sets import fmt
@@ -343,7 +344,7 @@ def test_page_block_has_one_labelled_input_per_answer_entry(problem_set):
     assert len(set(parser.labels)) == len(cells)
     assert all(re.search(r"row \d+ \(.+\), column \d+ \(.+\)$", label) for label in parser.labels)
     for st in v["solution"]:  # the no-JS solution carries every step and its numbers
-        assert problems_render.escape(st["text"]) in html
+        assert typeset(st["text"]) in html  # its symbols' subscripts set as <sub>
         for row in st.get("matrix", {}).get("values", []):
             assert "".join(f"<td>{fmt(x)}</td>" for x in row) in html
 

@@ -197,7 +197,8 @@ class Heatmap {
       cells.forEach((cell, j) => {
         const masked = mask && !mask[i][j] && quantity !== "scores"; // raw scores come before the mask
         const colour = cellColour(values[i][j], quantity, limit);
-        cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j]);
+        // 3 decimals where 2 would round an exact tie (0.415): as text.py's cell() prints the static figure
+        cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j], isTie(values[i][j]) ? 3 : 2);
         cell.style.backgroundColor = cssColour(colour); // only the colour: .aih-masked adds its hatching
         cell.style.color = textColour(colour);
         cell.classList.toggle("aih-masked", !!masked);

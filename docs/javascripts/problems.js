@@ -38,13 +38,18 @@ function remember(key, value) {
   } catch {}
 }
 
+// Plain text with its subscripts set as <sub>: "W_Q" -> W<sub>Q</sub>, as figures_src/engine/text.py's typeset
+const SUBSCRIPTED = /(?<![A-Za-z0-9_])(XW|dW|dS|dO|∂w|∂s|[dWqkvwsδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])/u;
+export const typeset = (text) =>
+  text.split(SUBSCRIPTED).map((piece, k) => (k % 3 === 2 ? h("sub", {}, piece) : piece)).filter((piece) => piece !== "");
+
 // The tables of problems_render.py: a header row of column labels, then per row its label and
 // cellContent(i, j, rowLabel, columnLabel) in each cell.
 const table = (matrix, className, cellContent, caption) =>
   h("div", { class: "aih-problem-scroll" },
     h("table", { class: className },
-      ...(caption ? [h("caption", {}, caption)] : []),
-      h("thead", {}, h("tr", {}, h("td"), ...matrix.cols.map((label) => h("th", { scope: "col" }, label)))),
+      ...(caption ? [h("caption", {}, ...typeset(caption))] : []),
+      h("thead", {}, h("tr", {}, h("td"), ...matrix.cols.map((label) => h("th", { scope: "col" }, ...typeset(label))))),
       h("tbody", {}, ...matrix.rows.map((rowLabel, i) =>
         h("tr", {}, h("th", { scope: "row" }, rowLabel),
           ...matrix.cols.map((columnLabel, j) => h("td", {}, cellContent(i, j, rowLabel, columnLabel))))))));
@@ -54,7 +59,7 @@ const matrixTable = (matrix) => table(matrix, "aih-problem-matrix", (i, j) => fm
 // one text input per entry of the part the reader computes
 const answerGrid = (part, partIndex) =>
   h("fieldset", { class: "aih-problem-part" },
-    h("legend", {}, `${part.label} `,
+    h("legend", {}, ...typeset(`${part.label} `),
       h("span", { class: "aih-problem-tolerance" }, `(${part.tolerance ? "±" + fmt(part.tolerance) : "exact"})`)),
     table(part, "aih-problem-grid", (i, j, rowLabel, columnLabel) => h("input", {
       type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
@@ -102,7 +107,7 @@ class Problem {
     const { variant } = this;
     this.part("number").textContent = this.variantIndex + 1;
     this.part("id").textContent = variant.id;
-    this.part("prompt").textContent = variant.prompt;
+    this.part("prompt").replaceChildren(...typeset(variant.prompt));
     this.part("inputs").replaceChildren(...variant.inputs.map(matrixTable));
     this.part("parts").replaceChildren(...variant.parts.map(answerGrid));
     this.part("steps").replaceChildren();
@@ -138,7 +143,7 @@ class Problem {
   showNextHint() {
     const hints = this.part("hints");
     const next = this.variant.hints[hints.children.length];
-    if (next) hints.append(h("li", {}, next)); // an aria-live list: read out
+    if (next) hints.append(h("li", {}, ...typeset(next))); // an aria-live list: read out
     else this.say("No more hints: open the solution.");
   }
 
@@ -147,7 +152,7 @@ class Problem {
     const steps = this.part("steps");
     if (!this.part("solution").open || steps.firstElementChild?.localName === "p") return;
     steps.replaceChildren(...this.variant.solution.flatMap((step) =>
-      [h("p", {}, step.text), ...(step.matrix ? [matrixTable(step.matrix)] : [])]));
+      [h("p", {}, ...typeset(step.text)), ...(step.matrix ? [matrixTable(step.matrix)] : [])]));
   }
 
   openSolution() {

@@ -13,8 +13,9 @@ from .errors import BuildError
 from .finite import check_finite
 from .heatmap import QUANTITIES, DrawnHeatmap
 from .items import Example
-from .style import rc_params
-from .text import num
+from .style import rc_params, readable_on_phones
+from .text import cell as cell_number
+from .text import num, typeset
 
 
 def draw(figure, data):
@@ -32,6 +33,7 @@ def draw(figure, data):
         mpl.rcParams.update(rc_params(name))
         fig = MplFigure(figsize=size, layout="constrained")
         drawn = figure.render(data, fig.add_subplot() if params[1] == "ax" else fig)
+        readable_on_phones(fig)
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None}, transparent=True)
     heatmaps = [] if drawn is None else [drawn] if isinstance(drawn, DrawnHeatmap) else list(drawn)
@@ -129,8 +131,8 @@ def _sentence_case(text):
 
 def _cell(value):
     if isinstance(value, (float, np.floating, bool, np.bool_)):
-        return num(value)
-    return escape(str(value))
+        return cell_number(value)
+    return typeset(str(value))
 
 
 def _figure_html(name, example, svg, caption, tables, heatmaps):
@@ -146,12 +148,12 @@ def _figure_html(name, example, svg, caption, tables, heatmaps):
         attrs.append(f'data-head="{head}"')
     lines = [f"<figure {' '.join(attrs)}>", '<div class="aih-figure__graphic">']
     lines += [line for line in svg.splitlines() if line.strip()]
-    lines += ["</div>", f"<figcaption>{escape(caption)}</figcaption>"]
+    lines += ["</div>", f"<figcaption>{typeset(caption)}</figcaption>"]
     lines.append('<details class="aih-data"><summary>The numbers as a table</summary>')
     for k, (table_caption, columns, rows) in enumerate(tables):
         table_id = f"{name}-table" if len(tables) == 1 else f"{name}-table-{k}"
-        lines.append(f'<div class="aih-table-scroll"><table class="aih-numbers" id="{table_id}"><caption>{escape(table_caption)}</caption>')
-        lines.append("<thead><tr>" + "".join(f'<th scope="col">{escape(str(c))}</th>' for c in columns) + "</tr></thead>")
+        lines.append(f'<div class="aih-table-scroll"><table class="aih-numbers" id="{table_id}"><caption>{typeset(table_caption)}</caption>')
+        lines.append("<thead><tr>" + "".join(f'<th scope="col">{typeset(str(c))}</th>' for c in columns) + "</tr></thead>")
         lines.append("<tbody>")
         for row in rows:
             head, *rest = row

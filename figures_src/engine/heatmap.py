@@ -21,6 +21,7 @@ from matplotlib.patches import Rectangle
 from PIL import Image
 
 from .finite import check_finite
+from .text import cell as cell_number
 from .text import num
 
 SCORE_CMAP = "RdBu_r"  # ColorBrewer diverging: blue < 0 < red, readable with red-green colour blindness
@@ -31,7 +32,7 @@ DARK_TEXT = "#1b1b1b"  # not pure black: the SVG post-processor turns #000000 in
 LIGHT_TEXT = "#ffffff"
 QUANTITIES = {
     "scores": "raw scores QKᵀ",
-    "scaled_scores": "scaled scores QKᵀ/√d_k",
+    "scaled_scores": "scaled scores QKᵀ/√dₖ",
     "weights": "attention weights",
 }
 
@@ -99,7 +100,7 @@ def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=No
             cell.set_in_layout(False)
             ax.add_artist(cell)
             if show_values:
-                ax.text(j, i, num(v), ha="center", va="center", fontsize=fontsize,
+                ax.text(j, i, cell_number(v), ha="center", va="center", fontsize=fontsize,
                         color=text_colour(fill), gid=f"{prefix}value-{i}-{j}").set_in_layout(False)
 
     ax.set_xlim(-0.5, n_k - 0.5)

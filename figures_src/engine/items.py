@@ -140,6 +140,9 @@ def example_heatmap(name, example, quantity, *, title, caption, size, head=None,
         from .heatmap import heatmap  # noqa: PLC0415  (matplotlib only where a figure is drawn)
 
         forbidden = ~np.asarray(ex["inputs"]["mask"], dtype=bool) if masked else None
-        return heatmap(ax, values(ex), ex["tokens"], ex["tokens"], quantity=quantity, head=head, masked=forbidden)
+        # Every cell prints its number, so the colour bar only repeats them: past five tokens it gives its width
+        # to the cells, whose numbers (−2.465) then fit at a phone's size.
+        return heatmap(ax, values(ex), ex["tokens"], ex["tokens"], quantity=quantity, head=head, masked=forbidden,
+                       colorbar=len(ex["tokens"]) <= 5)
 
     return Figure(name, title, example.compute, render, caption, size=size, example=example)

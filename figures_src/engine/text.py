@@ -4,7 +4,9 @@ Every number a page, a figure, a table or a problem prints goes through `num`: a
 ties rounded as Python rounds the exact binary value (as docs/javascripts/attention-math.js's formatNumber
 does; a browser test keeps the two identical), a true minus sign, never "−0", and −∞ for a masked score.
 """
+import re
 from decimal import Decimal
+from html import escape
 
 import numpy as np
 
@@ -30,6 +32,27 @@ def num(value, digits=2, trim=False):
     if text.lstrip("-").strip("0.") == "":  # a zero, or a tiny number that rounds to one: never "−0"
         text = text.lstrip("-")
     return text.replace("-", MINUS)
+
+
+def cell(value):
+    """A heatmap cell's or a figure table's number: 2 decimals, or 3 where 2 would round an exact tie
+    (0.415, 0.675, a raw score over √4), which then prints as it is instead of rounding one way here and
+    the other way there. docs/javascripts/heatmap.js prints its grid cells the same way."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value):
+        hundredths = abs(float(value)) * 100 % 1
+        if abs(hundredths - 0.5) < 1e-6:
+            return num(value, 3)
+    return num(value)
+
+
+# A symbol with a subscript, as plain text writes it: d_k, d_model, W_Q, XW_Q, w_ij, dO_i, Σ_j (not code names
+# such as attend_chunked). docs/javascripts/problems.js has the same pattern.
+SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dS|dO|∂w|∂s|[dWqkvwsδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])")
+
+
+def typeset(text):
+    """Plain text as HTML, each subscript of SUBSCRIPTED set as one: "W_Q (2 × 4)" -> "W<sub>Q</sub> (2 × 4)"."""
+    return SUBSCRIPTED.sub(r"\1<sub>\2</sub>", escape(text))
 
 
 def vector(values, digits=2, trim=False):

@@ -11,6 +11,7 @@ import numpy as np
 import attention
 
 from ..engine import Figure
+from ..engine.style import PHONE_WIDTH
 from ..engine.text import table
 
 PAGE = "cost.md"
@@ -131,12 +132,12 @@ def memory_render(data, ax):
                marker="D", label="measured: attend_chunked")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
-    ax.set_xticks(n[::2], labels=[f"{int(v):,}" for v in n[::2]])
-    ticks = 2.0 ** np.arange(14, 39, 4)
+    ax.set_xticks(n[::3], labels=[f"{int(v):,}" for v in n[::3]])
+    ticks = 2.0 ** np.arange(14, 39, 8)
     ax.set_yticks(ticks, labels=[byte_size(t) for t in ticks])
-    ax.set_xlabel("sequence length n")
+    ax.set_xlabel("sequence length $n$")
     ax.set_ylabel("bytes")
-    ax.legend(frameon=False, fontsize=7.5)
+    ax.figure.legend(loc="outside lower center", frameon=False)  # below: the plot keeps a phone's width
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
@@ -178,7 +179,7 @@ def memory_snippets(data):
 ITEMS = [
     Figure("cost-memory", title="Memory against sequence length: the full score table, a sliding window, and the chunked path.",
            data=memory_data, render=memory_render, caption=memory_caption, alt=memory_alt, table=memory_table,
-           snippets=memory_snippets, size=(5.2, 3.9)),
+           snippets=memory_snippets, size=(PHONE_WIDTH, 5.0)),
 ]
 
 

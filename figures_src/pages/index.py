@@ -1,5 +1,6 @@
 """Attention as a weighted average (docs/index.md): the running sentence's weights, shown before anything else."""
 from ..engine import example_heatmap
+from ..engine.style import PHONE_WIDTH
 from .softmax import EX_SOFTMAX
 
 PAGE = "index.md"
@@ -13,6 +14,6 @@ def weights_caption(example):
 
 
 ITEMS = [
-    example_heatmap("home-weights", EX_SOFTMAX, "weights", size=(4.4, 3.6),
+    example_heatmap("home-weights", EX_SOFTMAX, "weights", size=(PHONE_WIDTH, 3.2),
                     title="Attention weights of a five-token sentence: who looks at whom.", caption=weights_caption),
 ]

@@ -5,6 +5,7 @@ import attention
 
 from ..engine import Example, Figure, example_heatmap
 from ..engine.heatmap import heatmap
+from ..engine.style import PHONE_WIDTH, weights_colorbar
 from ..engine.text import num, softmax_by_hand, table
 from . import sentences
 from .qkv import EX_QKV
@@ -102,14 +103,16 @@ EX_MASK_COMBINED = Example("ex-mask-combined", page=PAGE,
 
 
 def batch_render(example, fig):
-    """One weights heatmap per sequence of the batch, side by side."""
+    """One weights heatmap per sequence of the batch, one above the other (each keeps a phone's width)."""
     batch_tokens, weights, lengths = example["batch_tokens"], example["steps"]["weights"], example["lengths"]
-    axes = fig.subplots(1, len(batch_tokens))
-    return [
+    axes = fig.subplots(len(batch_tokens), 1)
+    drawn = [
         heatmap(ax, weights[b], tokens, tokens, quantity="weights", panel=f"seq{b}",
-                title=f"sequence {b}: {lengths[b]} real tokens", colorbar=b == len(axes) - 1)
+                title=f"sequence {b + 1}: {lengths[b]} real tokens", colorbar=False)
         for b, (ax, tokens) in enumerate(zip(axes, batch_tokens))
     ]
+    weights_colorbar(fig, axes)
+    return drawn
 
 
 # ---------------------------------------------------------------- sliding window
@@ -127,31 +130,31 @@ ITEMS = [
     EX_MASK_COMBINED,
     EX_MASK_WINDOW,
     example_heatmap(
-        "mask-causal-scores", EX_MASK_CAUSAL, "scaled_scores", masked=True, size=(4.4, 3.6),
+        "mask-causal-scores", EX_MASK_CAUSAL, "scaled_scores", masked=True, size=(PHONE_WIDTH, 3.2),
         title="Causal mask: the future's scores become −∞.",
         caption=("Scaled scores after the causal mask: a query may look at itself and the tokens before it. "
                  "The grey, hatched cells above the diagonal hold −∞."),
     ),
     example_heatmap(
-        "mask-causal-weights", EX_MASK_CAUSAL, "weights", size=(4.4, 3.6),
+        "mask-causal-weights", EX_MASK_CAUSAL, "weights", size=(PHONE_WIDTH, 3.2),
         title="Causal mask: the weights of the future are exactly 0.",
         caption=("Weights under the causal mask. Everything above the diagonal is 0; the first query has only "
                  "itself to look at, so its weight on itself is 1."),
     ),
     Figure(
         "mask-padding", title="Padding mask: no query looks at a padding position.", data=EX_MASK_PADDING.compute,
-        render=batch_render, size=(7.6, 3.6), example=EX_MASK_PADDING,
+        render=batch_render, size=(PHONE_WIDTH, 7.4), example=EX_MASK_PADDING,
         caption=("Weights for a batch of two sequences padded to the same length. The pad columns of the first "
                  "sequence are 0 for every query. The pad rows are computed too, but their outputs are thrown away."),
     ),
     Figure(
         "mask-combined", title="Padding and causal masks together: the past, and only real tokens.",
-        data=EX_MASK_COMBINED.compute, render=batch_render, size=(7.6, 3.6), example=EX_MASK_COMBINED,
+        data=EX_MASK_COMBINED.compute, render=batch_render, size=(PHONE_WIDTH, 7.4), example=EX_MASK_COMBINED,
         caption=("Weights for the same batch with both masks: a query may look at an earlier or equal position "
                  "that is not padding. The two masks are combined with a logical and."),
     ),
     example_heatmap(
-        "mask-window", EX_MASK_WINDOW, "weights", size=(4.6, 3.9),
+        "mask-window", EX_MASK_WINDOW, "weights", size=(PHONE_WIDTH, 3.3),
         title="Sliding-window mask: each query sees only its last few tokens.",
         caption=lambda example: (
             f"Weights under a sliding window of {example['window']}: query i may look at keys "

@@ -5,6 +5,7 @@ import attention
 
 from ..engine import Example, Figure, Snippets, example_heatmap
 from ..engine.heatmap import heatmap
+from ..engine.style import PHONE_WIDTH, weights_colorbar
 from ..engine.text import matrix, table
 from . import sentences
 
@@ -80,15 +81,17 @@ def heads_caption(example):
 
 
 def heads_render(example, fig):
-    """Every head's weights side by side, colour only. A static overview: it declares no example, so the
+    """Every head's weights, one above the other (each keeps a phone's width), colour only. A static overview: it declares no example, so the
     interactive layer leaves it as it is (the per-head figures below it carry the numbers)."""
     weights = example["steps"]["weights"]
-    axes = fig.subplots(1, len(weights))
-    return [
+    axes = fig.subplots(len(weights), 1)
+    drawn = [
         heatmap(ax, head_weights, example["tokens"], example["tokens"], quantity="weights", panel=f"h{h}", head=h,
-                title=f"head {h + 1}", show_values=False, colorbar=h == len(axes) - 1, fontsize=10)
+                title=f"head {h + 1}", show_values=False, colorbar=False, fontsize=10)
         for h, (ax, head_weights) in enumerate(zip(axes, weights))
     ]
+    weights_colorbar(fig, axes)
+    return drawn
 
 
 def head_caption(head):
@@ -137,9 +140,9 @@ def cost_snippets(data):
 ITEMS = [
     EX_MULTI_HEAD,
     Figure("multi-head-heads", title="The heads of the multi-head example, side by side.", data=EX_MULTI_HEAD.compute,
-           render=heads_render, caption=heads_caption, size=(6.4, 3.3)),
+           render=heads_render, caption=heads_caption, size=(PHONE_WIDTH, 6.4)),
     *(
-        example_heatmap(f"multi-head-h{head}", EX_MULTI_HEAD, "weights", head=head, size=(4.2, 3.6),
+        example_heatmap(f"multi-head-h{head}", EX_MULTI_HEAD, "weights", head=head, size=(PHONE_WIDTH, 3.2),
                         title=f"Multi-head attention, head {head + 1}: its weights.", caption=head_caption(head))
         for head in range(N_HEADS)
     ),

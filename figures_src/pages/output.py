@@ -5,6 +5,7 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from ..engine import Example, Figure
+from ..engine.style import PHONE_WIDTH
 from ..engine.text import by_hand, dims, matrix, num, table
 from . import sentences
 
@@ -120,7 +121,7 @@ def shapes_render(data, ax):
             if k < 2:
                 ax.text(x + 1, top - data["n"] / 2, "·" if k == 0 else "=", ha="center", va="center", fontsize=16)
                 x += 2
-        top -= data["n"] + 2.6
+        top -= data["n"] + 3.4
     ax.set_xlim(-0.5, 2 * data["n"] + data["d_k"] + 4.5)
     ax.set_ylim(top + 1.6, 1.6)
     ax.set_aspect("equal")
@@ -158,7 +159,8 @@ def block_caption(data):
 
 def block_alt(data):
     return "From bottom to top: " + ", then ".join(
-        "add the residual" if kind == "add" else label for label, kind in data["steps"]
+        "add the residual" if kind == "add" else label.replace("n × d_model", "n tokens × the model width")
+        for label, kind in data["steps"]
     ) + "."
 
 
@@ -184,7 +186,8 @@ def block_render(data, ax):
             ax.add_patch(FancyBboxPatch((-1.6, y - 0.28), 3.2, 0.56, boxstyle="round,pad=0.02,rounding_size=0.12",
                                         facecolor=FILLS[kind], alpha=0.6 if FILLS[kind] != "none" else 1,
                                         edgecolor="#000000", linewidth=1 if kind != "io" else 0))
-            ax.text(0, y, label, ha="center", va="center", fontsize=9, weight="bold" if kind == "attn" else None)
+            shown = label.replace("d_model", r"$d_{\mathrm{model}}$").replace(" × ", r" $\times$ ")  # mathtext
+            ax.text(0, y, shown, ha="center", va="center", fontsize=9, weight="bold" if kind == "attn" else None)
     for y0, y1 in zip(ys, ys[1:]):
         ax.add_patch(FancyArrowPatch((0, y0 + 0.3), (0, y1 - 0.3), arrowstyle="-|>", mutation_scale=10,
                                      color="#000000", linewidth=1))
@@ -206,7 +209,7 @@ def block_render(data, ax):
 ITEMS = [
     EX_OUTPUT,
     Figure("output-shapes", title="The shapes of attention's two products.", data=shapes_data,
-           render=shapes_render, caption=shapes_caption, alt=shapes_alt, table=shapes_table, size=(5.0, 3.5)),
+           render=shapes_render, caption=shapes_caption, alt=shapes_alt, table=shapes_table, size=(PHONE_WIDTH, 2.9)),
     Figure("output-block", title="Where attention sits in a transformer block.", data=block_data,
-           render=block_render, caption=block_caption, alt=block_alt, table=block_table, size=(4.4, 5.8)),
+           render=block_render, caption=block_caption, alt=block_alt, table=block_table, size=(PHONE_WIDTH, 4.9)),
 ]

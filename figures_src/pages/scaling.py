@@ -8,6 +8,7 @@ import numpy as np
 import attention
 
 from ..engine import Figure
+from ..engine.style import PHONE_WIDTH
 from ..engine.text import num
 
 PAGE = "scaling.md"
@@ -55,6 +56,11 @@ def saturation(seed=2):
 # ---------------------------------------------------------------- the figures
 
 
+def dk_labels(d_k):
+    """Every other width labelled (1, 4, 16, …): eleven labels side by side overlap on a phone."""
+    return [str(int(d)) if k % 2 == 0 else "" for k, d in enumerate(d_k)]
+
+
 def variance_caption(data):
     return (
         f"Variance of the dot product of a random query and key (entries of mean 0 and variance 1), "
@@ -80,16 +86,16 @@ def variance_table(data):
 
 def variance_render(data, ax):
     d_k = data["d_k"]
-    ax.plot(d_k, d_k, color="#9e9e9e", linestyle=":", linewidth=1, label=r"var $= d_k$")
-    ax.plot(d_k, data["unscaled"], marker="o", markersize=4, label=r"$q \cdot k$ (unscaled)")
-    ax.plot(d_k, data["scaled"], marker="s", markersize=4, label=r"$q \cdot k$ / √$d_k$ (scaled)")
+    ax.plot(d_k, d_k, color="#9e9e9e", linestyle=":", linewidth=1, label="var = dₖ")
+    ax.plot(d_k, data["unscaled"], marker="o", markersize=4, label="q·k (unscaled)")
+    ax.plot(d_k, data["scaled"], marker="s", markersize=4, label="q·k/√dₖ (scaled)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
-    ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
+    ax.set_xticks(d_k, labels=dk_labels(d_k))
     ticks = d_k[::2]
     ax.set_yticks(ticks, labels=[str(int(t)) for t in ticks])
     ax.minorticks_off()
-    ax.set_xlabel(r"$d_k$ (entries per query and key)")
+    ax.set_xlabel(r"$d_k$, entries per query and key")
     ax.set_ylabel("variance of the score")
     ax.legend(frameon=False)
     for side in ("top", "right"):
@@ -98,9 +104,9 @@ def variance_render(data, ax):
 
 def saturation_caption(data):
     return (
-        f"Rows of {data['n_keys']} random keys against one random query, {ROWS} rows per d_k. Above: "
+        f"Rows of {data['n_keys']} random keys against one random query, {ROWS} rows per dₖ. Above: "
         "the largest weight in a row, on average. Below: the row's entropy in nats. Unscaled rows collapse "
-        "onto one key as d_k grows; scaled rows stay spread out."
+        "onto one key as dₖ grows; scaled rows stay spread out."
     )
 
 
@@ -130,9 +136,9 @@ def saturation_render(data, fig):
     d_k = data["d_k"]
     for ax, key, label in ((left, "max", "largest weight in a row"), (right, "entropy", "row entropy (nats)")):
         ax.plot(d_k, data[f"{key}_unscaled"], marker="o", markersize=4, label="unscaled")
-        ax.plot(d_k, data[f"{key}_scaled"], marker="s", markersize=4, label=r"scaled by 1/√$d_k$")
+        ax.plot(d_k, data[f"{key}_scaled"], marker="s", markersize=4, label="scaled by 1/√dₖ")
         ax.set_xscale("log", base=2)
-        ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
+        ax.set_xticks(d_k, labels=dk_labels(d_k))
         ax.set_ylabel(label)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
@@ -173,7 +179,7 @@ def gradient_alt(data):
 
 def gradient_table(data):
     return {
-        "caption": "Average largest |∂w_i/∂s_j| per row",
+        "caption": "Average largest |∂wᵢ/∂sⱼ| per row",
         "columns": ["dₖ", "unscaled", "scaled by 1/√dₖ"],
         "rows": [[int(d), f"{u:.4f}", f"{s:.4f}"] for d, u, s in zip(data["d_k"], data["grad_unscaled"], data["grad_scaled"])],
     }
@@ -182,12 +188,12 @@ def gradient_table(data):
 def gradient_render(data, ax):
     d_k = data["d_k"]
     ax.plot(d_k, data["grad_unscaled"], marker="o", markersize=4, label="unscaled")
-    ax.plot(d_k, data["grad_scaled"], marker="s", markersize=4, label=r"scaled by 1/√$d_k$")
+    ax.plot(d_k, data["grad_scaled"], marker="s", markersize=4, label="scaled by 1/√dₖ")
     ax.set_xscale("log", base=2)
-    ax.set_xticks(d_k, labels=[str(int(d)) for d in d_k])
+    ax.set_xticks(d_k, labels=dk_labels(d_k))
     ax.set_ylim(0, 0.25)
     ax.set_xlabel(r"$d_k$")
-    ax.set_ylabel(r"largest $|\partial w_i / \partial s_j|$ in a row")
+    ax.set_ylabel(r"largest $|\partial w_i / \partial s_j|$")
     ax.legend(frameon=False)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
@@ -196,11 +202,11 @@ def gradient_render(data, ax):
 ITEMS = [
     Figure("scaling-variance", title="The spread of q·k grows with dₖ; dividing by √dₖ holds it at 1.",
            data=dot_variance, render=variance_render, caption=variance_caption, alt=variance_alt,
-           table=variance_table, size=(5.0, 3.3)),
-    Figure("scaling-saturation", title="Without scaling, softmax saturates as d_k grows: one weight takes everything.",
+           table=variance_table, size=(PHONE_WIDTH, 3.4)),
+    Figure("scaling-saturation", title="Without scaling, softmax saturates as dₖ grows: one weight takes everything.",
            data=saturation, render=saturation_render, caption=saturation_caption, alt=saturation_alt,
-           table=saturation_table, size=(4.8, 5.0)),
+           table=saturation_table, size=(PHONE_WIDTH, 5.0)),
     Figure("scaling-gradient", title="As scores grow, the softmax's gradient shrinks toward zero.",
            data=saturation, render=gradient_render, caption=gradient_caption, alt=gradient_alt,
-           table=gradient_table, size=(5.0, 3.3)),
+           table=gradient_table, size=(PHONE_WIDTH, 3.4)),
 ]

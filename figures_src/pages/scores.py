@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..engine import Example, example_heatmap
+from ..engine.style import PHONE_WIDTH
 from ..engine.text import latex_vector, num, table
 from . import sentences
 
@@ -42,15 +43,15 @@ EX_SCORES = Example("ex-scores", page=PAGE, title="Scores for a five-token sente
 ITEMS = [
     EX_SCORES,
     example_heatmap(
-        "scores-heatmap", EX_SCORES, "scores", size=(4.4, 3.6),
+        "scores-heatmap", EX_SCORES, "scores", size=(PHONE_WIDTH, 3.2),
         title="The raw scores QKᵀ of the five-token sentence, one cell per query-key pair.",
         caption=lambda example: (
             f"Raw scores QKᵀ for “{' '.join(example['tokens'])}”. Row i is query i, column j is key j; the cell is "
-            "q_i · k_j. Red cells are above zero, blue cells below, white is zero."
+            "qᵢ · kⱼ. Red cells are above zero, blue cells below, white is zero."
         ),
     ),
     example_heatmap(
-        "scores-scaled", EX_SCORES, "scaled_scores", size=(4.4, 3.6),
+        "scores-scaled", EX_SCORES, "scaled_scores", size=(PHONE_WIDTH, 3.2),
         title="The scaled scores QKᵀ/√dₖ of the five-token sentence.",
         caption=lambda example: (
             f"The same table divided by √dₖ = √{example['d_k']}, that is multiplied by {example['scale']:g}: "

@@ -3,6 +3,7 @@ import numpy as np
 
 from ..engine import Example, Figure
 from ..engine.heatmap import heatmap
+from ..engine.style import PHONE_WIDTH
 from ..engine.text import num, softmax_by_hand, table
 from . import sentences
 
@@ -92,18 +93,18 @@ def rows_table(data):
 
 
 def rows_render(data, fig):
-    axes = fig.subplots(1, 2, sharey=True)
+    axes = fig.subplots(2, 1, sharex=True)  # one above the other: each row keeps a phone's full width
     x = np.arange(len(data["tokens"]))
     for k, (ax, colour) in enumerate(zip(axes, ("#D55E00", "#0072B2"))):
         ax.bar(x, data["weights"][k], width=0.7, color=colour)
         for j, w in enumerate(data["weights"][k]):
-            ax.text(j, w + 0.02, num(w), ha="center", va="bottom", fontsize=8)
+            ax.text(j, w + 0.02, num(w), ha="center", va="bottom")
         ax.set_xticks(x, labels=data["tokens"])
-        ax.set_ylim(0, 1.12)
-        ax.set_title(row_label(data, k).replace(", ", "\n"), fontsize=9)
+        ax.set_ylim(0, 1.25)
+        ax.set_ylabel("weight")
+        ax.set_title(row_label(data, k))
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
-    axes[0].set_ylabel("weight")
 
 
 def entropy_data():
@@ -137,7 +138,7 @@ def entropy_render(data, fig):
     rows = np.arange(len(tokens))
     bars.barh(rows, entropy, height=0.6, color="#0072B2")
     for i, h in enumerate(entropy):
-        bars.text(h + 0.05, i, num(h), va="center", fontsize=8)
+        bars.text(h + 0.05, i, num(h), va="center")
     ceiling = np.log(len(tokens))
     bars.axvline(ceiling, color="#9e9e9e", linestyle=":", linewidth=1)
     bars.set_xlim(0, ceiling * 1.45)
@@ -155,7 +156,7 @@ def entropy_render(data, fig):
 ITEMS = [
     EX_SOFTMAX,
     Figure("softmax-rows", title="A peaked row and a flat row of the same heatmap.", data=rows_data,
-           render=rows_render, caption=rows_caption, alt=rows_alt, table=rows_table, size=(6.4, 2.8)),
+           render=rows_render, caption=rows_caption, alt=rows_alt, table=rows_table, size=(PHONE_WIDTH, 4.4)),
     Figure("softmax-entropy", title="Every row of weights with its entropy beside it.", data=entropy_data,
-           render=entropy_render, caption=entropy_caption, table=entropy_table, size=(5.8, 3.6), example=EX_SOFTMAX),
+           render=entropy_render, caption=entropy_caption, table=entropy_table, size=(PHONE_WIDTH, 2.9), example=EX_SOFTMAX),
 ]

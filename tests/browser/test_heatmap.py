@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 import attention
+from figures_src.engine.text import cell as cell_text
 from figures_src.engine.text import num as fmt
 from tests import by_hand
 from conftest import reveal_heatmaps
@@ -55,7 +56,7 @@ def slot(page, figure, name):
 
 
 def expected(values, mask=None, weights=False):
-    return [[("0" if weights else fmt(-math.inf)) if mask is not None and not mask[i][j] else fmt(v)
+    return [[("0" if weights else fmt(-math.inf)) if mask is not None and not mask[i][j] else cell_text(v)
              for j, v in enumerate(row)] for i, row in enumerate(values)]
 
 

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from figures_src.engine.text import SUBSCRIPTED
 from figures_src.pages.problems.sets import fmt
+from tests.by_hand import PLAIN_SUBSCRIPT
 
 SITE = Path(__file__).resolve().parents[2] / "site"
 
@@ -48,8 +50,14 @@ def matrix_texts(locator):
         [...t.tBodies[0].rows].map(r => [...r.cells].slice(1).map(c => c.textContent))])""")
 
 
+def as_text(plain):
+    """What the page's text reads for the data's plain text: each subscript set as <sub> (W_Q reads WQ)."""
+    return SUBSCRIPTED.sub(r"\1\2", plain)
+
+
 def expected_matrix(m):
-    return [m["label"], [[fmt(x) for x in row] for row in m["values"]]]
+    """A matrix as the page shows it: its label's subscripts set as <sub> (W_Q reads WQ as text)."""
+    return [as_text(m["label"]), [[fmt(x) for x in row] for row in m["values"]]]
 
 
 @pytest.mark.parametrize("set_id", SETS)
@@ -108,7 +116,7 @@ def test_hints_come_one_at_a_time(page, site_url):
     for k in range(len(hints) + 1):
         root.locator("[data-action=hint]").click()
     items = root.locator(".aih-problem__hints li")
-    assert items.all_text_contents() == hints
+    assert items.all_text_contents() == [as_text(h) for h in hints]
     assert root.locator(".aih-problem__status").text_content() == "No more hints: open the solution."
 
 
@@ -122,7 +130,7 @@ def test_solution_shows_the_numbers_of_the_data_file(page, site_url, set_id):
     assert solution.get_attribute("open") is not None
     assert page.evaluate("document.activeElement.closest('.aih-problem__solution') !== null")
     texts = solution.locator(".aih-problem__steps > p").all_text_contents()
-    assert texts == [s["text"] for s in variant["solution"]]
+    assert texts == [as_text(s["text"]) for s in variant["solution"]]
     shown = matrix_texts(solution.locator("table.aih-problem-matrix"))
     assert shown == [expected_matrix(s["matrix"]) for s in variant["solution"] if "matrix" in s]
     assert matrix_texts(root.locator(".aih-problem__inputs table")) == [expected_matrix(m) for m in variant["inputs"]]
@@ -139,7 +147,7 @@ def test_new_variant_changes_the_inputs_and_is_remembered(page, site_url):
     assert after != before
     assert after == [expected_matrix(m) for m in data["variants"][1]["inputs"]]
     assert root.locator(".aih-problem__id").text_content() == "end-to-end-02"
-    assert root.locator(".aih-problem__prompt").text_content() == data["variants"][1]["prompt"]
+    assert root.locator(".aih-problem__prompt").text_content() == as_text(data["variants"][1]["prompt"])
     assert cells(page, "end-to-end").nth(0).input_value() == ""
     assert "Variant 2 of 12" in root.locator(".aih-problem__status").text_content()
     # Right answers of the new variant are right: the check follows the variant shown.
@@ -194,7 +202,7 @@ def test_without_javascript_the_solutions_are_in_collapsible_blocks(browser, sit
         variant = published("soften-rows")["variants"][0]
         root = page.locator("#problem-soften-rows")
         assert root.locator(".aih-problem__actions").is_hidden()
-        assert root.locator("details.aih-problem__all-hints li").all_text_contents() == variant["hints"]
+        assert root.locator("details.aih-problem__all-hints li").all_text_contents() == [as_text(h) for h in variant["hints"]]
         solution = root.locator("details.aih-problem__solution")
         assert solution.get_attribute("open") is None
         solution.locator("summary").click()
@@ -274,3 +282,23 @@ def test_data_that_cannot_be_shown_leaves_the_static_problem_and_says_so(browser
         assert root.locator(".aih-problem__all-hints").is_visible()  # the static hints, as the status line says
     finally:
         context.close()
+
+
+def test_every_variant_typesets_its_symbols(page, site_url):
+    """The data write d_k, W_Q, w_ij as plain text; every variant the script draws sets them as subscripts."""
+    open_problems(page, site_url)
+    shown = ".aih-problem__prompt, .aih-problem__inputs caption, .aih-problem-part legend, .aih-problem__steps, .aih-problem__hints"
+    plain_in_data = 0
+    for set_id in SETS:
+        root = page.locator(f"#problem-{set_id}")
+        for k, variant in enumerate(published(set_id)["variants"]):
+            if k:
+                root.locator("[data-action=next]").click()
+            for _ in variant["hints"]:
+                root.locator("[data-action=hint]").click()
+            plain_in_data += len(PLAIN_SUBSCRIPT.findall(json.dumps(variant, ensure_ascii=False)))
+            texts = root.locator(shown).all_text_contents()
+            subscripts = root.locator(f"{shown.replace(',', ' sub,')} sub").count()
+            assert not [t for t in texts if PLAIN_SUBSCRIPT.search(t)], (set_id, k, texts)
+            assert subscripts >= len(PLAIN_SUBSCRIPT.findall(json.dumps([variant["prompt"], variant["hints"]], ensure_ascii=False))), (set_id, k)
+    assert plain_in_data > 50, plain_in_data

@@ -12,6 +12,7 @@ import attention
 
 from ...engine import Example, Figure
 from ...engine.heatmap import heatmap
+from ...engine.style import PHONE_WIDTH
 from ...engine.text import dims, latex_number, matrix, num, table
 from .. import sentences
 from . import training
@@ -140,13 +141,13 @@ SHOWN_PANELS = (0, 20, 30, 120)  # of CHECKPOINTS, drawn side by side in the sta
 
 
 def checkpoints_render(example, fig):
-    axes = fig.subplots(1, len(SHOWN_PANELS))
+    axes = fig.subplots(2, len(SHOWN_PANELS) // 2).flat  # two by two: each keeps a readable size on a phone
     drawn = []
     for ax, step in zip(axes, SHOWN_PANELS):
         c = example["checkpoints"].index(step)
         drawn.append(heatmap(ax, example["steps"]["weights"][c], example["tokens"], example["tokens"],
                              quantity="weights", panel=f"step{step}", title=f"step {step}",
-                             show_values=False, colorbar=False, fontsize=7, as_image=True))
+                             show_values=False, colorbar=False, as_image=True))
     return drawn
 
 
@@ -182,13 +183,14 @@ def history_render(data, fig):
     steps = np.arange(MAIN.steps)
     loss_ax.plot(steps, data["loss"])
     loss_ax.set_ylabel("loss (nats)")
+    loss_ax.set_ylim(0, np.log(training.VOCAB) * 1.2)
     loss_ax.axhline(np.log(training.VOCAB), color="#9e9e9e", linestyle=":", linewidth=1)
-    loss_ax.text(steps[-1], np.log(training.VOCAB), f"guessing: ln {training.VOCAB}", ha="right", va="bottom", fontsize=8)
+    loss_ax.text(steps[-1], np.log(training.VOCAB), f"guessing: ln {training.VOCAB}", ha="right", va="bottom")
     match_ax.plot(steps, data["match"])
     match_ax.set_ylim(0, 1.05)
-    match_ax.set_ylabel("weight on t − 1")
+    match_ax.set_ylabel("weight on $t - 1$")
     grad_ax.plot(steps, data["grad_W_Q"])
-    grad_ax.set_ylabel("‖dW_Q‖")
+    grad_ax.set_ylabel(r"$\|dW_Q\|$")
     grad_ax.set_xlabel("training step")
     for ax in (loss_ax, match_ax, grad_ax):
         for side in ("top", "right"):
@@ -207,7 +209,7 @@ def history_alt(data):
     return (
         f"Three curves over {MAIN.steps} steps. The loss falls from {num(data['loss'][0], 2)} to "
         f"{num(data['loss'][-1], 3)}; the weight on the previous token rises from {num(data['match'][0], 2)} to "
-        f"{num(data['match'][-1], 3)}; the gradient norm at W_Q starts at {num(data['grad_W_Q'][0], 3)}, peaks at "
+        f"{num(data['match'][-1], 3)}; the gradient norm at the query projection starts at {num(data['grad_W_Q'][0], 3)}, peaks at "
         f"{num(data['grad_W_Q'].max(), 3)} and falls to {num(data['grad_W_Q'][-1], 4)}."
     )
 
@@ -270,13 +272,13 @@ def summary(data, label):
 def experiment_render(data, fig):
     axes = fig.subplots(3, 1, sharex=True)
     steps = np.arange(WIDE_STEPS)
-    for label, name, color in (("scaled", "scaled by 1/√d_k", "C0"), ("unscaled", "unscaled", "C1")):
+    for label, name, color in (("scaled", "scaled by 1/√dₖ", "C0"), ("unscaled", "unscaled", "C1")):
         for ax, key in zip(axes, ("loss", "grad_W_Q", "entropy")):
             curves = data[f"{key}_{label}"]
             ax.fill_between(steps, curves.min(axis=0), curves.max(axis=0), color=color, alpha=0.25, linewidth=0)
             ax.plot(steps, np.median(curves, axis=0), color=color, label=name)
     axes[0].set_ylabel("loss (nats)")
-    axes[1].set_ylabel("‖dW_Q‖")
+    axes[1].set_ylabel(r"$\|dW_Q\|$")
     axes[1].set_yscale("log")
     axes[2].set_ylabel("row entropy (nats)")
     axes[2].set_xlabel("training step")
@@ -312,7 +314,7 @@ def experiment_table(data):
             rows.append([label, seed, f"{final:.4f}", "never" if reached is None else reached, f"{match:.3f}",
                          f"{data[f'entropy_{label}'][seed, 0]:.3f}", f"{data[f'grad_W_Q_{label}'][seed, 0]:.4f}"])
     return {
-        "caption": f"Each run at d_k = {WIDE_D_K}",
+        "caption": f"Each run at dₖ = {WIDE_D_K}",
         "columns": ["scale", "seed", f"loss at step {WIDE_STEPS - 1}", f"first step with loss < {THRESHOLD}",
                     "weight on t − 1 at the end", "row entropy at step 0", "‖dW_Q‖ at step 0"],
         "rows": rows,
@@ -347,8 +349,8 @@ def experiment_snippets(data):
         f"Over seeds {SEEDS.start}–{SEEDS.stop - 1} (mean ± half the range; the step counts are over the runs that got there):\n",
         table(["scale", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
                "weight on t − 1 at the end"], outcome),
-        table(["scale", "row entropy at step 0 (nats)", "‖dW_Q‖ at step 0",
-               f"‖dW_Q‖, median of the last {LATE} steps"], mechanics),
+        table(["scale", "row entropy at step 0 (nats)", r"$\|dW_Q\|$ at step 0",
+               f"$\\|dW_Q\\|$, median of the last {LATE} steps"], mechanics),
         "",
         f"Without the scale, the rows start almost one-hot (entropy {num(data['entropy_unscaled'][:, 0].mean(), 2)} nats "
         f"against {num(data['entropy_scaled'][:, 0].mean(), 2)} with it, out of at most {num(np.log(training.N_POSITIONS), 2)}). "
@@ -377,11 +379,11 @@ ITEMS = [
     EX_CHECKPOINTS,
     Figure("learning-checkpoints", title="The weights of one sequence as the layer learns to look one token back.",
            data=EX_CHECKPOINTS.compute, render=checkpoints_render, caption=checkpoints_caption, alt=checkpoints_alt,
-           table=checkpoints_table, size=(7.2, 2.4), example=EX_CHECKPOINTS),
-    Figure("learning-history", title="Loss, the right pattern's share and the gradient at W_Q, step by step.",
+           table=checkpoints_table, size=(PHONE_WIDTH, 4.4), example=EX_CHECKPOINTS),
+    Figure("learning-history", title="Loss, the right pattern's share and the gradient at the query projection, step by step.",
            data=main_run, render=history_render, caption=history_caption, alt=history_alt, table=history_table,
-           size=(5.0, 5.4), snippets=history_snippets),
-    Figure("learning-scale", title=f"√d_k tested by training: d_k = {WIDE_D_K}, with and without the scale.",
+           size=(PHONE_WIDTH, 5.4), snippets=history_snippets),
+    Figure("learning-scale", title=f"√dₖ tested by training: dₖ = {WIDE_D_K}, with and without the scale.",
            data=experiment, render=experiment_render, caption=experiment_caption, alt=experiment_alt,
-           table=experiment_table, size=(5.0, 6.0), snippets=experiment_snippets),
+           table=experiment_table, size=(PHONE_WIDTH, 6.0), snippets=experiment_snippets),
 ]

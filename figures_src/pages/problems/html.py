@@ -7,17 +7,18 @@ names below are the contract; tests/browser/test_problems_browser.py compares th
 """
 from html import escape
 
+from ...engine.text import typeset
 from .sets import fmt
 
 
 def matrix_html(m):
     """<table class="aih-problem-matrix">: caption, column labels, one row per row label."""
-    head = '<tr><td></td>' + "".join(f'<th scope="col">{escape(c)}</th>' for c in m["cols"]) + "</tr>"
+    head = '<tr><td></td>' + "".join(f'<th scope="col">{typeset(c)}</th>' for c in m["cols"]) + "</tr>"
     body = "".join(
         f'<tr><th scope="row">{escape(r)}</th>' + "".join(f"<td>{fmt(v)}</td>" for v in row) + "</tr>"
         for r, row in zip(m["rows"], m["values"])
     )
-    return (f'<div class="aih-problem-scroll"><table class="aih-problem-matrix"><caption>{escape(m["label"])}</caption>'
+    return (f'<div class="aih-problem-scroll"><table class="aih-problem-matrix"><caption>{typeset(m["label"])}</caption>'
             f"<thead>{head}</thead><tbody>{body}</tbody></table></div>")
 
 
@@ -27,7 +28,7 @@ def tolerance_text(tolerance):
 
 def grid_html(p, k):
     """An answer grid: one labelled text input per entry, in row-major order."""
-    head = '<tr><td></td>' + "".join(f'<th scope="col">{escape(c)}</th>' for c in p["cols"]) + "</tr>"
+    head = '<tr><td></td>' + "".join(f'<th scope="col">{typeset(c)}</th>' for c in p["cols"]) + "</tr>"
     rows = []
     for i, r in enumerate(p["rows"]):
         cells = "".join(
@@ -37,7 +38,7 @@ def grid_html(p, k):
             for j, c in enumerate(p["cols"])
         )
         rows.append(f'<tr><th scope="row">{escape(r)}</th>{cells}</tr>')
-    return (f'<fieldset class="aih-problem-part"><legend>{escape(p["label"])} '
+    return (f'<fieldset class="aih-problem-part"><legend>{typeset(p["label"])} '
             f'<span class="aih-problem-tolerance">({tolerance_text(p["tolerance"])})</span></legend>'
             f'<div class="aih-problem-scroll"><table class="aih-problem-grid"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
             "</table></div></fieldset>")
@@ -46,7 +47,7 @@ def grid_html(p, k):
 def steps_html(steps):
     out = []
     for s in steps:
-        out.append(f"<p>{escape(s['text'])}</p>")
+        out.append(f"<p>{typeset(s['text'])}</p>")
         if "matrix" in s:
             out.append(matrix_html(s["matrix"]))
     return "".join(out)
@@ -64,7 +65,7 @@ def problem_html(data, src):
         f'<div class="aih-problem" id="problem-{data["set"]}" data-src="{escape(src)}">',
         f'<p class="aih-problem__variant">Variant <span class="aih-problem__number">1</span> of {count} · '
         f'<code class="aih-problem__id">{escape(v["id"])}</code></p>',
-        f'<p class="aih-problem__prompt">{escape(v["prompt"])}</p>',
+        f'<p class="aih-problem__prompt">{typeset(v["prompt"])}</p>',
         '<div class="aih-problem__inputs">' + "".join(matrix_html(m) for m in v["inputs"]) + "</div>",
         '<form class="aih-problem__answer">',
         '<div class="aih-problem__parts">' + "".join(grid_html(p, k) for k, p in enumerate(v["parts"])) + "</div>",
@@ -82,7 +83,7 @@ def problem_html(data, src):
         '<ol class="aih-problem__hints" aria-live="polite"></ol>',
         "</form>",
         '<details class="note aih-problem__all-hints"><summary>Hints</summary><ol>'
-        + "".join(f"<li>{escape(h)}</li>" for h in v["hints"]) + "</ol></details>",
+        + "".join(f"<li>{typeset(h)}</li>" for h in v["hints"]) + "</ol></details>",
         '<details class="success aih-problem__solution"><summary>Solution</summary>'
         f'<div class="aih-problem__steps">{steps_html(v["solution"])}</div></details>',
         "</div>",

@@ -15,6 +15,7 @@ from realheads.model import MODEL_NAME
 from ...engine import Example, Figure, Snippets
 from ...engine.examples import permalink
 from ...engine.heatmap import heatmap
+from ...engine.style import PHONE_WIDTH
 from .committed import KIND_SENTENCE, N_LAYERS, extraction, picks, scores
 from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_table, render_grid
 from .text import text_data, text_snippets
@@ -87,17 +88,15 @@ def head_example(data):
 
 
 def head_size(data):
-    """Inches for an n × n heatmap with its tokens along both sides."""
-    side = 2.0 + 0.3 * len(data["heads"].tokens)
-    return (side + 0.6, side)
+    """Inches for an n × n heatmap: a phone's width (its numbers are in the table after it and in the grid)."""
+    return (PHONE_WIDTH, PHONE_WIDTH - 0.2)
 
 
 def render_head(data, ax):
     """One image of n × n cells (hundreds of them: the numbers are in the table after it and in the viewer)."""
     heads, pick = data["heads"], data["pick"]
-    n = len(heads.tokens)
     drawn = heatmap(ax, data["weights"], heads.tokens, heads.tokens, quantity="weights", head=pick.head,
-                    fontsize=6 if n > 16 else 6.5, as_image=True)
+                    show_values=False, as_image=True)
     ax.tick_params(axis="x", labelrotation=90)
     return drawn
 

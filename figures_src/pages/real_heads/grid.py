@@ -12,12 +12,13 @@ from PIL import Image
 from realheads import analysis
 
 from ...engine.heatmap import WEIGHT_CMAP
+from ...engine.style import PHONE_WIDTH
 from ...engine.text import num
 from .committed import extraction, head_label, kind_name, picks
 
 PICK_COLOUR = "#E69F00"  # Okabe-Ito orange: the frame of a head named on the page
 PATTERN_COLUMNS = ("previous", "next", "self", "cls", "sep")
-GRID_SIZE = (7.4, 4.1)  # inches: 12 columns by 6 rows of thumbnails
+GRID_SIZE = (PHONE_WIDTH, 2.4)  # inches: 12 columns by 6 rows of thumbnails, at full size on a phone
 THUMBNAIL_LEVELS = 32  # colours in a thumbnail: weights rounded to steps of 1/31 (the viewer has the numbers)
 
 
@@ -128,12 +129,12 @@ def render_grid(data, fig):
     for layer, head in sorted(data["marked"]):
         ax.add_patch(Rectangle((head * step - gap / 2, layer * step - gap / 2), n + gap, n + gap, fill=False,
                                edgecolor=PICK_COLOUR, linewidth=2, clip_on=False))  # in the gap, outside the cells
-    ax.set_xticks(np.arange(n_heads) * step + n / 2, [str(h + 1) for h in range(n_heads)], fontsize=8)
-    ax.set_yticks(np.arange(n_layers) * step + n / 2, [str(k + 1) for k in range(n_layers)], fontsize=8)
+    ax.set_xticks(np.arange(n_heads) * step + n / 2, [str(h + 1) for h in range(n_heads)])
+    ax.set_yticks(np.arange(n_layers) * step + n / 2, [str(k + 1) for k in range(n_layers)])
     ax.tick_params(length=0, pad=3, top=True, labeltop=True, bottom=False, labelbottom=False)
-    ax.set_xlabel("head →", fontsize=8)
+    ax.set_xlabel("head →")
     ax.xaxis.set_label_position("top")
-    ax.set_ylabel("layer ↓", fontsize=8)
+    ax.set_ylabel("layer ↓")
     for spine in ax.spines.values():
         spine.set_visible(False)
 
