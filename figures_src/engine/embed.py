@@ -53,15 +53,17 @@ def embed_page(example, permalink):
 <meta name="robots" content="noindex">
 <title>{title} ({example_id}) · Attention Is a Heatmap</title>
 <link rel="canonical" href="{escape(permalink)}">
+<link rel="icon" href="../../assets/images/favicon.png">
 <link rel="stylesheet" href="../../stylesheets/embed.css">
 <link rel="stylesheet" href="../../stylesheets/heatmap.css">
 <script type="module" src="../../javascripts/embed.js"></script>
 </head>
 <body>
 <main class="md-typeset">
+<h1 class="aih-embed-title">{title}</h1>
 <figure class="aih-figure aih-heatmap" id="fig-embed-{example_id}" data-example="{example_id}" data-quantity="weights"{head}>
 <div class="aih-figure__graphic"><p class="aih-embed-static">The interactive heatmap needs JavaScript. The numbers are in <a href="../../examples/{example_id}.json">{example_id}.json</a>.</p></div>
-<figcaption>{title}: the attention weights of worked example {example_id}.</figcaption>
+<figcaption>The attention weights of worked example {example_id}.</figcaption>
 </figure>
 <p class="aih-embed-credit"><a href="{escape(permalink)}" target="_blank" rel="noopener">Worked example <code>{example_id}</code> of <em>Attention Is a Heatmap</em></a> · {LICENCE}</p>
 </main>
