@@ -4,7 +4,8 @@ Every figure `<name>` publishes, beside the inline SVG of its page (CONTRIBUTING
 
 - `figures/<name>.svg`: standalone, in the light scheme (black ink on white), text drawn as paths so no font
   is needed to open it (Inkscape, a browser, a slide), nothing referenced outside the file;
-- `figures/<name>.png`: drawn by matplotlib at twice the size the page shows it (PNG_DPI);
+- `figures/<name>.png`: drawn by matplotlib at twice the size the page shows it (PNG_DPI); and a thumbnail,
+  `figures/<name>.thumb.png`, for the Cite page's figure index;
 - `figures/<name>.csv`: the numbers of its table with their row and column labels, at full precision;
 - `figures/<name>.bib`: a BibTeX entry naming the site, the figure, its permalink and the library's version;
 - and, for a figure of a worked example, the example's `examples/<id>.json`, written by the example itself.
@@ -22,6 +23,7 @@ import numpy as np
 
 # matplotlib's SVG is sized in points (72 per inch), which a browser shows at 96 CSS px per inch: 2× is 192 dpi.
 PNG_DPI = 192
+THUMBNAIL_DPI = 40  # the Cite page's figure index: a 5-inch figure is 200 px wide
 FORMATS = ("svg", "png", "csv", "bib")
 
 
@@ -38,6 +40,9 @@ def standalone_files(fig, name):
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=PNG_DPI, metadata={"Software": None}, facecolor="white", transparent=False)
     files[f"figures/{name}.png"] = buffer.getvalue()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=THUMBNAIL_DPI, metadata={"Software": None}, facecolor="white")
+    files[f"figures/{name}.thumb.png"] = buffer.getvalue()
     return files
 
 
