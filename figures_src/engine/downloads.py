@@ -31,17 +31,22 @@ def standalone_files(fig, name):
     """{"figures/<name>.svg": bytes, "figures/<name>.png": bytes} from a drawn matplotlib figure (the caller's
     rc_context still holds the figure's style). The page's copy keeps text as text; this one embeds the glyphs."""
     import matplotlib as mpl  # noqa: PLC0415
+    from PIL import Image  # noqa: PLC0415
 
+    fig.set_layout_engine("none")  # laid out by the page's SVG already: the downloads keep that layout, and its cost
     files = {}
-    with mpl.rc_context({"svg.fonttype": "path", "svg.image_inline": True}):
+    with mpl.rc_context({"svg.fonttype": "path"}):
         buffer = io.BytesIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None}, facecolor="white", transparent=False)
         files[f"figures/{name}.svg"] = _self_contained(buffer.getvalue())
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=PNG_DPI, metadata={"Software": None}, facecolor="white", transparent=False)
     files[f"figures/{name}.png"] = buffer.getvalue()
+    image = Image.open(io.BytesIO(files[f"figures/{name}.png"]))
+    scale = THUMBNAIL_DPI / PNG_DPI
+    thumbnail = image.resize((round(image.width * scale), round(image.height * scale)), Image.Resampling.LANCZOS)
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=THUMBNAIL_DPI, metadata={"Software": None}, facecolor="white")
+    thumbnail.save(buffer, format="png", optimize=True)
     files[f"figures/{name}.thumb.png"] = buffer.getvalue()
     return files
 
