@@ -2,6 +2,7 @@
 # make test   -> the same set-up, then every test (make test-unit: all but the browser tests)
 # make serve  -> live preview; figures regenerate when figures_src/ or attention/ change
 # make figures [ONLY=name] [FORCE=1]
+# make pdf   -> site/attention-is-a-heatmap.pdf: the print edition (site/print/) printed by headless Chromium
 # make clean      -> remove the build outputs (generated/, site/); make distclean -> also .venv, node_modules, .cache
 # Runs from any directory: make -C path/to/repo site
 
@@ -28,7 +29,7 @@ TEST_OK := $(if $(SITE_OK),$(shell $(PY) -c 'import importlib.util as u, sys; \
 	sys.exit(any(u.find_spec(m) is None for m in sys.argv[1:]))' $(TEST_PACKAGES) 2>/dev/null && echo yes))
 endif
 
-.PHONY: site figures serve test test-unit bench clean distclean real-heads constraints venv-needs-repair
+.PHONY: site figures pdf serve test test-unit bench clean distclean real-heads constraints venv-needs-repair
 
 venv-needs-repair:
 	@echo "$(VENV): $(if $(VENV_RUNS),a package does not import; reinstalling,its interpreter does not run; re-creating it)"
@@ -53,6 +54,10 @@ figures: $(SITE_STAMP)
 site: figures
 	$(PY) -m mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
 	@echo "Built site/. Preview it with 'make serve', or: $(PY) -m http.server -d site 8000"
+
+# Not part of `site`: printing takes longer than the site's build budget. The Pages workflow runs it.
+pdf: $(TEST_STAMP) site
+	$(PY) scripts/make_pdf.py
 
 serve: figures
 	$(PY) -m mkdocs serve

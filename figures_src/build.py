@@ -181,7 +181,7 @@ def render_one(index):
     try:
         from .engine.render import outputs  # noqa: PLC0415  (matplotlib only when something is drawn)
 
-        return outputs(item), None
+        return outputs(item, getattr(sys.modules.get(page), "PAGE", None)), None
     except BuildError as exc:
         return None, f"{item.name} (page {page}): {exc}"
     except Exception as exc:

@@ -15,6 +15,7 @@ from mkdocs.exceptions import PluginError
 
 ROOT = Path(__file__).resolve().parents[1]
 _INCLUDE = re.compile(r'^([ \t]*)--8<-- "generated/figures/([A-Za-z0-9_-]+)\.html"[ \t]*$', re.M)
+_MENU_LINK = re.compile(r' href="(?=(?:figures|examples)/)')  # a figure's Download links, from the site root
 # Indented, the placeholder lands inside a paragraph; the figure replaces the paragraph with it.
 _SLOT = re.compile(r'(?:<p>)?<div class="aih-figure-slot" id="fig-([A-Za-z0-9_-]+)"></div>(?:</p>)?')
 
@@ -33,8 +34,11 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_post_page(output, page, config):
+    base = "../" * page.url.count("/")  # the download menu's links are relative to the site root
+
     def figure(match):
-        return (ROOT / "generated" / "figures" / f"{match.group(1)}.html").read_text(encoding="utf-8").rstrip("\n")
+        fragment = (ROOT / "generated" / "figures" / f"{match.group(1)}.html").read_text(encoding="utf-8")
+        return _MENU_LINK.sub(f' href="{base}', fragment.rstrip("\n"))
 
     output = _SLOT.sub(figure, output)
     if 'class="aih-figure-slot"' in output:

@@ -1,8 +1,10 @@
 """Worked examples: the contract every example's JSON keeps, the one writer of that JSON, and its cite line."""
 import json
+from html import escape
 
 import numpy as np
 
+from .embed import snippet as embed_snippet
 from .errors import BuildError
 from .finite import check_finite
 from .site import site_url
@@ -92,10 +94,17 @@ def permalink(example):
     return f"{site_url()}{example.url_path}#{example.id}"
 
 
-def cite_line(example):
-    """The paragraph that anchors example `example` (an Example declaration) on its page and cites it."""
+def cite_line(example, embeddable=False):
+    """The paragraph that anchors example `example` (an Example declaration) on its page and cites it; for an
+    example the interactive heatmap can draw, with a link to its embed page and the <iframe> to copy."""
+    embed = ""
+    if embeddable:
+        url = f"{site_url()}embed/{example.id}/"
+        embed = (f" · [embed it](embed/{example.id}/index.html)</p>\n"
+                 f'<details class="aih-embed-code"><summary>The &lt;iframe&gt; that embeds {example.id}</summary>'
+                 f"<pre><code>{escape(embed_snippet(example.id, url))}</code></pre></details>\n")
     return (
         f'<p class="aih-cite" id="{example.id}" markdown>Worked example <code>{example.id}</code>: cite it as '
         f"[{permalink(example)}]({example.page}#{example.id}) · "
-        f"[download the numbers of {example.id} (JSON)](examples/{example.id}.json)</p>\n"
+        f"[download the numbers of {example.id} (JSON)](examples/{example.id}.json)" + (embed or "</p>\n")
     )

@@ -8,18 +8,21 @@ from html import escape
 
 import numpy as np
 
+from . import downloads
 from . import svg as svg_cleanup
 from .errors import BuildError
 from .finite import check_finite
 from .heatmap import QUANTITIES, DrawnHeatmap
 from .items import Example
+from .site import page_path, site_url
 from .style import rc_params, readable_on_phones
 from .text import cell as cell_number
 from .text import num, typeset
 
 
-def draw(figure, data):
-    """-> (raw matplotlib SVG, [DrawnHeatmap]) for a Figure declaration and its data."""
+def draw(figure, data, exports=None):
+    """-> (raw matplotlib SVG, [DrawnHeatmap]) for a Figure declaration and its data; given a dict `exports`,
+    also adds its standalone SVG and PNG to it (engine/downloads.py)."""
     import matplotlib as mpl  # noqa: PLC0415
     from matplotlib.figure import Figure as MplFigure  # noqa: PLC0415
 
@@ -36,16 +39,20 @@ def draw(figure, data):
         readable_on_phones(fig)
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None}, transparent=True)
+        if exports is not None:
+            exports.update(downloads.standalone_files(fig, name))
     heatmaps = [] if drawn is None else [drawn] if isinstance(drawn, DrawnHeatmap) else list(drawn)
     if not all(isinstance(h, DrawnHeatmap) for h in heatmaps):
         raise BuildError(f"figure {name}: render must return what heatmap() returned (or nothing), got {drawn!r}")
     return buffer.getvalue(), heatmaps
 
 
-def render_figure(figure, data):
-    """The <figure> fragment of a Figure declaration, drawn from its data."""
+def render_figure(figure, data, page=None):
+    """{path: content}: the <figure> fragment of a Figure declaration, drawn from its data, with its downloads
+    (engine/downloads.py). `page`: the Markdown page that shows it, for its permalink."""
     name = figure.name
-    raw_svg, heatmaps = draw(figure, data)
+    files = {}
+    raw_svg, heatmaps = draw(figure, data, files)
     _check_heatmap_cells(name, raw_svg, heatmaps)
     description = figure.alt(data) if figure.alt else _heatmap_alt(name, heatmaps)
     svg = svg_cleanup.clean_svg(raw_svg, name, figure.title, description)
@@ -56,7 +63,18 @@ def render_figure(figure, data):
     example = figure.example(data) if callable(figure.example) else figure.example
     if example is not None and not isinstance(example, Example):
         raise BuildError(f"figure {name}: its example must be an Example declaration, got {example!r}")
-    return _figure_html(name, example, svg, caption, tables, heatmaps)
+    permalink = f"{site_url()}{page_path(page) if page else ''}#fig-{name}"
+    files[f"figures/{name}.csv"] = downloads.csv_text(tables)
+    files[f"figures/{name}.bib"] = downloads.bibtex(name, figure.title, permalink, _version())
+    menu = downloads.menu_html(name, example.id if example is not None else None)
+    return {f"figures/{name}.html": _figure_html(name, example, svg, caption, tables, heatmaps, menu)} | {
+        f"public/{path}": content for path, content in files.items()}
+
+
+def _version():
+    import attention  # noqa: PLC0415
+
+    return attention.__version__
 
 
 _CELL_ID = re.compile(r'id="(?:([A-Za-z0-9]+)-)?cell-\d+-\d+"')
@@ -135,7 +153,7 @@ def _cell(value):
     return typeset(str(value))
 
 
-def _figure_html(name, example, svg, caption, tables, heatmaps):
+def _figure_html(name, example, svg, caption, tables, heatmaps, menu=""):
     classes = "aih-figure aih-heatmap" if heatmaps else "aih-figure"
     attrs = [f'class="{classes}"', f'id="fig-{name}"']
     if example is not None:
@@ -148,7 +166,7 @@ def _figure_html(name, example, svg, caption, tables, heatmaps):
         attrs.append(f'data-head="{head}"')
     lines = [f"<figure {' '.join(attrs)}>", '<div class="aih-figure__graphic">']
     lines += [line for line in svg.splitlines() if line.strip()]
-    lines += ["</div>", f"<figcaption>{typeset(caption)}</figcaption>"]
+    lines += ["</div>", f"<figcaption>{typeset(caption)}</figcaption>"] + ([menu] if menu else [])
     lines.append('<details class="aih-data"><summary>The numbers as a table</summary>')
     for k, (table_caption, columns, rows) in enumerate(tables):
         table_id = f"{name}-table" if len(tables) == 1 else f"{name}-table-{k}"

@@ -138,16 +138,27 @@ class CellImage(Artist):
         self.set_in_layout(False)
 
     def draw(self, renderer):
-        if not hasattr(renderer, "writer"):
-            raise TypeError(f"a heatmap drawn as_image draws into SVG only, not with {type(renderer).__name__}")
         n_q, n_k, _ = self.rgb.shape
         (x0, y0), (x1, y1) = self.axes.transData.transform([(-0.5, -0.5), (n_k - 0.5, n_q - 0.5)])
+        if not hasattr(renderer, "writer"):  # a raster (the PNG download): each cell a block of whole pixels
+            self._draw_raster(renderer, x0, y1, x1 - x0, y0 - y1)
+            return
         buffer = io.BytesIO()
         Image.fromarray(self.rgb, mode="RGB").save(buffer, format="png", optimize=True)
         renderer.writer.element("image", x=f"{x0:.2f}", y=f"{renderer.height - y0:.2f}", width=f"{x1 - x0:.2f}",
                                 height=f"{y0 - y1:.2f}", attrib={
                                     "id": self.id, "preserveAspectRatio": "none", "style": "image-rendering:pixelated",
                                     "xlink:href": "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")})
+
+    def _draw_raster(self, renderer, left, bottom, width, height):
+        n_q, n_k, _ = self.rgb.shape
+        rows = np.minimum(np.arange(round(height)) * n_q // max(round(height), 1), n_q - 1)
+        cols = np.minimum(np.arange(round(width)) * n_k // max(round(width), 1), n_k - 1)
+        block = self.rgb[rows][:, cols]
+        rgba = np.dstack([block, np.full(block.shape[:2], 255, np.uint8)])
+        gc = renderer.new_gc()
+        renderer.draw_image(gc, round(left), round(bottom), rgba[::-1])
+        gc.restore()
 
 
 def colour_scale(values, quantity, limit=None):

@@ -6,25 +6,29 @@ arithmetic or matplotlib.
 from pathlib import Path
 
 from .errors import BuildError
-from .examples import cite_line, example_json
+from . import embed
+from .examples import cite_line, example_json, permalink
 from .items import Example, Figure, Snippets
 
 
-def outputs(item):
-    """Every file `item` writes: a figure's fragment, an example's JSON and cite line, snippets, downloads."""
+def outputs(item, page=None):
+    """Every file `item` writes: a figure's fragment and downloads, an example's JSON and cite line, snippets,
+    downloads. `page`: the Markdown page that declares it ("scores.md"), for a figure's permalink."""
     match item:
         case Example():
             example = item.compute()
             files = {f"public/examples/{item.id}.json": example_json(example)}
+            can_embed = embed.embeddable(example)
+            if can_embed:
+                files[f"public/embed/{item.id}/index.html"] = embed.embed_page(example, permalink(item))
             if item.cite_line:
-                files[f"snippets/{item.id}-cite.md"] = cite_line(item)
+                files[f"snippets/{item.id}-cite.md"] = cite_line(item, can_embed)
             return files | snippet_files(item.id, item.snippets, example)
         case Figure():
             from .figures import render_figure  # noqa: PLC0415  (matplotlib only when a figure is drawn)
 
             data = item.data()
-            fragment = render_figure(item, data)
-            return {f"figures/{item.name}.html": fragment} | snippet_files(item.name, item.snippets, data)
+            return render_figure(item, data, page) | snippet_files(item.name, item.snippets, data)
         case Snippets():
             data = item.data()
             return snippet_files(item.name, item.snippets, data) | public_files(item.name, item.public, data)

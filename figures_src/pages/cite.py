@@ -2,7 +2,7 @@
 import attention
 
 from .. import registry
-from ..engine import Snippets
+from ..engine import Figure, Snippets, embed
 from ..engine.examples import permalink
 from ..engine.site import site_url
 from ..engine.text import table
@@ -12,8 +12,10 @@ PAGE = "cite.md"
 
 def cite_data():
     """Every example with a cite line of its own (the real model's are listed on their page), from the pages' declarations."""
+    figures = [(item, module.PAGE) for module in map(registry.page_module, registry.PAGES)
+               for item in module.ITEMS if isinstance(item, Figure)]
     return {"examples": [example for example in registry.examples() if example.cite_line], "site_url": site_url(),
-            "version": attention.__version__}
+            "version": attention.__version__, "figures": figures}
 
 
 def cite_snippets(data):
@@ -32,7 +34,27 @@ def cite_snippets(data):
         "}\n"
         "```\n"
     )
-    return {"bibtex": bibtex, "": table(["example", "permalink and data"], rows, align=["---", "---"])}
+    return {"bibtex": bibtex, "": table(["example", "permalink and data"], rows, align=["---", "---"]),
+            "figures": figure_index(data), "embed": embed_code(data)}
+
+
+def embed_code(data):
+    """The <iframe> of the demo's example, as a code block to copy."""
+    url = f"{data['site_url']}embed/ex-demo/"
+    return f"```html\n{embed.snippet('ex-demo', url)}\n```\n"
+
+
+def figure_index(data):
+    """Every figure of the site, in navigation order: its thumbnail, its permalink and its downloads."""
+    rows = []
+    for number, (figure, page) in enumerate(data["figures"], 1):
+        name = figure.name
+        link = f"{page}#fig-{name}"
+        thumbnail = (f'[![Thumbnail of figure {name}](figures/{name}.thumb.png){{ loading=lazy width=160 }}]({link})')
+        downloads = " · ".join(f"[{label}](figures/{name}.{ext})" for ext, label in
+                               (("svg", "SVG"), ("png", "PNG"), ("csv", "CSV"), ("bib", "BibTeX")))
+        rows.append([thumbnail, f"[`{name}`]({link}): {figure.title}", downloads])
+    return table(["thumbnail", "figure and permalink", "downloads"], rows, align=["---", "---", "---"])
 
 
 ITEMS = [Snippets("cite-table", data=cite_data, snippets=cite_snippets)]

@@ -63,10 +63,11 @@ LAYER_EXAMPLES = {
 
 
 def cite_list(_):
-    """One line per layer example: its anchor, its JSON, its permalink."""
+    """One line per layer example: its anchor, its JSON, its permalink, its embed page (engine/embed.py)."""
     return {"": "\n".join(
         f'- <span class="aih-cite" id="{example.id}">`{example.id}`</span>: layer {layer + 1} on the {sentence_id} '
         f"sentence · [JSON](examples/{example.id}.json) · [permalink]({permalink(example)})"
+        f" · [embed](embed/{example.id}/index.html)"
         for (sentence_id, layer), example in LAYER_EXAMPLES.items()
     )}
 

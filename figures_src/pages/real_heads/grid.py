@@ -90,7 +90,7 @@ class ThumbnailGrid(Artist):
 
     def draw(self, renderer):
         if not hasattr(renderer, "writer"):
-            raise TypeError(f"ThumbnailGrid draws into SVG only, not with {type(renderer).__name__}")
+            return self.draw_raster(renderer)
         # data units are the image's pixels, y down (the axes' y axis is inverted); SVG's y runs down too
         (x0, y0), (x1, _) = self.axes.transData.transform([(0, 0), (self.width, 0)])
         scale, top = (x1 - x0) / self.width, renderer.height - y0
@@ -108,6 +108,17 @@ class ThumbnailGrid(Artist):
                 writer.element("rect", x=f"{x0 + head * self.step * scale:.2f}",
                                y=f"{top + layer * self.step * scale:.2f}", width=side, height=side, fill="none")
                 writer.end("g")
+
+
+    def draw_raster(self, renderer):
+        """The same image in a raster download (the figure's PNG): scaled by nearest neighbour, no buttons."""
+        (x0, y0), (x1, _) = self.axes.transData.transform([(0, 0), (self.width, 0)])
+        scale = (x1 - x0) / self.width
+        size = (max(1, round(self.width * scale)), max(1, round(self.height * scale)))
+        image = Image.open(io.BytesIO(self.png)).convert("RGBA").resize(size, Image.Resampling.NEAREST)
+        gc = renderer.new_gc()
+        renderer.draw_image(gc, round(x0), round(y0) - size[1], np.asarray(image)[::-1])
+        gc.restore()
 
 
 def render_grid(data, fig):

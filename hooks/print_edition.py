@@ -1,0 +1,80 @@
+"""The print edition, print/: every page of the site in navigation order, on one page, for the printer and for
+`make pdf` (scripts/make_pdf.py). docs/print.md gives the page its frame and a placeholder; once every page is
+written, this copies each page's finished <article> (figures, MathML and tables already in) into it.
+
+The copies are static: the page loads no widget script and its heatmaps lose data-example, so what prints is
+the figure the build drew and its table (docs/stylesheets/print.css). Ids that a page repeats from an earlier one
+(a "Recap" heading, say) get the page's name in front, with the page's own links to them. Links keep working:
+every page but Home sits one folder down, as print/ does, and Home's relative links get a "../".
+
+Why not mkdocs-print-site-plugin: it assembles its page from each page's content before our hooks put the
+figures and MathML in (they work on the finished HTML), it adds scripts of its own that the CSP would have to
+allow, and a plugin, like a hook, is something MkDocs' successor does not run: this file is all there is to port.
+"""
+import re
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+PRINT_PAGE = "print.md"
+PLACEHOLDER = '<div id="aih-print-edition"></div>'
+_ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
+_ID = re.compile(r'\bid="([^"]+)"')
+_RELATIVE = re.compile(r'\b(href|src)="(?![#/]|[a-z][a-z0-9+.-]*:)')
+_SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*></script>\s*')
+
+_pages = []  # (src_uri, dest_path, url) of the nav's pages, in order, for this build
+
+
+def on_nav(nav, config, files):
+    _pages[:] = [(p.file.src_uri, p.file.dest_path, p.url) for p in nav.pages if p.file.src_uri != PRINT_PAGE]
+    return nav
+
+
+def article(html, name):
+    match = _ARTICLE.search(html)
+    if match is None:
+        raise PluginError(f"print edition: {name} has no <article> to copy")
+    return match.group(1)
+
+
+def static(content):
+    """The article without what makes it interactive (its heatmaps stay the figures the build drew), and its
+    images loaded at once, as a printer needs them."""
+    return re.sub(r' data-example="[^"]*"| loading="lazy"', "", content)
+
+
+def unique_ids(content, prefix, seen):
+    """Give the ids an earlier page already used `prefix-` in front, and the page's own #links to them."""
+    repeated = {i for i in _ID.findall(content) if i in seen}
+    seen.update(_ID.findall(content))
+    if not repeated:
+        return content
+    content = _ID.sub(lambda m: f'id="{prefix}-{m.group(1)}"' if m.group(1) in repeated else m.group(0), content)
+    return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}-{m.group(1)}"' if m.group(1) in repeated else m.group(0), content)
+
+
+def edition(site_dir):
+    """The HTML of every nav page's article, in order, each in a <section> of its own."""
+    seen = {"aih-print-edition"}
+    sections = []
+    for src_uri, dest_path, url in _pages:
+        content = static(article((site_dir / dest_path).read_text(encoding="utf-8"), src_uri))
+        if url.count("/") == 0:  # Home is at the root; print/ is one folder down
+            content = _RELATIVE.sub(r'\1="../', content)
+        slug = Path(src_uri).stem
+        content = unique_ids(content, slug, seen)
+        sections.append(f'<section class="aih-print-page" id="print-{slug}">{content}</section>')
+    return "\n".join(sections)
+
+
+def on_post_build(config):
+    site_dir = Path(config["site_dir"])
+    target = site_dir / "print" / "index.html"
+    if not target.is_file():
+        raise PluginError(f"print edition: docs/{PRINT_PAGE} was not built")
+    html = target.read_text(encoding="utf-8")
+    if html.count(PLACEHOLDER) != 1:
+        raise PluginError(f"print edition: docs/{PRINT_PAGE} must hold {PLACEHOLDER} once")
+    html = _SITE_SCRIPT.sub("", html.replace(PLACEHOLDER, edition(site_dir)))
+    target.write_text(html, encoding="utf-8")

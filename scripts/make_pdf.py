@@ -1,0 +1,69 @@
+"""`make pdf`: site/attention-is-a-heatmap.pdf from the print edition (site/print/), printed by the headless
+Chromium the browser tests use, through the site's print stylesheet (docs/stylesheets/print.css).
+
+The site is served on 127.0.0.1 for the print (a page loaded from file:// may not load its module scripts);
+nothing is requested from another host. Needs the built site (make site) and playwright (the test set-up).
+Usage: python scripts/make_pdf.py [SITE_DIR] [OUTPUT]
+"""
+import functools
+import http.server
+import os
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PDF_NAME = "attention-is-a-heatmap.pdf"
+FOOTER = ('<div style="width:100%;font-size:8px;color:#555;text-align:center;font-family:sans-serif">'
+          'Attention Is a Heatmap · <span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def make_pdf(site, output):
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+
+    if not (site / "print" / "index.html").is_file():
+        sys.exit(f"{site}/print/index.html does not exist: build the site first (make site)")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    address = f"http://127.0.0.1:{server.server_address[1]}/"
+    foreign = []
+    try:
+        with sync_playwright() as p:
+            executable = os.environ.get("CHROMIUM") or shutil.which("chromium") or None
+            browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.on("request", lambda r: r.url.startswith(("http:", "https:")) and not r.url.startswith(address)
+                    and foreign.append(r.url))
+            page.goto(address + "print/", wait_until="networkidle")
+            page.emulate_media(media="print")
+            output.parent.mkdir(parents=True, exist_ok=True)
+            tmp = output.with_name(f".{output.name}.tmp")
+            page.pdf(path=str(tmp), format="A4", print_background=True, display_header_footer=True,
+                     header_template="<div></div>", footer_template=FOOTER,
+                     margin={"top": "14mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
+            browser.close()
+        if foreign:
+            tmp.unlink(missing_ok=True)
+            sys.exit(f"the print edition requested other hosts: {foreign[:5]}")
+        tmp.replace(output)
+    finally:
+        server.shutdown()
+
+
+def main(argv):
+    site = Path(argv[0]) if argv else ROOT / "site"
+    output = Path(argv[1]) if len(argv) > 1 else site / PDF_NAME
+    start = time.perf_counter()
+    make_pdf(site, output)
+    print(f"wrote {output} ({output.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,141 @@
+"""Issue 16 in a real browser: every embed page alone and inside an <iframe> on another origin; the print
+stylesheet on two pages; `make pdf`'s PDF holding every section heading and every worked example's ID."""
+import functools
+import html
+import http.server
+import re
+import subprocess
+import sys
+import threading
+import unicodedata
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from test_a11y import axe_violations
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "site"
+EMBEDS = sorted(p.parent.name for p in (SITE / "embed").glob("*/index.html"))
+
+
+@pytest.fixture(scope="module")
+def foreign_origin(tmp_path_factory):
+    """A second local server, on another port (so another origin), serving pages that frame the embeds."""
+    folder = tmp_path_factory.mktemp("foreign")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield folder, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+def test_there_are_embeds():
+    assert len(EMBEDS) >= 10, "run `make site`: too few embed pages"
+
+
+def shows_its_heatmap(frame, name):
+    expect(frame.locator(f'figure[data-example="{name}"].aih-on')).to_have_count(1)
+    cells = frame.locator("[data-slot=grid] [data-i]")
+    assert cells.count() >= 4
+    expect(cells.first).to_be_visible()
+    assert frame.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"), \
+        "the embed is wider than its frame"
+
+
+@pytest.mark.parametrize("name", EMBEDS)
+def test_embed_page_alone(page, site_url, name):
+    """The `page` fixture fails on a console error or a request to another host."""
+    page.set_viewport_size({"width": 640, "height": 800})
+    page.goto(f"{site_url}embed/{name}/", wait_until="networkidle")
+    shows_its_heatmap(page, name)
+    back = page.locator(".aih-embed-credit a")
+    assert back.get_attribute("href").endswith(f"/#{name}")
+    expect(page.locator(".aih-embed-credit")).to_contain_text("CC BY 4.0")
+    assert page.locator(".md-header, .md-sidebar, .md-footer").count() == 0, "no theme chrome"
+    assert axe_violations(page) == []
+
+
+@pytest.mark.parametrize("name", EMBEDS)
+def test_embed_in_an_iframe_on_another_origin(context, site_url, foreign_origin, name):
+    folder, foreign_url = foreign_origin
+    (folder / f"{name}.html").write_text(
+        f'<!doctype html><html lang="en"><head><title>A course page</title><link rel="icon" href="data:,"></head><body><h1>A course page</h1>'
+        f'<iframe src="{site_url}embed/{name}/" title="{name}" width="520" height="640"></iframe></body></html>',
+        encoding="utf-8")
+    page = context.new_page()
+    site_host, foreign_host = urlparse(site_url).netloc, urlparse(foreign_url).netloc
+    assert site_host != foreign_host
+    requests, errors = [], []
+    page.on("request", lambda r: requests.append((r.frame.url, r.url)))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(foreign_url + f"{name}.html", wait_until="networkidle")
+    frame = next(f for f in page.frames if f.url == f"{site_url}embed/{name}/")
+    shows_its_heatmap(frame, name)
+    embed_requests = [url for frame_url, url in requests if urlparse(frame_url).netloc == site_host]
+    assert embed_requests and all(urlparse(url).netloc == site_host for url in embed_requests), embed_requests
+    assert all(urlparse(url).netloc in (site_host, foreign_host) for _, url in requests)
+    assert not errors, errors
+    page.close()
+
+
+@pytest.mark.parametrize("path", ["scores/", "demo/"])
+def test_printing_a_page_hides_the_controls_and_keeps_the_figures(page, site_url, path):
+    page.goto(site_url + path, wait_until="networkidle")
+    expect(page.locator("figure.aih-heatmap[data-example]:not(.aih-on):not(.aih-merged)")).to_have_count(0)
+    live = page.locator(".aih-live")
+    assert live.count() >= 1
+    expect(live.first).to_be_visible()
+    page.emulate_media(media="print")
+    for selector in (".aih-live", ".md-header", ".md-sidebar--primary", ".md-search", ".aih-download",
+                     "details.aih-data > summary"):
+        for k in range(page.locator(selector).count()):
+            expect(page.locator(selector).nth(k)).to_be_hidden()
+    figures = page.locator("figure.aih-figure")
+    assert figures.count() >= 2
+    for k in range(figures.count()):
+        figure = figures.nth(k)
+        expect(figure.locator(".aih-figure__graphic svg")).to_be_visible()
+        expect(figure.locator("table.aih-numbers").first).to_be_visible()
+        number = figure.locator("figcaption").evaluate("c => getComputedStyle(c, '::before').content")
+        assert number.startswith('"Figure "') or "Figure" in number, number
+
+
+def _text(markup):
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", markup)).split())
+
+
+def squeeze(text):
+    """Letters and digits only: the PDF's text breaks lines, hyphenates and spaces math its own way."""
+    return re.sub(r"[^0-9a-z]", "", unicodedata.normalize("NFKC", text).lower())
+
+
+def test_make_pdf_holds_every_section_heading_and_example_id(tmp_path):
+    import pypdf  # noqa: PLC0415  (test-only: pinned in the test extra)
+
+    output = tmp_path / "attention-is-a-heatmap.pdf"  # what `make pdf` runs, into a folder of the test's own
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_pdf.py"), str(SITE), str(output)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    reader = pypdf.PdfReader(output)
+    assert len(reader.pages) >= 30
+    text = squeeze(" ".join(p.extract_text() for p in reader.pages))
+
+    printed = (SITE / "print" / "index.html").read_text(encoding="utf-8")
+    headings = [_text(h) for h in re.findall(r"<h[12][^>]*>(.*?)</h[12]>", printed, re.S)]
+    assert len(headings) >= 40
+    missing = [h for h in headings if squeeze(h.removesuffix("¶")) not in text]
+    assert not missing, f"headings not in the PDF: {missing}"
+
+    ids = [p.stem for p in (SITE / "examples").glob("*.json")]
+    assert len(ids) >= 20
+    missing = [i for i in ids if squeeze(i) not in text]
+    assert not missing, f"worked examples not in the PDF: {missing}"
+
+    nav = re.findall(r"^  - [^:]+: (\S+)\.md$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    sections = re.findall(r'<section class="aih-print-page" id="print-([a-z-]+)">', printed)
+    assert sections == nav, "the print edition has every page, in the nav's order"
