@@ -54,7 +54,7 @@ def render_figure(figure, data):
     example = figure.example(data) if callable(figure.example) else figure.example
     if example is not None and not isinstance(example, Example):
         raise BuildError(f"figure {name}: its example must be an Example declaration, got {example!r}")
-    return _figure_html(name, example, svg, caption, tables, heatmaps)
+    return _figure_html(name, example, svg, caption, tables, heatmaps, figure.controls)
 
 
 _CELL_ID = re.compile(r'id="(?:([A-Za-z0-9]+)-)?cell-\d+-\d+"')
@@ -127,7 +127,7 @@ def _cell(value):
     return escape(str(value))
 
 
-def _figure_html(name, example, svg, caption, tables, heatmaps):
+def _figure_html(name, example, svg, caption, tables, heatmaps, controls=None):
     classes = "aih-figure aih-heatmap" if heatmaps else "aih-figure"
     attrs = [f'class="{classes}"', f'id="fig-{name}"']
     if example is not None:
@@ -138,6 +138,8 @@ def _figure_html(name, example, svg, caption, tables, heatmaps):
     heads = {hm.head for hm in heatmaps}
     if len(heads) == 1 and (head := heads.pop()) is not None:
         attrs.append(f'data-head="{head}"')
+    if controls is not None:
+        attrs.append(f'data-controls="{" ".join(controls)}"')
     lines = [f"<figure {' '.join(attrs)}>", '<div class="aih-figure__graphic">']
     lines += [line for line in svg.splitlines() if line.strip()]
     lines += ["</div>", f"<figcaption>{escape(caption)}</figcaption>"]

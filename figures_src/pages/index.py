@@ -14,5 +14,6 @@ def weights_caption(example):
 
 ITEMS = [
     example_heatmap("home-weights", EX_SOFTMAX, "weights", size=(4.4, 3.6),
-                    title="Attention weights of a five-token sentence: who looks at whom.", caption=weights_caption),
+                    title="Attention weights of a five-token sentence: who looks at whom.", caption=weights_caption,
+                    controls=()),  # the weights alone: the controls come on the pages that explain them
 ]
