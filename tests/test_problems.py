@@ -192,6 +192,15 @@ def fingerprint(sets):
     return hashlib.sha256(json.dumps(frozen, sort_keys=True).encode()).hexdigest()
 
 
+# The conceptual questions (problems/concepts.json): their ids, prompts, choices and answers, frozen the same way.
+CONCEPTS_SHA256 = "93dcc9401e2fe2f57ec5106499e976994b43c9e6851808ac723197b673f75d9b"
+
+
+def test_published_concept_questions_are_frozen():
+    frozen = [[q["id"], q["prompt"], q["choices"], q["answer"]] for q in problems_sets.concepts_set()["questions"]]
+    assert hashlib.sha256(json.dumps(frozen, sort_keys=True).encode()).hexdigest() == CONCEPTS_SHA256
+
+
 def test_published_inputs_are_frozen():
     assert fingerprint([s for s in DATA if s["set"] not in ADDED_SETS_SHA256]) == PUBLISHED_INPUTS_SHA256
     for set_id, digest in ADDED_SETS_SHA256.items():
