@@ -85,10 +85,10 @@ def tasks_snippets(data):
         f"**Click that cell** to follow the row of {quote(follow['row'])} into the output. It gives "
         f"{num(follow['weight'])} of its weight to {quote(follow['nearest'])}, so its output, "
         f"{vector(follow['out'])}, is close to the value of {quote(follow['nearest'])}, {vector(follow['value'])}.",
-        f"**Pick the causal mask.** The first row, {quote(0)}, has one choice: weight {num(causal['first'][0])} "
+        f"**Press Weights and pick the causal mask.** The first row, {quote(0)}, has one choice: weight {num(causal['first'][0])} "
         f"on itself and 0 everywhere else, whatever the scale. The second row, {quote(1)}, splits its budget "
         f"between two keys, {num(causal['second'][0])} and {num(causal['second'][1])}.",
-        f"**Set the mask back to none, press Weights and drag the scale to the right end** (×{sharpest}). "
+        f"**Set the mask back to none and drag the scale to the right end** (×{sharpest}). "
         f"The row of {quote(sharp['row'])}, the most even one at ×1 (its largest weight {num(sharp['before'])}), "
         f"collapses onto {quote(sharp['key'])}: {num(sharp['after'])} of its weight, and its entropy bar shrinks "
         f"from {num(sharp['entropy_before'])} to {num(sharp['entropy_after'])} nats.",
