@@ -103,7 +103,7 @@ def concepts_html(data, src):
             f'<form class="aih-quiz__question" id="{q["id"]}">',
             f'<fieldset><legend><span class="aih-quiz__number">{number}.</span> {escape(q["prompt"])}</legend>'
             f"{choices}</fieldset>",
-            '<p class="aih-quiz__actions"><button type="submit" class="md-button">Check</button> '
+            '<p class="aih-quiz__actions"><button type="submit" class="md-button md-button--primary">Check</button> '
             '<span class="aih-quiz__status" role="status"></span></p>',
             '<details class="success aih-quiz__answer"><summary>Answer</summary>'
             f'<p><strong>{escape(q["choices"][q["answer"]])}</strong> {escape(q["explanation"])}</p></details>',
