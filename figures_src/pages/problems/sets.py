@@ -602,7 +602,7 @@ def concept_questions():
             "Can a row of weights be perfectly even, every key getting 1/n?",
             ["No: the softmax always favours one key.",
              "Yes: whenever every score in the row is equal, for instance a query that is zero, or orthogonal to every key.",
-             "Only under a mask.", "Only when d_k is very large."],
+             "Only under a mask.", "Only when dₖ is very large."],
             1,
             f"Equal scores give equal exponentials, so each gets 1/n of the total. A zero query against the running "
             f"example's {n} keys gets the weights {fmt_vec(zero_query_weights[0])}, each 1/{n}.",
@@ -611,7 +611,7 @@ def concept_questions():
         question(
             f"In the running example “on” scores {fmt(raw[i_on, i_cat])} against “cat”, but “cat” scores "
             f"{fmt(raw[i_cat, i_on])} against “on”. Why is the score table S = QKᵀ not symmetric?",
-            ["Because of the division by √d_k.", "Because the softmax works row by row.",
+            ["Because of the division by √dₖ.", "Because the softmax works row by row.",
              "Because queries and keys come from different matrices, W_Q and W_K: q_on · k_cat is not q_cat · k_on.",
              "It is symmetric; the difference is rounding."],
             2,
@@ -665,13 +665,13 @@ def concept_questions():
             {"b": b.tolist(), "moved": (moved_out - out).tolist()},
         ),
         question(
-            f"The entries of q and k are independent, with mean 0 and variance 1, and d_k = {WIDE_D_K}. Roughly how "
+            f"The entries of q and k are independent, with mean 0 and variance 1, and dₖ = {WIDE_D_K}. Roughly how "
             "large is the spread (standard deviation) of q · k?",
-            [f"About {fmt(1)}, whatever d_k is.", f"About √d_k = {fmt(root)}.", f"About d_k = {WIDE_D_K}.",
-             f"About 1/√d_k = {fmt(1 / root)}."],
+            [f"About {fmt(1)}, whatever dₖ is.", f"About √dₖ = {fmt(root)}.", f"About dₖ = {WIDE_D_K}.",
+             f"About 1/√dₖ = {fmt(1 / root)}."],
             1,
-            f"q · k adds up d_k products, each of variance 1, so its variance is d_k and its spread √d_k. Sampled "
-            f"{WIDE_SAMPLES:,} times, the spread is {num(raw_spread)}; divided by √d_k, as attention does, it is "
+            f"q · k adds up dₖ products, each of variance 1, so its variance is dₖ and its spread √dₖ. Sampled "
+            f"{WIDE_SAMPLES:,} times, the spread is {num(raw_spread)}; divided by √dₖ, as attention does, it is "
             f"{num(scaled_spread)}.",
             {"raw_spread": raw_spread, "scaled_spread": scaled_spread, "root": root},
         ),
