@@ -171,3 +171,16 @@ def test_every_built_page_shows_why_under_its_title_and_a_recap_last(page_file):
     assert re.match(r'<h1[^>]*>.*?</h1>\s*<p class="aih-why"><strong>Why this matters:</strong>', article, flags=re.S)
     recap = article[article.rindex("<h2"):]
     assert recap.startswith('<h2 id="recap">') and recap.count("<li>") == 3
+
+
+def test_the_softmax_pages_slider_does_what_its_page_says(page, site_url):
+    """"To the right the bars shrink, to the left they stretch toward the dotted line": every row's entropy."""
+    open_page(page, site_url, "softmax/")
+    figure = "#fig-softmax-entropy"
+    at_one = [float(x) for x in entropy_texts(page, figure)]
+    page.locator(f"{figure} [data-slot=slider]").fill("1")
+    sharper = [float(x) for x in entropy_texts(page, figure)]
+    page.locator(f"{figure} [data-slot=slider]").fill("-1")
+    flatter = [float(x) for x in entropy_texts(page, figure)]
+    assert all(s <= h <= f for s, h, f in zip(sharper, at_one, flatter, strict=True))
+    assert sum(sharper) < sum(at_one) < sum(flatter)
