@@ -89,7 +89,7 @@ def tasks_snippets(data):
         f"on itself and 0 everywhere else, whatever the scale. The second row, {quote(1)}, splits its budget "
         f"between two keys, {num(causal['second'][0])} and {num(causal['second'][1])}.",
         f"**Set the mask back to none and drag the scale to the right end** (×{sharpest}). "
-        f"The row of {quote(sharp['row'])}, the most even one at ×1 (its largest weight {num(sharp['before'])}), "
+        f"The row of {quote(sharp['row'])}, the most even one at ×{num(1.0)} (its largest weight {num(sharp['before'])}), "
         f"collapses onto {quote(sharp['key'])}: {num(sharp['after'])} of its weight, and its entropy bar shrinks "
         f"from {num(sharp['entropy_before'])} to {num(sharp['entropy_after'])} nats.",
         f"**Drag the scale to the left end** (×{flattest}). Every row goes almost flat: every weight in the grid "
