@@ -193,6 +193,15 @@ def fingerprint(sets):
     return hashlib.sha256(json.dumps(frozen, sort_keys=True).encode()).hexdigest()
 
 
+# The conceptual questions (problems/concepts.json): their ids, prompts, choices and answers, frozen the same way.
+CONCEPTS_SHA256 = "05702cc35295984a42d79b4940e930221e16fb0f1067052f5a6264bfb8d1ca28"
+
+
+def test_published_concept_questions_are_frozen():
+    frozen = [[q["id"], q["prompt"], q["choices"], q["answer"]] for q in problems_sets.concepts_set()["questions"]]
+    assert hashlib.sha256(json.dumps(frozen, sort_keys=True).encode()).hexdigest() == CONCEPTS_SHA256
+
+
 def test_published_inputs_are_frozen():
     assert fingerprint([s for s in DATA if s["set"] not in ADDED_SETS_SHA256]) == PUBLISHED_INPUTS_SHA256
     for set_id, digest in ADDED_SETS_SHA256.items():

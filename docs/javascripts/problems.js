@@ -170,6 +170,31 @@ class Problem {
   }
 }
 
+// The conceptual questions (<div class="aih-quiz" data-src=…>, figures_src/pages/problems/html.py): one form
+// per question. Check judges the picked choice against problems/concepts.json and, when it is right, opens
+// the explanation.
+export function verdict(picked, answer) {
+  if (picked === null) return ["", "Pick one answer first."];
+  return Number(picked) === answer
+    ? ["right", "Right. The explanation is open below."]
+    : ["wrong", "Not this one. Think again, or open the answer."];
+}
+
+function setUpQuiz(root, data, signal) {
+  const answers = new Map(data.questions.map((question) => [question.id, question.answer]));
+  const on = (type, handler) => root.addEventListener(type, handler, { signal });
+  on("submit", (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const [result, text] = verdict(form.querySelector("input:checked")?.value ?? null, answers.get(form.id));
+    form.dataset.verdict = result;
+    form.querySelector(".aih-quiz__status").textContent = text;
+    if (result === "right") form.querySelector("details").open = true;
+  });
+  on("change", (event) => (event.target.form.dataset.verdict = "")); // a new pick clears the old verdict
+  root.classList.add("aih-on"); // CSS shows the Check buttons
+}
+
 // Material's instant navigation swaps pages without reloading this module: each new page comes through here.
 globalThis.document$?.subscribe(() => {
   pageListeners?.abort(); // the previous page's listeners and fetches
@@ -191,5 +216,8 @@ globalThis.document$?.subscribe(() => {
   for (const root of document.querySelectorAll(".aih-problem[data-src]")) {
     if (nearViewport) nearViewport.observe(root);
     else load(root);
+  }
+  for (const root of document.querySelectorAll(".aih-quiz[data-src]")) {
+    fetchJSON(root.dataset.src, signal).then((data) => signal.aborted || setUpQuiz(root, data, signal)).catch(() => {});
   }
 });

@@ -67,8 +67,8 @@ def render_figure(figure, data, page=None):
     files[f"figures/{name}.csv"] = downloads.csv_text(tables)
     files[f"figures/{name}.bib"] = downloads.bibtex(name, figure.title, permalink, _version())
     menu = downloads.menu_html(name, example.id if example is not None else None)
-    return {f"figures/{name}.html": _figure_html(name, example, svg, caption, tables, heatmaps, menu)} | {
-        f"public/{path}": content for path, content in files.items()}
+    html = _figure_html(name, example, svg, caption, tables, heatmaps, menu, figure.controls)
+    return {f"figures/{name}.html": html} | {f"public/{path}": content for path, content in files.items()}
 
 
 def _version():
@@ -153,7 +153,7 @@ def _cell(value):
     return typeset(str(value))
 
 
-def _figure_html(name, example, svg, caption, tables, heatmaps, menu=""):
+def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", controls=None):
     classes = "aih-figure aih-heatmap" if heatmaps else "aih-figure"
     attrs = [f'class="{classes}"', f'id="fig-{name}"']
     if example is not None:
@@ -164,6 +164,8 @@ def _figure_html(name, example, svg, caption, tables, heatmaps, menu=""):
     heads = {hm.head for hm in heatmaps}
     if len(heads) == 1 and (head := heads.pop()) is not None:
         attrs.append(f'data-head="{head}"')
+    if controls is not None:
+        attrs.append(f'data-controls="{" ".join(controls)}"')
     lines = [f"<figure {' '.join(attrs)}>", '<div class="aih-figure__graphic">']
     lines += [line for line in svg.splitlines() if line.strip()]
     lines += ["</div>", f"<figcaption>{typeset(caption)}</figcaption>"] + ([menu] if menu else [])

@@ -15,6 +15,10 @@ from .site import NAME, page_path
 from .style import DEFAULT_SIZE
 
 EXAMPLE_HEADER = ("id", "title", "page", "library_version")
+# The parts of the interactive heatmap a figure can offer (docs/stylesheets/heatmap.css hides the others):
+# the Raw/Scaled/Weights buttons, the scale slider, the mask menu, the readout of the hovered pair (its dot
+# product and scaled score), its softmax line (e^s over the row's total), the entropy bars, the followed row's output.
+CONTROLS = ("modes", "scale", "mask", "readout", "softmax", "entropy", "output")
 
 
 def _check_name(kind, name):
@@ -81,6 +85,8 @@ class Figure:
     example: the worked example whose numbers the figure shows (the interactive layer's data-example), or
     example(data) -> Example when the data decide which one. size: inches, or size(data).
     snippets(data) -> {part: Markdown}, written to snippets/<name>-<part>.md.
+    controls: which parts of the interactive heatmap the reader gets (names in CONTROLS, written to the
+    figure's data-controls); None gives all of them, () a bare grid for a page that has introduced none.
     """
 
     name: str
@@ -93,9 +99,13 @@ class Figure:
     size: tuple | Callable[[Any], tuple] = DEFAULT_SIZE
     example: "Example | Callable[[Any], Example] | None" = None
     snippets: Callable[[Any], dict] | None = None
+    controls: tuple | None = None
 
     def __post_init__(self):
         _check_name("figure", self.name)
+        unknown = set(self.controls or ()) - set(CONTROLS)
+        if unknown:
+            raise BuildError(f"figure {self.name}: unknown controls {sorted(unknown)}; choose from {CONTROLS}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,10 +127,10 @@ class Snippets:
             raise BuildError(f"snippets {self.name}: declare snippets(data), public(data) or both")
 
 
-def example_heatmap(name, example, quantity, *, title, caption, size, head=None, masked=False):
+def example_heatmap(name, example, quantity, *, title, caption, size, head=None, masked=False, controls=None):
     """A figure of one of `example`'s tables, as one heatmap: steps[quantity] (of `head`, for a multi-head
     example). masked=True shows the scores the softmax receives: −∞ wherever inputs.mask forbids a pair.
-    caption: text, or caption(example)."""
+    caption: text, or caption(example). controls: as in Figure (None: all of them)."""
     if quantity not in ("scores", "scaled_scores", "weights"):
         raise BuildError(f"figure {name}: quantity must be scores, scaled_scores or weights, got {quantity!r}")
 
@@ -145,4 +155,4 @@ def example_heatmap(name, example, quantity, *, title, caption, size, head=None,
         return heatmap(ax, values(ex), ex["tokens"], ex["tokens"], quantity=quantity, head=head, masked=forbidden,
                        colorbar=len(ex["tokens"]) <= 5)
 
-    return Figure(name, title, example.compute, render, caption, size=size, example=example)
+    return Figure(name, title, example.compute, render, caption, size=size, example=example, controls=controls)

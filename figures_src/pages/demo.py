@@ -1,12 +1,103 @@
-"""The heatmap demo (docs/demo.md): a six-token sentence's scaled scores and weights, side by side."""
-from ..engine import Example, example_heatmap
+"""The heatmap demo (docs/demo.md): a six-token sentence's scaled scores and weights, side by side, and the
+"try this" tasks whose claims are computed here from the same example."""
+import numpy as np
+
+import attention
+from ..engine import BuildError, Example, Snippets, example_heatmap
 from ..engine.style import PHONE_WIDTH
+from ..engine.text import num, vector
 from . import sentences
 
 PAGE = "demo.md"
+# The slider's ends (heatmap.js: 10 ** value for value in [-1, 1]), as multipliers of 1/√d_k.
+SHARPEST, FLATTEST = 10.0, 0.1
 
 EX_DEMO = Example("ex-demo", page=PAGE, title="Scaled scores and weights of a six-token sentence",
                   data=lambda: sentences.self_attention_example(sentences.DEMO))
+
+
+def weights_at(example, multiplier=1.0, mask=None):
+    """The demo's weights as the heatmap recomputes them for a scale multiplier and a mask."""
+    Q, K, V = (np.asarray(example["steps"][name]) for name in ("Q", "K", "V"))
+    out, weights = attention.attend(Q, K, V, mask=mask, scale=example["scale"] * multiplier)
+    return out, weights
+
+
+def tasks_data():
+    """Every number the demo's tasks cite, computed from ex-demo (and the running sentence, for why the
+    demo uses another one)."""
+    example = EX_DEMO.compute()
+    tokens = example["tokens"]
+    n = len(tokens)
+    weights = np.asarray(example["steps"]["weights"])
+    entropy = np.asarray(example["steps"]["entropy"])
+    V = np.asarray(example["steps"]["V"])
+    out = np.asarray(example["outputs"]["out"])
+    running = np.asarray(sentences.self_attention_example(sentences.RUNNING)["steps"]["weights"])
+
+    top_row, top_key = np.unravel_index(np.argmax(weights), weights.shape)  # the brightest cell
+    even = int(np.argmax(entropy))  # the most even row at the published scale
+    _, sharp = weights_at(example, SHARPEST)
+    _, flat = weights_at(example, FLATTEST)
+    _, causal = weights_at(example, mask=attention.causal_mask(n))
+    followed = int(top_row)
+    nearest = int(np.argmin(np.linalg.norm(V - out[followed], axis=1)))  # the value its output is closest to
+    if nearest != top_key:
+        raise BuildError(f"demo-tasks: the output of {tokens[followed]!r} is closest to the value of {tokens[nearest]!r}, "
+                         f"not of {tokens[top_key]!r}, the key it weighs most: the follow task no longer holds")
+    return {
+        "tokens": tokens,
+        "running_tokens": list(sentences.RUNNING.tokens),
+        "running_peak": float(running.max()),  # the running sentence's sharpest weight
+        "running_peak_pair": [list(sentences.RUNNING.tokens)[i] for i in np.unravel_index(np.argmax(running), running.shape)],
+        "row_peaks": [float(weights.max(axis=1).min()), float(weights.max(axis=1).max())],
+        "top": {"row": int(top_row), "key": int(top_key), "weight": float(weights[top_row, top_key])},
+        "sharp": {"row": even, "key": int(np.argmax(sharp[even])), "before": float(weights[even].max()),
+                  "after": float(sharp[even].max()), "entropy_before": float(entropy[even]),
+                  "entropy_after": float(attention.row_entropy(sharp[even]))},
+        "flat": {"low": float(flat.min()), "high": float(flat.max()), "even": 1 / n},
+        "causal": {"first": causal[0].tolist(), "second": causal[1].tolist()},
+        "follow": {"row": followed, "nearest": nearest, "weight": float(weights[followed, nearest]),
+                   "out": out[followed].tolist(), "value": V[nearest].tolist()},
+        "multipliers": {"sharpest": SHARPEST, "flattest": FLATTEST},
+    }
+
+
+def tasks_snippets(data):
+    """demo-tasks-why.md: why the demo has its own sentence; demo-tasks.md: the tasks, each with what the
+    reader should see."""
+    t = data["tokens"]
+    quote = lambda index: f"“{t[index]}”"  # noqa: E731
+    top, sharp, flat, causal, follow = (data[k] for k in ("top", "sharp", "flat", "causal", "follow"))
+    low_peak, high_peak = data["row_peaks"]
+    asker, taken = data["running_peak_pair"]
+    why = (
+        f"The demo uses its own sentence, “{' '.join(t)}”, not the running “{' '.join(data['running_tokens'])}”: "
+        f"in the running sentence “{asker}” already gives {num(data['running_peak'])} of its weight to “{taken}”, "
+        "so the scale slider has little left to sharpen there. Here every row's largest weight lies between "
+        f"{num(low_peak)} and {num(high_peak)}, so every row has room both to sharpen and to flatten.\n"
+    )
+    sharpest = num(data["multipliers"]["sharpest"])
+    flattest = num(data["multipliers"]["flattest"])
+    tasks = [
+        f"**Hover the brightest cell**, row {quote(top['row'])} and column {quote(top['key'])} "
+        f"(row {top['row'] + 1}, column {top['key'] + 1}). The readout below the grid multiplies their query and "
+        f"key, scales the sum, and ends on the weight {num(top['weight'])}, the largest in the grid.",
+        f"**Click that cell** to follow the row of {quote(follow['row'])} into the output. It gives "
+        f"{num(follow['weight'])} of its weight to {quote(follow['nearest'])}, so its output, "
+        f"{vector(follow['out'])}, is close to the value of {quote(follow['nearest'])}, {vector(follow['value'])}.",
+        f"**Press Weights and pick the causal mask.** The first row, {quote(0)}, has one choice: weight {num(causal['first'][0])} "
+        f"on itself and 0 everywhere else, whatever the scale. The second row, {quote(1)}, splits its budget "
+        f"between two keys, {num(causal['second'][0])} and {num(causal['second'][1])}.",
+        f"**Set the mask back to none and drag the scale to the right end** (×{sharpest}). "
+        f"The row of {quote(sharp['row'])}, the most even one at ×{num(1.0)} (its largest weight {num(sharp['before'])}), "
+        f"collapses onto {quote(sharp['key'])}: {num(sharp['after'])} of its weight, and its entropy bar shrinks "
+        f"from {num(sharp['entropy_before'])} to {num(sharp['entropy_after'])} nats.",
+        f"**Drag the scale to the left end** (×{flattest}). Every row goes almost flat: every weight in the grid "
+        f"lies between {num(flat['low'])} and {num(flat['high'])}, close to an even 1/{len(t)} = {num(flat['even'])}.",
+    ]
+    return {"why": why, "": "".join(f"{k}. {task}\n" for k, task in enumerate(tasks, 1))}
+
 
 ITEMS = [
     EX_DEMO,
@@ -26,4 +117,5 @@ ITEMS = [
             "Every row adds up to 1."
         ),
     ),
+    Snippets("demo-tasks", data=tasks_data, snippets=tasks_snippets),
 ]

@@ -15,5 +15,6 @@ def weights_caption(example):
 
 ITEMS = [
     example_heatmap("home-weights", EX_SOFTMAX, "weights", size=(PHONE_WIDTH, 3.2),
-                    title="Attention weights of a five-token sentence: who looks at whom.", caption=weights_caption),
+                    title="Attention weights of a five-token sentence: who looks at whom.", caption=weights_caption,
+                    controls=()),  # the weights alone: the controls come on the pages that explain them
 ]

@@ -49,6 +49,7 @@ ITEMS = [
             f"Raw scores QKᵀ for “{' '.join(example['tokens'])}”. Row i is query i, column j is key j; the cell is "
             "qᵢ · kⱼ. Red cells are above zero, blue cells below, white is zero."
         ),
+        controls=("readout",),
     ),
     example_heatmap(
         "scores-scaled", EX_SCORES, "scaled_scores", size=(PHONE_WIDTH, 3.2),
@@ -57,5 +58,6 @@ ITEMS = [
             f"The same table divided by √dₖ = √{example['d_k']}, that is multiplied by {example['scale']:g}: "
             "the pattern stays, the numbers shrink. These are the numbers the softmax receives."
         ),
+        controls=("readout",),
     ),
 ]

@@ -158,5 +158,6 @@ ITEMS = [
     Figure("softmax-rows", title="A peaked row and a flat row of the same heatmap.", data=rows_data,
            render=rows_render, caption=rows_caption, alt=rows_alt, table=rows_table, size=(PHONE_WIDTH, 4.4)),
     Figure("softmax-entropy", title="Every row of weights with its entropy beside it.", data=entropy_data,
-           render=entropy_render, caption=entropy_caption, table=entropy_table, size=(PHONE_WIDTH, 2.9), example=EX_SOFTMAX),
+           render=entropy_render, caption=entropy_caption, table=entropy_table, size=(PHONE_WIDTH, 2.9), example=EX_SOFTMAX,
+           controls=("modes", "scale", "readout", "softmax", "entropy")),
 ]

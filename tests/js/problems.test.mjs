@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { storedVariant } from "../../docs/javascripts/problems.js";
+import { storedVariant, verdict } from "../../docs/javascripts/problems.js";
 
 test("a stored index in range is the variant shown", () => {
   assert.equal(storedVariant("0", 12), 0);
@@ -21,4 +21,12 @@ test("anything else shows the first variant: fractions, negatives, infinities, o
 test("a set with fewer variants than the stored index starts again at the first", () => {
   assert.equal(storedVariant("5", 5), 0);
   assert.equal(storedVariant("4", 5), 4);
+});
+
+test("a conceptual question's verdict: no pick, the right choice, another one", () => {
+  assert.deepEqual(verdict(null, 1), ["", "Pick one answer first."]);
+  assert.equal(verdict("1", 1)[0], "right");
+  assert.equal(verdict("0", 1)[0], "wrong");
+  assert.equal(verdict("2", 1)[0], "wrong");
+  assert.match(verdict("0", 0)[1], /^Right/);
 });

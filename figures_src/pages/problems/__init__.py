@@ -1,4 +1,5 @@
-"""Problems (docs/problems.md): seven sets of seeded variants, their blocks on the page, their JSON and the Python kit.
+"""Problems (docs/problems.md): seven sets of seeded variants, their blocks on the page, their JSON and the Python kit,
+and a set of conceptual questions (problems-concepts.md, problems/concepts.json).
 
 - snippets/problems-<set>.md: the block of one set (first variant), included by docs/problems.md;
 - public/problems/<set>.json: every variant of a set, published at problems/<set>.json;
@@ -10,8 +11,8 @@ import json
 from pathlib import Path
 
 from ...engine import BuildError, Snippets
-from .html import problem_html
-from .sets import all_sets
+from .html import concepts_html, problem_html
+from .sets import all_sets, concepts_set
 
 PAGE = "problems.md"
 INPUTS = ["figures_src/pages/problems/kit_template.py"]  # read as text, not imported
@@ -72,4 +73,8 @@ def downloads(data):
     return files
 
 
-ITEMS = [Snippets("problems", data=all_sets, snippets=problem_blocks, public=downloads)]
+ITEMS = [
+    Snippets("problems", data=all_sets, snippets=problem_blocks, public=downloads),
+    Snippets("problems-concepts", data=concepts_set, snippets=lambda data: {"": concepts_html(data, json_path(data))},
+             public=lambda data: {json_path(data): set_json(data)}),
+]

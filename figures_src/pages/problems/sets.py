@@ -523,3 +523,163 @@ def problem_set(spec, n_variants=N_VARIANTS):
 
 def all_sets(n_variants=N_VARIANTS):
     return [problem_set(spec, n_variants) for spec in SETS]
+
+
+# ---------------------------------------------------------------- conceptual questions (no arithmetic drill)
+
+CONCEPTS_SEED = 8000
+SHIFT = 3.0  # the constant added to a row of scores
+WIDE_D_K = 64  # the width of the "how large is q · k" question
+WIDE_SAMPLES = 20_000
+
+
+def question(prompt, choices, answer, explanation, evidence):
+    """One multiple-choice question: `answer` indexes `choices`; `evidence` holds the numbers the library
+    computed for the explanation (tests/test_problems.py recomputes them)."""
+    return {"prompt": prompt, "choices": choices, "answer": answer, "explanation": explanation, "evidence": evidence}
+
+
+def concept_questions():
+    """The conceptual set: what changes (and what does not) when scores, masks or inputs change. Every claim
+    of an explanation is computed here on the running example (figures_src/pages/sentences.py)."""
+    from ..sentences import RUNNING, projections, token_vectors  # noqa: PLC0415  (a page module, read only here)
+
+    tokens = list(RUNNING.tokens)
+    n = len(tokens)
+    X = token_vectors(RUNNING)
+    W_Q, W_K, W_V = projections(RUNNING)
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d_model) x (d_model, d_k) -> (n, d_k)
+    S = A.scaled_scores(Q, K)  # (n, n)
+    out, W = A.attend(Q, K, V)
+    first = tokens[0]
+    row = S[0]
+
+    shifted = A.softmax(row + SHIFT)
+    doubled = A.softmax(2 * row)
+    zero_query_out, zero_query_weights = A.attend(np.zeros((1, Q.shape[1])), K, V)
+    raw = A.scores(Q, K)
+    i_on, i_cat = tokens.index("on"), tokens.index("cat")
+    same_projection = A.scores(X @ W_Q, X @ W_Q)
+    starved = np.ones((n, n), dtype=bool)
+    starved[0] = False  # the first query may attend to nothing
+    starved_out, starved_weights = A.attend(Q, K, V, mask=starved)
+    all_true_out, all_true_weights = A.attend(Q, K, V, mask=np.ones((n, n), dtype=bool))
+    column_sums = W.sum(axis=0)
+    busiest = int(np.argmax(column_sums))
+    b = np.round(np.random.default_rng(CONCEPTS_SEED).uniform(-1, 1, V.shape[1]), 1)
+    moved_out, _ = A.attend(Q, K, V + b)
+    rng = np.random.default_rng(CONCEPTS_SEED + 1)
+    q, k = rng.standard_normal((2, WIDE_SAMPLES, WIDE_D_K))
+    raw_spread = float(A.scores(q[:, None, :], k[:, None, :]).std())
+    scaled_spread = float(A.scaled_scores(q[:, None, :], k[:, None, :]).std())
+    root = math.sqrt(WIDE_D_K)
+
+    return [
+        question(
+            f"Add {fmt(SHIFT)} to every score in one row of the scaled scores, before the softmax. What happens to "
+            "that row's weights?",
+            ["Every weight grows.", "Nothing: the weights stay exactly the same.",
+             "The largest weight grows and the others shrink.", "The row no longer adds up to 1."],
+            1,
+            f"Softmax divides each e^(s + c) by the row's total of e^(s + c); the factor e^c cancels. In the running "
+            f"example the row of “{first}” has the weights {fmt_vec(A.softmax(row))} before and "
+            f"{fmt_vec(shifted)} after adding {fmt(SHIFT)}.",
+            {"row": row.tolist(), "shift": SHIFT, "before": A.softmax(row).tolist(), "after": shifted.tolist()},
+        ),
+        question(
+            "Multiply every score in a row by 2 (the scores are not all equal). Do the weights sharpen or flatten?",
+            ["They sharpen: the largest weight grows and the row's entropy falls.",
+             "They flatten toward an even spread.", "They stay the same, as for adding a constant.",
+             "It depends on whether the scores are positive or negative."],
+            0,
+            "Doubling stretches the gaps between scores, and the softmax turns gaps into ratios: e^(2a) / e^(2b) is "
+            f"the square of e^a / e^b. The row of “{first}”: largest weight {fmt(A.softmax(row).max())} → "
+            f"{fmt(doubled.max())}, entropy {fmt(A.row_entropy(A.softmax(row)))} → {fmt(A.row_entropy(doubled))} nats.",
+            {"row": row.tolist(), "largest": [float(A.softmax(row).max()), float(doubled.max())],
+             "entropy": [float(A.row_entropy(A.softmax(row))), float(A.row_entropy(doubled))]},
+        ),
+        question(
+            "Can a row of weights be perfectly even, every key getting 1/n?",
+            ["No: the softmax always favours one key.",
+             "Yes: whenever every score in the row is equal, for instance a query that is zero, or orthogonal to every key.",
+             "Only under a mask.", "Only when dₖ is very large."],
+            1,
+            f"Equal scores give equal exponentials, so each gets 1/n of the total. A zero query against the running "
+            f"example's {n} keys gets the weights {fmt_vec(zero_query_weights[0])}, each 1/{n}.",
+            {"weights": zero_query_weights[0].tolist(), "n": n},
+        ),
+        question(
+            f"In the running example “on” scores {fmt(raw[i_on, i_cat])} against “cat”, but “cat” scores "
+            f"{fmt(raw[i_cat, i_on])} against “on”. Why is the score table S = QKᵀ not symmetric?",
+            ["Because of the division by √dₖ.", "Because the softmax works row by row.",
+             "Because queries and keys come from different matrices, W_Q and W_K: q_on · k_cat is not q_cat · k_on.",
+             "It is symmetric; the difference is rounding."],
+            2,
+            "s_ij = q_i · k_j uses the query of i and the key of j; swapping i and j swaps which token gives the "
+            "query. Give the keys the queries' matrix (W_K = W_Q) and the table becomes symmetric: its largest "
+            f"difference from its transpose is then {fmt(np.abs(same_projection - same_projection.T).max())}.",
+            {"on_cat": float(raw[i_on, i_cat]), "cat_on": float(raw[i_cat, i_on]),
+             "symmetric_gap": float(np.abs(same_projection - same_projection.T).max())},
+        ),
+        question(
+            "A mask forbids every key of one row. What does this site's library give for that row?",
+            ["NaN: zero divided by zero.", "An even spread, 1/n per key.",
+             "All-zero weights and a zero output row: the query attends to nothing.",
+             "The same weights as without the mask."],
+            2,
+            "Every score of the row becomes −∞ and every exponential 0, so the plain formula divides 0 by 0 "
+            "(PyTorch's softmax gives NaN there). The library treats the row as attending to nothing: the row of "
+            f"“{first}” gets the weights {fmt_vec(starved_weights[0])} and the output {fmt_vec(starved_out[0])}.",
+            {"weights": starved_weights[0].tolist(), "out": starved_out[0].tolist()},
+        ),
+        question(
+            "A mask that allows every pair (all True) is applied. What changes?",
+            ["Nothing: the weights and the output are exactly those without a mask.",
+             "Each token can no longer attend to itself.", "Every weight becomes 1/n.",
+             "Every score becomes −∞."],
+            0,
+            "A mask only removes forbidden pairs; with none forbidden, no score is replaced. On the running example "
+            f"the largest difference in the weights is {fmt(np.abs(all_true_weights - W).max())} and in the output "
+            f"{fmt(np.abs(all_true_out - out).max())}.",
+            {"weights_gap": float(np.abs(all_true_weights - W).max()), "out_gap": float(np.abs(all_true_out - out).max())},
+        ),
+        question(
+            "A column of the weights adds up to more than 1. Is something wrong?",
+            ["Yes: columns must add up to 1, like rows.",
+             "No: only rows add up to 1; a popular key's column can add up to anything from 0 to n.",
+             "Yes: some weight must be above 1.", "No, but only when a mask is applied."],
+            1,
+            "Each query spends a budget of 1 across the keys; nothing limits how many queries pick the same key. In "
+            f"the running example the column of “{tokens[busiest]}” adds up to {num(column_sums[busiest])}, while "
+            f"every row adds up to {num(W.sum(axis=1).max())}.",
+            {"column_sums": column_sums.tolist(), "busiest": busiest, "row_sums": W.sum(axis=1).tolist()},
+        ),
+        question(
+            f"Add the same vector b = {fmt_vec(b)} to every value vector. What happens to the outputs?",
+            ["Nothing changes.", "Every output row moves by exactly b.", "Every output row moves by n · b.",
+             "The weights change, so the outputs change unpredictably."],
+            1,
+            "The weights do not see the values, and each row of weights adds up to 1, so Σ_j w_ij (v_j + b) = "
+            "out_i + b. On the running example the outputs minus the old outputs are "
+            f"{fmt_vec((moved_out - out)[0])} in every row.",
+            {"b": b.tolist(), "moved": (moved_out - out).tolist()},
+        ),
+        question(
+            f"The entries of q and k are independent, with mean 0 and variance 1, and dₖ = {WIDE_D_K}. Roughly how "
+            "large is the spread (standard deviation) of q · k?",
+            [f"About {fmt(1)}, whatever dₖ is.", f"About √dₖ = {fmt(root)}.", f"About dₖ = {WIDE_D_K}.",
+             f"About 1/√dₖ = {fmt(1 / root)}."],
+            1,
+            f"q · k adds up dₖ products, each of variance 1, so its variance is dₖ and its spread √dₖ. Sampled "
+            f"{WIDE_SAMPLES:,} times, the spread is {num(raw_spread)}; divided by √dₖ, as attention does, it is "
+            f"{num(scaled_spread)}.",
+            {"raw_spread": raw_spread, "scaled_spread": scaled_spread, "root": root},
+        ),
+    ]
+
+
+def concepts_set():
+    """The conceptual set as published at problems/concepts.json."""
+    questions = [{"id": f"concepts-{k:02d}", **q} for k, q in enumerate(concept_questions(), 1)]
+    return {"set": "concepts", "title": "What changes, and what does not", "page": "problems/",
+            "library_version": A.__version__, "questions": questions}

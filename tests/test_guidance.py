@@ -1,0 +1,242 @@
+"""Guidance (issue 15, part A): every page says why it matters and ends with a recap; a heatmap offers only
+the controls its page has introduced; the demo's "try this" claims and the conceptual questions' answers,
+recomputed independently (plain loops, PyTorch, the library's properties)."""
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import attention as A
+import loop_reference as loops
+from figures_src.engine import BuildError, Figure, example_heatmap
+from figures_src.engine.items import CONTROLS
+from figures_src.engine.text import num, vector
+from figures_src.pages import demo, index, scores, sentences, softmax
+from figures_src.pages.problems import html as problems_html
+from figures_src.pages.problems.sets import concepts_set
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def nav_pages():
+    """The Markdown files in mkdocs.yml's nav (its !ENV tags read as plain values)."""
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    return [next(iter(entry.values())) for entry in config["nav"]]
+
+
+def test_the_nav_lists_every_page():
+    assert len(nav_pages()) == len(list((ROOT / "docs").glob("*.md")))
+
+
+@pytest.mark.parametrize("page", nav_pages())
+def test_every_page_opens_with_why_it_matters_and_ends_with_a_three_line_recap(page):
+    lines = (ROOT / "docs" / page).read_text(encoding="utf-8").rstrip("\n").split("\n")
+    assert lines[0].startswith("# ") and lines[1] == ""
+    assert lines[2].startswith("**Why this matters:** ") and len(lines[2]) > 60, "one line, under the title"
+    assert lines[3] == "{ .aih-why }"
+    recap = len(lines) - 1 - lines[::-1].index("## Recap")
+    assert lines[recap + 1] == "" and len(lines) == recap + 5, "the recap is the page's last section: three lines"
+    assert all(line.startswith("- ") and len(line) > 30 for line in lines[recap + 2:])
+    assert lines.count("## Recap") == 1
+
+
+@pytest.mark.parametrize("page", nav_pages())
+def test_why_and_recap_cite_no_typed_number(page):
+    """A number in them would be typed by hand: they stay in words (a row's budget of 1, a masked weight of 0:
+    definitions, not results)."""
+    lines = (ROOT / "docs" / page).read_text(encoding="utf-8").rstrip("\n").split("\n")
+    text = " ".join([lines[2]] + lines[-3:])
+    assert set(re.findall(r"(?<![_{\\a-z])\d+(?:\.\d+)?", text)) <= {"0", "1"}, text
+
+
+# ---------------------------------------------------------------- controls per heatmap
+
+
+def test_home_shows_the_weights_alone_and_later_pages_add_what_they_introduce():
+    home, = [item for item in index.ITEMS if isinstance(item, Figure)]
+    assert home.controls == ()
+    assert {item.controls for item in scores.ITEMS if isinstance(item, Figure)} == {("readout",)}
+    entropy, = [item for item in softmax.ITEMS if getattr(item, "name", "") == "softmax-entropy"]
+    assert {"scale", "softmax", "entropy"} <= set(entropy.controls) and "mask" not in entropy.controls
+    assert all(item.controls is None for item in demo.ITEMS if isinstance(item, Figure)), "the demo has them all"
+
+
+def test_an_unknown_control_is_named_in_the_error():
+    with pytest.raises(BuildError, match=r"figure demo-x: unknown controls \['sliders'\]"):
+        example_heatmap("demo-x", demo.EX_DEMO, "weights", title="t", caption="c", size=(4, 3), controls=("sliders",))
+
+
+def test_every_control_the_css_hides_is_in_the_template():
+    template = (ROOT / "overrides" / "main.html").read_text(encoding="utf-8")
+    css = (ROOT / "docs" / "stylesheets" / "heatmap.css").read_text(encoding="utf-8")
+    for control in CONTROLS:
+        assert f'[data-controls~="{control}"]' in css, control
+        if control != "entropy":  # the entropy column is the grid's last; its readout line is marked
+            assert f'data-control="{control}"' in template, control
+    assert 'data-control="entropy"' in template
+
+
+def test_the_figure_carries_its_controls():
+    from figures_src.engine.figures import render_figure
+
+    home, = [item for item in index.ITEMS if isinstance(item, Figure)]
+    assert 'data-controls=""' in render_figure(home, home.data()).split("\n", 1)[0]
+
+
+# ---------------------------------------------------------------- the demo's tasks
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    data = demo.tasks_data()
+    return data, demo.tasks_snippets(data)
+
+
+def test_demo_tasks_hold_on_the_example_by_plain_loops(tasks):
+    data, _ = tasks
+    ex = demo.EX_DEMO.compute()
+    Q, K, V = (np.asarray(ex["steps"][k]).tolist() for k in "QKV")
+    n = len(ex["tokens"])
+    out, weights = loops.attend(Q, K, V, scale=ex["scale"])
+    flat_weights = [w for row in weights for w in row]
+    top = max(range(n * n), key=flat_weights.__getitem__)
+    assert (data["top"]["row"], data["top"]["key"]) == divmod(top, n)
+    assert data["top"]["weight"] == pytest.approx(flat_weights[top], abs=1e-12)
+
+    entropies = [loops.row_entropy(row) for row in weights]
+    even = max(range(n), key=entropies.__getitem__)
+    _, sharp = loops.attend(Q, K, V, scale=ex["scale"] * demo.SHARPEST)
+    assert data["sharp"]["row"] == even
+    assert data["sharp"]["after"] == pytest.approx(max(sharp[even]), abs=1e-12) and data["sharp"]["after"] > 0.95
+    assert data["sharp"]["entropy_after"] == pytest.approx(loops.row_entropy(sharp[even]), abs=1e-12)
+    _, flat = loops.attend(Q, K, V, scale=ex["scale"] * demo.FLATTEST)
+    assert data["flat"]["low"] == pytest.approx(min(map(min, flat))) and data["flat"]["high"] == pytest.approx(max(map(max, flat)))
+
+    _, causal = loops.attend(Q, K, V, mask=loops.causal_mask(n), scale=ex["scale"])
+    assert data["causal"]["first"] == [1.0] + [0.0] * (n - 1), "the first row has one choice"
+    assert data["causal"]["second"] == pytest.approx(causal[1], abs=1e-12)
+
+    follow = data["follow"]
+    distances = [math.dist(out[follow["row"]], v) for v in V]
+    assert follow["nearest"] == min(range(n), key=distances.__getitem__) == data["top"]["key"]
+    assert follow["out"] == pytest.approx(out[follow["row"]], abs=1e-12)
+
+
+def test_demo_tasks_print_the_numbers_they_claim(tasks):
+    data, text = tasks
+    t = data["tokens"]
+    listed = text[""]
+    assert re.findall(r"^\d+\. ", listed, flags=re.M) == [f"{k}. " for k in range(1, 6)]
+    for claim in (num(data["top"]["weight"]), num(data["sharp"]["after"]), num(data["flat"]["low"]),
+                  vector(data["follow"]["out"]), f"“{t[data['sharp']['row']]}”", "×10.00", "×0.10"):
+        assert claim in listed, claim
+    assert " ".join(sentences.RUNNING.tokens) in text["why"] and num(data["running_peak"]) in text["why"]
+
+
+# ---------------------------------------------------------------- conceptual questions
+
+SET = concepts_set()
+QUESTIONS = {q["id"]: q for q in SET["questions"]}
+
+
+def test_the_conceptual_set_has_at_least_eight_well_formed_questions():
+    assert len(QUESTIONS) >= 8
+    for q in QUESTIONS.values():
+        assert len(q["choices"]) == len(set(q["choices"])) >= 3
+        assert 0 <= q["answer"] < len(q["choices"])
+    assert len({q["answer"] for q in QUESTIONS.values()}) >= 3, "the right answer is not always in one place"
+
+
+def running():
+    X = sentences.token_vectors(sentences.RUNNING)
+    W_Q, W_K, W_V = sentences.projections(sentences.RUNNING)
+    return X, W_Q, W_K, W_V, X @ W_Q, X @ W_K, X @ W_V
+
+
+def test_adding_a_constant_to_a_row_changes_nothing():
+    torch = pytest.importorskip("torch")  # a test-only dependency, in CI
+    e = QUESTIONS["concepts-01"]["evidence"]
+    row = np.array(e["row"])
+    np.testing.assert_allclose(A.softmax(row + e["shift"]), A.softmax(row), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(e["after"], torch.softmax(torch.tensor(row + e["shift"]), -1).numpy(), atol=1e-15)
+    np.testing.assert_allclose(e["before"], e["after"], atol=1e-15)
+
+
+def test_doubling_the_scores_sharpens_the_row():
+    torch = pytest.importorskip("torch")  # a test-only dependency, in CI
+    e = QUESTIONS["concepts-02"]["evidence"]
+    doubled = torch.softmax(2 * torch.tensor(e["row"]), -1).numpy()
+    assert e["largest"][1] == pytest.approx(doubled.max()) and e["largest"][1] > e["largest"][0]
+    assert e["entropy"][1] == pytest.approx(loops.row_entropy(doubled.tolist())) and e["entropy"][1] < e["entropy"][0]
+
+
+def test_equal_scores_give_an_even_row():
+    e = QUESTIONS["concepts-03"]["evidence"]
+    np.testing.assert_allclose(e["weights"], [1 / e["n"]] * e["n"], rtol=0, atol=1e-15)
+    _, _, _, _, _, K, V = running()
+    _, weights = loops.attend([[0.0] * K.shape[1]], K.tolist(), V.tolist())
+    np.testing.assert_allclose(weights[0], e["weights"], atol=1e-15)
+
+
+def test_scores_are_asymmetric_because_w_q_and_w_k_differ():
+    e = QUESTIONS["concepts-04"]["evidence"]
+    X, W_Q, _, _, Q, K, _ = running()
+    tokens = list(sentences.RUNNING.tokens)
+    S = np.array(loops.scores(Q.tolist(), K.tolist()))
+    on, cat = tokens.index("on"), tokens.index("cat")
+    assert (e["on_cat"], e["cat_on"]) == pytest.approx((S[on, cat], S[cat, on]))
+    assert abs(e["on_cat"] - e["cat_on"]) > 1
+    same = np.array(loops.scores((X @ W_Q).tolist(), (X @ W_Q).tolist()))
+    np.testing.assert_allclose(same, same.T, atol=1e-12)
+    assert e["symmetric_gap"] <= 1e-12
+
+
+def test_a_fully_masked_row_attends_to_nothing_where_a_plain_softmax_gives_nan():
+    torch = pytest.importorskip("torch")  # a test-only dependency, in CI
+    e = QUESTIONS["concepts-05"]["evidence"]
+    assert e["weights"] == [0.0] * len(e["weights"]) and e["out"] == [0.0] * len(e["out"])
+    assert torch.isnan(torch.softmax(torch.full((3,), -math.inf), -1)).all(), "PyTorch gives NaN, as the answer says"
+
+
+def test_a_mask_of_all_true_changes_nothing():
+    torch = pytest.importorskip("torch")  # a test-only dependency, in CI
+    e = QUESTIONS["concepts-06"]["evidence"]
+    assert e["weights_gap"] == 0 and e["out_gap"] == 0
+    _, _, _, _, Q, K, V = running()
+    everything = torch.ones(len(Q), len(K), dtype=torch.bool)
+    expected = torch.nn.functional.scaled_dot_product_attention(*(torch.tensor(m) for m in (Q, K, V)), attn_mask=everything)
+    np.testing.assert_allclose(A.attend(Q, K, V, mask=everything.numpy())[0], expected.numpy(), atol=1e-12)
+
+
+def test_columns_need_not_add_up_to_one():
+    e = QUESTIONS["concepts-07"]["evidence"]
+    _, _, _, _, Q, K, V = running()
+    _, weights = loops.attend(Q.tolist(), K.tolist(), V.tolist())
+    np.testing.assert_allclose(e["column_sums"], np.sum(weights, axis=0), atol=1e-12)
+    assert max(e["column_sums"]) > 1.5 and e["column_sums"][e["busiest"]] == max(e["column_sums"])
+    np.testing.assert_allclose(e["row_sums"], 1, atol=1e-12)
+
+
+def test_shifting_every_value_shifts_every_output():
+    e = QUESTIONS["concepts-08"]["evidence"]
+    np.testing.assert_allclose(e["moved"], np.broadcast_to(e["b"], np.shape(e["moved"])), atol=1e-12)
+
+
+def test_the_spread_of_a_dot_product_grows_as_root_d_k():
+    e = QUESTIONS["concepts-09"]["evidence"]
+    assert e["raw_spread"] == pytest.approx(e["root"], rel=0.03)
+    assert e["scaled_spread"] == pytest.approx(1, rel=0.03)
+
+
+def test_the_block_offers_each_question_with_its_choices():
+    html = problems_html.concepts_html(SET, "problems/concepts.json")
+    for q in QUESTIONS.values():
+        assert html.count(f'name="{q["id"]}"') == len(q["choices"])
+    assert html.count("<form ") == len(QUESTIONS)
