@@ -115,18 +115,18 @@ def diagram_steps(data):
     return [
         ("project", f"XW_Q, XW_K, XW_V: each {n} × {d}, from X ({n} × {d}) and W ({d} × {d})"),
         ("split", f"columns {d_k}(i − 1) + 1 to {d_k}i go to head i: {h} heads of {n} × {d_k}"),
-        ("attend", f"each head: softmax(Q_i K_iᵀ/√{d_k}) V_i, its weights {n} × {n}, its output {n} × {d_k}"),
+        ("attend", f"each head: softmax(QᵢKᵢᵀ/√{d_k}) Vᵢ, its weights {n} × {n}, its output {n} × {d_k}"),
         ("concatenate", f"the {h} outputs side by side: {n} × {h * d_k}"),
-        ("mix", f"times W_O ({d} × {d}): the layer's output, {n} × {d}"),
+        ("mix", f"times Wₒ ({d} × {d}): the layer's output, {n} × {d}"),
     ]
 
 
 def diagram_caption(data):
     n, d, h, d_k = data["n"], data["d_model"], data["n_heads"], data["d_k"]
     return (
-        f"Multi-head attention with the example's shapes, read from the top: n = {n} tokens, d_model = {d}, "
+        f"Multi-head attention with the example's shapes, read from the top: n = {n} tokens of width {d}, "
         f"h = {h} heads of dₖ = {d_k}. Colour marks which columns belong to which head; one square per number. "
-        "Each head attends with its own columns of Q, K and V only; W_O is the one step that mixes the heads."
+        "Each head attends with its own columns of Q, K and V only; Wₒ is the one step that mixes the heads."
     )
 
 
@@ -246,13 +246,17 @@ EX_CROSS = Example("ex-cross-attention", page=PAGE, title="Cross-attention: thre
 def cross_caption(example):
     return (
         f"Cross-attention weights: {len(example['tokens'])} decoder queries (rows) over the encoder's "
-        f"{len(example['key_tokens'])} keys (columns). The table is not square; every row still adds up to 1."
+        f"{len(example['key_tokens'])} keys (columns), brighter for more weight. The table is not square; every row "
+        "still adds up to 1."
     )
 
 
 def cross_render(example, ax):
-    return heatmap(ax, example["steps"]["weights"], example["tokens"], example["key_tokens"], quantity="weights",
-                   fontsize=10)
+    drawn = heatmap(ax, example["steps"]["weights"], example["tokens"], example["key_tokens"], quantity="weights",
+                    fontsize=10, colorbar=False)  # every cell prints its weight; no colour scale needed
+    for label in (ax.xaxis.label, ax.yaxis.label):
+        label.set_fontsize(10)
+    return drawn
 
 
 # ---------------------------------------------------------------- what more heads cost
@@ -292,7 +296,7 @@ def cost_snippets(data):
 
 
 ITEMS = [
-    Figure("multi-head-diagram", title="Multi-head attention: project, split into heads, attend, concatenate, mix with W_O.",
+    Figure("multi-head-diagram", title="Multi-head attention: project, split into heads, attend, concatenate, mix with Wₒ.",
            data=diagram_data, render=diagram_render, caption=diagram_caption, alt=diagram_alt, table=diagram_table,
            size=(4.4, 5.2)),
     EX_MULTI_HEAD,

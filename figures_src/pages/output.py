@@ -72,8 +72,8 @@ def blend_data():
 def blend_caption(data):
     tokens, i, top = data["tokens"], data["query"], data["top"]
     return (
-        f"The output of “{tokens[i]}” built from the values. Each row is one key's value vector v_j: its outline is "
-        f"v_j as it is, the filled bars are w_j v_j, the value scaled by the weight “{tokens[i]}” gives that key. "
+        f"The output of “{tokens[i]}” built from the values. Each row is one key's value vector vⱼ: its outline is "
+        f"vⱼ as it is, the filled bars are wⱼvⱼ, the value scaled by the weight “{tokens[i]}” gives that key. "
         f"Adding the filled bars column by column gives the last row, the output; its outline is v of “{tokens[top]}”, "
         f"which alone carries {num(data['w'][top], 4)} of the weight, so the output is almost that value."
     )
@@ -94,7 +94,7 @@ def blend_table(data):
     d_v = data["V"].shape[1]
     rows = [[f"{t} (w = {num(w, 4)})", *(num(x, 4) for x in sv)] for t, w, sv in zip(tokens, data["w"], data["scaled"])]
     rows.append(["output (sum)", *(num(x, 4) for x in data["out"])])
-    return {"caption": f"The scaled value rows w_j v_j for the query “{tokens[data['query']]}”, and their sum",
+    return {"caption": f"The scaled value rows wⱼvⱼ for the query “{tokens[data['query']]}”, and their sum",
             "columns": ["key", *(f"entry {c + 1}" for c in range(d_v))], "rows": rows}
 
 
