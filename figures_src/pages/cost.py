@@ -288,7 +288,7 @@ def online_snippets(example):
         rows.append(["**block sum**", "", f"**{num(step['block_sum'], exp_digits)}**",
                      *(f"**{num(x, ev_digits)}**" for x in step["block_acc"])])
         columns = ["key", "$s_j$", f"$e^{{s_j - {num(step['m'], 3).replace('−', '-')}}}$",
-                   *(f"$e \\cdot v_{{j,{c + 1}}}$" for c in range(d_v))]
+                   *(f"e·v, entry {c + 1}" for c in range(d_v))]
         parts[f"block{b + 1}"] = table(columns, rows)
     first, second = hand["walk"]
     r_text, _ = second["rescale"]

@@ -144,8 +144,15 @@ def grid(ax, x, y, rows, cols, colours, label=None, shape=True):
     width = cols // len(colours)
     for k, colour in enumerate(colours):
         ax.add_patch(Rectangle((x + k * width, y - rows), width, rows, facecolor=colour, alpha=0.5, linewidth=0))
-    ax.vlines([x + c for c in range(cols + 1)], y - rows, y, color="#000000", linewidth=0.4)
-    ax.hlines([y - r for r in range(rows + 1)], x, x + cols, color="#000000", linewidth=0.4)
+    # All the grid's lines as one path (NaN breaks it between lines): one SVG element, not one per line.
+    xs, ys = [], []
+    for c in range(cols + 1):
+        xs += [x + c, x + c, np.nan]
+        ys += [y - rows, y, np.nan]
+    for r in range(rows + 1):
+        xs += [x, x + cols, np.nan]
+        ys += [y - r, y - r, np.nan]
+    ax.plot(xs, ys, color="#000000", linewidth=0.4)
     if label:
         ax.text(x + cols / 2, y + 0.35, label, ha="center", va="bottom", fontsize=10)
     if shape:

@@ -2,7 +2,8 @@
 from decimal import Decimal
 
 import numpy as np
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, PathPatch, Rectangle
+from matplotlib.path import Path
 
 from ..engine import Example, Figure
 from ..engine.text import by_hand, dims, matrix, num, table, vector
@@ -98,6 +99,11 @@ def blend_table(data):
             "columns": ["key", *(f"entry {c + 1}" for c in range(d_v))], "rows": rows}
 
 
+def box(x, y, width, height):
+    """A closed rectangle path from (x, y), `height` up (or down, when negative)."""
+    return Path([(x, y), (x + width, y), (x + width, y + height), (x, y + height), (x, y)], closed=True)
+
+
 def blend_render(data, ax):
     tokens, V, scaled, out, top = data["tokens"], data["V"], data["scaled"], data["out"], data["top"]
     n, d_v = V.shape
@@ -105,14 +111,22 @@ def blend_render(data, ax):
     width = 0.6
     rows = [(f"{t}\n$w = {num(w, 3)}$", v, sv, "#0072B2") for t, w, v, sv in zip(tokens, data["w"], V, scaled)]
     rows.append(("output", V[top], out, "#D55E00"))
+    # Every bar of one kind is one compound path: one SVG element per kind instead of one per bar.
+    outlines, fills = [], {colour: [] for *_, colour in rows}
+    baselines = []
     for r, (label, outline, filled, colour) in enumerate(rows):
         y = -r - (0.35 if r == n else 0)  # a gap before the output row
-        ax.axhline(y, color="#000000", linewidth=0.5, alpha=0.5)
+        baselines += [(-0.5, y), (d_v - 0.5, y)]
         for c in range(d_v):
-            ax.bar(c, outline[c] * half, width=width, bottom=y, fill=False, edgecolor="#000000", linewidth=0.7,
-                   linestyle="--", alpha=0.6)
-            ax.bar(c, filled[c] * half, width=width * 0.7, bottom=y, color=colour, alpha=0.85, linewidth=0)
-        ax.text(-0.6, y, label.replace("−", "-") if "$" in label else label, ha="right", va="center", fontsize=10)
+            outlines.append(box(c - width / 2, y, width, outline[c] * half))
+            fills[colour].append(box(c - width * 0.35, y, width * 0.7, filled[c] * half))
+        ax.text(-0.6, y, label, ha="right", va="center", fontsize=10)
+    ax.add_patch(PathPatch(Path.make_compound_path(*outlines), fill=False, edgecolor="#000000", linewidth=0.7,
+                           linestyle="--", alpha=0.6))
+    for colour, boxes in fills.items():
+        ax.add_patch(PathPatch(Path.make_compound_path(*boxes), facecolor=colour, alpha=0.85, linewidth=0))
+    ax.add_patch(PathPatch(Path(baselines, [Path.MOVETO, Path.LINETO] * (len(baselines) // 2)), fill=False,
+                           edgecolor="#000000", linewidth=0.5, alpha=0.5))
     ax.set_xlim(-0.5, d_v - 0.5)
     ax.set_ylim(-n - 0.35 - 0.55, 0.55)
     ax.set_xticks(range(d_v), labels=[f"entry {c + 1}" for c in range(d_v)], fontsize=10)

@@ -61,7 +61,7 @@ def vector_text(v):
 def arrows_caption(data):
     same, right, opposite = data["scores"]
     return (
-        f"One query q = {vector_text(data['q'])} (black) and three keys (orange). Pointing the same way, "
+        f"One query q = {vector_text(data['q'])} (thin arrow) and three keys k (thick orange arrows). Pointing the same way, "
         f"q · k = {num(same, 2, True)}; at a right angle, {num(right, 2, True)}; pointing the opposite way, "
         f"{num(opposite, 2, True)}: the same size, the other sign. As one row of scores, the softmax would give the first key "
         f"{num(data['weights'][0], 4)} of the weight."
