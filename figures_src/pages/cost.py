@@ -408,7 +408,8 @@ def sparse_snippets(data):
 # (name, layers, d_model, heads, context length, source): the sizes the papers give.
 MODELS = (
     ("GPT-2 small", 12, 768, 12, 1024, "Radford et al., *Language Models are Unsupervised Multitask Learners*, 2019"),
-    ("Llama 2 7B", 32, 4096, 32, 4096, "Touvron et al., *Llama 2: Open Foundation and Fine-Tuned Chat Models*, 2023"),
+    ("Llama 2 7B", 32, 4096, 32, 4096, "Touvron et al., *Llama 2: Open Foundation and Fine-Tuned Chat Models*, 2023, "
+     "with the layers and widths of the 7B model of *LLaMA: Open and Efficient Foundation Language Models*, 2023"),
     ("GPT-3 175B", 96, 12288, 96, 2048, "Brown et al., *Language Models are Few-Shot Learners*, 2020, table 2.1"),
 )
 KV_ITEMSIZE = 2  # 16-bit floats, as models are usually run
