@@ -14,7 +14,7 @@ import attention
 
 from ..engine import Example, Figure, Snippets
 from ..engine.errors import BuildError
-from ..engine.text import by_hand, latex_vector, num, table
+from ..engine.text import by_hand, latex_number, latex_vector, num, table
 from . import sentences
 
 PAGE = "cost.md"
@@ -275,7 +275,7 @@ def online_snippets(example):
     d_v = len(hand["V"][0])
     parts = {}
     split = example["blocks"][1]["keys"][0]
-    printed = [num(x, 3).replace("−", "-") for x in hand["s"]]
+    printed = [latex_number(x, 3) for x in hand["s"]]
     scores = ", ".join(printed[:split]) + " \\mid " + ", ".join(printed[split:])
     parts["setup"] = (
         f"Follow query “{tokens[i]}” (row {i + 1}) with blocks of {example['block_size']} keys. Its scaled scores, "
@@ -289,7 +289,13 @@ def online_snippets(example):
                      *(f"**{num(x, ev_digits)}**" for x in step["block_acc"])])
         columns = ["key", "$s_j$", f"$e^{{s_j - {num(step['m'], 3).replace('−', '-')}}}$",
                    *(f"e·v, entry {c + 1}" for c in range(d_v))]
-        parts[f"block{b + 1}"] = table(columns, rows)
+        keys = step["keys"]
+        where = (f"keys {keys[0] + 1} to {keys[-1] + 1}" if len(keys) > 2 else
+                 f"keys {keys[0] + 1} and {keys[1] + 1}" if len(keys) == 2 else f"key {keys[0] + 1}")
+        lead = ("the running maximum is the block's largest score" if b == 0 else
+                "the exponentials are measured against the new running maximum")
+        parts[f"block{b + 1}"] = (f"**Block {b + 1}**, {where} ({', '.join(tokens[j] for j in keys)}); {lead}, "
+                                  f"{num(step['m'], 3)}:\n\n" + table(columns, rows))
     first, second = hand["walk"]
     r_text, _ = second["rescale"]
     total_terms = [second["denominator_rescaled"][0], *(e[0] for e in second["e"])]
