@@ -166,8 +166,6 @@ def permutation_snippets(example):
     order = example["order"]
     tokens = example["tokens"]
     out, out_before = example["outputs"]["out"], original["outputs"]["out"]
-    rows = [[f"**{t}**", str(k + 1), str(r + 1), vector(out_before[k], 4), vector(out[r], 4)]
-            for r, (t, k) in enumerate(zip(tokens, order))]
     same = np.allclose(out, out_before[list(order)], rtol=0, atol=1e-12)
     verdict = (
         "Row by row the two outputs are the same vectors, to every printed digit (and within 10⁻¹² beyond): "
@@ -177,10 +175,10 @@ def permutation_snippets(example):
     return {
         "order": (
             f"Shuffle the running sentence into *{' '.join(tokens)}*: the same five token vectors, the same "
-            f"$W_Q$, $W_K$ and $W_V$, in the new order. Attention then gives these output rows:"
+            f"$W_Q$, $W_K$ and $W_V$, in the new order. The output rows before and after:"
         ),
-        "table": table(["token", "position before", "position after", "output before", "output after"], rows,
-                       align=["---", "---:", "---:", "---", "---"]),
+        "before": matrix(out_before, original["tokens"], dims("", out.shape[1]), corner="query", digits=4),
+        "after": matrix(out, tokens, dims("", out.shape[1]), corner="query", digits=4),
         "verdict": verdict,
     }
 
