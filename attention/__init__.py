@@ -6,7 +6,7 @@ float32 out. Leading batch dimensions `...` are accepted everywhere.
 from .attend import attend, attend_chunked
 from .backward import attend_backward, multi_head_attention_backward, softmax_backward
 from .cost import attention_cost, multi_head_cost
-from .masks import causal_mask, padding_mask, sliding_window_mask
+from .masks import causal_mask, global_mask, padding_mask, sliding_window_mask, strided_mask
 from .multihead import merge_heads, multi_head_attention, split_heads
 from .scores import scaled_scores, scores
 from .softmax import row_entropy, softmax
@@ -19,6 +19,7 @@ __all__ = [
     "attend_chunked",
     "attention_cost",
     "causal_mask",
+    "global_mask",
     "merge_heads",
     "multi_head_attention",
     "multi_head_attention_backward",
@@ -31,4 +32,5 @@ __all__ = [
     "softmax",
     "softmax_backward",
     "split_heads",
+    "strided_mask",
 ]

@@ -7,6 +7,9 @@ def attention_cost(n, d_k, d_v=None, n_heads=1, itemsize=4):
 
     -> dict: score_entries = n_heads·n², score_bytes = score_entries·itemsize,
     qk_macs = n_heads·n²·d_k (Q Kᵀ), av_macs = n_heads·n²·d_v (weights · V). Doubling n quadruples all four.
+    A decoder that generates one token at a time keeps every earlier token's key and value instead of
+    recomputing them (the KV cache): kv_bytes_per_token = n_heads·(d_k + d_v)·itemsize, and
+    kv_cache_bytes = n·kv_bytes_per_token for the n tokens so far; these grow with n, not n².
     """
     n = positive_int("n", n)
     d_k = positive_int("d_k", d_k)
@@ -19,6 +22,8 @@ def attention_cost(n, d_k, d_v=None, n_heads=1, itemsize=4):
         "score_bytes": entries * itemsize,
         "qk_macs": entries * d_k,
         "av_macs": entries * d_v,
+        "kv_bytes_per_token": n_heads * (d_k + d_v) * itemsize,
+        "kv_cache_bytes": n * n_heads * (d_k + d_v) * itemsize,
     }
 
 

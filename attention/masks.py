@@ -47,3 +47,40 @@ def padding_mask(lengths, n):
         b = int(np.argmax(bad))
         raise ValueError(f"lengths[{b}] = {lengths[b]} is outside [0, n] with n = {n} (lengths of shape {lengths.shape})")
     return (np.arange(n)[None, :] < lengths[:, None])[:, None, :]
+
+
+def strided_mask(n, stride):
+    """Query i may attend to key j iff j <= i and i - j is a multiple of `stride` (itself included).
+
+    -> bool (n, n). With a sliding window of width `stride` beside it (another head, or `|`), every
+    earlier key is at most two steps away: the "strided" pattern of sparse transformers.
+    """
+    n = positive_int("n", n, minimum=0)
+    stride = positive_int("stride", stride)
+    i = np.arange(n)[:, None]
+    j = np.arange(n)[None, :]
+    return (j <= i) & ((i - j) % stride == 0)
+
+
+def global_mask(n, positions):
+    """The positions in `positions` attend to every key and every query attends to them.
+
+    positions: distinct integers in [0, n) -> bool (n, n), True in those rows and columns. Combined with
+    a local pattern (`sliding_window_mask(n, w) | global_mask(n, [0])`) it is the "local + global" pattern
+    of long-document models: a few tokens see, and are seen by, the whole sequence.
+    """
+    n = positive_int("n", n, minimum=0)
+    positions = np.asarray(positions)
+    if positions.size == 0 and positions.dtype == np.float64:
+        positions = positions.astype(np.intp)
+    if not np.issubdtype(positions.dtype, np.integer) or positions.ndim != 1:
+        raise TypeError(f"positions must be a 1-D array of integers, got dtype {positions.dtype} (shape {positions.shape})")
+    bad = (positions < 0) | (positions >= n)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"positions[{k}] = {positions[k]} is outside [0, n) with n = {n}")
+    if len(np.unique(positions)) != len(positions):
+        raise ValueError(f"positions must be distinct, got {positions.tolist()}")
+    chosen = np.zeros(n, dtype=bool)
+    chosen[positions] = True
+    return chosen[:, None] | chosen[None, :]

@@ -98,6 +98,14 @@ def sliding_window_mask(n, window):
     return [[i - window < j <= i for j in range(n)] for i in range(n)]
 
 
+def strided_mask(n, stride):
+    return [[j <= i and (i - j) % stride == 0 for j in range(n)] for i in range(n)]
+
+
+def global_mask(n, positions):
+    return [[i in positions or j in positions for j in range(n)] for i in range(n)]
+
+
 def padding_mask(lengths, n):
     """One (1, n) mask per sequence: [[[j < length for j]] for each length]."""
     return [[[j < length for j in range(n)]] for length in lengths]

@@ -204,12 +204,23 @@ def test_lengths_of_the_wrong_type_or_shape():
     (lambda: A.causal_mask(3, -2), "n_k must be >= 0, got -2"),
     (lambda: A.sliding_window_mask(-1, 2), "n must be >= 0, got -1"),
     (lambda: A.sliding_window_mask(3, 0), "window must be >= 1, got 0"),
+    (lambda: A.strided_mask(-1, 2), "n must be >= 0, got -1"),
+    (lambda: A.strided_mask(3, 0), "stride must be >= 1, got 0"),
+    (lambda: A.global_mask(-1, []), "n must be >= 0, got -1"),
+    (lambda: A.global_mask(4, [0, 4]), "positions[1] = 4 is outside [0, n) with n = 4"),
+    (lambda: A.global_mask(4, [-1]), "positions[0] = -1 is outside [0, n) with n = 4"),
+    (lambda: A.global_mask(4, [1, 1]), "positions must be distinct, got [1, 1]"),
     (lambda: A.padding_mask([1], -1), "n must be >= 0, got -1"),
     (lambda: A.padding_mask([1], 0), "lengths[0] = 1 is outside [0, n] with n = 0"),
 ])
 def test_mask_sizes(call, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         call()
+
+
+def test_global_mask_positions_must_be_integers():
+    with pytest.raises(TypeError, match=re.escape("positions must be a 1-D array of integers, got dtype float64 (shape (1,))")):
+        A.global_mask(4, [1.0])
 
 
 # --- other arguments -------------------------------------------------------------------------------

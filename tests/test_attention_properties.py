@@ -101,6 +101,25 @@ def test_permuting_queries_permutes_the_output_rows(data):
 
 @PROFILE
 @given(st.data())
+def test_self_attention_is_permutation_equivariant(data):
+    """Reorder the tokens of X and the output rows come out in the same new order, nothing else changes:
+    without position information in X, attention cannot tell word order (one head and several)."""
+    n, d_model = data.draw(st.integers(1, 7)), data.draw(st.sampled_from([2, 4, 6]))
+    values = st.floats(-3, 3)
+    X = data.draw(arrays(np.float64, (n, d_model), elements=values))
+    W_Q, W_K, W_V, W_O = (data.draw(arrays(np.float64, (d_model, d_model), elements=values)) for _ in range(4))
+    perm = np.array(data.draw(st.permutations(range(n))))
+    out, weights = A.attend(X @ W_Q, X @ W_K, X @ W_V)
+    out_p, weights_p = A.attend(X[perm] @ W_Q, X[perm] @ W_K, X[perm] @ W_V)
+    np.testing.assert_allclose(out_p, out[perm], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(weights_p, weights[perm][:, perm], rtol=1e-12, atol=1e-14)
+    multi, _ = A.multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads=2)
+    multi_p, _ = A.multi_head_attention(X[perm], W_Q, W_K, W_V, W_O, n_heads=2)
+    np.testing.assert_allclose(multi_p, multi[perm], rtol=1e-12, atol=1e-12)
+
+
+@PROFILE
+@given(st.data())
 def test_attend_chunked_equals_attend(data):
     Q, K, V, mask = data.draw(attention_inputs())
     n_k = K.shape[-2]

@@ -154,6 +154,14 @@ def test_causal_mask(n_q, n_k):
     np.testing.assert_array_equal(A.causal_mask(n_q), loops.causal_mask(n_q))
 
 
+@pytest.mark.parametrize("n, window", [(1, 1), (5, 1), (5, 2), (6, 3), (4, 10)])
+def test_strided_and_global_masks(n, window):
+    np.testing.assert_array_equal(A.strided_mask(n, window), loops.strided_mask(n, window))
+    positions = list(range(0, n, window + 1))
+    np.testing.assert_array_equal(A.global_mask(n, positions), loops.global_mask(n, positions))
+    assert A.global_mask(n, []).sum() == 0
+
+
 @pytest.mark.parametrize("n, window", [(1, 1), (5, 1), (5, 2), (6, 3), (4, 4), (4, 9)])
 def test_sliding_window_mask(n, window):
     mask = A.sliding_window_mask(n, window)
@@ -191,15 +199,30 @@ def test_attention_cost_counts_the_loops_work(n, d_k, d_v, n_heads):
         [[loops.dot(w, [v[c] for v in V]) for c in range(d_v)] for w in weights]
     av_macs = loops.COUNTER["macs"]
     cost = A.attention_cost(n, d_k, d_v, n_heads=n_heads, itemsize=8)
+    # The KV cache: every token's key (d_k numbers) and value (d_v numbers) in every head, counted one by one.
+    kv_numbers_per_token = sum(d_k + d_v for _ in range(n_heads))
     assert cost == {"score_entries": n_heads * n * n, "score_bytes": 8 * n_heads * n * n,
-                    "qk_macs": qk_macs, "av_macs": av_macs}
+                    "qk_macs": qk_macs, "av_macs": av_macs,
+                    "kv_bytes_per_token": 8 * kv_numbers_per_token, "kv_cache_bytes": 8 * n * kv_numbers_per_token}
     assert A.attention_cost(n, d_k)["av_macs"] == A.attention_cost(n, d_k)["qk_macs"]  # d_v defaults to d_k
     assert A.attention_cost(n, d_k)["score_bytes"] == 4 * n * n  # float32 by default
 
 
 def test_attention_cost_quadruples_when_n_doubles():
     small, large = A.attention_cost(512, 64, n_heads=8), A.attention_cost(1024, 64, n_heads=8)
-    assert all(large[key] == 4 * small[key] for key in small)
+    assert all(large[key] == 4 * small[key] for key in ("score_entries", "score_bytes", "qk_macs", "av_macs"))
+    assert large["kv_cache_bytes"] == 2 * small["kv_cache_bytes"]  # the cache grows with n, not n²
+    assert large["kv_bytes_per_token"] == small["kv_bytes_per_token"]
+
+
+def test_kv_cache_is_the_keys_and_values_a_decoder_keeps():
+    """The cache of n tokens holds exactly the K and V arrays of those tokens: its bytes are theirs."""
+    n, d_k, d_v, n_heads = 7, 4, 3, 2
+    K = np.zeros((n_heads, n, d_k), dtype=np.float32)
+    V = np.zeros((n_heads, n, d_v), dtype=np.float32)
+    cost = A.attention_cost(n, d_k, d_v, n_heads=n_heads, itemsize=4)
+    assert cost["kv_cache_bytes"] == K.nbytes + V.nbytes
+    assert cost["kv_bytes_per_token"] == (K.nbytes + V.nbytes) // n
 
 
 @pytest.mark.parametrize("n, d_model, n_heads", [(3, 4, 2), (5, 6, 3), (2, 6, 1)])

@@ -25,7 +25,7 @@ from figures_src.engine import Example, Figure  # noqa: E402
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "examples.json").read_text(encoding="utf-8"))
 DECLARED = {example.id: example for example in registry.examples()}
 # The library's names (CONTRIBUTING.md, "Worked examples"): the only keys inputs, steps and outputs may use.
-ARRAY_NAMES = {"X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask", "scores", "scaled_scores", "weights", "out",
+ARRAY_NAMES = {"X", "memory", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask", "scores", "scaled_scores", "weights", "out",
                "entropy", "heads", "concat",
                "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V",
                "W_Q_next", "W_K_next", "W_V_next", "loss_next"}
@@ -55,8 +55,9 @@ def examples(published):
 
 
 def single_sequence(ex):
-    """One sentence through one head (a training run's checkpoints on a leading axis are not)."""
-    return "tokens" in ex and "n_heads" not in ex and "checkpoints" not in ex
+    """One sentence through one head (a training run's checkpoints on a leading axis are not, nor is
+    cross-attention, whose keys come from a second sequence)."""
+    return "tokens" in ex and "n_heads" not in ex and "checkpoints" not in ex and "key_tokens" not in ex
 
 
 def masked(ex):

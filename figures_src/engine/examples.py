@@ -13,6 +13,7 @@ REQUIRED_KEYS = ["id", "title", "page", "library_version", "seed", "inputs", "st
 # The library's names: the only keys inputs, steps and outputs may use (CONTRIBUTING.md, "Worked examples").
 ARRAY_NAMES = {
     "X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask",
+    "memory",  # cross-attention: the encoder's vectors the keys and values come from (X gives the queries)
     "scores", "scaled_scores", "weights", "out", "entropy", "heads", "concat",
     # the backward pass (docs/learning.md): a target and its loss, the gradients, one step's new matrices
     "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V",

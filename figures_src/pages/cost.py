@@ -6,13 +6,17 @@ import sys
 import tracemalloc
 from pathlib import Path
 
+from decimal import Decimal
+
 import numpy as np
 
 import attention
 
-from ..engine import Figure
+from ..engine import Example, Figure, Snippets
+from ..engine.errors import BuildError
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import table
+from ..engine.text import by_hand, latex_number, latex_vector, num, table
+from . import sentences
 
 PAGE = "cost.md"
 D_K = 64
@@ -176,10 +180,310 @@ def memory_snippets(data):
     return {"doubling": doubling, "measured": measured, "longest": sentence}
 
 
+# ---------------------------------------------------------------- online softmax, worked through
+
+ONLINE_BLOCK = 3  # keys per block: the running sentence's five keys in two blocks, 3 and 2
+
+
+def online_query(scaled, block_size):
+    """The query whose running maximum grows most from the first block of keys to the second, so the
+    rescaling has something to do; a build error if no row's maximum grows."""
+    growth = scaled[:, block_size:2 * block_size].max(axis=1) - scaled[:, :block_size].max(axis=1)
+    i = int(np.argmax(growth))
+    if growth[i] <= 0:
+        raise BuildError("ex-online-softmax: no query's maximum grows in the second block; pick other blocks")
+    return i
+
+
+def online_blocks(s, V, block_size):
+    """One query's online softmax, the way `attend_chunked` walks its keys (attention/attend.py, _attend_block):
+    s (n_k,) its scaled scores, V (n_k, d_v) -> one dict per block: keys, block_max, running_max, rescale
+    (e^(old max − new max)), exponentials e^(s_j − running max), denominator and acc after the block."""
+    running_max, denominator, acc = -np.inf, 0.0, np.zeros(V.shape[1])
+    blocks = []
+    for start in range(0, len(s), block_size):
+        keys = list(range(start, min(start + block_size, len(s))))
+        block_max = float(s[keys].max())
+        new_max = max(running_max, block_max)
+        rescale = float(np.exp(running_max - new_max))  # 0 before the first block (e^−∞)
+        e = np.exp(s[keys] - new_max)
+        denominator = denominator * rescale + e.sum()
+        acc = acc * rescale + e @ V[keys]
+        running_max = new_max
+        blocks.append({"keys": keys, "block_max": block_max, "running_max": new_max, "rescale": rescale,
+                       "exponentials": e, "denominator": float(denominator), "acc": acc.copy()})
+    return blocks
+
+
+def online_example():
+    example = sentences.self_attention_example(sentences.RUNNING)
+    steps = example["steps"]
+    i = online_query(steps["scaled_scores"], ONLINE_BLOCK)
+    blocks = online_blocks(steps["scaled_scores"][i], steps["V"], ONLINE_BLOCK)
+    example["outputs"]["out"] = attention.attend_chunked(steps["Q"], steps["K"], steps["V"], block_size=ONLINE_BLOCK)
+    return {**example, "query": i, "block_size": ONLINE_BLOCK, "blocks": blocks}
+
+
+def exact_text(value, digits):
+    """`value` (a Decimal known exactly) printed with `digits` decimals, refusing a tie a reader could round either
+    way; -> (text, the Decimal a reader reads)."""
+    quantum = Decimal(1).scaleb(-digits)
+    rounded = value.quantize(quantum)
+    if (value - rounded).copy_abs() * 2 == quantum:
+        raise BuildError(f"ex-online-softmax: {value} printed with {digits} decimals is a tie")
+    return num(rounded, digits), rounded
+
+
+def online_by_hand(example, exp_digits):
+    """The walk through as a reader redoes it from the printed numbers: scores (3 decimals, exact), exponentials
+    (`exp_digits`), values (1 decimal, exact); products and sums exact, the rescaled sum and vector to 8 decimals."""
+    i, steps = example["query"], example["steps"]
+    s = [by_hand(x, 3)[1] for x in steps["scaled_scores"][i]]
+    V = [[by_hand(x, 1)[1] for x in row] for row in steps["V"]]
+    walk, denominator, acc = [], None, None
+    for block in example["blocks"]:
+        m = max(s[j] for j in block["keys"]) if denominator is None else max(walk[-1]["m"], *(s[j] for j in block["keys"]))
+        step = {"keys": block["keys"], "m": m, "block_max": max(s[j] for j in block["keys"])}
+        if denominator is not None:
+            step["rescale"] = by_hand(np.exp(float(walk[-1]["m"] - m)), 4)
+            r = step["rescale"][1]
+            step["denominator_rescaled"] = exact_text(denominator * r, 8)
+            step["acc_rescaled"] = [exact_text(a * r, 8) for a in acc]
+            denominator, acc = step["denominator_rescaled"][1], [a[1] for a in step["acc_rescaled"]]
+        step["e"] = [by_hand(np.exp(float(s[j] - m)), exp_digits) for j in block["keys"]]
+        step["ev"] = [[e[1] * v for v in V[j]] for e, j in zip(step["e"], block["keys"])]
+        block_sum = sum(e[1] for e in step["e"])
+        block_acc = [sum(row[c] for row in step["ev"]) for c in range(len(V[0]))]
+        step["block_sum"], step["block_acc"] = block_sum, block_acc
+        denominator = block_sum if denominator is None else denominator + block_sum
+        acc = block_acc if acc is None else [a + b for a, b in zip(acc, block_acc)]
+        step["denominator"], step["acc"] = denominator, acc
+        walk.append(step)
+    out = [a / denominator for a in acc]
+    return {"s": s, "V": V, "walk": walk, "out": out}
+
+
+def online_snippets(example):
+    tokens, i = example["tokens"], example["query"]
+    chunked = example["outputs"]["out"][i]
+    for exp_digits in range(4, 9):  # the fewest decimals whose walk lands on the printed output
+        hand = online_by_hand(example, exp_digits)
+        if all(num(h, 4) == num(c, 4) and not tie(h, 4) for h, c in zip(hand["out"], chunked)):
+            break
+    else:
+        raise BuildError("ex-online-softmax: the printed walk does not reach attend_chunked's output to 4 decimals")
+    ev_digits = exp_digits + 1
+    d_v = len(hand["V"][0])
+    parts = {}
+    split = example["blocks"][1]["keys"][0]
+    printed = [latex_number(x, 3) for x in hand["s"]]
+    scores = ", ".join(printed[:split]) + " \\mid " + ", ".join(printed[split:])
+    parts["setup"] = (
+        f"Follow query “{tokens[i]}” (row {i + 1}) with blocks of {example['block_size']} keys. Its scaled scores, "
+        f"the bar marking where the second block starts, are $[{scores}]$."
+    )
+    for b, step in enumerate(hand["walk"]):
+        rows = []
+        for j, e, ev in zip(step["keys"], step["e"], step["ev"]):
+            rows.append([f"**{tokens[j]}**", num(hand["s"][j], 3), e[0], *(num(x, ev_digits) for x in ev)])
+        rows.append(["**block sum**", "", f"**{num(step['block_sum'], exp_digits)}**",
+                     *(f"**{num(x, ev_digits)}**" for x in step["block_acc"])])
+        columns = ["key", "$s_j$", f"$e^{{s_j - {num(step['m'], 3).replace('−', '-')}}}$",
+                   *(f"e·v, entry {c + 1}" for c in range(d_v))]
+        keys = step["keys"]
+        where = (f"keys {keys[0] + 1} to {keys[-1] + 1}" if len(keys) > 2 else
+                 f"keys {keys[0] + 1} and {keys[1] + 1}" if len(keys) == 2 else f"key {keys[0] + 1}")
+        lead = ("the running maximum is the block's largest score" if b == 0 else
+                "the exponentials are measured against the new running maximum")
+        parts[f"block{b + 1}"] = (f"**Block {b + 1}**, {where} ({', '.join(tokens[j] for j in keys)}); {lead}, "
+                                  f"{num(step['m'], 3)}:\n\n" + table(columns, rows))
+    first, second = hand["walk"]
+    r_text, _ = second["rescale"]
+    total_terms = [second["denominator_rescaled"][0], *(e[0] for e in second["e"])]
+    parts["rescale"] = (
+        f"The second block's largest score, {num(second['block_max'], 3)}, is above the running maximum "
+        f"{num(first['m'], 3)}. Everything summed so far was measured against the old maximum, so it is multiplied "
+        f"by $e^{{{num(first['m'], 3)} - {num(second['m'], 3)}}}$ = {r_text}, which measures it against the new one: "
+        f"the running sum becomes {num(first['denominator'], exp_digits)} × {r_text} = "
+        f"{second['denominator_rescaled'][0]}. Adding the second block's exponentials gives the sum over all keys, "
+        f"{' + '.join(total_terms)} = {num(second['denominator'], 8)}."
+    )
+    rows = []
+    for c in range(d_v):
+        rows.append([f"{c + 1}", num(first["acc"][c], ev_digits), second["acc_rescaled"][c][0],
+                     num(second["block_acc"][c], ev_digits), num(second["acc"][c], 8), num(hand["out"][c], 4),
+                     num(chunked[c], 4)])
+    parts["vector"] = table(["entry", "after block 1", f"× {r_text}", "block 2 adds", "sum",
+                             f"÷ {num(second['denominator'], 8)}", "attend_chunked"], rows)
+    parts["result"] = (
+        f"The last two columns agree: the running computation, with one rescaling, gives the output row of "
+        f"“{tokens[i]}”, ${latex_vector(chunked, 4)}$, which is what `attend_chunked` returns with "
+        f"`block_size={example['block_size']}` and what `attend` returns from the whole table."
+    )
+    return parts
+
+
+def tie(value, digits):
+    quantum = Decimal(1).scaleb(-digits)
+    value = Decimal(value)
+    return (value - value.quantize(quantum)).copy_abs() * 2 == quantum
+
+
+EX_ONLINE = Example("ex-online-softmax", page=PAGE, title="Online softmax: one query's output from two blocks of keys",
+                    data=online_example, snippets=online_snippets)
+
+
+# ---------------------------------------------------------------- sparse patterns as masks
+
+SPARSE_N = 16
+SPARSE_WINDOW = 4
+SPARSE_STRIDE = 4
+SPARSE_GLOBAL = (0,)
+SPARSE_LONG = (4096, 256, 64)  # n, window, stride for the counts at a realistic length
+
+
+def sparse_masks(n, window, stride):
+    """{name: bool (n, n)}: every pair; a local band of `window` keys on each side plus global tokens (an
+    encoder's pattern); the causal past in a window of `stride` keys plus every stride-th key (a decoder's)."""
+    band = attention.sliding_window_mask(n, window)
+    return {
+        "full": np.ones((n, n), dtype=bool),
+        "local + global": band | band.T | attention.global_mask(n, SPARSE_GLOBAL),
+        "strided": attention.sliding_window_mask(n, stride) | attention.strided_mask(n, stride),
+    }
+
+
+def sparse_data():
+    small = sparse_masks(SPARSE_N, SPARSE_WINDOW, SPARSE_STRIDE)
+    n, window, stride = SPARSE_LONG
+    long = {name: int(mask.sum()) for name, mask in sparse_masks(n, window, stride).items()}
+    return {"masks": small, "counts": {name: int(mask.sum()) for name, mask in small.items()}, "long": long}
+
+
+def sparse_caption(data):
+    counts = data["counts"]
+    return (
+        f"Three masks over n = {SPARSE_N} tokens, allowed pairs in colour, queries down, keys across. Left: every "
+        f"pair, {counts['full']} scores. Middle: each token sees {SPARSE_WINDOW - 1} neighbours on each side, and "
+        f"token {SPARSE_GLOBAL[0] + 1} sees and is seen by all, {counts['local + global']} scores. Right: each token "
+        f"sees its last {SPARSE_STRIDE} keys and every {SPARSE_STRIDE}th key before them, {counts['strided']} scores."
+    )
+
+
+def sparse_alt(data):
+    return "Three square masks of allowed query-key pairs: " + "; ".join(
+        f"{name}, {count} of {SPARSE_N * SPARSE_N} pairs" for name, count in data["counts"].items()) + "."
+
+
+def sparse_table(data):
+    n, window, stride = SPARSE_LONG
+    return {
+        "caption": "Allowed pairs (scores computed) per pattern",
+        "columns": ["pattern", f"n = {SPARSE_N}", f"n = {n:,}"],
+        "rows": [[name, f"{data['counts'][name]:,}", f"{data['long'][name]:,}"] for name in data["counts"]],
+    }
+
+
+def sparse_render(data, fig):
+    axes = fig.subplots(1, len(data["masks"]))
+    colour = np.array([0.0, 0.447, 0.698, 1.0])  # Okabe-Ito blue; forbidden pairs stay transparent
+    for ax, (name, mask) in zip(axes, data["masks"].items()):
+        image = np.zeros(mask.shape + (4,))
+        image[mask] = colour
+        ax.imshow(image, interpolation="nearest")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_linewidth(0.6)
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel(f"{data['counts'][name]} scores", fontsize=10)
+
+
+def sparse_snippets(data):
+    n, window, stride = SPARSE_LONG
+    long = data["long"]
+    return {"long": (
+        f"At $n = {n:,}$, with a band of {window - 1} neighbours on each side and a stride of {stride}, the full table "
+        f"has {long['full']:,} scores, the local + global pattern {long['local + global']:,} "
+        f"({long['local + global'] / long['full']:.1%} of them) and the strided one {long['strided']:,} "
+        f"({long['strided'] / long['full']:.1%})."
+    )}
+
+
+# ---------------------------------------------------------------- the KV cache and where n² takes over
+
+# (name, layers, d_model, heads, context length, source): the sizes the papers give.
+MODELS = (
+    ("GPT-2 small", 12, 768, 12, 1024, "Radford et al., *Language Models are Unsupervised Multitask Learners*, 2019"),
+    ("Llama 2 7B", 32, 4096, 32, 4096, "Touvron et al., *Llama 2: Open Foundation and Fine-Tuned Chat Models*, 2023, "
+     "with the layers and widths of the 7B model of *LLaMA: Open and Efficient Foundation Language Models*, 2023"),
+    ("GPT-3 175B", 96, 12288, 96, 2048, "Brown et al., *Language Models are Few-Shot Learners*, 2020, table 2.1"),
+)
+KV_ITEMSIZE = 2  # 16-bit floats, as models are usually run
+
+
+def crossover(d_model, n_heads):
+    """The smallest n at which the two attention products of `multi_head_cost` do at least the
+    multiply-adds of its four projections (doubling, then halving the interval)."""
+    def over(n):
+        cost = attention.multi_head_cost(n, d_model, n_heads)
+        return cost["attention_macs"] >= cost["projection_macs"]
+    high = 1
+    while not over(high):
+        high *= 2
+    low = high // 2  # over(low) is False (or low = 0)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if over(mid) else (mid, high)
+    return high
+
+
+def models_data():
+    rows = []
+    for name, layers, d_model, heads, context, source in MODELS:
+        d_k = d_model // heads
+        per_token = layers * attention.attention_cost(1, d_k, n_heads=heads, itemsize=KV_ITEMSIZE)["kv_bytes_per_token"]
+        cache = layers * attention.attention_cost(context, d_k, n_heads=heads, itemsize=KV_ITEMSIZE)["kv_cache_bytes"]
+        n_star = crossover(d_model, heads)
+        at = attention.multi_head_cost(n_star, d_model, heads)
+        rows.append({"name": name, "layers": layers, "d_model": d_model, "heads": heads, "d_k": d_k, "context": context,
+                     "source": source, "per_token": per_token, "cache": cache, "crossover": n_star,
+                     "projection_macs": at["projection_macs"], "attention_macs": at["attention_macs"]})
+    return {"models": rows}
+
+
+def models_snippets(data):
+    models = data["models"]
+    sizes = table(["model", "layers", "$d_{\\text{model}}$", "heads", "$d_k$", "context"],
+                  [[m["name"], str(m["layers"]), f"{m['d_model']:,}", str(m["heads"]), str(m["d_k"]), f"{m['context']:,}"]
+                   for m in models])
+    kv = table(["model", "per token", "whole context"],
+               [[m["name"], byte_size(m["per_token"]), byte_size(m["cache"])] for m in models])
+    cross = table(["model", "$d_{\\text{model}}$", "$n$ where $n^2$ takes over", "projections", "attention products"],
+                  [[m["name"], f"{m['d_model']:,}", f"{m['crossover']:,}", f"{m['projection_macs']:,}",
+                    f"{m['attention_macs']:,}"] for m in models])
+    ratio = {m["crossover"] / m["d_model"] for m in models}
+    rule = (f"In every row $n$ is {ratio.pop():g} times $d_{{\\text{{model}}}}$"
+            if len(ratio) == 1 else "The ratio of $n$ to $d_{\\text{model}}$ differs from row to row")
+    return {
+        "sizes": sizes,
+        "kv": kv,
+        "crossover": cross,
+        "rule": rule + (": the projections cost $4 n d_{\\text{model}}^2$ multiply-adds and the two attention products "
+                        "$2 n^2 d_{\\text{model}}$, which are equal at $n = 2 d_{\\text{model}}$."),
+        "sources": "The sizes are the papers': " + "; ".join(f"{m['name']}, {m['source']}" for m in models) + ".",
+    }
+
+
 ITEMS = [
     Figure("cost-memory", title="Memory against sequence length: the full score table, a sliding window, and the chunked path.",
            data=memory_data, render=memory_render, caption=memory_caption, alt=memory_alt, table=memory_table,
            snippets=memory_snippets, size=(PHONE_WIDTH, 5.0)),
+    EX_ONLINE,
+    Figure("cost-sparse", title="Sparse attention patterns as masks, with the number of scores each computes.",
+           data=sparse_data, render=sparse_render, caption=sparse_caption, alt=sparse_alt, table=sparse_table,
+           snippets=sparse_snippets, size=(4.5, 2.1)),
+    Snippets("cost-models", data=models_data, snippets=models_snippets),
 ]
 
 

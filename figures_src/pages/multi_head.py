@@ -1,12 +1,13 @@
 """Multi-head attention (docs/multi-head.md): two heads on the running sentence, and what more heads cost."""
 import numpy as np
+from matplotlib.patches import FancyArrowPatch, Rectangle
 
 import attention
 
 from ..engine import Example, Figure, Snippets, example_heatmap
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH, weights_colorbar
-from ..engine.text import matrix, table
+from ..engine.text import dims, matrix, num, table
 from . import sentences
 
 PAGE = "multi-head.md"
@@ -101,6 +102,173 @@ def head_caption(head):
     )
 
 
+# ---------------------------------------------------------------- the diagram: split, heads, concatenate, W_O
+
+HEAD_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
+
+
+def diagram_data():
+    example = EX_MULTI_HEAD.compute()
+    n, d_model = example["steps"]["concat"].shape
+    return {"n": n, "d_model": d_model, "n_heads": example["n_heads"], "d_k": example["d_k"]}
+
+
+def diagram_steps(data):
+    n, d, h, d_k = data["n"], data["d_model"], data["n_heads"], data["d_k"]
+    return [
+        ("project", f"XW_Q, XW_K, XW_V: each {n} × {d}, from X ({n} × {d}) and W ({d} × {d})"),
+        ("split", f"columns {d_k}(i − 1) + 1 to {d_k}i go to head i: {h} heads of {n} × {d_k}"),
+        ("attend", f"each head: softmax(QᵢKᵢᵀ/√{d_k}) Vᵢ, its weights {n} × {n}, its output {n} × {d_k}"),
+        ("concatenate", f"the {h} outputs side by side: {n} × {h * d_k}"),
+        ("mix", f"times Wₒ ({d} × {d}): the layer's output, {n} × {d}"),
+    ]
+
+
+def diagram_caption(data):
+    n, d, h, d_k = data["n"], data["d_model"], data["n_heads"], data["d_k"]
+    return (
+        f"Multi-head attention with the example's shapes, read from the top: n = {n} tokens of width {d}, "
+        f"h = {h} heads of dₖ = {d_k}. Colour marks which columns belong to which head; one square per number. "
+        "Each head attends with its own columns of Q, K and V only; Wₒ is the one step that mixes the heads."
+    )
+
+
+def diagram_alt(data):
+    return "From top to bottom: " + "; ".join(f"{step}: {text}" for step, text in diagram_steps(data)) + "."
+
+
+def diagram_table(data):
+    return {"caption": "The steps and their shapes", "columns": ["step", "what and which shape"],
+            "rows": [[step, text] for step, text in diagram_steps(data)]}
+
+
+def grid(ax, x, y, rows, cols, colours, label=None, shape=True):
+    """A rows × cols grid of unit squares, top-left at (x, y), its columns split evenly among `colours`."""
+    width = cols // len(colours)
+    for k, colour in enumerate(colours):
+        ax.add_patch(Rectangle((x + k * width, y - rows), width, rows, facecolor=colour, alpha=0.5, linewidth=0))
+    # All the grid's lines as one path (NaN breaks it between lines): one SVG element, not one per line.
+    xs, ys = [], []
+    for c in range(cols + 1):
+        xs += [x + c, x + c, np.nan]
+        ys += [y - rows, y, np.nan]
+    for r in range(rows + 1):
+        xs += [x, x + cols, np.nan]
+        ys += [y - r, y - r, np.nan]
+    ax.plot(xs, ys, color="#000000", linewidth=0.4)
+    if label:
+        ax.text(x + cols / 2, y + 0.35, label, ha="center", va="bottom", fontsize=10)
+    if shape:
+        ax.text(x + cols / 2, y - rows - 0.3, f"{rows} × {cols}", ha="center", va="top", fontsize=10)
+
+
+def arrow(ax, start, end):
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9, color="#000000", linewidth=0.9,
+                                 shrinkA=0, shrinkB=0))
+
+
+def diagram_render(data, ax):
+    n, d, h, d_k = data["n"], data["d_model"], data["n_heads"], data["d_k"]
+    colours = HEAD_COLOURS[:h]
+    gap = 2.0
+    width = 3 * d + 2 * gap
+    # Row 1: the three projections, every head's columns coloured.
+    top = 0.0
+    for k, name in enumerate(("Q", "K", "V")):
+        grid(ax, k * (d + gap), top, n, d, colours, label=f"$XW_{name}$")
+    # Row 2: the heads, each attending with its own columns.
+    top2 = top - n - 4.2
+    head_gap = (width - h * d_k) / h
+    for i in range(h):
+        x = head_gap / 2 + i * (d_k + head_gap)
+        grid(ax, x, top2, n, d_k, colours[i:i + 1], label=f"head {i + 1}")
+        for k in range(3):  # head i takes its columns of Q, K and V
+            arrow(ax, (k * (d + gap) + (i + 0.5) * d_k, top - n - 1.3), (x + d_k / 2, top2 + 1.3))
+    # Row 3: concatenate, then W_O.
+    top3 = top2 - n - 4.2
+    x_concat = 0.0
+    grid(ax, x_concat, top3, n, d, colours, label="concatenated")
+    for i in range(h):
+        x = head_gap / 2 + i * (d_k + head_gap)
+        arrow(ax, (x + d_k / 2, top2 - n - 1.3), (x_concat + (i + 0.5) * d_k, top3 + 1.3))
+    ax.text(d + 0.5 * gap, top3 - n / 2, "×", ha="center", va="center", fontsize=14)
+    grid(ax, d + gap, top3, d, d, ("#9e9e9e",), label="$W_O$")
+    ax.text(2 * d + 1.5 * gap, top3 - n / 2, "=", ha="center", va="center", fontsize=14)
+    grid(ax, 2 * d + 2 * gap, top3, n, d, ("#D55E00",), label="output")
+    ax.set_xlim(-0.5, width + 0.5)
+    ax.set_ylim(top3 - d - 1.4, top + 1.6)
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+
+# ---------------------------------------------------------------- cross-attention: queries from one sequence, keys from another
+
+# The decoder's tokens: the start of a translation of the running sentence, whose vectors are the encoder's.
+DECODER_TOKENS = ("le", "chat", "était")
+DECODER_SEED = 3
+
+
+def cross_attention_example():
+    encoder = sentences.RUNNING
+    memory = sentences.token_vectors(encoder)  # (n_k, d_model): what the encoder hands over
+    rng = np.random.default_rng(DECODER_SEED)
+    X = rng.integers(-2, 3, size=(len(DECODER_TOKENS), encoder.d_model)).astype(float)  # (n_q, d_model)
+    W_Q, W_K, W_V = sentences.projections(encoder)
+    Q, K, V = X @ W_Q, memory @ W_K, memory @ W_V  # (n_q, d_k), (n_k, d_k), (n_k, d_k)
+    out, weights = attention.attend(Q, K, V)  # (n_q, d_k), (n_q, n_k)
+    return {
+        "seed": DECODER_SEED,
+        "tokens": list(DECODER_TOKENS),
+        "key_tokens": list(encoder.tokens),
+        "d_k": encoder.d_k,
+        "scale": float(1 / np.sqrt(encoder.d_k)),
+        "inputs": {"X": X, "memory": memory, "W_Q": W_Q, "W_K": W_K, "W_V": W_V},
+        "steps": {"Q": Q, "K": K, "V": V, "scores": attention.scores(Q, K),
+                  "scaled_scores": attention.scaled_scores(Q, K), "weights": weights,
+                  "entropy": attention.row_entropy(weights)},
+        "outputs": {"out": out, "weights": weights},
+    }
+
+
+def cross_snippets(example):
+    tokens, keys, steps = example["tokens"], example["key_tokens"], example["steps"]
+    n_q, n_k, d_k = len(tokens), len(keys), example["d_k"]
+    d_model = example["inputs"]["X"].shape[1]
+    return {
+        "shapes": (
+            f"Here the decoder has written $n_q = {n_q}$ tokens, *{' '.join(tokens)}*, and the encoder has read "
+            f"the running sentence, $n_k = {n_k}$ tokens. The queries come from the decoder's vectors "
+            f"(${n_q} \times {d_model}$), the keys and values from the encoder's (${n_k} \times {d_model}$), "
+            f"through the same $W_Q$, $W_K$, $W_V$ as [before](qkv.md): $Q$ is ${n_q} \times {d_k}$, $K$ and $V$ "
+            f"are ${n_k} \times {d_k}$ (the running sentence's keys and values exactly), the score table is "
+            f"${n_q} \times {n_k}$, and the output has one row per decoder token, ${n_q} \times {d_k}$."
+        ),
+        "x": matrix(example["inputs"]["X"], tokens, dims("x", d_model), corner="token", digits=0, trim=True),
+        "q": matrix(steps["Q"], tokens, dims("", d_k), corner="query", digits=1, trim=True),
+        "out": matrix(example["outputs"]["out"], tokens, dims("", d_k), corner="query", digits=4),
+    }
+
+
+EX_CROSS = Example("ex-cross-attention", page=PAGE, title="Cross-attention: three decoder tokens reading a five-token sentence",
+                   data=cross_attention_example, snippets=cross_snippets)
+
+
+def cross_caption(example):
+    return (
+        f"Cross-attention weights: {len(example['tokens'])} decoder queries (rows) over the encoder's "
+        f"{len(example['key_tokens'])} keys (columns), brighter for more weight. The table is not square; every row "
+        "still adds up to 1."
+    )
+
+
+def cross_render(example, ax):
+    drawn = heatmap(ax, example["steps"]["weights"], example["tokens"], example["key_tokens"], quantity="weights",
+                    fontsize=10, colorbar=False)  # every cell prints its weight; no colour scale needed
+    for label in (ax.xaxis.label, ax.yaxis.label):
+        label.set_fontsize(10)
+    return drawn
+
+
 # ---------------------------------------------------------------- what more heads cost
 
 COST_D_MODEL = 512
@@ -138,6 +306,9 @@ def cost_snippets(data):
 
 
 ITEMS = [
+    Figure("multi-head-diagram", title="Multi-head attention: project, split into heads, attend, concatenate, mix with Wₒ.",
+           data=diagram_data, render=diagram_render, caption=diagram_caption, alt=diagram_alt, table=diagram_table,
+           size=(4.4, 5.2)),
     EX_MULTI_HEAD,
     Figure("multi-head-heads", title="The heads of the multi-head example, side by side.", data=EX_MULTI_HEAD.compute,
            render=heads_render, caption=heads_caption, size=(PHONE_WIDTH, 6.4)),
@@ -147,4 +318,7 @@ ITEMS = [
         for head in range(N_HEADS)
     ),
     Snippets("multi-head-cost", data=cost_data, snippets=cost_snippets),
+    EX_CROSS,
+    Figure("cross-attention", title="Cross-attention weights: decoder tokens over the encoder's tokens.",
+           data=EX_CROSS.compute, render=cross_render, caption=cross_caption, size=(4.4, 2.6)),
 ]

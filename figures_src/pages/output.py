@@ -2,11 +2,12 @@
 from decimal import Decimal
 
 import numpy as np
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, PathPatch, Rectangle
+from matplotlib.path import Path
 
 from ..engine import Example, Figure
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import by_hand, dims, matrix, num, table
+from ..engine.text import by_hand, dims, matrix, num, table, vector
 from . import sentences
 
 PAGE = "output.md"
@@ -52,6 +53,139 @@ def output_snippets(example):
 
 EX_OUTPUT = Example("ex-output", page=PAGE, title="The output of attention on a five-token sentence: weights times values",
                     data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=output_snippets)
+
+
+# ---------------------------------------------------------------- the weighted sum as value bars
+
+
+def sharpest_row(example):
+    """The query whose largest weight is the largest of all rows': its output is nearly one value row."""
+    return int(np.argmax(example["steps"]["weights"].max(axis=-1)))
+
+
+def blend_data():
+    example = EX_OUTPUT.compute()
+    i = sharpest_row(example)
+    w, V = example["steps"]["weights"][i], example["steps"]["V"]
+    return {"tokens": example["tokens"], "query": i, "w": w, "V": V, "scaled": w[:, None] * V,
+            "out": example["outputs"]["out"][i], "top": int(np.argmax(w))}
+
+
+def blend_caption(data):
+    tokens, i, top = data["tokens"], data["query"], data["top"]
+    return (
+        f"The output of “{tokens[i]}” built from the values. Each row is one key's value vector vⱼ: its outline is "
+        f"vⱼ as it is, the filled bars are wⱼvⱼ, the value scaled by the weight “{tokens[i]}” gives that key. "
+        f"Adding the filled bars column by column gives the last row, the output; its outline is v of “{tokens[top]}”, "
+        f"which alone carries {num(data['w'][top], 4)} of the weight, so the output is almost that value."
+    )
+
+
+def blend_alt(data):
+    tokens, i = data["tokens"], data["query"]
+    return (
+        f"Bar rows, one per key, for the query {tokens[i]}: " + "; ".join(
+            f"{t} weight {num(w, 4)}" for t, w in zip(tokens, data["w"])) +
+        f". The output row {vector(data['out'], 4)} is drawn last, next to the value of {tokens[data['top']]}, "
+        f"{vector(data['V'][data['top']], 1)}."
+    )
+
+
+def blend_table(data):
+    tokens = data["tokens"]
+    d_v = data["V"].shape[1]
+    rows = [[f"{t} (w = {num(w, 4)})", *(num(x, 4) for x in sv)] for t, w, sv in zip(tokens, data["w"], data["scaled"])]
+    rows.append(["output (sum)", *(num(x, 4) for x in data["out"])])
+    return {"caption": f"The scaled value rows wⱼvⱼ for the query “{tokens[data['query']]}”, and their sum",
+            "columns": ["key", *(f"entry {c + 1}" for c in range(d_v))], "rows": rows}
+
+
+def box(x, y, width, height):
+    """A closed rectangle path from (x, y), `height` up (or down, when negative)."""
+    return Path([(x, y), (x + width, y), (x + width, y + height), (x, y + height), (x, y)], closed=True)
+
+
+def blend_render(data, ax):
+    tokens, V, scaled, out, top = data["tokens"], data["V"], data["scaled"], data["out"], data["top"]
+    n, d_v = V.shape
+    half = 0.42 / np.abs(np.vstack([V, out[None]])).max()  # the tallest bar fills 0.42 of a row
+    width = 0.6
+    rows = [(f"{t}\n$w = {num(w, 3)}$", v, sv, "#0072B2") for t, w, v, sv in zip(tokens, data["w"], V, scaled)]
+    rows.append(("output", V[top], out, "#D55E00"))
+    # Every bar of one kind is one compound path: one SVG element per kind instead of one per bar.
+    outlines, fills = [], {colour: [] for *_, colour in rows}
+    baselines = []
+    for r, (label, outline, filled, colour) in enumerate(rows):
+        y = -r - (0.35 if r == n else 0)  # a gap before the output row
+        baselines += [(-0.5, y), (d_v - 0.5, y)]
+        for c in range(d_v):
+            outlines.append(box(c - width / 2, y, width, outline[c] * half))
+            fills[colour].append(box(c - width * 0.35, y, width * 0.7, filled[c] * half))
+        ax.text(-0.6, y, label, ha="right", va="center", fontsize=10)
+    ax.add_patch(PathPatch(Path.make_compound_path(*outlines), fill=False, edgecolor="#000000", linewidth=0.7,
+                           linestyle="--", alpha=0.6))
+    for colour, boxes in fills.items():
+        ax.add_patch(PathPatch(Path.make_compound_path(*boxes), facecolor=colour, alpha=0.85, linewidth=0))
+    ax.add_patch(PathPatch(Path(baselines, [Path.MOVETO, Path.LINETO] * (len(baselines) // 2)), fill=False,
+                           edgecolor="#000000", linewidth=0.5, alpha=0.5))
+    ax.set_xlim(-0.5, d_v - 0.5)
+    ax.set_ylim(-n - 0.35 - 0.55, 0.55)
+    ax.set_xticks(range(d_v), labels=[f"entry {c + 1}" for c in range(d_v)], fontsize=10)
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0)
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+
+# ---------------------------------------------------------------- word order: permute the tokens
+
+# The running sentence in another order (indices into its tokens, from 0 as in the JSON).
+ORDER = (4, 2, 3, 0, 1)
+
+
+def permutation_example():
+    sentence = sentences.RUNNING
+    X = sentences.token_vectors(sentence)[list(ORDER)]
+    W_Q, W_K, W_V = sentences.projections(sentence)
+    steps = sentences.attention_steps(X, W_Q, W_K, W_V)
+    out = steps.pop("out")
+    return {
+        "seed": sentence.seed,
+        "tokens": [sentence.tokens[k] for k in ORDER],
+        "order": list(ORDER),
+        "d_k": sentence.d_k,
+        "scale": float(1 / np.sqrt(sentence.d_k)),
+        "inputs": {"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V},
+        "steps": steps,
+        "outputs": {"out": out, "weights": steps["weights"]},
+    }
+
+
+def permutation_snippets(example):
+    original = EX_OUTPUT.compute()
+    order = example["order"]
+    tokens = example["tokens"]
+    out, out_before = example["outputs"]["out"], original["outputs"]["out"]
+    same = np.allclose(out, out_before[list(order)], rtol=0, atol=1e-12)
+    verdict = (
+        "Row by row the two outputs are the same vectors, to every printed digit (and within 10⁻¹² beyond): "
+        "each token's output moved with the token and nothing else changed."
+        if same else "The rows differ: the claim does not hold for these numbers."
+    )
+    return {
+        "order": (
+            f"Shuffle the running sentence into *{' '.join(tokens)}*: the same five token vectors, the same "
+            f"$W_Q$, $W_K$ and $W_V$, in the new order. The output rows before and after:"
+        ),
+        "before": matrix(out_before, original["tokens"], dims("", out.shape[1]), corner="query", digits=4),
+        "after": matrix(out, tokens, dims("", out.shape[1]), corner="query", digits=4),
+        "verdict": verdict,
+    }
+
+
+EX_PERMUTATION = Example("ex-permutation", page=PAGE, title="The running sentence shuffled: the output rows move with their tokens",
+                         data=permutation_example, snippets=permutation_snippets)
 
 
 # ---------------------------------------------------------------- the shapes of the two products
@@ -208,6 +342,10 @@ def block_render(data, ax):
 
 ITEMS = [
     EX_OUTPUT,
+    Figure("output-blend", title="The weighted sum as bars: scaled value rows adding up to one output row.",
+           data=blend_data, render=blend_render, caption=blend_caption, alt=blend_alt, table=blend_table,
+           size=(4.4, 4.6)),
+    EX_PERMUTATION,
     Figure("output-shapes", title="The shapes of attention's two products.", data=shapes_data,
            render=shapes_render, caption=shapes_caption, alt=shapes_alt, table=shapes_table, size=(PHONE_WIDTH, 2.9)),
     Figure("output-block", title="Where attention sits in a transformer block.", data=block_data,

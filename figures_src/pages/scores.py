@@ -1,7 +1,10 @@
 """Scores (docs/scores.md): every query against every key, the largest score worked out by hand."""
 import numpy as np
+from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from ..engine import Example, example_heatmap
+import attention
+
+from ..engine import Example, Figure, example_heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import latex_vector, num, table
 from . import sentences
@@ -37,10 +40,151 @@ def scores_snippets(example):
     return {"entry": entry}
 
 
+# ---------------------------------------------------------------- the dot product as arrows
+
+# One query and three keys in two dimensions, small whole numbers so the products are easy to check.
+ARROW_QUERY = (2, 1)
+ARROW_KEYS = (("same direction", (1.2, 0.6)), ("at a right angle", (-1, 2)), ("opposite", (-1.2, -0.6)))
+
+
+def arrows_data():
+    q = np.array([ARROW_QUERY], dtype=float)  # (1, 2)
+    K = np.array([k for _, k in ARROW_KEYS], dtype=float)  # (3, 2)
+    row = attention.scores(q, K)[0]  # q · k for each key
+    return {"q": q[0], "K": K, "names": [name for name, _ in ARROW_KEYS], "scores": row,
+            "weights": attention.softmax(row)}
+
+
+def vector_text(v):
+    return "(" + ", ".join(num(x, 1, True) for x in v) + ")"
+
+
+def arrows_caption(data):
+    same, right, opposite = data["scores"]
+    return (
+        f"One query q = {vector_text(data['q'])} (thin arrow) and three keys k (thick orange arrows). Pointing the same way, "
+        f"q · k = {num(same, 2, True)}; at a right angle, {num(right, 2, True)}; pointing the opposite way, "
+        f"{num(opposite, 2, True)}: the same size, the other sign. As one row of scores, the softmax would give the first key "
+        f"{num(data['weights'][0], 4)} of the weight."
+    )
+
+
+def arrows_alt(data):
+    return "Three small panels, each with the query arrow and one key arrow: " + "; ".join(
+        f"{name}, key {vector_text(k)}, score {num(s, 2, True)}"
+        for name, k, s in zip(data["names"], data["K"], data["scores"])
+    ) + "."
+
+
+def arrows_table(data):
+    q = data["q"]
+    return {
+        "caption": "The query, the three keys and their dot products",
+        "columns": ["key", "q", "k", "q · k"],
+        "rows": [[name, vector_text(q), vector_text(k),
+                  " + ".join(f"({num(a, 1, True)})({num(b, 1, True)})" for a, b in zip(q, k)) + f" = {num(s, 2, True)}"]
+                 for name, k, s in zip(data["names"], data["K"], data["scores"])],
+    }
+
+
+def arrows_render(data, fig):
+    axes = fig.subplots(1, len(data["K"]))
+    reach = 2.6
+    for ax, name, k, score in zip(axes, data["names"], data["K"], data["scores"]):
+        ax.axhline(0, color="#000000", linewidth=0.4, alpha=0.4)
+        ax.axvline(0, color="#000000", linewidth=0.4, alpha=0.4)
+        # The key first and wider, so a query along the same line stays visible on top of it.
+        for v, colour, width, label, offset in ((k, "#E69F00", 3.4, "$k$", (0.1, -0.45)),
+                                                (data["q"], "#000000", 1.6, "$q$", (0.1, 0.4))):
+            ax.add_patch(FancyArrowPatch((0, 0), tuple(v), arrowstyle="-|>", mutation_scale=10 + width, color=colour,
+                                         linewidth=width, shrinkA=0, shrinkB=0))
+            ax.text(*(np.array(v) + np.array(offset)), label, fontsize=11, ha="center", va="center", color=colour)
+        ax.set_xlim(-reach, reach)
+        ax.set_ylim(-reach, reach)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel(f"$q \\cdot k = {num(score, 2, True).replace('−', '-')}$", fontsize=11)
+
+
+# ---------------------------------------------------------------- the score table is not symmetric
+
+
+def asymmetric_pair(example):
+    """(i, j): the pair whose two scores S_ij and S_ji differ most, S_ij the larger."""
+    S = np.asarray(example["steps"]["scores"])
+    gap = S - S.T
+    i, j = np.unravel_index(np.argmax(gap), gap.shape)
+    return int(i), int(j)
+
+
+def asymmetry_caption(example):
+    tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
+    i, j = asymmetric_pair(example)
+    return (
+        f"The raw scores again, with one pair outlined: query “{tokens[i]}” against key “{tokens[j]}” scores "
+        f"{num(S[i, j])}, but query “{tokens[j]}” against key “{tokens[i]}” only {num(S[j, i])}. The table is not "
+        "symmetric about its diagonal (grey), because a query and a key come from different matrices."
+    )
+
+
+def asymmetry_alt(example):
+    tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
+    i, j = asymmetric_pair(example)
+    return (
+        f"The five-by-five raw score table with two cells outlined, mirror images across the diagonal: "
+        f"{tokens[i]} to {tokens[j]} is {num(S[i, j])}, {tokens[j]} to {tokens[i]} is {num(S[j, i])}."
+    )
+
+
+def asymmetry_table(example):
+    tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
+    i, j = asymmetric_pair(example)
+    return {
+        "caption": "The outlined pair, both ways",
+        "columns": ["query", "key", "score"],
+        "rows": [[tokens[i], tokens[j], num(S[i, j])], [tokens[j], tokens[i], num(S[j, i])]],
+    }
+
+
+def asymmetry_render(example, ax):
+    tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
+    n = len(tokens)
+    i, j = asymmetric_pair(example)
+    for r in range(n):
+        for c in range(n):
+            outlined = (r, c) in ((i, j), (j, i))
+            if outlined:
+                ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor="#E69F00" if (r, c) == (i, j) else "#56B4E9",
+                                       alpha=0.6, edgecolor="#000000", linewidth=1.6))
+            elif r == c:  # the mirror line
+                ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor="#9e9e9e", alpha=0.25, linewidth=0))
+            ax.text(c, r, num(S[r, c]), ha="center", va="center", fontsize=10,
+                    weight="bold" if outlined else None, alpha=1 if outlined else 0.65)
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_aspect("equal")
+    ax.set_xticks(range(n), labels=tokens)
+    ax.set_yticks(range(n), labels=tokens)
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
+    ax.tick_params(length=0, labelsize=10)
+    ax.set_xlabel("keys", fontsize=10)
+    ax.set_ylabel("queries", fontsize=10)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+
 EX_SCORES = Example("ex-scores", page=PAGE, title="Scores for a five-token sentence",
                     data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=scores_snippets)
 
 ITEMS = [
+    Figure("scores-arrows", title="The dot product of a query and a key in two dimensions, three ways.",
+           data=arrows_data, render=arrows_render, caption=arrows_caption, alt=arrows_alt, table=arrows_table,
+           size=(4.5, 2.0)),
     EX_SCORES,
     example_heatmap(
         "scores-heatmap", EX_SCORES, "scores", size=(PHONE_WIDTH, 3.2),
@@ -60,4 +204,7 @@ ITEMS = [
         ),
         controls=("readout",),
     ),
+    Figure("scores-asymmetry", title="The score table is not symmetric: two mirror-image pairs outlined.",
+           data=EX_SCORES.compute, render=asymmetry_render, caption=asymmetry_caption, alt=asymmetry_alt,
+           table=asymmetry_table, size=(3.8, 3.4)),
 ]

@@ -1,0 +1,194 @@
+"""The intuition pictures and the added topics (issue 15, part B): every number they show, recomputed
+independently (plain loops, PyTorch) from the library's inputs, and every claim their text makes."""
+import math
+from decimal import Decimal
+
+import numpy as np
+import pytest
+import torch
+
+import attention
+import by_hand
+import loop_reference as loops
+from figures_src.pages import cost, multi_head, output, scores, sentences
+
+
+@pytest.fixture(scope="module")
+def running():
+    return sentences.self_attention_example(sentences.RUNNING)
+
+
+# ---------------------------------------------------------------- Scores: arrows and asymmetry
+
+
+def test_arrows_give_the_dot_products_and_their_geometry():
+    data = scores.arrows_data()
+    q = data["q"].tolist()
+    expected = [loops.dot(q, k) for k in data["K"].tolist()]
+    np.testing.assert_allclose(data["scores"], expected, rtol=0, atol=1e-15)
+    same, right, opposite = data["scores"]
+    assert same > 0 and opposite == -same and right == 0  # the three cases the panels name
+    cosines = [loops.dot(q, k) / math.hypot(*q) / math.hypot(*k) for k in data["K"].tolist()]
+    assert cosines == pytest.approx([1, 0, -1], abs=1e-12)
+    caption = scores.arrows_caption(data)
+    assert f"q · k = {scores.num(same, 2, True)}; at a right angle, 0; pointing the opposite way, −{scores.num(same, 2, True)}" in caption
+    assert data["weights"][0] == pytest.approx(math.exp(same) / sum(math.exp(s) for s in data["scores"]), rel=1e-12)
+
+
+def test_the_outlined_pair_is_the_most_asymmetric_and_its_scores_are_the_loops(running):
+    steps = running["steps"]
+    S = loops.scores(steps["Q"].tolist(), steps["K"].tolist())
+    n = len(S)
+    gaps = {(i, j): S[i][j] - S[j][i] for i in range(n) for j in range(n)}
+    i, j = scores.asymmetric_pair(running)
+    assert gaps[(i, j)] == max(gaps.values()) > 0
+    caption = scores.asymmetry_caption(running)
+    tokens = running["tokens"]
+    assert f"query “{tokens[i]}” against key “{tokens[j]}” scores {S[i][j]:.2f}" in caption
+    assert f"only {S[j][i]:.2f}".replace("-", "−") in caption
+
+
+# ---------------------------------------------------------------- Output: value bars, permutation
+
+
+def test_value_bars_add_up_to_the_output_row_and_it_is_almost_the_top_value(running):
+    data = output.blend_data()
+    i, top = data["query"], data["top"]
+    W = running["steps"]["weights"]
+    assert i == max(range(len(W)), key=lambda r: max(W[r]))
+    V = running["steps"]["V"].tolist()
+    w = W[i].tolist()
+    summed = [sum(w[j] * V[j][c] for j in range(len(V))) for c in range(len(V[0]))]
+    np.testing.assert_allclose(data["out"], summed, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(data["scaled"].sum(axis=0), summed, rtol=0, atol=1e-12)
+    # "almost that value": the output is closer to v_top than to any other value row, within 1 - w_top of its size
+    distances = [math.dist(summed, v) for v in V]
+    assert min(range(len(V)), key=distances.__getitem__) == top
+    assert distances[top] <= (1 - w[top]) * max(math.dist(v, V[top]) for v in V) + 1e-12
+    assert f"{w[top]:.4f}" in output.blend_caption(data)
+
+
+def test_permuted_sentence_permutes_the_output_rows(running):
+    ex = output.permutation_example()
+    order = ex["order"]
+    assert sorted(order) == list(range(len(order))) and order != sorted(order)
+    assert ex["tokens"] == [running["tokens"][k] for k in order]
+    np.testing.assert_allclose(ex["outputs"]["out"], running["outputs"]["out"][order], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ex["steps"]["weights"], running["steps"]["weights"][order][:, order], rtol=0, atol=1e-14)
+    # ... and independently, with PyTorch on the permuted X
+    X = torch.tensor(ex["inputs"]["X"])
+    Q, K, V = (X @ torch.tensor(ex["inputs"][name]) for name in ("W_Q", "W_K", "W_V"))
+    torch_out = torch.nn.functional.scaled_dot_product_attention(Q, K, V)
+    np.testing.assert_allclose(torch_out.numpy(), running["outputs"]["out"][order], rtol=0, atol=1e-12)
+    snippet = output.permutation_snippets(output.EX_PERMUTATION.compute())
+    assert "the same vectors" in snippet["verdict"]
+
+
+# ---------------------------------------------------------------- Multi-head: diagram, cross-attention
+
+
+def test_the_diagram_uses_the_example_shapes():
+    example = multi_head.EX_MULTI_HEAD.compute()
+    data = multi_head.diagram_data()
+    n, d_model = np.shape(example["inputs"]["X"])
+    assert (data["n"], data["d_model"], data["n_heads"]) == (n, d_model, example["n_heads"])
+    assert np.shape(example["steps"]["heads"]) == (data["n_heads"], n, data["d_k"])
+    assert np.shape(example["steps"]["concat"]) == (n, data["n_heads"] * data["d_k"]) == (n, d_model)
+    steps = dict(multi_head.diagram_steps(data))
+    assert f"{n} × {data['d_k']}" in steps["split"] and f"{n} × {d_model}" in steps["mix"]
+
+
+def test_cross_attention_against_pytorch_and_loops():
+    ex = multi_head.cross_attention_example()
+    i = ex["inputs"]
+    n_q, n_k = len(ex["tokens"]), len(ex["key_tokens"])
+    assert n_q != n_k and np.shape(ex["steps"]["weights"]) == (n_q, n_k)
+    Q = loops.matmul(i["X"].tolist(), i["W_Q"].tolist())
+    K = loops.matmul(i["memory"].tolist(), i["W_K"].tolist())
+    V = loops.matmul(i["memory"].tolist(), i["W_V"].tolist())
+    out, weights = loops.attend(Q, K, V)
+    np.testing.assert_allclose(ex["outputs"]["out"], out, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ex["steps"]["weights"], weights, rtol=0, atol=1e-12)
+    torch_out = torch.nn.functional.scaled_dot_product_attention(*(torch.tensor(M, dtype=torch.float64) for M in (Q, K, V)))
+    np.testing.assert_allclose(ex["outputs"]["out"], torch_out.numpy(), rtol=0, atol=1e-12)
+    # the keys and values are the running sentence's, exactly
+    running = sentences.self_attention_example(sentences.RUNNING)
+    np.testing.assert_array_equal(ex["steps"]["K"], running["steps"]["K"])
+    np.testing.assert_array_equal(ex["steps"]["V"], running["steps"]["V"])
+    assert np.abs(i["X"]).max() <= 2 and np.array_equal(i["X"], np.round(i["X"]))
+
+
+# ---------------------------------------------------------------- Cost: online softmax
+
+
+def test_online_softmax_equals_attend_chunked_and_attend():
+    ex = cost.EX_ONLINE.compute()
+    steps, q = ex["steps"], ex["query"]
+    blocks = ex["blocks"]
+    assert len(blocks) == 2 and blocks[1]["block_max"] > blocks[0]["running_max"]  # the rescaling does something
+    final = blocks[-1]["acc"] / blocks[-1]["denominator"]
+    chunked = attention.attend_chunked(steps["Q"], steps["K"], steps["V"], block_size=ex["block_size"])
+    np.testing.assert_allclose(final, chunked[q], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(ex["outputs"]["out"], attention.attend(steps["Q"], steps["K"], steps["V"])[0], rtol=0, atol=1e-12)
+    # after block 1 the running state is attention over the first block's keys alone
+    first = blocks[0]["keys"]
+    alone = attention.attend_chunked(steps["Q"][q:q + 1], steps["K"][first], steps["V"][first], block_size=len(first))
+    np.testing.assert_allclose(blocks[0]["acc"] / blocks[0]["denominator"], alone[0], rtol=0, atol=1e-15)
+    assert blocks[1]["rescale"] == pytest.approx(math.exp(blocks[0]["running_max"] - blocks[1]["running_max"]), rel=1e-15)
+
+
+def test_online_softmax_walk_checks_out_from_its_printed_numbers():
+    ex = cost.EX_ONLINE.compute()
+    parts = cost.online_snippets(ex)
+    hand = cost.online_by_hand(ex, 4)
+    first, second = hand["walk"]
+    r_text, r = second["rescale"]
+    assert by_hand.follows(Decimal(math.exp(float(first["m"] - second["m"]))), r_text)
+    for step in hand["walk"]:
+        for j, (text, value) in zip(step["keys"], step["e"]):
+            assert by_hand.follows(by_hand.exp(hand["s"][j] - step["m"]), text)
+    assert by_hand.follows(first["denominator"] * r, second["denominator_rescaled"][0])
+    assert f"{cost.num(first['denominator'], 4)} × {r_text} = {second['denominator_rescaled'][0]}" in parts["rescale"]
+    for c, (text, _) in enumerate(second["acc_rescaled"]):
+        assert by_hand.follows(first["acc"][c] * r, text)
+    chunked = ex["outputs"]["out"][ex["query"]]
+    for c, value in enumerate(hand["out"]):
+        assert cost.num(value, 4) == cost.num(chunked[c], 4)
+    for line in parts["vector"].splitlines()[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        assert cells[-1] == cells[-2]  # the walk's output and attend_chunked's, printed side by side
+
+
+# ---------------------------------------------------------------- Cost: sparse patterns, KV cache, crossover
+
+
+def test_sparse_counts_are_the_loops():
+    data = cost.sparse_data()
+    n, w, stride = cost.SPARSE_N, cost.SPARSE_WINDOW, cost.SPARSE_STRIDE
+    local = [[abs(i - j) < w or i in cost.SPARSE_GLOBAL or j in cost.SPARSE_GLOBAL for j in range(n)] for i in range(n)]
+    strided = [[j <= i and (i - j < stride or (i - j) % stride == 0) for j in range(n)] for i in range(n)]
+    assert data["counts"] == {"full": n * n, "local + global": sum(map(sum, local)), "strided": sum(map(sum, strided))}
+    np.testing.assert_array_equal(data["masks"]["local + global"], local)
+    np.testing.assert_array_equal(data["masks"]["strided"], strided)
+    n, w, stride = cost.SPARSE_LONG
+    band = n * (2 * w - 1) - w * (w - 1)  # |i - j| < w, clipped at both ends
+    global_extra = 2 * n - 1 - (2 * w - 1)  # token 1's row and column, minus what the band already has
+    assert data["long"]["local + global"] == band + global_extra
+    assert data["long"]["full"] == n * n and data["long"]["strided"] < n * (stride + n // stride)
+
+
+def test_kv_cache_and_crossover_for_the_published_sizes():
+    data = cost.models_data()
+    for model, (name, layers, d_model, heads, context, _) in zip(data["models"], cost.MODELS):
+        d_k = d_model // heads
+        per_token = sum(2 * d_k * cost.KV_ITEMSIZE for _layer in range(layers) for _head in range(heads))
+        assert model["per_token"] == per_token and model["cache"] == per_token * context
+        n = model["crossover"]
+
+        def attention_work(m):
+            return 2 * m * m * d_model  # Q Kᵀ and weights · V over every head
+
+        def projection_work(m):
+            return 4 * m * d_model * d_model
+        assert attention_work(n) >= projection_work(n) and attention_work(n - 1) < projection_work(n - 1)
+        assert (model["attention_macs"], model["projection_macs"]) == (attention_work(n), projection_work(n))
