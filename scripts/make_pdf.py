@@ -8,6 +8,7 @@ Usage: python scripts/make_pdf.py [SITE_DIR] [OUTPUT]
 import functools
 import http.server
 import os
+import re
 import shutil
 import sys
 import threading
@@ -23,6 +24,11 @@ FOOTER = ('<div style="width:100%;font-size:8px;color:#555;text-align:center;fon
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+
+def _pages(pdf):
+    """The number of sheets in a PDF Chromium wrote (its page objects; no PDF library needed)."""
+    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf.read_bytes()))
 
 
 def make_pdf(site, output):
@@ -43,11 +49,20 @@ def make_pdf(site, output):
                     and foreign.append(r.url))
             page.goto(address + "print/", wait_until="networkidle")
             page.emulate_media(media="print")
+            # every image decoded and every font loaded before printing (a 2.7 MB page takes a while to settle)
+            page.wait_for_function("document.fonts.status === 'loaded' && [...document.images].every(i => i.complete)")
+            sections = page.locator("section.aih-print-page").count()
             output.parent.mkdir(parents=True, exist_ok=True)
             tmp = output.with_name(f".{output.name}.tmp")
-            page.pdf(path=str(tmp), format="A4", print_background=True, display_header_footer=True,
-                     header_template="<div></div>", footer_template=FOOTER,
-                     margin={"top": "14mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
+            for attempt in range(3):  # on a loaded machine Chromium once printed only the first sheets: check, retry
+                page.pdf(path=str(tmp), format="A4", print_background=True, display_header_footer=True,
+                         header_template="<div></div>", footer_template=FOOTER,
+                         margin={"top": "14mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
+                if _pages(tmp) >= 3 * sections:  # every page of the site fills several sheets
+                    break
+                print(f"the PDF has {_pages(tmp)} sheets for {sections} pages: printing again", file=sys.stderr)
+            else:
+                sys.exit(f"Chromium printed only {_pages(tmp)} sheets for {sections} pages")
             browser.close()
         if foreign:
             tmp.unlink(missing_ok=True)

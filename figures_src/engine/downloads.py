@@ -44,7 +44,8 @@ def standalone_files(fig, name):
     files[f"figures/{name}.png"] = buffer.getvalue()
     image = Image.open(io.BytesIO(files[f"figures/{name}.png"]))
     scale = THUMBNAIL_DPI / PNG_DPI
-    thumbnail = image.resize((round(image.width * scale), round(image.height * scale)), Image.Resampling.LANCZOS)
+    thumbnail = image.convert("RGB").resize((round(image.width * scale), round(image.height * scale)),
+                                            Image.Resampling.LANCZOS).quantize(64)  # 64 colours: a few KB
     buffer = io.BytesIO()
     thumbnail.save(buffer, format="png", optimize=True)
     files[f"figures/{name}.thumb.png"] = buffer.getvalue()

@@ -50,6 +50,7 @@ def embed_page(example, permalink):
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="{POLICY}">
+<meta name="description" content="The interactive attention heatmap of worked example {example_id}, {title}, from Attention Is a Heatmap.">
 <meta name="robots" content="noindex">
 <title>{title} ({example_id}) · Attention Is a Heatmap</title>
 <link rel="canonical" href="{escape(permalink)}">
