@@ -86,6 +86,10 @@ def lighthouse(url, report):
                    env=env, check=True, capture_output=True)
     data = json.loads(report.read_text())
     audits = data["audits"]
+    if any(data["categories"][key]["score"] is None for key in CATEGORIES):  # Lighthouse could not score the page
+        print(f"bench_lighthouse: {url}: no score ({(data.get('runtimeError') or {}).get('code', 'unknown error')}); "
+              "running it again", file=sys.stderr)
+        return None
     return {
         **{key: round(data["categories"][key]["score"] * 100) for key in CATEGORIES},
         "tbt": audits["total-blocking-time"]["numericValue"],
@@ -111,6 +115,15 @@ def pages(site, only):
     return [("" if p == "." else p + "/") for p in found if only in p]
 
 
+def measured(url, report, attempts=3):
+    """A scored Lighthouse run of `url`, trying again when a run comes back unscored (a busy machine)."""
+    for _ in range(attempts):
+        result = lighthouse(url, report)
+        if result:
+            return result
+    sys.exit(f"bench_lighthouse: {url}: no score in {attempts} attempts")
+
+
 def median_of(runs, key):
     return statistics.median(run[key] for run in runs)
 
@@ -132,9 +145,9 @@ def main(argv=None):
         results = {}
         try:
             for run in range(args.runs):  # pages interleaved with the bare page, run after run
-                results.setdefault("(bare Material)", []).append(lighthouse(bare_url, workdir / "report.json"))
+                results.setdefault("(bare Material)", []).append(measured(bare_url, workdir / "report.json"))
                 for page in pages(site, args.only):
-                    results.setdefault(page or "/", []).append(lighthouse(our_url + page, workdir / "report.json"))
+                    results.setdefault(page or "/", []).append(measured(our_url + page, workdir / "report.json"))
         finally:
             ours.shutdown()
             reference.shutdown()
