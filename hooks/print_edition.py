@@ -40,7 +40,8 @@ def article(html, name):
 
 def static(content):
     """The article without what makes it interactive (its heatmaps stay the figures the build drew), and its
-    images loaded at once, as a printer needs them."""
+    images and collapsed tables there at once, as a printer needs them."""
+    content = re.sub(r'<noscript class="aih-lazy">(.*?)</noscript>', r"\1", content, flags=re.S)  # hooks/lazy_details.py
     return re.sub(r' data-example="[^"]*"| loading="lazy"', "", content)
 
 

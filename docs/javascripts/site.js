@@ -22,9 +22,11 @@ document$.subscribe(() => {
 // A <details> whose body waits in a <noscript class="aih-lazy"> (hooks/lazy_details.py) gets it when first
 // opened. Loaded with the page, the <noscript> holds its body as text; fetched by instant navigation (parsed
 // without scripting), as elements.
+const unwrap = (waiting) => waiting.replaceWith(...(waiting.firstElementChild ? waiting.childNodes
+  : document.createRange().createContextualFragment(waiting.textContent).childNodes));
 document.addEventListener("toggle", ({ target }) => {
   const waiting = target.open && target.querySelector?.("noscript.aih-lazy");
-  if (!waiting) return;
-  waiting.replaceWith(...(waiting.firstElementChild ? waiting.childNodes
-    : document.createRange().createContextualFragment(waiting.textContent).childNodes));
+  if (waiting) unwrap(waiting);
 }, true);
+// Printed from the browser, a page shows every table and listing (docs/stylesheets/print.css opens them).
+addEventListener("beforeprint", () => document.querySelectorAll("noscript.aih-lazy").forEach(unwrap));

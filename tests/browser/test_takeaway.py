@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
+from conftest import reveal_heatmaps
 from test_a11y import axe_violations
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,11 +87,12 @@ def test_embed_in_an_iframe_on_another_origin(context, site_url, foreign_origin,
 @pytest.mark.parametrize("path", ["scores/", "demo/"])
 def test_printing_a_page_hides_the_controls_and_keeps_the_figures(page, site_url, path):
     page.goto(site_url + path, wait_until="networkidle")
-    expect(page.locator("figure.aih-heatmap[data-example]:not(.aih-on):not(.aih-merged)")).to_have_count(0)
+    reveal_heatmaps(page)
     live = page.locator(".aih-live")
     assert live.count() >= 1
     expect(live.first).to_be_visible()
     page.emulate_media(media="print")
+    page.evaluate("dispatchEvent(new Event('beforeprint'))")  # as the browser does when the reader prints
     for selector in (".aih-live", ".md-header", ".md-sidebar--primary", ".md-search", ".aih-download",
                      "details.aih-data > summary"):
         for k in range(page.locator(selector).count()):
