@@ -305,7 +305,7 @@ def test_every_scaled_score_cell_follows_from_its_printed_raw_score(site):
             name, example = figure.group(1), every[figure.group(2)]
             raw, root = example["steps"]["scores"], Decimal(example["d_k"]).sqrt()
             svg = dict(((int(i), int(j)), text) for i, j, text in re.findall(
-                rf'<g id="{name}-value-(\d+)-(\d+)">\s*<text[^>]*>([^<]*)</text>', figure.group(0)))
+                rf'id="{name}-value-(\d+)-(\d+)"[^>]*>(?:\s*<text[^>]*>)?([^<]*)</text>', figure.group(0)))
             table = re.search(rf'<table class="aih-numbers" id="{name}-table">.*?</table>', figure.group(0), flags=re.S)
             rows = [re.findall(r"<td>([^<]*)</td>", r) for r in re.findall(r"<tr><th scope=\"row\">.*?</tr>", table.group(0))]
             assert len(svg) == len(raw) * len(raw[0]) and len(rows) == len(raw), name

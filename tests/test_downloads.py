@@ -42,8 +42,9 @@ def table_shapes(inner):
     """[(column labels, [row label, ...])] of the figure's tables, read from its HTML."""
     shapes = []
     for table in TABLE.findall(inner):
-        columns = re.findall(r'<th scope="col">(.*?)</th>', table)
-        rows = re.findall(r'<tr><th scope="row">(.*?)</th>', table)
+        plain = re.sub(r"<sub>(.*?)</sub>", r"_\1", table)  # the page typesets W_Q as W<sub>Q</sub>; a CSV cannot
+        columns = re.findall(r'<th scope="col">(.*?)</th>', plain)
+        rows = re.findall(r'<tr><th scope="row">(.*?)</th>', plain)
         shapes.append((columns, rows))
     return shapes
 

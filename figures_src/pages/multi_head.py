@@ -134,7 +134,8 @@ def diagram_caption(data):
 
 
 def diagram_alt(data):
-    return "From top to bottom: " + "; ".join(f"{step}: {text}" for step, text in diagram_steps(data)) + "."
+    steps = [(step, text.replace("XW_Q, XW_K, XW_V", "Q, K and V, X times each projection")) for step, text in diagram_steps(data)]
+    return "From top to bottom: " + "; ".join(f"{step}: {text}" for step, text in steps) + "."  # plain text, no <sub>
 
 
 def diagram_table(data):

@@ -98,16 +98,16 @@ def concepts_html(data, src):
     lines = [f'<div class="aih-quiz" id="problem-{data["set"]}" data-src="{escape(src)}">']
     for number, q in enumerate(data["questions"], 1):
         choices = "".join(
-            f'<label><input type="radio" name="{q["id"]}" value="{k}"> {escape(choice)}</label>'
+            f'<label><input type="radio" name="{q["id"]}" value="{k}"> {typeset(choice)}</label>'
             for k, choice in enumerate(q["choices"]))
         lines += [
             f'<form class="aih-quiz__question" id="{q["id"]}">',
-            f'<fieldset><legend><span class="aih-quiz__number">{number}.</span> {escape(q["prompt"])}</legend>'
+            f'<fieldset><legend><span class="aih-quiz__number">{number}.</span> {typeset(q["prompt"])}</legend>'
             f"{choices}</fieldset>",
             '<p class="aih-quiz__actions"><button type="submit" class="md-button md-button--primary">Check</button> '
             '<span class="aih-quiz__status" role="status"></span></p>',
             '<details class="success aih-quiz__answer"><summary>Answer</summary>'
-            f'<p><strong>{escape(q["choices"][q["answer"]])}</strong> {escape(q["explanation"])}</p></details>',
+            f'<p><strong>{typeset(q["choices"][q["answer"]])}</strong> {typeset(q["explanation"])}</p></details>',
             "</form>",
         ]
     lines.append("</div>")

@@ -612,7 +612,7 @@ def concept_questions():
             f"In the running example “on” scores {fmt(raw[i_on, i_cat])} against “cat”, but “cat” scores "
             f"{fmt(raw[i_cat, i_on])} against “on”. Why is the score table S = QKᵀ not symmetric?",
             ["Because of the division by √dₖ.", "Because the softmax works row by row.",
-             "Because queries and keys come from different matrices, W_Q and W_K: q_on · k_cat is not q_cat · k_on.",
+             "Because queries and keys come from different matrices, W_Q and W_K: “on” asking “cat” is not “cat” asking “on”.",
              "It is symmetric; the difference is rounding."],
             2,
             "s_ij = q_i · k_j uses the query of i and the key of j; swapping i and j swaps which token gives the "
