@@ -14,7 +14,7 @@ import loop_reference as loops
 from figures_src.engine import BuildError, Figure, example_heatmap
 from figures_src.engine.items import CONTROLS
 from figures_src.engine.text import num, vector
-from figures_src.pages import demo, index, scores, sentences, softmax
+from figures_src.pages import demo, index, scaling, scores, sentences, softmax
 from figures_src.pages.problems import html as problems_html
 from figures_src.pages.problems.sets import concepts_set
 
@@ -66,6 +66,8 @@ def test_home_shows_the_weights_alone_and_later_pages_add_what_they_introduce():
     assert {item.controls for item in scores.ITEMS if isinstance(item, Figure) and item.example} == {("readout",)}
     entropy, = [item for item in softmax.ITEMS if getattr(item, "name", "") == "softmax-entropy"]
     assert {"scale", "softmax", "entropy"} <= set(entropy.controls) and "mask" not in entropy.controls
+    slider, = [item for item in scaling.ITEMS if getattr(item, "name", "") == "scaling-weights"]
+    assert "scale" in slider.controls and "mask" not in slider.controls, "the scale where the page introduces it"
     assert all(item.controls is None for item in demo.ITEMS if isinstance(item, Figure)), "the demo has them all"
 
 

@@ -7,9 +7,10 @@ import numpy as np
 
 import attention
 
-from ..engine import Figure
+from ..engine import Figure, example_heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import num
+from .softmax import EX_SOFTMAX
 
 PAGE = "scaling.md"
 D_K = 2 ** np.arange(0, 11)  # 1, 2, 4, …, 1024
@@ -199,6 +200,14 @@ def gradient_render(data, ax):
         ax.spines[side].set_visible(False)
 
 
+def weights_caption(example):
+    return (
+        f"Attention weights for “{' '.join(example['tokens'])}” at the scale 1/√dₖ = 1/√{example['d_k']}. "
+        "The slider multiplies that scale: to the right each row piles onto its largest score, to the left it "
+        "flattens toward the uniform 1/n."
+    )
+
+
 ITEMS = [
     Figure("scaling-variance", title="The spread of q·k grows with dₖ; dividing by √dₖ holds it at 1.",
            data=dot_variance, render=variance_render, caption=variance_caption, alt=variance_alt,
@@ -206,6 +215,9 @@ ITEMS = [
     Figure("scaling-saturation", title="Without scaling, softmax saturates as dₖ grows: one weight takes everything.",
            data=saturation, render=saturation_render, caption=saturation_caption, alt=saturation_alt,
            table=saturation_table, size=(PHONE_WIDTH, 5.0)),
+    example_heatmap("scaling-weights", EX_SOFTMAX, "weights", size=(PHONE_WIDTH, 3.2),
+                    title="The running sentence's weights, with the scale in your hands.", caption=weights_caption,
+                    controls=("modes", "scale", "readout", "softmax")),  # the page that introduces the scale
     Figure("scaling-gradient", title="As scores grow, the softmax's gradient shrinks toward zero.",
            data=saturation, render=gradient_render, caption=gradient_caption, alt=gradient_alt,
            table=gradient_table, size=(PHONE_WIDTH, 3.4)),
