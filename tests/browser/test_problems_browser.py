@@ -20,8 +20,10 @@ def published(set_id):
 
 def open_problems(page, site_url):
     page.goto(site_url + "problems/")
-    for set_id in SETS:  # the script has read the JSON and shown the buttons
+    for set_id in SETS:  # near the viewport, the script reads the problem's JSON and shows its buttons
+        page.locator(f"#problem-{set_id}").scroll_into_view_if_needed()
         page.locator(f"#problem-{set_id} .aih-problem__actions").wait_for(state="visible")
+    page.evaluate("scrollTo(0, 0)")
     return page
 
 
@@ -241,6 +243,7 @@ def test_a_missing_data_file_leaves_the_static_problem_and_says_so(browser, site
         page.goto(site_url + "problems/")
         page.locator("#problem-scale-scores .aih-problem__actions").wait_for(state="visible")
         root = page.locator("#problem-masks")
+        root.scroll_into_view_if_needed()  # its data is fetched near the viewport
         status = root.locator(".aih-problem__status")
         status.filter(has_text="did not load").wait_for()
         assert "404" in status.text_content()
@@ -277,6 +280,7 @@ def test_data_that_cannot_be_shown_leaves_the_static_problem_and_says_so(browser
         page.goto(site_url + "problems/")
         page.locator("#problem-scale-scores .aih-problem__actions").wait_for(state="visible")
         root = page.locator("#problem-masks")
+        root.scroll_into_view_if_needed()  # its data is fetched near the viewport
         root.locator(".aih-problem__status").filter(has_text="did not load").wait_for()
         assert root.locator(".aih-problem__actions").is_hidden()
         assert root.locator(".aih-problem__all-hints").is_visible()  # the static hints, as the status line says
