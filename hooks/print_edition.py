@@ -5,7 +5,8 @@ written, this copies each page's finished <article> (figures, MathML and tables 
 The copies are static: the page loads no widget script and its heatmaps lose data-example, so what prints is
 the figure the build drew and its table (docs/stylesheets/print.css). Ids that a page repeats from an earlier one
 (a "Recap" heading, say) get the page's name in front, with the page's own links to them. Links keep working:
-every page but Home sits one folder down, as print/ does, and Home's relative links get a "../".
+every page but Home sits one folder down, as print/ does, so its "../" links hold; Home's relative links get a
+"../", and a page's links into its own folder get "../<page>/".
 
 Why not mkdocs-print-site-plugin: it assembles its page from each page's content before our hooks put the
 figures and MathML in (they work on the finished HTML), it adds scripts of its own that the CSP would have to
@@ -21,6 +22,7 @@ PLACEHOLDER = '<div id="aih-print-edition"></div>'
 _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
 _ID = re.compile(r'\bid="([^"]+)"')
 _RELATIVE = re.compile(r'\b(href|src)="(?![#/]|[a-z][a-z0-9+.-]*:)')
+_OWN_FOLDER = re.compile(r'\b(href|src)="(?![#/.]|[a-z][a-z0-9+.-]*:)')
 _SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*></script>\s*')
 
 _pages = []  # (src_uri, dest_path, url) of the nav's pages, in order, for this build
@@ -63,6 +65,8 @@ def edition(site_dir):
         content = static(article((site_dir / dest_path).read_text(encoding="utf-8"), src_uri))
         if url.count("/") == 0:  # Home is at the root; print/ is one folder down
             content = _RELATIVE.sub(r'\1="../', content)
+        else:  # a link into the page's own folder (problems/concepts.json) reaches it from print/ through ../
+            content = _OWN_FOLDER.sub(rf'\1="../{url}', content)
         slug = Path(src_uri).stem
         content = unique_ids(content, slug, seen)
         sections.append(f'<section class="aih-print-page" id="print-{slug}">{content}</section>')

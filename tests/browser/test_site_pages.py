@@ -48,6 +48,8 @@ def test_page_and_everything_it_references_load(page, site_url, path):
             continue
         assert target.path.startswith(urlparse(site_url).path), f"{path}: {url} escapes the sub-path"
         link = urldefrag(url).url
+        if link.endswith("/attention-is-a-heatmap.pdf") and not (SITE / "attention-is-a-heatmap.pdf").is_file():
+            continue  # `make pdf` prints it (the Pages workflow does); test_takeaway checks that it can
         if link not in _checked_links:
             _checked_links[link] = page.request.get(link).status
         assert _checked_links[link] == 200, f"{path}: {ref['tag']} -> {link} answered {_checked_links[link]}"
