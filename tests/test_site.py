@@ -193,3 +193,31 @@ def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole
             assert ("<table" in block) or ('class="highlight"' in block), f"{page}: {block[:200]}"
             waiting += 1
     assert waiting >= 30
+
+
+def test_every_page_links_one_stylesheet_holding_every_extra_css_file_in_order(site):
+    import yaml
+    from hooks import one_stylesheet
+
+    with open(ROOT / "mkdocs.yml", encoding="utf-8") as config:
+        parts = yaml.load(config, Loader=yaml.BaseLoader)["extra_css"]  # BaseLoader: leaves the !!python tags be
+    bundle = (site / one_stylesheet.BUNDLE).read_text(encoding="utf-8")
+    # each file's minified rules, in mkdocs.yml's order: the cascade is the one the separate files had
+    starts = [bundle.index(one_stylesheet.bundle(ROOT / "docs", [part]).strip()) for part in parts]
+    assert starts == sorted(starts) and len(parts) >= 8
+    for page in site.rglob("index.html"):
+        if "embed" in page.relative_to(site).parts:
+            continue
+        links = re.findall(r'<link rel="stylesheet" href="([^"]+)"', page.read_text(encoding="utf-8"))
+        ours = [link for link in links if "/assets/stylesheets/" not in "/" + link]
+        assert len(ours) == 1 and ours[0].endswith(one_stylesheet.BUNDLE), f"{page}: {links}"
+
+
+def test_the_stylesheet_bundle_names_a_listed_file_that_is_missing(tmp_path):
+    from mkdocs.exceptions import PluginError
+    from hooks import one_stylesheet
+
+    (tmp_path / "a.css").write_text("/* a */ p { color: red; }\n")
+    assert one_stylesheet.bundle(tmp_path, ["a.css"]) == "p{color:red}\n"
+    with pytest.raises(PluginError, match="lists b.css"):
+        one_stylesheet.bundle(tmp_path, ["a.css", "b.css"])
