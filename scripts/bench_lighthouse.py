@@ -35,6 +35,7 @@ LIGHTHOUSE = TOOL_DIR / "node_modules" / ".bin" / "lighthouse"
 PREFIX = "/attention-heatmap/"
 TEXT = (".html", ".css", ".js", ".json", ".svg", ".xml", ".txt")
 CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync"
+EMBED_SAMPLE = "ex-scores"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 
 
@@ -111,7 +112,11 @@ def build_bare_site(workdir):
 
 
 def pages(site, only):
-    found = sorted(p.parent.relative_to(site).as_posix() for p in site.rglob("index.html") if "assets" not in p.parts)
+    """Every page a reader browses, and one embed page for the thirty alike (they differ only in their example's
+    numbers). Not print/: the print edition is every page at once, for a printer, and loads no script."""
+    found = sorted(p.parent.relative_to(site).as_posix() for p in site.rglob("index.html")
+                   if not {"assets", "print", "search"} & set(p.relative_to(site).parts)
+                   and (p.parent.parent.name != "embed" or p.parent.name == EMBED_SAMPLE))
     return [("" if p == "." else p + "/") for p in found if only in p]
 
 

@@ -18,7 +18,7 @@ from figures_src.engine import downloads, embed
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
 FIGURE = re.compile(r'<figure class="aih-figure[^"]*" id="fig-([a-z0-9-]+)"([^>]*)>(.*?)</figure>', re.S)
-MENU = re.compile(r'<details class="aih-download"><summary>Download</summary>(.*?)</details>', re.S)
+MENU = re.compile(r'<details class="aih-download" data-search-exclude><summary>Download</summary>(.*?)</details>', re.S)
 LINK = re.compile(r'<a href="([^"]+)" download>([^<]+)</a>')
 TABLE = re.compile(r'<table class="aih-numbers"[^>]*>(.*?)</table>', re.S)
 

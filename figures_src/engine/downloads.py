@@ -107,4 +107,4 @@ def menu_html(name, example_id=None):
     if example_id:
         links.append(f'<a href="examples/{escape(example_id)}.json" download>JSON</a>')
     links.append(f'<a href="figures/{name}.bib" download>BibTeX</a>')
-    return f'<details class="aih-download"><summary>Download</summary>{" · ".join(links)}</details>'
+    return f'<details class="aih-download" data-search-exclude><summary>Download</summary>{" · ".join(links)}</details>'

@@ -97,12 +97,13 @@ def permalink(example):
 
 def cite_line(example, embeddable=False):
     """The paragraph that anchors example `example` (an Example declaration) on its page and cites it; for an
-    example the interactive heatmap can draw, with a link to its embed page and the <iframe> to copy."""
+    example the interactive heatmap can draw, with a link to its embed page and the <iframe> to copy (kept out
+    of the search index: thirty copies of the same markup would be a tenth of it)."""
     embed = ""
     if embeddable:
         url = f"{site_url()}embed/{example.id}/"
         embed = (f" · [embed it](embed/{example.id}/index.html)</p>\n"
-                 f'<details class="aih-embed-code"><summary>The &lt;iframe&gt; that embeds {example.id}</summary>'
+                 f'<details class="aih-embed-code" data-search-exclude><summary>The &lt;iframe&gt; that embeds {example.id}</summary>'
                  f"<pre><code>{escape(embed_snippet(example.id, url))}</code></pre></details>\n")
     return (
         f'<p class="aih-cite" id="{example.id}" markdown>Worked example <code>{example.id}</code>: cite it as '
