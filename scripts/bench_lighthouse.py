@@ -1,12 +1,14 @@
 """Lighthouse on every page of the built site, and on a bare Material page, in the same run.
 
-    .venv/bin/python scripts/bench_lighthouse.py [--runs 3] [--only WORD]
+    .venv/bin/python scripts/bench_lighthouse.py [--runs 3] [--only WORD] [--without-figures]
 
 Lighthouse 12.2.3 (mobile preset, its default) drives the system Chromium. Both sites are served on
 127.0.0.1 under /attention-heatmap/ and gzip-compressed, as GitHub Pages serves them. The bare reference is
 `mkdocs build` of the same Markdown with a bare Material config (scripts/bench_site.py's), measured in the
 same run so that both see the same machine. Prints one table: page, median performance, TBT, DOM size,
 bytes transferred at load, and bytes over the bare page; then the other three categories' lowest scores.
+With --without-figures it also measures each page with its inline SVG figures taken out (a copy of the site,
+measured in the same runs): the difference is what the figures cost.
 
 Lighthouse is installed on first use into .cache/lighthouse (git-ignored), pinned with npm i -E. A benchmark,
 not a test: the scores move with the machine's load. The budgets that hold whatever the machine (DOM size,
@@ -18,6 +20,7 @@ import gzip
 import http.server
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -111,6 +114,18 @@ def build_bare_site(workdir):
     return workdir / "bare"
 
 
+FIGURE_SVG = re.compile(r'<svg [^>]*class="aih-svg".*?</svg>', re.S)
+
+
+def without_figures(site, workdir):
+    """A copy of `site` whose pages have no inline SVG figure (captions, tables and text stay)."""
+    copy = workdir / "without-figures"
+    shutil.copytree(site, copy)
+    for page in copy.rglob("index.html"):
+        page.write_text(FIGURE_SVG.sub("", page.read_text(encoding="utf-8")), encoding="utf-8")
+    return copy
+
+
 def pages(site, only):
     """Every page a reader browses, and one embed page for the thirty alike (they differ only in their example's
     numbers). Not print/: the print edition is every page at once, for a printer, and loads no script."""
@@ -137,6 +152,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", default="", help="only pages whose path contains this word")
+    parser.add_argument("--without-figures", action="store_true",
+                        help="also measure each page without its inline SVG figures")
     args = parser.parse_args(argv)
     site = ROOT / "site"
     if not (site / "index.html").exists():
@@ -145,24 +162,29 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         bare = build_bare_site(workdir)
-        ours, our_url = serve(site)
-        reference, bare_url = serve(bare)
+        servers = [serve(site), serve(bare)]
+        our_url, bare_url = servers[0][1], servers[1][1]
+        if args.without_figures:
+            servers.append(serve(without_figures(site, workdir)))
         results = {}
         try:
             for run in range(args.runs):  # pages interleaved with the bare page, run after run
                 results.setdefault("(bare Material)", []).append(measured(bare_url, workdir / "report.json"))
                 for page in pages(site, args.only):
                     results.setdefault(page or "/", []).append(measured(our_url + page, workdir / "report.json"))
+                    if args.without_figures:
+                        results.setdefault(f"{page or '/'} −figures", []).append(
+                            measured(servers[2][1] + page, workdir / "report.json"))
         finally:
-            ours.shutdown()
-            reference.shutdown()
+            for server, _ in servers:
+                server.shutdown()
     bare_bytes = median_of(results["(bare Material)"], "bytes")
     print(f"Lighthouse 12.2.3, mobile, median of {args.runs} runs; load average {os.getloadavg()[0]:.1f} at the end\n")
-    print(f"| {'page':<16} | perf | TBT ms | DOM | KB at load | Δ KB over bare | a11y | best pr. | SEO |")
-    print("| ---------------- | ---: | -----: | --: | ---------: | -------------: | ---: | -------: | --: |")
+    print(f"| {'page':<24} | perf | TBT ms | DOM | KB at load | Δ KB over bare | a11y | best pr. | SEO |")
+    print("| ------------------------ | ---: | -----: | --: | ---------: | -------------: | ---: | -------: | --: |")
     for page, runs in results.items():
         delta = (median_of(runs, "bytes") - bare_bytes) / 1024
-        print(f"| {page:<16} | {median_of(runs, 'performance'):4.0f} | {median_of(runs, 'tbt'):6.0f} | "
+        print(f"| {page:<24} | {median_of(runs, 'performance'):4.0f} | {median_of(runs, 'tbt'):6.0f} | "
               f"{median_of(runs, 'dom'):5.0f} | {median_of(runs, 'bytes') / 1024:10.1f} | {delta:14.1f} | "
               f"{min(r['accessibility'] for r in runs):4d} | {min(r['best-practices'] for r in runs):8d} | "
               f"{min(r['seo'] for r in runs):3d} |")
