@@ -81,7 +81,24 @@ class HeadGrids {
   }
 }
 
+// A grid's image waits in a <noscript class="aih-lazy"> (figures_src/pages/real_heads/grid.py) until the grid is
+// near the viewport: as text when the page loaded, as elements when instant navigation fetched it.
+const unwrap = (waiting) => waiting.replaceWith(...(waiting.firstElementChild ? waiting.childNodes
+  : document.createRange().createContextualFragment(waiting.textContent).childNodes));
+
+function showImagesWhenNear(grids) {
+  const observer = new IntersectionObserver((entries) => {
+    for (const { isIntersecting, target } of entries) {
+      if (!isIntersecting) continue;
+      observer.unobserve(target);
+      target.querySelectorAll("noscript.aih-lazy").forEach(unwrap);
+    }
+  }, { rootMargin: "50% 0px" });
+  for (const grid of grids) observer.observe(grid);
+}
+
 document$.subscribe(() => {
+  showImagesWhenNear(document.querySelectorAll("figure[id^='fig-real-heads-grid-'] .aih-figure__graphic"));
   const viewer = document.getElementById("fig-real-heads-viewer");
   if (viewer) new HeadGrids(viewer);
 });

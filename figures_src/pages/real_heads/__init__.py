@@ -17,7 +17,7 @@ from ...engine.examples import permalink
 from ...engine.heatmap import heatmap
 from ...engine.style import PHONE_WIDTH
 from .committed import KIND_SENTENCE, N_LAYERS, extraction, picks, scores
-from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_table, render_grid
+from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_images, grid_table, render_grid
 from .text import text_data, text_snippets
 
 PAGE = "real-heads.md"
@@ -129,6 +129,7 @@ ITEMS = [
     *LAYER_EXAMPLES.values(),
     Snippets("real-heads-cite", data=lambda: None, snippets=cite_list),
     Snippets("real-heads-text", data=text_data, snippets=text_snippets),
+    Snippets("real-heads-grid-images", data=lambda: None, public=lambda _: grid_images()),
     *(
         Figure(f"real-heads-grid-{sentence.id}",
                title=f"Every head of a real model on the {sentence.id} sentence: 6 layers × 12 heads.",
