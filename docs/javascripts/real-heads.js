@@ -97,6 +97,18 @@ function showImagesWhenNear(grids) {
   for (const grid of grids) observer.observe(grid);
 }
 
+// A source listing (<details class="aih-source">, docs/real-heads.md) links its file; opened, it shows the file
+// highlighted, from the <file>.highlight beside it (figures_src/pages/real_heads/__init__.py, source_files).
+document.addEventListener("toggle", async ({ target }) => {
+  if (!target.open || !target.matches?.("details.aih-source") || target.dataset.loaded) return;
+  target.dataset.loaded = "true";
+  target.setAttribute("aria-busy", "true");
+  const response = await fetch(`${target.querySelector("a").href}.highlight`);
+  if (response.ok) target.insertAdjacentHTML("beforeend", await response.text());
+  else target.dataset.loaded = ""; // tried again when opened again
+  target.removeAttribute("aria-busy");
+}, true);
+
 document$.subscribe(() => {
   showImagesWhenNear(document.querySelectorAll("figure[id^='fig-real-heads-grid-'] .aih-figure__graphic"));
   const viewer = document.getElementById("fig-real-heads-viewer");
