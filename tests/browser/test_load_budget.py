@@ -145,9 +145,10 @@ def test_dom_size_and_examples_at_load(browser, site_url, path):
 
 
 # Still over: learning (the √d_k figure's bands, 27 KB of path data, and two source listings), real heads
-# (three grid images, 37 KB) and masks (by 0.7 KB, since the figures gained their Download menus and the page its
+# (by 6 KB: its grid images and source listings are files now, but its nine figures' SVG, 13 KB, and its
+# search index entry remain) and masks (by 0.7 KB, since the figures gained their Download menus and the page its
 # recap). Strict: once one fits, this fails until it is taken off the list.
-OVER_BYTES = {"learning/", "masks/"}
+OVER_BYTES = {"learning/", "masks/", "real-heads/"}
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="over the bytes budget"))
