@@ -81,36 +81,24 @@ class HeadGrids {
   }
 }
 
-// A grid's image waits in a <noscript class="aih-lazy"> (figures_src/pages/real_heads/grid.py) until the grid is
-// near the viewport: as text when the page loaded, as elements when instant navigation fetched it.
-const unwrap = (waiting) => waiting.replaceWith(...(waiting.firstElementChild ? waiting.childNodes
-  : document.createRange().createContextualFragment(waiting.textContent).childNodes));
+// A grid's image waits in a <noscript> (real_heads/grid.py) until the grid nears the viewport. The <noscript>'s
+// innerHTML is its markup whether the page loaded with it (as text) or instant navigation fetched it (elements);
+// set as the <foreignObject>'s, an HTML integration point, it is an HTML <img> again.
+const nearing = new IntersectionObserver((entries) => entries.forEach(({ isIntersecting, target }) => {
+  if (isIntersecting) nearing.unobserve(target), (target.innerHTML = target.firstElementChild.innerHTML);
+}), { rootMargin: "50%" });
 
-function showImagesWhenNear(grids) {
-  const observer = new IntersectionObserver((entries) => {
-    for (const { isIntersecting, target } of entries) {
-      if (!isIntersecting) continue;
-      observer.unobserve(target);
-      target.querySelectorAll("noscript.aih-lazy").forEach(unwrap);
-    }
-  }, { rootMargin: "50% 0px" });
-  for (const grid of grids) observer.observe(grid);
-}
-
-// A source listing (<details class="aih-source">, docs/real-heads.md) links its file; opened, it shows the file
-// highlighted, from the <file>.highlight beside it (figures_src/pages/real_heads/__init__.py, source_files).
-document.addEventListener("toggle", async ({ target }) => {
-  if (!target.open || !target.matches?.("details.aih-source") || target.dataset.loaded) return;
-  target.dataset.loaded = "true";
-  target.setAttribute("aria-busy", "true");
-  const response = await fetch(`${target.querySelector("a").href}.highlight`);
-  if (response.ok) target.insertAdjacentHTML("beforeend", await response.text());
-  else target.dataset.loaded = ""; // tried again when opened again
-  target.removeAttribute("aria-busy");
+// An opened source listing shows its linked file, highlighted (real_heads/__init__.py, source_files).
+addEventListener("toggle", async ({ target }) => {
+  if (target.open && target.matches(".aih-source:not([data-loaded])")) {
+    target.dataset.loaded = 1;
+    const response = await fetch(`${target.querySelector("a").href}.highlight`);
+    if (response.ok) target.insertAdjacentHTML("beforeend", await response.text());
+  }
 }, true);
 
 document$.subscribe(() => {
-  showImagesWhenNear(document.querySelectorAll("figure[id^='fig-real-heads-grid-'] .aih-figure__graphic"));
+  document.querySelectorAll(".aih-figure foreignObject").forEach((image) => nearing.observe(image));
   const viewer = document.getElementById("fig-real-heads-viewer");
   if (viewer) new HeadGrids(viewer);
 });
