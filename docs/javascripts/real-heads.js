@@ -81,24 +81,21 @@ class HeadGrids {
   }
 }
 
-// A grid's image waits in a <noscript> (real_heads/grid.py) until the grid nears the viewport. The <noscript>'s
-// innerHTML is its markup whether the page loaded with it (as text) or instant navigation fetched it (elements);
-// set as the <foreignObject>'s, an HTML integration point, it is an HTML <img> again.
-const nearing = new IntersectionObserver((entries) => entries.forEach(({ isIntersecting, target }) => {
-  if (isIntersecting) nearing.unobserve(target), (target.innerHTML = target.firstElementChild.innerHTML);
-}), { rootMargin: "50%" });
+const parse = (markup) => document.createRange().createContextualFragment(markup);
 
-// An opened source listing shows its linked file, highlighted (real_heads/__init__.py, source_files).
-addEventListener("toggle", async ({ target }) => {
-  if (target.open && target.matches(".aih-source:not([data-loaded])")) {
-    target.dataset.loaded = 1;
-    const response = await fetch(`${target.querySelector("a").href}.highlight`);
-    if (response.ok) target.insertAdjacentHTML("beforeend", await response.text());
-  }
-}, true);
+// A grid's image waits in a <noscript> (real_heads/grid.py) until the grid is in view: as text when
+// the page loaded with it, as the <img> itself when instant navigation fetched it.
+const nearing = new IntersectionObserver((entries) => entries.forEach(({ isIntersecting, target }) => {
+  const waiting = target.firstElementChild;
+  if (isIntersecting) nearing.unobserve(target), target.replaceChildren(waiting.firstElementChild ?? parse(waiting.textContent));
+}));
 
 document$.subscribe(() => {
-  document.querySelectorAll(".aih-figure foreignObject").forEach((image) => nearing.observe(image));
+  for (const grid of document.querySelectorAll("foreignObject")) nearing.observe(grid);
+  // an opened source listing shows its linked file, highlighted (real_heads/__init__.py, source_files)
+  for (const listing of document.querySelectorAll(".aih-source")) listing.addEventListener("toggle", async () => {
+    listing.append(parse(await (await fetch(`${listing.querySelector("a").href}.highlight`)).text()));
+  }, { once: true });
   const viewer = document.getElementById("fig-real-heads-viewer");
   if (viewer) new HeadGrids(viewer);
 });
