@@ -9,7 +9,8 @@ from playwright.sync_api import expect
 from figures_src.engine.text import num as fmt
 from figures_src.pages.real_heads import committed
 
-SITE = Path(__file__).resolve().parents[2] / "site"
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "site"
 VIEWER = "#fig-real-heads-viewer"
 
 
@@ -74,9 +75,12 @@ def test_without_javascript_the_grids_and_the_named_heads_are_shown(page, site_u
         grid = static.locator("#fig-real-heads-grid-coreference svg")
         box = grid.bounding_box()
         assert box and box["width"] > 300, box
-        # one image for all 72 heads, drawn one square per weight, under 72 addressable thumbnails
-        image = static.locator("#fig-real-heads-grid-coreference svg image")
+        # one image for all 72 heads, drawn one square per weight, under 72 addressable thumbnails; without
+        # JavaScript its <noscript> shows it at once
+        image = static.locator("#fig-real-heads-grid-coreference svg foreignObject img")
         expect(image).to_have_count(1)
+        image.scroll_into_view_if_needed()
+        assert image.evaluate("i => i.decode().then(() => i.naturalWidth)") > 0
         assert image.evaluate("i => getComputedStyle(i).imageRendering") == "pixelated"
         ids = static.eval_on_selector_all("#fig-real-heads-grid-coreference rect[id]",
                                           r"rects => rects.map(r => r.id).filter(i => /-l\d+-h\d+$/.test(i))")
@@ -88,6 +92,11 @@ def test_without_javascript_the_grids_and_the_named_heads_are_shown(page, site_u
         assert abs(last["x"] + last["width"] - outer["x"] - outer["width"]) < 1, (last, outer)
         assert abs(last["y"] + last["height"] - outer["y"] - outer["height"]) < 1, (last, outer)
         assert grid.get_attribute("role") == "img"  # nothing focusable inside without JS
+        # the source listings link their files
+        for source in ("encoder", "analysis"):
+            link = static.locator("details.aih-source a", has_text=f"realheads/{source}.py")
+            response = static.request.get(link.evaluate("a => a.href"))
+            assert response.ok and response.text() == (ROOT / "realheads" / f"{source}.py").read_text()
         for name in ("viewer", "previous", "next", "sink", "coreference", "agreement"):
             figure = static.locator(f"#fig-real-heads-{name} svg")
             box = figure.bounding_box()
@@ -105,3 +114,40 @@ def test_the_viewers_head_menu_keeps_the_label_and_the_marked_thumbnail(page, si
     expect(status).to_have_text(f"Showing layer {first.layer + 1}, head {other + 1} on the coreference sentence.")
     expect(page.locator(f"#real-heads-grid-coreference-l{first.layer}-h{other}")).to_have_attribute("aria-pressed", "true")
     expect(page.locator(f"#real-heads-grid-coreference-l{first.layer}-h{first.head}")).to_have_attribute("aria-pressed", "false")
+
+
+def test_a_grids_image_loads_when_the_grid_nears_the_viewport(page, site_url):
+    fetched = []
+    page.on("request", lambda request: fetched.append(request.url))
+    page.goto(site_url + "real-heads/")
+    page.wait_for_load_state("networkidle")
+    assert not [url for url in fetched if url.endswith(".thumbnails.png")], "a grid's image was fetched at load"
+    grid = page.locator("#fig-real-heads-grid-coreference")
+    grid.scroll_into_view_if_needed()
+    image = grid.locator("svg foreignObject img")
+    expect(image).to_have_count(1)
+    assert image.evaluate("i => i.decode().then(() => i.naturalWidth)") > 0
+    # under its 72 buttons, corner to corner
+    outer = image.bounding_box()
+    first = page.locator("#real-heads-grid-coreference-l0-h0").bounding_box()
+    last = page.locator("#real-heads-grid-coreference-l5-h11").bounding_box()
+    assert abs(first["x"] - outer["x"]) < 1 and abs(first["y"] - outer["y"]) < 1, (first, outer)
+    assert abs(last["x"] + last["width"] - outer["x"] - outer["width"]) < 1, (last, outer)
+    assert abs(last["y"] + last["height"] - outer["y"] - outer["height"]) < 1, (last, outer)
+    # a grid in a closed tab waits until its tab is chosen
+    assert not [url for url in fetched if url.endswith("real-heads-grid-long.thumbnails.png")]
+    page.locator(".tabbed-labels label", has_text="long").click()
+    expect(page.locator("#fig-real-heads-grid-long svg foreignObject img")).to_have_count(1)
+    assert page.locator("#fig-real-heads-grid-long svg foreignObject img").evaluate(
+        "i => i.decode().then(() => i.naturalWidth)") > 0
+
+
+def test_a_source_listing_shows_its_file_when_opened(page, site_url):
+    page.goto(site_url + "real-heads/")
+    listing = page.locator("details.aih-source", has_text="realheads/encoder.py")
+    expect(listing.locator("code")).to_have_count(0)  # not in the page until opened
+    listing.locator("summary").click()
+    code = listing.locator(".highlight code")
+    expect(code).to_have_count(1)
+    assert code.text_content() == (ROOT / "realheads" / "encoder.py").read_text()
+    expect(code.locator("span.k").first).to_be_visible()  # highlighted like the page's other code

@@ -1,5 +1,13 @@
 """The 6 × 12 grid of one sentence: every head's weights as a thumbnail in one palette image, under
-invisible squares that docs/javascripts/real-heads.js makes buttons."""
+invisible squares that docs/javascripts/real-heads.js makes buttons.
+
+On the page the image is its own file, figures/<figure>.thumbnails.png (grid_images), not inline in the HTML
+(it was a third of the page's bytes): an <img> in the SVG's <foreignObject>, inside a <noscript
+class="aih-lazy">. Without JavaScript the browser shows it at once; with it, docs/javascripts/real-heads.js
+puts it in place when the grid comes into view (the grids sit two screens down, two of the three in closed
+tabs; the browser's own loading="lazy" would fetch one at load, since it looks well beyond the screen), and
+the print edition and a printed page unwrap it as they do every aih-lazy block. The figure's standalone SVG
+download keeps the image inside it."""
 import base64
 import io
 
@@ -44,6 +52,20 @@ def sentence_scores(heads):
     return table
 
 
+def thumbnails_path(sentence_id):
+    """The grid's image, from the site's root: published by grid_images, beside the figure's downloads."""
+    return f"figures/real-heads-grid-{sentence_id}.thumbnails.png"
+
+
+PAGE_TO_ROOT = "../"  # from real-heads/ (and from print/, the print edition, one folder down as well)
+
+
+def grid_images():
+    """{path: PNG bytes}: every sentence's grid image, published under the site's root."""
+    _, by_id = extraction()
+    return {thumbnails_path(sentence_id): grid_png(heads.weights) for sentence_id, heads in by_id.items()}
+
+
 def thumbnail_layout(n):
     """(cells between thumbnails, cells per thumbnail step) for n-token thumbnails: a gap of about n/7."""
     gap = max(1, round(n / 7))
@@ -81,9 +103,10 @@ class ThumbnailGrid(Artist):
     decimals: matplotlib's imshow would re-encode the PNG as RGBA (three times the size), and its patches would
     spell out every square's corners to six decimals."""
 
-    def __init__(self, weights):
+    def __init__(self, weights, src):
         super().__init__()
         self.png = grid_png(weights)
+        self.src = src  # the image's address from the page
         self.n_layers, self.n_heads, self.n, _ = weights.shape
         self.gap, self.step = thumbnail_layout(self.n)
         self.width, self.height = self.n_heads * self.step - self.gap, self.n_layers * self.step - self.gap
@@ -95,11 +118,20 @@ class ThumbnailGrid(Artist):
         (x0, y0), (x1, _) = self.axes.transData.transform([(0, 0), (self.width, 0)])
         scale, top = (x1 - x0) / self.width, renderer.height - y0
         writer = renderer.writer
-        writer.element("image", x=f"{x0:.2f}", y=f"{top:.2f}", width=f"{self.width * scale:.2f}",
-                       height=f"{self.height * scale:.2f}", attrib={
-                           "id": "thumbnails", "preserveAspectRatio": "none",
-                           "style": "image-rendering:pixelated",
-                           "xlink:href": "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")})
+        box = {"x": f"{x0:.2f}", "y": f"{top:.2f}", "width": f"{self.width * scale:.2f}",
+               "height": f"{self.height * scale:.2f}"}
+        if mpl.rcParams["svg.fonttype"] == "path":  # the standalone download (engine/downloads.py): self-contained
+            writer.element("image", **box, attrib={
+                "id": "thumbnails", "preserveAspectRatio": "none", "style": "image-rendering:pixelated",
+                "xlink:href": "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")})
+        else:  # the page's: an HTML image of grid_images' file, waiting in a <noscript> (see the module's docstring)
+            writer.start("foreignObject", **box)
+            writer.start("noscript", attrib={"class": "aih-lazy"})
+            writer.element("img", id="thumbnails", src=self.src, **{"aria-hidden": "true"}, width=str(self.width),
+                           height=str(self.height), loading="lazy", decoding="async",
+                           style="display:block;width:100%;height:100%;image-rendering:pixelated")
+            writer.end("noscript")
+            writer.end("foreignObject")
         side = f"{self.n * scale:.2f}"
         for layer in range(self.n_layers):
             for head in range(self.n_heads):
@@ -129,7 +161,7 @@ def render_grid(data, fig):
     """
     weights = data["heads"].weights  # (L, H, n, n)
     n_layers, n_heads, n, _ = weights.shape
-    grid = ThumbnailGrid(weights)
+    grid = ThumbnailGrid(weights, PAGE_TO_ROOT + thumbnails_path(data["heads"].sentence.id))
     gap, step = grid.gap, grid.step
     fig.get_layout_engine().set(w_pad=0.01, h_pad=0.01)
     ax = fig.add_subplot()
