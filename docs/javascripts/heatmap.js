@@ -445,16 +445,11 @@ globalThis.document$?.subscribe(() => {
     if (last?.at(-1) === figure.previousElementSibling && last[0].dataset.example === figure.dataset.example) last.push(figure);
     else runs.set(figure, (last = [figure]));
   }
-  const start = (figure) => enhance(figure, runs.get(figure).slice(1));
-  if (!globalThis.IntersectionObserver) {
-    for (const figure of runs.keys()) start(figure);
-    return;
-  }
   nearViewport = new IntersectionObserver((entries) => {
     for (const { target, isIntersecting } of entries) {
       if (!isIntersecting) continue;
       nearViewport.unobserve(target);
-      start(target);
+      enhance(target, runs.get(target).slice(1));
     }
   }, { rootMargin: "100% 0px" });
   for (const figure of runs.keys()) nearViewport.observe(figure);
