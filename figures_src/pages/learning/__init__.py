@@ -5,6 +5,7 @@ The worked example pushes one gradient step back through a three-token sentence;
 """
 import functools
 
+import matplotlib.ticker
 import numpy as np
 from threadpoolctl import threadpool_limits
 
@@ -178,6 +179,23 @@ def checkpoints_alt(example):
     )
 
 
+def trim_ticks(axes):
+    """Stacked panels sharing their steps: the step ticks only under the bottom one, and no minor ticks on a
+    log axis (each tick is an element of the page's DOM)."""
+    for ax in axes[:-1]:
+        ax.tick_params(axis="x", which="both", bottom=False)
+    for ax in axes:
+        ax.yaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+
+
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def power_of_ten(value, _position):
+    """A log axis's tick label, 10⁻²⁷, as plain text: one SVG element where mathtext's 10^{-27} makes six."""
+    return "10" + str(round(np.log10(value))).translate(SUPERSCRIPT)
+
+
 def history_render(data, fig):
     loss_ax, match_ax, grad_ax = fig.subplots(3, 1, sharex=True)
     steps = np.arange(MAIN.steps)
@@ -188,13 +206,14 @@ def history_render(data, fig):
     loss_ax.text(steps[-1], np.log(training.VOCAB), f"guessing: ln {training.VOCAB}", ha="right", va="bottom")
     match_ax.plot(steps, data["match"])
     match_ax.set_ylim(0, 1.05)
-    match_ax.set_ylabel("weight on $t - 1$")
+    match_ax.set_ylabel("weight on t − 1")  # plain text: one SVG element, where mathtext makes 13
     grad_ax.plot(steps, data["grad_W_Q"])
     grad_ax.set_ylabel(r"$\|dW_Q\|$")
     grad_ax.set_xlabel("training step")
     for ax in (loss_ax, match_ax, grad_ax):
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
+    trim_ticks((loss_ax, match_ax, grad_ax))
 
 
 def history_caption(data):
@@ -269,29 +288,45 @@ def summary(data, label):
     }
 
 
+BAND_STEP = 3  # the bands' resolution in steps: 2.5 CSS px on a desktop, a third of the path data
+
+
+def band(curves):
+    """The band's outline at every BAND_STEP-th step: from the lowest to the highest seed over the steps
+    around it (those within BAND_STEP − 1), so the band still holds every seed's curve at every step."""
+    lows, highs = curves.min(axis=0), curves.max(axis=0)
+    at = np.arange(0, len(lows) + BAND_STEP - 1, BAND_STEP).clip(max=len(lows) - 1)
+    at = np.unique(at)
+    window = [slice(max(s - BAND_STEP + 1, 0), s + BAND_STEP) for s in at]
+    return at, [lows[w].min() for w in window], [highs[w].max() for w in window]
+
+
 def experiment_render(data, fig):
     axes = fig.subplots(3, 1, sharex=True)
     steps = np.arange(WIDE_STEPS)
     for label, name, color in (("scaled", "scaled by 1/√dₖ", "C0"), ("unscaled", "unscaled", "C1")):
         for ax, key in zip(axes, ("loss", "grad_W_Q", "entropy")):
             curves = data[f"{key}_{label}"]
-            ax.fill_between(steps, curves.min(axis=0), curves.max(axis=0), color=color, alpha=0.25, linewidth=0)
+            ax.fill_between(*band(curves), color=color, alpha=0.25, linewidth=0)
             ax.plot(steps, np.median(curves, axis=0), color=color, label=name)
     axes[0].set_ylabel("loss (nats)")
     axes[1].set_ylabel(r"$\|dW_Q\|$")
     axes[1].set_yscale("log")
+    axes[1].yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(power_of_ten))
     axes[2].set_ylabel("row entropy (nats)")
     axes[2].set_xlabel("training step")
     axes[0].legend(frameon=False)
     for ax in axes:
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
+    trim_ticks(axes)
 
 
 def experiment_caption(data):
     return (
         f"The same task, d_k = {WIDE_D_K}, seeds {SEEDS.start}–{SEEDS.stop - 1}, with and without the 1/√d_k scale. "
-        "Lines: the median over the seeds; bands: from the lowest to the highest seed. Top: the loss. "
+        "Lines: the median over the seeds; bands: from the lowest to the highest seed (drawn every "
+        f"{BAND_STEP} steps, each point spanning the steps around it). Top: the loss. "
         "Middle: ‖dW_Q‖, on a log scale. Bottom: the mean row entropy of the weights."
     )
 

@@ -82,8 +82,9 @@ def problem_html(data, src):
         '<p class="aih-problem__status" role="status"></p>',
         '<ol class="aih-problem__hints" aria-live="polite"></ol>',
         "</form>",
-        '<details class="note aih-problem__all-hints"><summary>Hints</summary><ol>'
-        + "".join(f"<li>{typeset(h)}</li>" for h in v["hints"]) + "</ol></details>",
+        # lazy as the answers of the quiz below: parsed in by docs/javascripts/site.js when opened
+        '<details class="note aih-problem__all-hints"><summary>Hints</summary><noscript class="aih-lazy"><ol>'
+        + "".join(f"<li>{typeset(h)}</li>" for h in v["hints"]) + "</ol></noscript></details>",
         '<details class="success aih-problem__solution"><summary>Solution</summary>'
         f'<div class="aih-problem__steps">{steps_html(v["solution"])}</div></details>',
         "</div>",
@@ -102,12 +103,15 @@ def concepts_html(data, src):
             for k, choice in enumerate(q["choices"]))
         lines += [
             f'<form class="aih-quiz__question" id="{q["id"]}">',
-            f'<fieldset><legend><span class="aih-quiz__number">{number}.</span> {typeset(q["prompt"])}</legend>'
+            f'<fieldset><legend>{number}. {typeset(q["prompt"])}</legend>'
             f"{choices}</fieldset>",
             '<p class="aih-quiz__actions"><button type="submit" class="md-button md-button--primary">Check</button> '
             '<span class="aih-quiz__status" role="status"></span></p>',
-            '<details class="success aih-quiz__answer"><summary>Answer</summary>'
-            f'<p><strong>{typeset(q["choices"][q["answer"]])}</strong> {typeset(q["explanation"])}</p></details>',
+            # The answer's body waits as text in a <noscript class="aih-lazy"> until the <details> opens
+            # (docs/javascripts/site.js parses it in); without JavaScript it is an ordinary closed <details>.
+            '<details class="success aih-quiz__answer"><summary>Answer</summary><noscript class="aih-lazy">'
+            f'<p><strong>{typeset(q["choices"][q["answer"]])}</strong> {typeset(q["explanation"])}</p>'
+            "</noscript></details>",
             "</form>",
         ]
     lines.append("</div>")
