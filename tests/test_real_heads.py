@@ -358,6 +358,7 @@ def test_the_grid_thumbnails_are_one_palette_image_of_the_weights():
 def test_the_page_publishes_each_grid_image_and_each_listed_source():
     """The grids' images are the palette images of each sentence's weights; the listings are the files as they
     are, and highlighted."""
+    from figures_src.engine.sources import source_listings
     from figures_src.pages import real_heads
     from figures_src.pages.real_heads import grid as common
     from figures_src.pages.real_heads.committed import extraction
@@ -367,7 +368,7 @@ def test_the_page_publishes_each_grid_image_and_each_listed_source():
     assert set(images) == {f"figures/real-heads-grid-{s}.thumbnails.png" for s in by_id}
     for sentence_id, heads in by_id.items():
         assert images[common.thumbnails_path(sentence_id)] == common.grid_png(heads.weights)
-    files = real_heads.source_files(None)
+    files = source_listings(*real_heads.SOURCES)(None)
     root = Path(__file__).resolve().parents[1]
     for source in ("realheads/encoder.py", "realheads/analysis.py"):
         text = (root / source).read_text(encoding="utf-8")

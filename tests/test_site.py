@@ -221,3 +221,20 @@ def test_the_stylesheet_bundle_names_a_listed_file_that_is_missing(tmp_path):
     assert one_stylesheet.bundle(tmp_path, ["a.css"]) == "p{color:red}\n"
     with pytest.raises(PluginError, match="lists b.css"):
         one_stylesheet.bundle(tmp_path, ["a.css", "b.css"])
+
+
+def test_every_source_listing_links_the_file_as_it_is_and_its_highlighted_fragment(site):
+    """A collapsed listing (figures_src/engine/sources.py) links code/<path>: the repository's file, byte for
+    byte, for readers without JavaScript; site.js fills the block from code/<path>.highlight when opened."""
+    listed = 0
+    for page in site.rglob("index.html"):
+        html = page.read_text(encoding="utf-8")
+        for block in re.findall(r'<details class="example aih-source">(.*?)</details>', html, re.S):
+            href = re.search(r'<a href="([^"]+)"', block).group(1)
+            published = (page.parent / href).resolve()
+            path = published.relative_to((site / "code").resolve()).as_posix()
+            assert published.read_bytes() == (ROOT / path).read_bytes(), path
+            fragment = Path(f"{published}.highlight").read_text(encoding="utf-8")
+            assert fragment.startswith('<div class="highlight"><pre><span></span><code>') and "</code></pre></div>" in fragment
+            listed += 1
+    assert listed >= 4  # real heads' two and learning's two

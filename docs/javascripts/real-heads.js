@@ -81,21 +81,7 @@ class HeadGrids {
   }
 }
 
-const parse = (markup) => document.createRange().createContextualFragment(markup);
-
-// A grid's image waits in a <noscript> (real_heads/grid.py) until the grid is in view: as text when
-// the page loaded with it, as the <img> itself when instant navigation fetched it.
-const nearing = new IntersectionObserver((entries) => entries.forEach(({ isIntersecting, target }) => {
-  const waiting = target.firstElementChild;
-  if (isIntersecting) nearing.unobserve(target), target.replaceChildren(waiting.firstElementChild ?? parse(waiting.textContent));
-}));
-
 document$.subscribe(() => {
-  for (const grid of document.querySelectorAll("foreignObject")) nearing.observe(grid);
-  // an opened source listing shows its linked file, highlighted (real_heads/__init__.py, source_files)
-  for (const listing of document.querySelectorAll(".aih-source")) listing.addEventListener("toggle", async () => {
-    listing.append(parse(await (await fetch(`${listing.querySelector("a").href}.highlight`)).text()));
-  }, { once: true });
   const viewer = document.getElementById("fig-real-heads-viewer");
   if (viewer) new HeadGrids(viewer);
 });

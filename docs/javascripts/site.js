@@ -13,6 +13,7 @@ const requested = new Set();
 // A widget's module is fetched once the page has painted its text (the next frame, then a task): on a slow
 // phone the reader sees the page first, and the widgets' requests do not compete with its first paint.
 document$.subscribe(() => requestAnimationFrame(() => setTimeout(() => {
+  for (const box of document.querySelectorAll("foreignObject")) inView.observe(box);
   for (const [selector, module] of Object.entries(WIDGETS)) {
     if (!requested.has(module) && document.querySelector(selector)) {
       requested.add(module);
@@ -23,12 +24,24 @@ document$.subscribe(() => requestAnimationFrame(() => setTimeout(() => {
 
 // A <details> whose body waits in a <noscript class="aih-lazy"> (hooks/lazy_details.py) gets it when first
 // opened. Loaded with the page, the <noscript> holds its body as text; fetched by instant navigation (parsed
-// without scripting), as elements.
+// without scripting), as elements. A source listing (figures_src/engine/sources.py) gets its linked file,
+// highlighted, when first opened.
+const parse = (markup) => document.createRange().createContextualFragment(markup);
 const unwrap = (waiting) => waiting.replaceWith(...(waiting.firstElementChild ? waiting.childNodes
-  : document.createRange().createContextualFragment(waiting.textContent).childNodes));
-document.addEventListener("toggle", ({ target }) => {
+  : parse(waiting.textContent).childNodes));
+document.addEventListener("toggle", async ({ target }) => {
   const waiting = target.open && target.querySelector?.("noscript.aih-lazy");
   if (waiting) unwrap(waiting);
+  if (target.open && target.matches?.(".aih-source:not(.aih-loaded)")) {
+    target.classList.add("aih-loaded");
+    target.append(parse(await (await fetch(`${target.querySelector("a").href}.highlight`)).text()));
+  }
 }, true);
+// One in an SVG's <foreignObject> (a real-heads grid's image, real_heads/grid.py) gets its body when the
+// figure comes into view.
+const inView = new IntersectionObserver((entries) => entries.forEach(({ isIntersecting, target }) => {
+  const waiting = isIntersecting && target.querySelector("noscript");
+  if (waiting) inView.unobserve(target), unwrap(waiting);
+}));
 // Printed from the browser, a page shows every table and listing (docs/stylesheets/print.css opens them).
 addEventListener("beforeprint", () => document.querySelectorAll("noscript.aih-lazy").forEach(unwrap));

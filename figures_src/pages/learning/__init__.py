@@ -11,8 +11,9 @@ from threadpoolctl import threadpool_limits
 
 import attention
 
-from ...engine import Example, Figure
+from ...engine import Example, Figure, Snippets
 from ...engine.heatmap import heatmap
+from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import dims, latex_number, matrix, num, table
 from .. import sentences
@@ -421,4 +422,7 @@ ITEMS = [
     Figure("learning-scale", title=f"√dₖ tested by training: dₖ = {WIDE_D_K}, with and without the scale.",
            data=experiment, render=experiment_render, caption=experiment_caption, alt=experiment_alt,
            table=experiment_table, size=(PHONE_WIDTH, 6.0), snippets=experiment_snippets),
+    # listed under "The code" in docs/learning.md
+    Snippets("learning-code", data=lambda: None,
+             public=source_listings("attention/backward.py", "figures_src/pages/learning/training.py")),
 ]

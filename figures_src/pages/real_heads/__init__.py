@@ -5,7 +5,6 @@ sentence; text.py writes the page's sentences and tables. Here: the worked examp
 layer, twelve heads each), the grids, the viewer, the heads the page names, and the page's cite list.
 """
 import functools
-from pathlib import Path
 
 import numpy as np
 
@@ -16,6 +15,7 @@ from realheads.model import MODEL_NAME
 from ...engine import Example, Figure, Snippets
 from ...engine.examples import permalink
 from ...engine.heatmap import heatmap
+from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
 from .committed import KIND_SENTENCE, N_LAYERS, extraction, picks, scores
 from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_images, grid_table, render_grid
@@ -75,26 +75,7 @@ def cite_list(_):
 
 # ---------------------------------------------------------------- the code listings
 
-ROOT = Path(__file__).resolve().parents[3]
 SOURCES = ("realheads/encoder.py", "realheads/analysis.py")  # listed under "The code" in docs/real-heads.md
-
-
-def source_files(_):
-    """{path: text}: each listed source file under code/, to open or download, and beside it <file>.highlight, the
-    listing highlighted as the page's code blocks are (Pygments, as pymdownx.highlight calls it), which
-    docs/javascripts/real-heads.js puts in place when the reader opens the listing (an HTML fragment, not named
-    .html: it is not a page). Inline, the two listings
-    were a tenth of the page's gzipped HTML."""
-    from pygments import highlight  # noqa: PLC0415
-    from pygments.formatters import HtmlFormatter  # noqa: PLC0415
-    from pygments.lexers import PythonLexer  # noqa: PLC0415
-
-    files = {}
-    for source in SOURCES:
-        text = (ROOT / source).read_text(encoding="utf-8")
-        files[f"code/{source}"] = text
-        files[f"code/{source}.highlight"] = highlight(text, PythonLexer(), HtmlFormatter(wrapcode=True))
-    return files
 
 
 # ---------------------------------------------------------------- one head, drawn in full
@@ -155,7 +136,7 @@ ITEMS = [
     Snippets("real-heads-cite", data=lambda: None, snippets=cite_list),
     Snippets("real-heads-text", data=text_data, snippets=text_snippets),
     Snippets("real-heads-grid-images", data=lambda: None, public=lambda _: grid_images()),
-    Snippets("real-heads-code", data=lambda: None, public=source_files),
+    Snippets("real-heads-code", data=lambda: None, public=source_listings(*SOURCES)),
     *(
         Figure(f"real-heads-grid-{sentence.id}",
                title=f"Every head of a real model on the {sentence.id} sentence: 6 layers × 12 heads.",

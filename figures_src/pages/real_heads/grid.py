@@ -3,7 +3,7 @@ invisible squares that docs/javascripts/real-heads.js makes buttons.
 
 On the page the image is its own file, figures/<figure>.thumbnails.png (grid_images), not inline in the HTML
 (it was a third of the page's bytes): an <img> in the SVG's <foreignObject>, inside a <noscript
-class="aih-lazy">. Without JavaScript the browser shows it at once; with it, docs/javascripts/real-heads.js
+class="aih-lazy">. Without JavaScript the browser shows it at once; with it, docs/javascripts/site.js
 puts it in place when the grid comes into view (the grids sit two screens down, two of the three in closed
 tabs; the browser's own loading="lazy" would fetch one at load, since it looks well beyond the screen), and
 the print edition and a printed page unwrap it as they do every aih-lazy block. The figure's standalone SVG
