@@ -9,7 +9,8 @@
 - slim, since every element counts in the page's DOM: matplotlib's own ids (`patch_1`, `text_17`) dropped
   unless something refers to them, a group that only wraps one element folded into it (the element takes
   the group's id), groups without attributes unwrapped, and path data on one line, to 2 decimals (a hundredth
-  of a point, far below a pixel; matplotlib writes 6).
+  of a point, far below a pixel; matplotlib writes 6); a curve (a path of more than CURVE_POINTS points: a
+  line plot, a band) to 1 decimal, a tenth of a point, still under a tenth of a pixel on any screen.
 """
 import re
 from html import escape
@@ -83,7 +84,7 @@ def _slim(svg, name):
     referenced = set(re.findall(r'(?:url\(#|href="#)([^)"]+)', svg))
     auto = re.compile(rf'\s+id="({re.escape(name)}-{_AUTO_ID})"')
     svg = auto.sub(lambda m: m.group(0) if m.group(1) in referenced else "", svg)
-    svg = re.sub(r'\bd="([^"]*)"', lambda m: 'd="' + " ".join(_round(word) for word in m.group(1).split()) + '"', svg)
+    svg = re.sub(r'\bd="([^"]*)"', lambda m: 'd="' + _path_data(m.group(1)) + '"', svg)
     svg = re.sub(r"<g\s*/>", "", svg)
     # a group holding one element, with no attribute but its id: the element carries the id itself
     single = re.compile(rf'<g( id="[^"]+")?>\s*({_LEAF})\s*</g>')
@@ -95,13 +96,23 @@ def _slim(svg, name):
     return _unwrap_plain_groups(svg)
 
 
-def _round(word):
-    """A path command letter as it is; a coordinate to 2 decimals, without trailing zeros or a negative zero."""
+CURVE_POINTS = 20
+
+
+def _path_data(data):
+    words = data.split()
+    decimals = 1 if len(words) > 3 * CURVE_POINTS else 2  # a command letter and two coordinates a point
+    return " ".join(_round(word, decimals) for word in words)
+
+
+def _round(word, decimals=2):
+    """A path command letter as it is; a coordinate to `decimals` decimals, without trailing zeros or a
+    negative zero."""
     try:
         value = float(word)
     except ValueError:
         return word
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 
 

@@ -124,13 +124,7 @@ def bare_bytes(browser, tmp_path_factory):
     return total
 
 
-# None over: learning (1,607 → 1,496) and problems (1,534 → 1,447, its hints and the quiz's answers lazy) fit.
-# Strict, as OVER_BYTES below: a page put back on this list must be over.
-OVER_DOM = set()
-
-
-@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="over the DOM budget"))
-                                  if p in OVER_DOM else p for p in PAGES])
+@pytest.mark.parametrize("path", PAGES)
 def test_dom_size_and_examples_at_load(browser, site_url, path):
     page, context, fetched = load(browser, site_url + path)
     try:
@@ -145,13 +139,9 @@ def test_dom_size_and_examples_at_load(browser, site_url, path):
         context.close()
 
 
-# Still over: learning (the √d_k figure's bands, 27 KB of path data, and two source listings). Strict: once one
-# fits, this fails until it is taken off the list.
-OVER_BYTES = {"learning/"}
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="over the bytes budget"))
-                                  if p in OVER_BYTES else p for p in PAGES])
+@pytest.mark.parametrize("path", PAGES)
 def test_bytes_at_load_within_the_bare_page_plus_60_kb(browser, site_url, bare_bytes, path):
     page, context, fetched = load(browser, site_url + path)
     context.close()
