@@ -139,8 +139,6 @@ def test_dom_size_and_examples_at_load(browser, site_url, path):
         context.close()
 
 
-
-
 @pytest.mark.parametrize("path", PAGES)
 def test_bytes_at_load_within_the_bare_page_plus_60_kb(browser, site_url, bare_bytes, path):
     page, context, fetched = load(browser, site_url + path)
