@@ -10,9 +10,7 @@ const WIDGETS = {
 };
 const requested = new Set();
 
-// A widget's module is fetched once the page has painted its text (the next frame, then a task): on a slow
-// phone the reader sees the page first, and the widgets' requests do not compete with its first paint.
-document$.subscribe(() => requestAnimationFrame(() => setTimeout(() => {
+document$.subscribe(() => {
   for (const box of document.querySelectorAll("foreignObject")) inView.observe(box);
   for (const [selector, module] of Object.entries(WIDGETS)) {
     if (!requested.has(module) && document.querySelector(selector)) {
@@ -20,7 +18,7 @@ document$.subscribe(() => requestAnimationFrame(() => setTimeout(() => {
       import(module);
     }
   }
-})));
+});
 
 // A <details> whose body waits in a <noscript class="aih-lazy"> (hooks/lazy_details.py) gets it when first
 // opened. Loaded with the page, the <noscript> holds its body as text; fetched by instant navigation (parsed

@@ -57,8 +57,7 @@ NEAR_FIGURES_SETTLED = """() => [...document.querySelectorAll("figure.aih-heatma
   .every((figure) => figure.matches(".aih-on, .aih-merged") || figure.querySelector(".aih-static-note"))"""
 # Whose script ran: ours is under /javascripts/ (the theme's under /assets/); a callback Chromium names no
 # source for counts as ours too, to be safe, when it is of a kind our scripts use (a timer, a promise
-# continuation, an IntersectionObserver). Their one requestAnimationFrame (site.js) only sets a timer; the
-# theme's unnamed callbacks are not counted.
+# continuation, an IntersectionObserver). They use no requestAnimationFrame; the theme's go unnamed.
 OURS = ("TimerHandler:setTimeout", "IntersectionObserverCallback", "Promise.", "Response.json.then")
 
 
