@@ -10,16 +10,6 @@ const WIDGETS = {
 };
 const requested = new Set();
 
-document$.subscribe(() => {
-  for (const box of document.querySelectorAll("foreignObject")) inView.observe(box);
-  for (const [selector, module] of Object.entries(WIDGETS)) {
-    if (!requested.has(module) && document.querySelector(selector)) {
-      requested.add(module);
-      import(module);
-    }
-  }
-});
-
 // A <details> whose body waits in a <noscript class="aih-lazy"> (hooks/lazy_details.py) gets it when first
 // opened. Loaded with the page, the <noscript> holds its body as text; fetched by instant navigation (parsed
 // without scripting), as elements. A source listing (figures_src/engine/sources.py) gets its linked file,
@@ -43,3 +33,13 @@ const inView = new IntersectionObserver((entries) => entries.forEach(({ isInters
 }));
 // Printed from the browser, a page shows every table and listing (docs/stylesheets/print.css opens them).
 addEventListener("beforeprint", () => document.querySelectorAll("noscript.aih-lazy").forEach(unwrap));
+
+document$.subscribe(() => {
+  for (const box of document.querySelectorAll("foreignObject")) inView.observe(box);
+  for (const [selector, module] of Object.entries(WIDGETS)) {
+    if (!requested.has(module) && document.querySelector(selector)) {
+      requested.add(module);
+      import(module);
+    }
+  }
+});
