@@ -89,6 +89,8 @@ def test_every_output_is_used_by_a_page(built):
     """A snippet or a figure no page includes, or a download no page links to, is dead weight."""
     pages = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
     snippets = "\n".join(p.read_text(encoding="utf-8") for p in (built / "snippets").glob("*.md"))
+    # a figure's fragment links files too (a real-heads grid's image); each fragment is checked to be included
+    snippets += "\n".join(p.read_text(encoding="utf-8") for p in (built / "figures").glob("*.html"))
     for path in sorted(built.rglob("*")):
         relative = path.relative_to(built).as_posix()
         if not path.is_file() or relative == ".manifest.json":
