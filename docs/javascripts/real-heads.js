@@ -1,6 +1,7 @@
 // The real-heads page: each thumbnail <rect id="real-heads-grid-<sentence>-l<layer>-h<head>"> (a square over its
 // grid's image) becomes a button that opens its head in the viewer heatmap; its <svg> becomes a group, since
-// an img may hold no buttons.
+// an img may hold no buttons. A grid's 72 buttons are made when it comes within a screen of the viewport, or
+// when the pointer or the focus first enters it, whichever is first: not all 216 in one task at load.
 import { setAttributes } from "./dom.js";
 import { enhance } from "./heatmap.js";
 
@@ -13,15 +14,30 @@ const thumbnailId = ({ sentence, layer, head }) => `real-heads-grid-${sentence}-
 class HeadGrids {
   constructor(viewer) {
     this.viewer = viewer;
-    this.thumbnails = [...document.querySelectorAll("figure[id^='fig-real-heads-grid-'] [id]")]
-      .map((element) => [element, THUMBNAIL_ID.exec(element.id)])
-      .filter(([, match]) => match)
-      .map(([element, [, sentence, layer, head]]) => ({ element, sentence, layer, head }));
     // the viewer's own head menu changes the head shown too
     viewer.addEventListener("change", (event) => {
       if (event.target.matches("[data-slot='lead']")) this.label({ ...this.shownHead(), head: event.target.value });
     });
-    for (const thumbnail of this.thumbnails) this.makeButton(thumbnail);
+    // a grid within a screen of the viewport (heatmap.js's margin), or one the pointer or the focus enters
+    const near = new IntersectionObserver((entries) => {
+      for (const { isIntersecting, target } of entries) if (isIntersecting) this.make(target);
+    }, { rootMargin: "100% 0px" });
+    for (const grid of document.querySelectorAll("figure[id^='fig-real-heads-grid-']")) {
+      near.observe(grid);
+      grid.addEventListener("pointerover", () => this.make(grid));
+      grid.addEventListener("focusin", () => this.make(grid));
+    }
+  }
+
+  // A grid's thumbnails become buttons, once (a grid seen or entered again keeps them); the one of the head
+  // shown is marked.
+  make(grid) {
+    if (grid.querySelector(".aih-thumb")) return;
+    grid.querySelector("svg").setAttribute("role", "group");
+    for (const element of grid.querySelectorAll("[id]")) {
+      const [, sentence, layer, head] = THUMBNAIL_ID.exec(element.id) || [];
+      if (sentence) this.makeButton({ element, sentence, layer, head });
+    }
     this.markOpen(this.shownHead());
   }
 
@@ -31,8 +47,9 @@ class HeadGrids {
     return { sentence, layer, head: this.viewer.dataset.head };
   }
 
+  // the thumbnails of the grids made so far
   markOpen(shown) {
-    for (const { element } of this.thumbnails) {
+    for (const element of document.querySelectorAll(".aih-thumb")) {
       const open = element.id === thumbnailId(shown);
       element.classList.toggle("aih-thumb--open", open);
       element.setAttribute("aria-pressed", open);
@@ -58,7 +75,6 @@ class HeadGrids {
 
   makeButton(thumbnail) {
     const { element, sentence, layer, head } = thumbnail;
-    element.closest("svg").setAttribute("role", "group");
     element.classList.add("aih-thumb");
     setAttributes(element, {
       role: "button",

@@ -6,6 +6,11 @@ the example's title, a link back to its permalink and the licence. It has the si
 (overrides/main.html's, with no inline script to hash) and requests nothing from another host; embed.js takes
 the heatmap's words from the site's own <template id="aih-heatmap"> (in every page Material renders: it reads
 404.html), so the words are never copied. Without JavaScript the page says where the numbers are.
+
+Everything the page paints before the heatmap is drawn (the title, the credit line, the caption) comes before the
+heatmap's place, and nothing follows it: the panel, inserted once the example has loaded, grows the page
+downwards and moves nothing already on screen (no layout shift). It also keeps the credit and the licence
+inside a short <iframe>.
 """
 from html import escape
 
@@ -62,11 +67,11 @@ def embed_page(example, permalink):
 <body>
 <main class="md-typeset">
 <h1 class="aih-embed-title">{title}</h1>
-<figure class="aih-figure aih-heatmap" id="fig-embed-{example_id}" data-example="{example_id}" data-quantity="weights"{head}>
-<div class="aih-figure__graphic"><p class="aih-embed-static">The interactive heatmap needs JavaScript. The numbers are in <a href="../../examples/{example_id}.json">{example_id}.json</a>.</p></div>
-<figcaption>The attention weights of worked example {example_id}.</figcaption>
-</figure>
 <p class="aih-embed-credit"><a href="{escape(permalink)}" target="_blank" rel="noopener">Worked example <code>{example_id}</code> of <em>Attention Is a Heatmap</em></a> · {LICENCE}</p>
+<figure class="aih-figure aih-heatmap" id="fig-embed-{example_id}" data-example="{example_id}" data-quantity="weights"{head}>
+<figcaption>The attention weights of worked example {example_id}.</figcaption>
+<div class="aih-figure__graphic"><p class="aih-embed-static">The interactive heatmap needs JavaScript. The numbers are in <a href="../../examples/{example_id}.json">{example_id}.json</a>.</p></div>
+</figure>
 </main>
 </body>
 </html>

@@ -1,5 +1,6 @@
-"""The real-heads page in Chromium: a thumbnail opens its head in the viewer; without JavaScript the grids
-and the named heads' heatmaps are still there.
+"""The real-heads page in Chromium: a thumbnail opens its head in the viewer; a grid's thumbnails become
+buttons only when it nears the viewport or is entered; without JavaScript the grids and the named heads'
+heatmaps are still there.
 """
 import json
 from pathlib import Path
@@ -12,6 +13,7 @@ from figures_src.pages.real_heads import committed
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
 VIEWER = "#fig-real-heads-viewer"
+PHONE = {"width": 412, "height": 823}
 
 
 def example(example_id):
@@ -19,11 +21,57 @@ def example(example_id):
 
 
 def open_viewer(page, site_url):
-    """The page, scrolled to the viewer until it is interactive (heatmaps become so near the viewport)."""
+    """The page, scrolled to the viewer until it is interactive (heatmaps become so near the viewport), and to
+    the first grid until its thumbnails are buttons (they become so near the viewport too)."""
     page.goto(site_url + "real-heads/")
     page.locator(VIEWER).scroll_into_view_if_needed()
     expect(page.locator(f"{VIEWER}.aih-on")).to_have_count(1)
+    page.locator("#fig-real-heads-grid-coreference").scroll_into_view_if_needed()
+    expect(page.locator("#fig-real-heads-grid-coreference .aih-thumb")).to_have_count(72)
     page.evaluate("scrollTo(0, 0)")
+
+
+def load_on_a_phone(page, site_url):
+    """The page on a phone-sized screen, once real-heads.js and its imports have loaded and run."""
+    page.set_viewport_size(PHONE)
+    page.goto(site_url + "real-heads/", wait_until="networkidle")
+    page.wait_for_function("""() => ["real-heads.js", "heatmap.js", "example-check.js"].every((name) =>
+      performance.getEntriesByType("resource").some((r) => r.name.endsWith(`/javascripts/${name}`)))""")
+    page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.wait_for_timeout(500)
+
+
+def test_a_grid_far_below_the_first_screen_gets_its_buttons_when_scrolled_to(page, site_url):
+    load_on_a_phone(page, site_url)
+    grid = page.locator("#fig-real-heads-grid-coreference")
+    assert grid.evaluate("g => g.getBoundingClientRect().top") > 2 * PHONE["height"]  # beyond the margin
+    # at load, no grid is made: 216 thumbnails stay plain squares of an image
+    expect(page.locator("figure[id^='fig-real-heads-grid-'] .aih-thumb, figure[id^='fig-real-heads-grid-'] [role=button]")).to_have_count(0)
+    expect(grid.locator("svg").first).to_have_attribute("role", "img")
+    assert grid.locator("[tabindex]").count() == 0
+    grid.scroll_into_view_if_needed()
+    thumbs = grid.locator("rect.aih-thumb[role=button]")
+    expect(thumbs).to_have_count(72)
+    expect(grid.locator("svg").first).to_have_attribute("role", "group")
+    expect(grid.locator("[tabindex='0']")).to_have_count(1)  # the grid's one tab stop, as ever
+    expect(page.locator("#real-heads-grid-coreference-l0-h0")).to_have_attribute("tabindex", "0")
+    shown = committed.picks()["coreference"]  # the head the viewer opens on
+    expect(page.locator(f"#real-heads-grid-coreference-l{shown.layer}-h{shown.head}")).to_have_attribute("aria-pressed", "true")
+    assert grid.locator("[aria-pressed=true]").count() == 1
+    # the grids in the closed tabs wait for theirs
+    expect(page.locator("#fig-real-heads-grid-long .aih-thumb")).to_have_count(0)
+    page.locator(".tabbed-labels label", has_text="long").click()
+    expect(page.locator("#fig-real-heads-grid-long rect.aih-thumb[role=button]")).to_have_count(72)
+    assert page.locator("#fig-real-heads-grid-long [aria-pressed=true]").count() == 0  # not the sentence shown
+
+
+def test_the_focus_entering_a_grid_makes_its_buttons_wherever_it_is(page, site_url):
+    load_on_a_phone(page, site_url)
+    grid = page.locator("#fig-real-heads-grid-coreference")
+    expect(grid.locator(".aih-thumb")).to_have_count(0)
+    grid.locator("summary").first.evaluate("s => s.focus({ preventScroll: true })")
+    expect(grid.locator("rect.aih-thumb[role=button]")).to_have_count(72)
+    assert grid.evaluate("g => g.getBoundingClientRect().top") > 2 * PHONE["height"]  # still far below: not by scrolling
 
 
 def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):

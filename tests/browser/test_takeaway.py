@@ -84,6 +84,58 @@ def test_embed_in_an_iframe_on_another_origin(context, site_url, foreign_origin,
     page.close()
 
 
+# Every layout shift, from before the page's first script runs (the observer also reports those buffered).
+WATCH_SHIFTS = """
+window.__aihShifts = [];
+new PerformanceObserver((list) => {
+  for (const shift of list.getEntries()) {
+    window.__aihShifts.push([shift.value, shift.sources.map((s) => s.node?.nodeName + "." + (s.node?.className || ""))]);
+  }
+}).observe({ type: "layout-shift", buffered: true });
+"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 412, "height": 823}, {"width": 1350, "height": 940}],
+                         ids=["phone", "desktop"])
+def test_drawing_the_heatmap_shifts_nothing_on_any_embed_page(browser, site_url, viewport):
+    """The panel grows below what the page shows before it is drawn (title, credit, caption): no layout shift."""
+    shifted = {}
+    context = browser.new_context(viewport=viewport)
+    try:
+        for name in EMBEDS:
+            page = context.new_page()
+            page.add_init_script(WATCH_SHIFTS)
+            page.goto(f"{site_url}embed/{name}/", wait_until="networkidle")
+            expect(page.locator(f'figure[data-example="{name}"].aih-on')).to_have_count(1)
+            page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            shifts = page.evaluate("window.__aihShifts")
+            if sum(value for value, _ in shifts) > 0:
+                shifted[name] = shifts
+            page.close()
+    finally:
+        context.close()
+    assert not shifted, shifted
+
+
+def test_without_javascript_an_embed_says_where_the_numbers_are(browser, site_url):
+    context = browser.new_context(viewport={"width": 412, "height": 823}, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}embed/ex-scores/")
+        link = page.locator(".aih-embed-static a")
+        expect(link).to_have_text("ex-scores.json")
+        response = page.request.get(link.evaluate("a => a.href"))
+        assert response.ok and response.json()["id"] == "ex-scores"
+        for selector in ("figcaption", ".aih-embed-credit"):
+            expect(page.locator(selector)).to_be_visible()
+        # the title, credit and caption above the heatmap's place, so the heatmap grows the page downwards
+        tops = [page.locator(s).bounding_box()["y"] for s in
+                (".aih-embed-title", ".aih-embed-credit", "figcaption", ".aih-figure__graphic")]
+        assert tops == sorted(tops), tops
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("path", ["scores/", "demo/"])
 def test_printing_a_page_hides_the_controls_and_keeps_the_figures(page, site_url, path):
     page.goto(site_url + path, wait_until="networkidle")
