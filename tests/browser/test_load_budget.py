@@ -15,6 +15,7 @@ scripts/bench_lighthouse.py prints the same numbers next to Lighthouse's scores;
 """
 import gzip
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,6 +56,15 @@ new PerformanceObserver((list) => {
 NEAR_FIGURES_SETTLED = """() => [...document.querySelectorAll("figure.aih-heatmap[data-example][data-quantity]")]
   .filter((figure) => figure.getBoundingClientRect().top < 2 * innerHeight)
   .every((figure) => figure.matches(".aih-on, .aih-merged") || figure.querySelector(".aih-static-note"))"""
+# site.js's WIDGETS: {selector: module}, the modules it loads on a page that shows one.
+WIDGETS = dict(re.findall(r'^\s*"([^"]+)": "\./([\w-]+\.js)",$',
+                          (ROOT / "docs" / "javascripts" / "site.js").read_text(), flags=re.M))
+WIDGETS_FETCHED = """(widgets) => {
+  const fetched = performance.getEntriesByType("resource").map((entry) => entry.name.split("/").pop());
+  if (!document.querySelector("script[src$='javascripts/site.js']")) return true; // the bare theme's page
+  return fetched.includes("site.js") && Object.entries(widgets)
+    .every(([selector, module]) => !document.querySelector(selector) || fetched.includes(module));
+}"""
 # Whose script ran: ours is under /javascripts/ (the theme's under /assets/); a callback Chromium names no
 # source for counts as ours too, to be safe, when it is of a kind our scripts use (a timer, a promise
 # continuation, an IntersectionObserver). They use no requestAnimationFrame; the theme's go unnamed.
@@ -85,6 +95,10 @@ def load(browser, url, throttle=1):
         page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
     page.add_init_script(WATCH_SCRIPTS)
     page.goto(url, wait_until="networkidle", timeout=120_000)
+    # With the CPU slowed, the network can go quiet while the theme's bundle is still parsing, before site.js
+    # has asked for this page's widgets: wait until each has arrived.
+    assert WIDGETS, "site.js: its WIDGETS map was not found"
+    page.wait_for_function(WIDGETS_FETCHED, arg=WIDGETS, timeout=60_000)
     page.wait_for_function(NEAR_FIGURES_SETTLED, timeout=60_000)
     page.wait_for_timeout(300)
     return page, context, fetched
