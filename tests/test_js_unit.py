@@ -75,16 +75,21 @@ def gzipped_size(script):
     return len(gzip.compress(minify(script.read_text(encoding="utf-8")).encode(), 9, mtime=0))
 
 
-WIDGET_MODULE = re.compile(r""":\s*["'](\./[\w-]+\.js)["'],?\s*$""", re.M)  # "selector": "./module.js",
+WIDGET = re.compile(r"""^\s*["'](.+)["']:\s*["'](\./[\w-]+\.js)["'],?\s*$""", re.M)  # "selector": "./module.js",
+
+
+def widgets(loader=SCRIPTS / "site.js"):
+    """site.js's WIDGETS: {the selector of a widget: the module site.js loads on a page that shows it}."""
+    text = loader.read_text(encoding="utf-8")
+    entries = text[text.index("const WIDGETS = {"):text.index("};", text.index("const WIDGETS = {"))]
+    found = {selector: (loader.parent / m).resolve() for selector, m in WIDGET.findall(entries)}
+    assert found and all(m.is_file() for m in found.values()), f"site.js's WIDGETS: {found}"
+    return found
 
 
 def widget_modules(loader=SCRIPTS / "site.js"):
     """The modules site.js loads on the pages that show their widget (the values of its WIDGETS)."""
-    text = loader.read_text(encoding="utf-8")
-    widgets = text[text.index("const WIDGETS = {"):text.index("};", text.index("const WIDGETS = {"))]
-    modules = [(loader.parent / m).resolve() for m in WIDGET_MODULE.findall(widgets)]
-    assert modules and all(m.is_file() for m in modules), f"site.js's WIDGETS: {modules}"
-    return modules
+    return list(widgets(loader).values())
 
 
 def page_views():
@@ -132,8 +137,8 @@ def test_imports_are_followed_from_the_extra_javascript_entries(tmp_path):
 def test_every_page_loads_site_js_and_each_widget_only_where_it_is_shown():
     every_page = {p.name for p in page_view_scripts(extra_javascript())}
     assert every_page == {"site.js"}, every_page
-    widgets = {p.name for p in widget_modules()}
-    assert {"heatmap.js", "problems.js", "real-heads.js", "your-sentence.js"} <= widgets, widgets
+    modules = {p.name for p in widget_modules()}
+    assert {"heatmap.js", "problems.js", "real-heads.js", "your-sentence.js"} <= modules, modules
     views = {widget.name: {p.name for p in scripts} for widget, scripts in page_views().items()}
     assert {"heatmap.js", "attention-math.js", "dom.js", "example-check.js"} <= views["real-heads.js"]
     assert "heatmap.js" not in views["problems.js"], "the Problems page would load the heatmap widget"

@@ -15,7 +15,6 @@ scripts/bench_lighthouse.py prints the same numbers next to Lighthouse's scores;
 """
 import gzip
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +22,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+
+from tests.test_js_unit import widgets
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
@@ -57,8 +58,7 @@ NEAR_FIGURES_SETTLED = """() => [...document.querySelectorAll("figure.aih-heatma
   .filter((figure) => figure.getBoundingClientRect().top < 2 * innerHeight)
   .every((figure) => figure.matches(".aih-on, .aih-merged") || figure.querySelector(".aih-static-note"))"""
 # site.js's WIDGETS: {selector: module}, the modules it loads on a page that shows one.
-WIDGETS = dict(re.findall(r'^\s*"([^"]+)": "\./([\w-]+\.js)",$',
-                          (ROOT / "docs" / "javascripts" / "site.js").read_text(), flags=re.M))
+WIDGETS = {selector: module.name for selector, module in widgets().items()}
 WIDGETS_FETCHED = """(widgets) => {
   const fetched = performance.getEntriesByType("resource").map((entry) => entry.name.split("/").pop());
   if (!document.querySelector("script[src$='javascripts/site.js']")) return true; // the bare theme's page
@@ -97,7 +97,6 @@ def load(browser, url, throttle=1):
     page.goto(url, wait_until="networkidle", timeout=120_000)
     # With the CPU slowed, the network can go quiet while the theme's bundle is still parsing, before site.js
     # has asked for this page's widgets: wait until each has arrived.
-    assert WIDGETS, "site.js: its WIDGETS map was not found"
     page.wait_for_function(WIDGETS_FETCHED, arg=WIDGETS, timeout=60_000)
     page.wait_for_function(NEAR_FIGURES_SETTLED, timeout=60_000)
     page.wait_for_timeout(300)
