@@ -13,29 +13,16 @@ under 5 ms has no Execute span: only its function calls count. Prints each load,
 Build OLD_SITE from the commit to compare with (`git worktree add`, then `mkdocs build --site-dir`).
 """
 import argparse
-import functools
-import http.server
 import json
 import statistics
-import threading
+import sys
 from pathlib import Path
 
-PREFIX = "/attention-heatmap/"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_lighthouse import serve  # noqa: E402  (gzip-compressed under PREFIX, as GitHub Pages serves)
+
 PHONE = {"width": 412, "height": 823}
 CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"]
-
-
-def serve(folder):
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def translate_path(self, path):
-            return super().translate_path("/" + path[len(PREFIX):]) if path.startswith(PREFIX) else "/nonexistent"
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
 
 
 def script_runs(events, script):
@@ -102,13 +89,11 @@ def main():
         if not (site / args.page / "index.html").is_file():
             parser.error(f"{site} has no {args.page}index.html: build it first")
 
-    import sys  # noqa: PLC0415
-
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "browser"))
     from conftest import CHROMIUM_ARGS, chromium_executable  # noqa: PLC0415
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
 
-    sites = {"old": serve(args.old), "new": serve(args.new)}
+    sites = {name: serve(site)[1] for name, site in (("old", args.old), ("new", args.new))}
     results = {name: [] for name in sites}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
