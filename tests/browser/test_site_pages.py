@@ -73,3 +73,41 @@ def test_figures_and_math_render_without_javascript_help(page, site_url, path):
             assert box and box["width"] > 0, f"formula {k} is not laid out"
     finally:
         context.close()
+
+
+def test_the_scheme_toggle_switches_and_is_remembered_with_the_palette_stylesheet_trimmed(page, site_url):
+    """hooks/palette_switch.py takes the theme's `[data-md-color-switching] *` rule out (it restyled every element
+    as each page started). No stylesheet the page loads keys a rule on that attribute, and the theme's toggle still
+    works: a click switches the scheme, the browser's colour scheme and theme colour follow, the toggle offers
+    the way back, and the next page opens in the scheme chosen."""
+    from playwright.sync_api import expect
+
+    page.emulate_media(color_scheme="light")
+    page.goto(site_url, wait_until="networkidle")
+    switching_rules = page.evaluate("""() => {
+        const found = [];
+        const walk = (rules) => { for (const rule of rules) {
+            if (rule.cssRules) walk(rule.cssRules);
+            if (rule.selectorText?.includes("data-md-color-switching")) found.push(rule.selectorText);
+        } };
+        for (const sheet of document.styleSheets) walk(sheet.cssRules);
+        return found;
+    }""")
+    assert switching_rules == []
+    meta = "(name) => document.querySelector(`meta[name=${name}]`).content"
+    assert page.evaluate("document.body.dataset.mdColorScheme") == "default"
+    assert page.evaluate(meta, "color-scheme") == "light"
+
+    page.locator('label[title="Switch to the dark scheme"]').click()
+    expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
+    expect(page.locator('label[title="Switch to the light scheme"]')).to_be_visible()
+    expect(page.locator('label[title="Switch to the dark scheme"]')).to_be_hidden()
+    expect(page.locator("body")).not_to_have_attribute("data-md-color-switching", "")
+    header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor")
+    rgb = "#" + "".join(f"{int(part):02x}" for part in header[header.index("(") + 1:-1].split(",")[:3])
+    assert page.evaluate(meta, "theme-color") == rgb
+    assert page.evaluate(meta, "color-scheme") == "dark"
+
+    page.goto(site_url + "scores/", wait_until="networkidle")
+    assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
+    expect(page.locator('label[title="Switch to the light scheme"]')).to_be_visible()
