@@ -73,7 +73,7 @@ def test_the_pair_of_demo_figures_becomes_one_heatmap(demo):
     assert demo.locator(f"{DEMO} svg").is_hidden()
     assert demo.locator(f"{DEMO} details.aih-data table").count() == 0, "the table waits until its block opens"
     demo.locator(f"{DEMO} details.aih-data summary").click()
-    assert demo.locator(f"{DEMO} details.aih-data table").count() == 1, "the data table stays"
+    expect(demo.locator(f"{DEMO} details.aih-data table")).to_have_count(1)  # the data table stays (a task later)
 
 
 def test_mode_switch_changes_numbers_colours_and_legend(demo):

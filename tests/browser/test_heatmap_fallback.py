@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 SITE = Path(__file__).resolve().parents[2] / "site"
 FIGURE = "#fig-demo-scaled-scores"
@@ -64,7 +65,7 @@ def assert_static_figure_survives(page):
     assert page.locator(f"{FIGURE} .aih-live").count() == 0
     assert "aih-on" not in page.locator(FIGURE).get_attribute("class").split()
     page.locator(f"{FIGURE} details.aih-data summary").click()  # the table is there once its block opens
-    assert page.locator(f"{FIGURE} details.aih-data table tbody tr").count() == 6
+    expect(page.locator(f"{FIGURE} details.aih-data table tbody tr")).to_have_count(6)  # a task after: "toggle" is queued
     assert page.locator(".aih-static-note").count() == 1  # one note for the widget that did not come
 
 
