@@ -223,31 +223,6 @@ def test_the_stylesheet_bundle_names_a_listed_file_that_is_missing(tmp_path):
         one_stylesheet.bundle(tmp_path, ["a.css", "b.css"])
 
 
-def test_the_palette_stylesheet_is_the_themes_without_its_colour_switching_rule(site):
-    import material
-    from hooks import palette_switch
-
-    [theirs] = (Path(material.__file__).parent / "templates/assets/stylesheets").glob("palette.*.min.css")
-    [ours] = (site / "assets/stylesheets").glob("palette.*.min.css")
-    assert ours.name == theirs.name
-    theme_css, published = theirs.read_text(encoding="utf-8"), ours.read_text(encoding="utf-8")
-    assert palette_switch.SWITCHING_RULE in theme_css
-    assert published == theme_css.replace(palette_switch.SWITCHING_RULE, "")
-    assert "data-md-color-switching" not in published
-
-
-def test_the_palette_hook_names_the_stylesheet_when_the_theme_has_changed_the_rule():
-    from mkdocs.exceptions import PluginError
-    from hooks import palette_switch
-
-    changed = "[data-md-color-switching] *{transition:none!important}"
-    with pytest.raises(PluginError, match=r"palette\.abc\.min\.css does not hold the rule"):
-        palette_switch.without_switching_rule(changed, "palette.abc.min.css")
-    twice = palette_switch.SWITCHING_RULE * 2
-    with pytest.raises(PluginError, match="once"):
-        palette_switch.without_switching_rule(twice, "palette.abc.min.css")
-
-
 def test_every_source_listing_links_the_file_as_it_is_and_its_highlighted_fragment(site):
     """A collapsed listing (figures_src/engine/sources.py) links code/<path>: the repository's file, byte for
     byte, for readers without JavaScript; site.js fills the block from code/<path>.highlight when opened."""

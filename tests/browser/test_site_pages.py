@@ -75,39 +75,63 @@ def test_figures_and_math_render_without_javascript_help(page, site_url, path):
         context.close()
 
 
-def test_the_scheme_toggle_switches_and_is_remembered_with_the_palette_stylesheet_trimmed(page, site_url):
-    """hooks/palette_switch.py takes the theme's `[data-md-color-switching] *` rule out (it restyled every element
-    as each page started). No stylesheet the page loads keys a rule on that attribute, and the theme's toggle still
-    works: a click switches the scheme, the browser's colour scheme and theme colour follow, the toggle offers
-    the way back, and the next page opens in the scheme chosen."""
+def _theme_metas(page):
+    """The color-scheme and theme-color meta tags, and the header's background as #rrggbb."""
+    header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor")
+    rgb = "#" + "".join(f"{int(part):02x}" for part in header[header.index("(") + 1:-1].split(",")[:3])
+    metas = page.evaluate("""() => Object.fromEntries(["color-scheme", "theme-color"].map((name) =>
+        [name, [...document.querySelectorAll(`meta[name=${name}]`)].map((meta) => meta.content)]))""")
+    return metas, rgb
+
+
+def test_the_scheme_toggle_switches_and_is_remembered(page, site_url):
+    """Our toggle (overrides/partials/javascripts/palette.html), in place of the theme's: a click switches the
+    scheme, the browser's colour scheme and theme colour follow, the toggle offers the way back, the next page
+    opens in the scheme chosen, and the keyboard switches it too (Enter, as under the theme)."""
     from playwright.sync_api import expect
 
     page.emulate_media(color_scheme="light")
     page.goto(site_url, wait_until="networkidle")
-    switching_rules = page.evaluate("""() => {
-        const found = [];
-        const walk = (rules) => { for (const rule of rules) {
-            if (rule.cssRules) walk(rule.cssRules);
-            if (rule.selectorText?.includes("data-md-color-switching")) found.push(rule.selectorText);
-        } };
-        for (const sheet of document.styleSheets) walk(sheet.cssRules);
-        return found;
-    }""")
-    assert switching_rules == []
-    meta = "(name) => document.querySelector(`meta[name=${name}]`).content"
     assert page.evaluate("document.body.dataset.mdColorScheme") == "default"
-    assert page.evaluate(meta, "color-scheme") == "light"
+    metas, header = _theme_metas(page)
+    assert metas == {"color-scheme": ["light"], "theme-color": [header]}
 
     page.locator('label[title="Switch to the dark scheme"]').click()
     expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
     expect(page.locator('label[title="Switch to the light scheme"]')).to_be_visible()
     expect(page.locator('label[title="Switch to the dark scheme"]')).to_be_hidden()
     expect(page.locator("body")).not_to_have_attribute("data-md-color-switching", "")
-    header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor")
-    rgb = "#" + "".join(f"{int(part):02x}" for part in header[header.index("(") + 1:-1].split(",")[:3])
-    assert page.evaluate(meta, "theme-color") == rgb
-    assert page.evaluate(meta, "color-scheme") == "dark"
+    metas, header = _theme_metas(page)
+    assert metas == {"color-scheme": ["dark"], "theme-color": [header]}
 
     page.goto(site_url + "scores/", wait_until="networkidle")
     assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
     expect(page.locator('label[title="Switch to the light scheme"]')).to_be_visible()
+
+    page.locator("input[name=__palette]:checked").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "default")
+    expect(page.locator('label[title="Switch to the dark scheme"]')).to_be_visible()
+    assert page.evaluate("document.activeElement.id") == "__palette_0"
+    page.goto(site_url + "softmax/", wait_until="networkidle")
+    assert page.evaluate("document.body.dataset.mdColorScheme") == "default"
+
+
+def test_a_dark_system_gets_the_dark_scheme_before_the_themes_script_runs(page, site_url):
+    """With nothing stored, the scheme follows the system's from the first paint: the inline script picks it
+    while the page is parsed (the theme's toggle did it from its bundle, after a first paint in light). With no
+    script file run, the page is dark, its one color-scheme meta tag says so, and the two changes
+    overrides/main.html makes early (the js class, absolute stylesheet hrefs) are made."""
+    from playwright.sync_api import expect
+
+    page.emulate_media(color_scheme="dark")
+    # Every script file (the theme's bundle and ours) arrives empty: only the inline scripts run.
+    page.route("**/*.js", lambda route: route.fulfill(body="", content_type="text/javascript"))
+    page.goto(site_url + "masks/", wait_until="load")
+    assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
+    expect(page.locator('label[title="Switch to the light scheme"]')).to_be_visible()
+    metas, header = _theme_metas(page)
+    assert metas == {"color-scheme": ["dark"], "theme-color": [header]}
+    assert page.evaluate("document.documentElement.className") == "js"
+    hrefs = page.evaluate("[...document.querySelectorAll('link[rel=stylesheet]')].map((l) => l.getAttribute('href'))")
+    assert hrefs and all(href.startswith(site_url) for href in hrefs), hrefs
