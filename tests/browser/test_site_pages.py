@@ -121,7 +121,7 @@ def test_a_dark_system_gets_the_dark_scheme_before_the_themes_script_runs(page, 
     """With nothing stored, the scheme follows the system's from the first paint: the inline script picks it
     while the page is parsed (the theme's toggle did it from its bundle, after a first paint in light). With no
     script file run, the page is dark, its one color-scheme meta tag says so, and the two changes
-    overrides/main.html makes early (the js class, absolute stylesheet hrefs) are made."""
+    overrides/main.html makes early (the classes js and js-focus-visible, absolute stylesheet hrefs) are made."""
     from playwright.sync_api import expect
 
     page.emulate_media(color_scheme="dark")
@@ -132,6 +132,6 @@ def test_a_dark_system_gets_the_dark_scheme_before_the_themes_script_runs(page, 
     expect(page.locator('label[title="Switch to the light scheme"]')).to_be_visible()
     metas, header = _theme_metas(page)
     assert metas == {"color-scheme": ["dark"], "theme-color": [header]}
-    assert page.evaluate("document.documentElement.className") == "js"
+    assert page.evaluate("document.documentElement.className") == "js js-focus-visible"
     hrefs = page.evaluate("[...document.querySelectorAll('link[rel=stylesheet]')].map((l) => l.getAttribute('href'))")
     assert hrefs and all(href.startswith(site_url) for href in hrefs), hrefs
