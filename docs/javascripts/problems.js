@@ -201,10 +201,11 @@ globalThis.document$?.subscribe(() => {
   pageListeners = new AbortController();
   const { signal } = pageListeners;
   const load = (root) => fetchJSON(root.dataset.src, signal)
-    .then((data) => signal.aborted || new Problem(root, data, signal))
-    .catch((error) => signal.aborted || (root.querySelector(".aih-problem__status").textContent =
-      `The problem's data did not load (${error.message}); the hints and solution below still work.`));
-  // each problem's data is fetched when it comes within a screen of the viewport, not all on load
+    .then((data) => signal.aborted || (root.matches(".aih-quiz") ? setUpQuiz(root, data, signal)
+      : new Problem(root, data, signal)))
+    .catch((error) => signal.aborted || root.matches(".aih-quiz") || (root.querySelector(".aih-problem__status")
+      .textContent = `The problem's data did not load (${error.message}); the hints and solution below still work.`));
+  // each problem's and quiz's data is fetched when it comes within a screen of the viewport, not all on load
   const nearViewport = globalThis.IntersectionObserver && new IntersectionObserver((entries) => {
     for (const { target, isIntersecting } of entries) {
       if (!isIntersecting) continue;
@@ -213,11 +214,8 @@ globalThis.document$?.subscribe(() => {
     }
   }, { rootMargin: "100% 0px" });
   signal.addEventListener("abort", () => nearViewport?.disconnect());
-  for (const root of document.querySelectorAll(".aih-problem[data-src]")) {
+  for (const root of document.querySelectorAll(".aih-problem[data-src], .aih-quiz[data-src]")) {
     if (nearViewport) nearViewport.observe(root);
     else load(root);
-  }
-  for (const root of document.querySelectorAll(".aih-quiz[data-src]")) {
-    fetchJSON(root.dataset.src, signal).then((data) => signal.aborted || setUpQuiz(root, data, signal)).catch(() => {});
   }
 });

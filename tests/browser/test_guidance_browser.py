@@ -138,6 +138,7 @@ def test_demo_tasks_show_what_they_claim(demo):
 
 def test_a_conceptual_question_answers_right_and_wrong(page, site_url):
     page.goto(site_url + "problems/")
+    page.locator(".aih-quiz").scroll_into_view_if_needed()  # its data is fetched near the viewport
     quiz = page.locator(".aih-quiz.aih-on")
     expect(quiz).to_have_count(1)
     data = json.loads((SITE / "problems" / "concepts.json").read_text())

@@ -148,6 +148,11 @@ def test_dom_size_and_examples_at_load(browser, site_url, path):
             top = page.evaluate("(id) => Math.min(...[...document.querySelectorAll(`[data-example='${id}']`)]"
                                 ".map((figure) => figure.getBoundingClientRect().top + scrollY))", example)
             assert top <= 2 * PHONE["height"], f"{path or 'home'}: {example}.json fetched at load for a figure at {top:.0f} px"
+        # and so does a problem's or a quiz's data (its element's data-src)
+        for src, top in page.evaluate("[...document.querySelectorAll('[data-src]')].map((element) =>"
+                                      " [element.dataset.src, element.getBoundingClientRect().top + scrollY])"):
+            if any(p.endswith("/" + src) for p in fetched):
+                assert top <= 2 * PHONE["height"], f"{path or 'home'}: {src} fetched at load for an element at {top:.0f} px"
     finally:
         context.close()
 
