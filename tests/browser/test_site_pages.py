@@ -120,7 +120,7 @@ def test_the_scheme_toggle_switches_and_is_remembered(page, site_url):
 def test_a_dark_system_gets_the_dark_scheme_before_the_themes_script_runs(page, site_url):
     """With nothing stored, the scheme follows the system's from the first paint: the inline script picks it
     while the page is parsed (the theme's toggle did it from its bundle, after a first paint in light). With no
-    script file run, the page is dark, its one color-scheme meta tag says so, and the two changes
+    script file run, the page is dark, its one color-scheme meta tag says so, and the changes
     overrides/main.html makes early (the classes js and js-focus-visible, absolute stylesheet hrefs) are made."""
     from playwright.sync_api import expect
 
