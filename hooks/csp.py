@@ -1,9 +1,9 @@
 """Fill in the Content-Security-Policy of overrides/main.html: the sha256 of each inline script on the page.
 
-The theme writes a few small inline scripts (its storage helpers, the colour-palette switch); one of them
-holds the page's relative base URL, so the hashes differ from page to page and are computed here, from
-the final HTML. Only the theme's scripts are hashed: an inline script in a page's content is an error, and
-so is a page without the policy's placeholder.
+The page template writes a few small inline scripts (the theme's storage helpers; overrides/'s light/dark
+toggle and its early change of <html>'s classes); one of them holds the page's relative base URL, so the
+hashes differ from page to page and are computed here, from the final HTML. Only the template's scripts are
+hashed: an inline script in a page's content is an error, and so is a page without the policy's placeholder.
 """
 import base64
 import hashlib

@@ -200,11 +200,13 @@ globalThis.document$?.subscribe(() => {
   pageListeners?.abort(); // the previous page's listeners and fetches
   pageListeners = new AbortController();
   const { signal } = pageListeners;
-  const load = (root) => fetchJSON(root.dataset.src, signal)
-    .then((data) => signal.aborted || (root.matches(".aih-quiz") ? setUpQuiz(root, data, signal)
-      : new Problem(root, data, signal)))
-    .catch((error) => signal.aborted || root.matches(".aih-quiz") || (root.querySelector(".aih-problem__status")
-      .textContent = `The problem's data did not load (${error.message}); the hints and solution below still work.`));
+  const load = (root) => {
+    const quiz = root.matches(".aih-quiz");
+    return fetchJSON(root.dataset.src, signal)
+      .then((data) => signal.aborted || (quiz ? setUpQuiz(root, data, signal) : new Problem(root, data, signal)))
+      .catch((error) => signal.aborted || quiz || (root.querySelector(".aih-problem__status").textContent =
+        `The problem's data did not load (${error.message}); the hints and solution below still work.`));
+  };
   // each problem's and quiz's data is fetched when it comes within a screen of the viewport, not all on load
   const nearViewport = globalThis.IntersectionObserver && new IntersectionObserver((entries) => {
     for (const { target, isIntersecting } of entries) {
