@@ -1,14 +1,17 @@
 """Lighthouse on every page of the built site, and on a bare Material page, in the same run.
 
-    .venv/bin/python scripts/bench_lighthouse.py [--runs 3] [--only WORD] [--without-figures]
+    .venv/bin/python scripts/bench_lighthouse.py [--runs 3] [--only WORD ...] [--content-cost]
 
 Lighthouse 12.2.3 (mobile preset, its default) drives the system Chromium. Both sites are served on
 127.0.0.1 under /attention-heatmap/ and gzip-compressed, as GitHub Pages serves them. The bare reference is
 `mkdocs build` of the same Markdown with a bare Material config (scripts/bench_site.py's), measured in the
 same run so that both see the same machine. Prints one table: page, median performance, TBT, DOM size,
 bytes transferred at load, and bytes over the bare page; then the other three categories' lowest scores.
-With --without-figures it also measures each page with its inline SVG figures taken out (a copy of the site,
-measured in the same runs): the difference is what the figures cost.
+With --content-cost it also measures, in the same runs, two copies of each page: one with its inline SVG
+figures taken out, and one with its whole article replaced by the bare build's article for the same Markdown
+(our header, navigation, stylesheets and scripts; none of our figures, tables, problems or math); and the
+bare build's own page at the same path. A second table then splits each page's gap to its bare page into
+what the figures cost, what the rest of the article costs, and what the shell costs.
 
 Lighthouse is installed on first use into .cache/lighthouse (git-ignored), pinned with npm i -E. A benchmark,
 not a test: the scores move with the machine's load. The budgets that hold whatever the machine (DOM size,
@@ -115,15 +118,36 @@ def build_bare_site(workdir):
 
 
 FIGURE_SVG = re.compile(r'<svg [^>]*class="aih-svg".*?</svg>', re.S)
+ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">.*?</article>', re.S)
+
+
+def variant(site, workdir, name, change):
+    """A copy of `site` with `change(page_html, relative_path)` applied to every page."""
+    copy = workdir / name
+    shutil.copytree(site, copy)
+    for page in copy.rglob("index.html"):
+        html = page.read_text(encoding="utf-8")
+        page.write_text(change(html, page.relative_to(copy)), encoding="utf-8")
+    return copy
 
 
 def without_figures(site, workdir):
-    """A copy of `site` whose pages have no inline SVG figure (captions, tables and text stay)."""
-    copy = workdir / "without-figures"
-    shutil.copytree(site, copy)
-    for page in copy.rglob("index.html"):
-        page.write_text(FIGURE_SVG.sub("", page.read_text(encoding="utf-8")), encoding="utf-8")
-    return copy
+    """Each page with no inline SVG figure (captions, tables and text stay)."""
+    return variant(site, workdir, "without-figures", lambda html, _: FIGURE_SVG.sub("", html))
+
+
+def shell_only(site, bare, workdir):
+    """Each page with its article replaced by the bare build's article for the same page: what is left is our
+    shell (header, toggle, navigation, table of contents, stylesheets, scripts, CSP)."""
+
+    def change(html, path):
+        bare_page = bare / path
+        if not bare_page.exists():  # the embed pages: not in the bare build, and not measured in this copy
+            return html
+        bare_article = ARTICLE.search(bare_page.read_text(encoding="utf-8")).group(0)
+        return ARTICLE.sub(lambda _: bare_article, html, count=1)
+
+    return variant(site, workdir, "shell-only", change)
 
 
 def pages(site, only):
@@ -132,7 +156,7 @@ def pages(site, only):
     found = sorted(p.parent.relative_to(site).as_posix() for p in site.rglob("index.html")
                    if not {"assets", "print", "search"} & set(p.relative_to(site).parts)
                    and (p.parent.parent.name != "embed" or p.parent.name == EMBED_SAMPLE))
-    return [("" if p == "." else p + "/") for p in found if only in p]
+    return [("" if p == "." else p + "/") for p in found if any(word in p for word in only)]
 
 
 def measured(url, report, attempts=3):
@@ -151,9 +175,10 @@ def median_of(runs, key):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--only", default="", help="only pages whose path contains this word")
-    parser.add_argument("--without-figures", action="store_true",
-                        help="also measure each page without its inline SVG figures")
+    parser.add_argument("--only", nargs="+", default=[""], metavar="WORD",
+                        help="only pages whose path contains one of these words")
+    parser.add_argument("--content-cost", action="store_true",
+                        help="also measure each page without its figures, and with the bare page's article")
     args = parser.parse_args(argv)
     site = ROOT / "site"
     if not (site / "index.html").exists():
@@ -164,17 +189,24 @@ def main(argv=None):
         bare = build_bare_site(workdir)
         servers = [serve(site), serve(bare)]
         our_url, bare_url = servers[0][1], servers[1][1]
-        if args.without_figures:
-            servers.append(serve(without_figures(site, workdir)))
+        variants = {}  # suffix of the row -> base URL of that copy of the site
+        if args.content_cost:
+            for suffix, copy in ((" −figures", without_figures(site, workdir)),
+                                 (" shell", shell_only(site, bare, workdir))):
+                servers.append(serve(copy))
+                variants[suffix] = servers[-1][1]
+            variants[" bare"] = bare_url
         results = {}
         try:
             for run in range(args.runs):  # pages interleaved with the bare page, run after run
                 results.setdefault("(bare Material)", []).append(measured(bare_url, workdir / "report.json"))
                 for page in pages(site, args.only):
                     results.setdefault(page or "/", []).append(measured(our_url + page, workdir / "report.json"))
-                    if args.without_figures:
-                        results.setdefault(f"{page or '/'} −figures", []).append(
-                            measured(servers[2][1] + page, workdir / "report.json"))
+                    if not (bare / page / "index.html").exists():
+                        continue  # the embed pages: no bare page to compare with, so no content cost
+                    for suffix, url in variants.items():
+                        results.setdefault(f"{page or '/'}{suffix}", []).append(
+                            measured(url + page, workdir / "report.json"))
         finally:
             for server, _ in servers:
                 server.shutdown()
@@ -192,7 +224,24 @@ def main(argv=None):
     for page, audits in failed.items():
         if audits:
             print(f"  {page}: failing audits outside performance: {', '.join(audits)}")
+    if args.content_cost:
+        print_content_cost(results, args.only, site)
 
+
+def print_content_cost(results, only, site):
+    """Where each page's points go, from the medians: built → without figures → shell only → bare page."""
+    print("\nWhere the points go (median performance). figures = (without figures) − built; rest of article ="
+          " shell − (without figures); shell = (bare page) − shell.\n")
+    print("| page                     | built | −figures | shell | bare page | figures | rest of article | shell |")
+    print("| ------------------------ | ----: | -------: | ----: | --------: | ------: | --------------: | ----: |")
+    for page in pages(site, only):
+        name = page or "/"
+        if name + " bare" not in results:
+            continue
+        built, no_figures, shell, bare = (median_of(results[name + suffix], "performance")
+                                          for suffix in ("", " −figures", " shell", " bare"))
+        print(f"| {name:<24} | {built:5.0f} | {no_figures:8.0f} | {shell:5.0f} | {bare:9.0f} | "
+              f"{no_figures - built:7.0f} | {shell - no_figures:15.0f} | {bare - shell:5.0f} |")
 
 if __name__ == "__main__":
     main()

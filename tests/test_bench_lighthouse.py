@@ -1,0 +1,53 @@
+"""scripts/bench_lighthouse.py's copies of the site for --content-cost: each keeps everything but what it takes
+out, so the differences between their scores are what that part costs. (The scores themselves are a benchmark,
+never a test.)"""
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import bench_lighthouse as bench  # noqa: E402
+
+OURS = """<html><head><link rel="stylesheet" href="../assets/ours.css"></head><body><header>our header</header>
+<article class="md-content__inner md-typeset">
+<h1>Scores</h1><figure><svg width="10" height="10" class="aih-svg" viewBox="0 0 10 10"><rect/></svg>
+<figcaption>The caption stays.</figcaption></figure><table><tr><td>1</td></tr></table>
+</article><script src="../assets/ours.js"></script></body></html>"""
+BARE = """<html><head></head><body><article class="md-content__inner md-typeset">
+<h1>Scores</h1><p>--8&lt;-- "figure.md"</p>
+</article></body></html>"""
+
+
+def site(folder, pages):
+    for path, html in pages.items():
+        (folder / path).mkdir(parents=True, exist_ok=True)
+        (folder / path / "index.html").write_text(html, encoding="utf-8")
+    return folder
+
+
+def test_without_figures_takes_out_the_inline_svg_and_nothing_else(tmp_path):
+    ours = site(tmp_path / "site", {"scores": OURS})
+    html = (bench.without_figures(ours, tmp_path) / "scores" / "index.html").read_text(encoding="utf-8")
+    assert "<svg" not in html
+    assert html == OURS.replace(bench.FIGURE_SVG.search(OURS).group(0), "")
+    assert (ours / "scores" / "index.html").read_text(encoding="utf-8") == OURS, "the built site was changed"
+
+
+def test_shell_only_keeps_our_page_around_the_bare_pages_article(tmp_path):
+    ours = site(tmp_path / "site", {"scores": OURS, "embed/ex-scores": OURS})
+    bare = site(tmp_path / "bare", {"scores": BARE})
+    copy = bench.shell_only(ours, bare, tmp_path)
+    html = (copy / "scores" / "index.html").read_text(encoding="utf-8")
+    assert bench.ARTICLE.search(html).group(0) == bench.ARTICLE.search(BARE).group(0)
+    before, after = OURS.split('<article class="md-content__inner md-typeset">')[0], OURS.split("</article>")[1]
+    assert html.startswith(before) and html.endswith(after), "our shell around the article was changed"
+    assert "<table>" not in html and "<svg" not in html
+    # A page the bare build does not have is left as it is (and the benchmark does not measure its copies).
+    assert (copy / "embed" / "ex-scores" / "index.html").read_text(encoding="utf-8") == OURS
+
+
+def test_only_selects_the_pages_whose_path_has_one_of_the_words(tmp_path):
+    ours = site(tmp_path / "site", {".": OURS, "scores": OURS, "softmax": OURS, "cite": OURS,
+                                    "embed/ex-scores": OURS, "embed/ex-other": OURS, "print": OURS})
+    assert bench.pages(ours, [""]) == ["", "cite/", "embed/ex-scores/", "scores/", "softmax/"]
+    assert bench.pages(ours, ["soft", "cite"]) == ["cite/", "softmax/"]
