@@ -4,6 +4,12 @@ The page template writes a few small inline scripts (the theme's storage helpers
 toggle and its early change of <html>'s classes); one of them holds the page's relative base URL, so the
 hashes differ from page to page and are computed here, from the final HTML. Only the template's scripts are
 hashed: an inline script in a page's content is an error, and so is a page without the policy's placeholder.
+
+Chromium's preload scanner, which finds a page's stylesheets and scripts while the HTML is still arriving,
+stops at a policy <meta>: everything after it is requested only when the parser reaches it, the theme's
+bundle and our site.js at the very end of the page (at 4x CPU, 0.5-1.4 s after the HTML arrived; 0.1-0.25 s
+with the hints). So the hook also writes, just before the policy, a preload hint for each stylesheet and
+script that comes after it: the same files, requested at once.
 """
 import base64
 import hashlib
@@ -15,6 +21,9 @@ PLACEHOLDER = "'aih-inline-script-hashes'"
 # <script> elements without src; data blocks (type="application/json") are never executed, so need no hash.
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)([^>]*)>(.*?)</script>", re.S)
 DATA_BLOCK = re.compile(r"""\btype=["']?application/(?:ld\+)?json""")
+POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy"')
+STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)">')
+SCRIPT_FILE = re.compile(r'<script\b([^>]*)\bsrc="([^"]+)"([^>]*)>')
 
 
 def script_hashes(html):
@@ -28,13 +37,31 @@ def script_hashes(html):
     return sorted(hashes)
 
 
+def preload_hints(html):
+    """The <link>s that ask for every stylesheet and script file `html` loads after its policy <meta>, in
+    their order: rel=preload (as style or script), or rel=modulepreload for a module script."""
+    after = html[POLICY.search(html).end():]
+    hints = []
+    for match in re.finditer(f"{STYLESHEET.pattern}|{SCRIPT_FILE.pattern}", after):
+        stylesheet, before_src, src, after_src = match.groups()
+        if stylesheet:
+            hints.append(f'<link rel="preload" href="{stylesheet}" as="style">')
+        elif 'type="module"' in before_src + after_src:
+            hints.append(f'<link rel="modulepreload" href="{src}">')
+        else:
+            hints.append(f'<link rel="preload" href="{src}" as="script">')
+    return "".join(hints)
+
+
 def fill_policy(html, name):
     if html.count(PLACEHOLDER) != 1:
         raise PluginError(f"csp hook: {name} does not carry the Content-Security-Policy of overrides/main.html")
     article = re.search(r"<article\b.*?</article>", html, re.S)
     if article and script_hashes(article.group(0)):
         raise PluginError(f"csp hook: {name} has an inline <script> in its content; put it in docs/javascripts/")
-    return html.replace(PLACEHOLDER, " ".join(script_hashes(html)))
+    html = html.replace(PLACEHOLDER, " ".join(script_hashes(html)))
+    policy = POLICY.search(html).start()
+    return html[:policy] + preload_hints(html) + html[policy:]
 
 
 def on_post_page(output, page, config):

@@ -23,7 +23,9 @@ _ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</art
 _ID = re.compile(r'\bid="([^"]+)"')
 _RELATIVE = re.compile(r'\b(href|src)="(?![#/]|[a-z][a-z0-9+.-]*:)')
 _OWN_FOLDER = re.compile(r'\b(href|src)="(?![#/.]|[a-z][a-z0-9+.-]*:)')
-_SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*></script>\s*')
+# The widget script, and its preload hint (hooks/csp.py): an unused hint is a console warning.
+_SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*></script>\s*'
+                          r'|<link rel="modulepreload" href="[^"]*javascripts/site\.js">')
 
 _pages = []  # (src_uri, dest_path, url) of the nav's pages, in order, for this build
 

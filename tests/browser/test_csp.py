@@ -1,5 +1,6 @@
 """Every page carries a strict Content-Security-Policy and runs clean under it; injected code does not run."""
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,60 @@ def test_every_page_has_a_strict_policy_before_any_script():
         assert html.index("Content-Security-Policy") < html.index("<script"), f"{name}: a script comes before the policy"
         inline = [b for a, b in re.findall(r"<script(?![^>]*\bsrc=)([^>]*)>(.*?)</script>", html, re.S) if "json" not in a]
         assert len(script_src) - 1 == len(set(inline)), f"{name}: one hash per distinct inline script"
+
+
+class Resources(HTMLParser):
+    """The page's stylesheet <link>s, script files and preload hints, in order, each with whether it comes
+    after the policy <meta>."""
+
+    def __init__(self):
+        super().__init__()
+        self.after_policy = False
+        self.found = []  # (after_policy, kind, url)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy":
+            self.after_policy = True
+        elif tag == "link" and a.get("rel") in ("stylesheet", "preload", "modulepreload"):
+            kind = {"stylesheet": "style", "modulepreload": "module"}.get(a["rel"], a.get("as"))
+            self.found.append((self.after_policy, ("hint " if "preload" in a["rel"] else "") + kind, a["href"]))
+        elif tag == "script" and a.get("src"):
+            self.found.append((self.after_policy, "module" if a.get("type") == "module" else "script", a["src"]))
+
+
+def test_every_file_after_the_policy_is_asked_for_before_it():
+    """Chromium's preload scanner stops at a policy <meta> (hooks/csp.py): each stylesheet and script after it
+    has a hint of the right kind before it, and nothing else is hinted. Not the embed pages: their two
+    stylesheets and one script follow the policy at once, in a 20-line <head>, so nothing waits."""
+    for name in (name for name in site_pages() if not name.startswith("embed/")):
+        parser = Resources()
+        parser.feed((SITE / name).read_text(encoding="utf-8"))
+        hints = [(kind.removeprefix("hint "), url) for after, kind, url in parser.found if kind.startswith("hint ")]
+        assert all(not after for after, kind, _ in parser.found if kind.startswith("hint ")), f"{name}: a hint after the policy"
+        files = [(kind, url) for after, kind, url in parser.found if after and not kind.startswith("hint ")]
+        assert hints == files, f"{name}: hints {hints} for the files {files}"
+        if name == "index.html":  # the theme's bundle and our one module are among them
+            assert any(kind == "script" and url.startswith("assets/javascripts/bundle.") for kind, url in files), files
+            assert ("module", "javascripts/site.js") in files, files
+
+
+def test_the_browser_takes_each_file_from_its_hint(page, site_url):
+    """Each stylesheet and script of the page is requested once, the stylesheets and the theme's bundle as
+    preloads: a hint of the wrong kind would not be used, and its file would be requested a second time."""
+    requests = []
+    cdp = page.context.new_cdp_session(page)
+    cdp.on("Network.requestWillBeSent", lambda e: requests.append((e["request"]["url"].rsplit("/", 1)[-1],
+                                                                    e["request"].get("isLinkPreload", False))))
+    cdp.send("Network.enable")
+    page.goto(site_url + "softmax/", wait_until="load")
+    parser = Resources()
+    parser.feed((SITE / "softmax" / "index.html").read_text(encoding="utf-8"))
+    in_page = {url.rsplit("/", 1)[-1] for after, kind, url in parser.found if after}
+    ours = [(name, preload) for name, preload in requests if name in in_page]
+    assert sorted(name for name, _ in ours) == sorted(in_page), f"not each file requested once: {ours}"
+    # A module's hint (modulepreload) is not a preload to the network log; a wrong one would show as a second request.
+    assert [name for name, preload in ours if not preload] == ["site.js"], ours
 
 
 def test_our_javascript_writes_no_markup_and_evaluates_no_strings():
