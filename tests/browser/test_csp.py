@@ -62,12 +62,14 @@ class Resources(HTMLParser):
 def test_every_file_after_the_policy_is_asked_for_before_it():
     """Chromium's preload scanner stops at a policy <meta> (hooks/csp.py): each stylesheet and script after it
     has a hint of the right kind before it, and nothing else is hinted. Not the embed pages: their two
-    stylesheets and one script follow the policy at once, in a 20-line <head>, so nothing waits."""
+    stylesheets and one script come right after the policy, in a short <head>, so nothing waits."""
     for name in (name for name in site_pages() if not name.startswith("embed/")):
         parser = Resources()
         parser.feed((SITE / name).read_text(encoding="utf-8"))
-        hints = [(kind.removeprefix("hint "), url) for after, kind, url in parser.found if kind.startswith("hint ")]
-        assert all(not after for after, kind, _ in parser.found if kind.startswith("hint ")), f"{name}: a hint after the policy"
+        hinted = [(after, kind.removeprefix("hint "), url) for after, kind, url in parser.found
+                  if kind.startswith("hint ")]
+        assert not any(after for after, _, _ in hinted), f"{name}: a hint after the policy"
+        hints = [(kind, url) for _, kind, url in hinted]
         files = [(kind, url) for after, kind, url in parser.found if after and not kind.startswith("hint ")]
         assert hints == files, f"{name}: hints {hints} for the files {files}"
         if name == "index.html":  # the theme's bundle and our one module are among them
@@ -89,7 +91,7 @@ def test_the_browser_takes_each_file_from_its_hint(page, site_url):
     in_page = {url.rsplit("/", 1)[-1] for after, kind, url in parser.found if after}
     ours = [(name, preload) for name, preload in requests if name in in_page]
     assert sorted(name for name, _ in ours) == sorted(in_page), f"not each file requested once: {ours}"
-    # A module's hint (modulepreload) is not a preload to the network log; a wrong one would show as a second request.
+    # A module's hint (modulepreload) is not a preload to the network log: a wrong one shows as a second request.
     assert [name for name, preload in ours if not preload] == ["site.js"], ours
 
 
