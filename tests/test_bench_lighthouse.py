@@ -51,3 +51,13 @@ def test_only_selects_the_pages_whose_path_has_one_of_the_words(tmp_path):
                                     "embed/ex-scores": OURS, "embed/ex-other": OURS, "print": OURS})
     assert bench.pages(ours, [""]) == ["", "cite/", "embed/ex-scores/", "scores/", "softmax/"]
     assert bench.pages(ours, ["soft", "cite"]) == ["cite/", "softmax/"]
+
+
+def test_each_copy_of_a_page_takes_each_place_in_turn():
+    copies = ["built", "without figures", "shell", "bare page"]
+    orders = [bench.rotated(copies, run) for run in range(len(copies))]
+    assert orders[0] == copies, "the first run keeps the table's order"
+    assert all(sorted(order) == sorted(copies) for order in orders), "every copy is measured on every run"
+    for place in range(len(copies)):
+        assert sorted(order[place] for order in orders) == sorted(copies), f"place {place + 1} is not shared"
+    assert bench.rotated(["built"], 2) == ["built"]
