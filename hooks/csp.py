@@ -37,12 +37,12 @@ def script_hashes(html):
     return sorted(hashes)
 
 
-def preload_hints(html):
-    """The <link>s that ask for every stylesheet and script file `html` loads after its policy <meta>, in
-    their order: rel=preload (as style or script), or rel=modulepreload for a module script."""
-    after = html[POLICY.search(html).end():]
+def preload_hints(after_policy):
+    """The <link>s that ask for every stylesheet and script file loaded in `after_policy` (a page's markup
+    after its policy <meta>), in their order: rel=preload (as style or script), or rel=modulepreload for a
+    module script."""
     hints = []
-    for match in re.finditer(f"{STYLESHEET.pattern}|{SCRIPT_FILE.pattern}", after):
+    for match in re.finditer(f"{STYLESHEET.pattern}|{SCRIPT_FILE.pattern}", after_policy):
         stylesheet, before_src, src, after_src = match.groups()
         if stylesheet:
             hints.append(f'<link rel="preload" href="{stylesheet}" as="style">')
@@ -60,8 +60,8 @@ def fill_policy(html, name):
     if article and script_hashes(article.group(0)):
         raise PluginError(f"csp hook: {name} has an inline <script> in its content; put it in docs/javascripts/")
     html = html.replace(PLACEHOLDER, " ".join(script_hashes(html)))
-    policy = POLICY.search(html).start()
-    return html[:policy] + preload_hints(html) + html[policy:]
+    policy = POLICY.search(html)
+    return html[:policy.start()] + preload_hints(html[policy.end():]) + html[policy.start():]
 
 
 def on_post_page(output, page, config):
