@@ -204,6 +204,10 @@ def test_without_javascript_the_solutions_are_in_collapsible_blocks(browser, sit
         variant = published("soften-rows")["variants"][0]
         root = page.locator("#problem-soften-rows")
         assert root.locator(".aih-problem__actions").is_hidden()
+        # the inputs and the answer grid are there to work on by hand, with the note on checking
+        assert matrix_texts(root.locator(".aih-problem__inputs table")) == [expected_matrix(m) for m in variant["inputs"]]
+        assert root.locator(".aih-problem-grid input").count() == sum(len(p["rows"]) * len(p["cols"]) for p in variant["parts"])
+        assert root.locator(".aih-problem__nojs").is_visible()
         assert root.locator("details.aih-problem__all-hints li").all_text_contents() == [as_text(h) for h in variant["hints"]]
         solution = root.locator("details.aih-problem__solution")
         assert solution.get_attribute("open") is None
