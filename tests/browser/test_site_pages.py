@@ -135,3 +135,45 @@ def test_a_dark_system_gets_the_dark_scheme_before_the_themes_script_runs(page, 
     assert page.evaluate("document.documentElement.className") == "js js-focus-visible"
     hrefs = page.evaluate("[...document.querySelectorAll('link[rel=stylesheet]')].map((l) => l.getAttribute('href'))")
     assert hrefs and all(href.startswith(site_url) for href in hrefs), hrefs
+
+
+# Every layout shift, from before the page's first script runs (the observer also reports those buffered).
+WATCH_SHIFTS = """
+window.__aihShifts = [];
+new PerformanceObserver((list) => {
+  for (const shift of list.getEntries()) window.__aihShifts.push(shift.value);
+}).observe({ type: "layout-shift", buffered: true });
+"""
+# How the figures and the paragraphs after the second section heading are skipped off screen (site.css).
+SKIPPING = """[...new Set([...document.querySelectorAll(".md-typeset .aih-figure, .md-typeset > h2 ~ h2 ~ p")]
+  .map((block) => getComputedStyle(block).contentVisibility))]"""
+
+
+@pytest.mark.parametrize("path", ["softmax/#recap", "masks/#recap", "scores/#recap", "problems/#multi-head",
+                                  "cite/#print-it"])
+def test_a_reader_who_arrives_at_a_section_is_not_moved_from_it(browser, site_url, path):
+    """An address that ends in #a-section, on a phone: the page does not move under the reader once the browser
+    has scrolled there. Off-screen blocks skipped at a placeholder size would take their own after that scroll
+    and move the page by up to 0.4 of the screen (layout shift); for this reader nothing is skipped."""
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    try:
+        page = context.new_page()
+        page.add_init_script(WATCH_SHIFTS)
+        page.goto(site_url + path, wait_until="networkidle")
+        target = page.locator("#" + path.split("#")[1])
+        at_load = target.bounding_box()["y"]
+        page.wait_for_timeout(1000)
+        assert page.evaluate("document.documentElement.classList.contains('aih-landed')")
+        assert page.evaluate(SKIPPING) == ["visible"]
+        assert sum(page.evaluate("window.__aihShifts")) < 0.05, page.evaluate("window.__aihShifts")
+        assert abs(target.bounding_box()["y"] - at_load) < 2 and 0 <= at_load < 823
+    finally:
+        context.close()
+
+
+def test_read_from_the_top_a_page_skips_what_is_off_screen_until_it_comes_near(page, site_url):
+    page.goto(site_url + "softmax/", wait_until="networkidle")
+    assert not page.evaluate("document.documentElement.classList.contains('aih-landed')")
+    assert page.evaluate(SKIPPING) == ["auto"]
+    page.reload(wait_until="networkidle")  # a reload restores the scroll position: the reader may be anywhere
+    assert page.evaluate("document.documentElement.classList.contains('aih-landed')")
