@@ -107,6 +107,18 @@ def page(context, site_url):
 HEATMAPS = "figure.aih-heatmap[data-example][data-quantity]"
 
 
+# An init script: every layout shift as [value, [moved node, …]] in window.__aihShifts, from before the page's
+# first script runs (the observer also reports those buffered).
+WATCH_SHIFTS = """
+window.__aihShifts = [];
+new PerformanceObserver((list) => {
+  for (const shift of list.getEntries()) {
+    window.__aihShifts.push([shift.value, shift.sources.map((s) => s.node?.nodeName + "." + (s.node?.className || ""))]);
+  }
+}).observe({ type: "layout-shift", buffered: true });
+"""
+
+
 def reveal_heatmaps(page):
     """Scroll to each heatmap in turn and wait until it is interactive (or merged into its neighbour's): they
     become interactive only near the viewport. Ends back at the top of the page."""

@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from conftest import reveal_heatmaps
+from conftest import WATCH_SHIFTS, reveal_heatmaps
 from test_a11y import axe_violations
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,16 +83,6 @@ def test_embed_in_an_iframe_on_another_origin(context, site_url, foreign_origin,
     assert not errors, errors
     page.close()
 
-
-# Every layout shift, from before the page's first script runs (the observer also reports those buffered).
-WATCH_SHIFTS = """
-window.__aihShifts = [];
-new PerformanceObserver((list) => {
-  for (const shift of list.getEntries()) {
-    window.__aihShifts.push([shift.value, shift.sources.map((s) => s.node?.nodeName + "." + (s.node?.className || ""))]);
-  }
-}).observe({ type: "layout-shift", buffered: true });
-"""
 
 
 @pytest.mark.parametrize("viewport", [{"width": 412, "height": 823}, {"width": 1350, "height": 940}],
