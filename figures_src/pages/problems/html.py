@@ -4,6 +4,11 @@ It works without JavaScript: the inputs as matrices, an answer grid to fill in, 
 in collapsible blocks. docs/javascripts/problems.js builds the same markup from problems/<set>.json when
 the reader checks, asks for a hint or moves to another variant, so the two must stay in step (the class
 names below are the contract; tests/browser/test_problems_browser.py compares them).
+
+The site's search indexes a set's words (its introduction, prompt and hints), not the numbers of its first
+variant: the matrices, the answer grid, the buttons and the solution carry `data-search-exclude`. The theme's
+parser stops skipping at the first closing tag of the same name, so the attribute sits on elements that hold
+none of their own kind (a <table>, a <fieldset>, a <details>), not on a <div> that holds <div>s.
 """
 from html import escape
 
@@ -18,7 +23,7 @@ def matrix_html(m):
         f'<tr><th scope="row">{escape(r)}</th>' + "".join(f"<td>{fmt(v)}</td>" for v in row) + "</tr>"
         for r, row in zip(m["rows"], m["values"])
     )
-    return (f'<div class="aih-problem-scroll"><table class="aih-problem-matrix"><caption>{typeset(m["label"])}</caption>'
+    return (f'<div class="aih-problem-scroll"><table class="aih-problem-matrix" data-search-exclude><caption>{typeset(m["label"])}</caption>'
             f"<thead>{head}</thead><tbody>{body}</tbody></table></div>")
 
 
@@ -38,7 +43,7 @@ def grid_html(p, k):
             for j, c in enumerate(p["cols"])
         )
         rows.append(f'<tr><th scope="row">{escape(r)}</th>{cells}</tr>')
-    return (f'<fieldset class="aih-problem-part"><legend>{typeset(p["label"])} '
+    return (f'<fieldset class="aih-problem-part" data-search-exclude><legend>{typeset(p["label"])} '
             f'<span class="aih-problem-tolerance">({tolerance_text(p["tolerance"])})</span></legend>'
             f'<div class="aih-problem-scroll"><table class="aih-problem-grid"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
             "</table></div></fieldset>")
@@ -72,7 +77,7 @@ def problem_html(data, src):
         f'<p class="aih-problem__tolerance">{escape(tolerance_note)}'
         + (" Type decimals with a point, e.g. 0.25 or −1.5." if any(tolerances) else "") + "</p>",
         # shown by problems.js (CSS: .aih-on); Check submits the form, so Enter in a cell checks too
-        '<div class="aih-problem__actions">'
+        '<div class="aih-problem__actions" data-search-exclude>'
         '<button type="submit" class="md-button md-button--primary" data-action="check">Check</button>'
         '<button type="button" class="md-button" data-action="hint">Hint</button>'
         '<button type="button" class="md-button" data-action="solution">Solution</button>'
@@ -85,7 +90,7 @@ def problem_html(data, src):
         # lazy as the answers of the quiz below: parsed in by docs/javascripts/site.js when opened
         '<details class="note aih-problem__all-hints"><summary>Hints</summary><noscript class="aih-lazy"><ol>'
         + "".join(f"<li>{typeset(h)}</li>" for h in v["hints"]) + "</ol></noscript></details>",
-        '<details class="success aih-problem__solution"><summary>Solution</summary>'
+        '<details class="success aih-problem__solution" data-search-exclude><summary>Solution</summary>'
         f'<div class="aih-problem__steps">{steps_html(v["solution"])}</div></details>',
         "</div>",
     ]
