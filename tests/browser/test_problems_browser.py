@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import mark_the_window, same_window, wait_for_the_page
 
 from figures_src.engine.text import SUBSCRIPTED
 from figures_src.pages.problems.sets import fmt
@@ -186,10 +187,12 @@ def test_controls_are_labelled_buttons_and_inputs(page, site_url):
 def test_instant_navigation_sets_the_page_up_again(page, site_url):
     open_problems(page, site_url)
     page.locator("#problem-masks [data-action=next]").click()
-    page.click(".md-content a[href$='masks/']")  # Material's instant navigation: no full reload
-    page.wait_for_url("**/masks/")
+    mark_the_window(page)
+    page.click(".md-content a[href$='masks/']")
+    wait_for_the_page(page, "masks/")
     page.go_back()
-    page.wait_for_url("**/problems/")
+    wait_for_the_page(page, "problems/")
+    assert same_window(page), "a full page load, not instant navigation"
     open_problems(page, site_url)
     assert page.locator("#problem-masks .aih-problem__id").text_content() == "masks-02"
     page.locator("#problem-masks [data-action=hint]").click()
