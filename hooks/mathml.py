@@ -3,7 +3,12 @@
 pymdownx.arithmatex (generic mode) marks the math in the HTML it produces:
 `<span class="arithmatex">\\(...\\)</span>` inline and `<div class="arithmatex">\\[...\\]</div>` for display.
 This hook replaces each mark with the MathML that latex2mathml makes of it; a formula it cannot convert
-fails the build, naming the page and the formula. Pages keep their LaTeX in the search index.
+fails the build, naming the page and the formula.
+
+The search index reads page.content, before the page is finished: there each formula stands as short text,
+with sub- and superscripts as <sub> and <sup>, the only markup the index keeps (QK<sup>T</sup>/√d<sub>k</sub>).
+Its LaTeX showed in search results as typed ("\\(-\\infty\\)"); its MathML would be dozens of elements to
+walk and index per formula.
 """
 import hashlib
 import html
@@ -11,6 +16,8 @@ import importlib.metadata
 import json
 import os
 import re
+import unicodedata
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -111,7 +118,63 @@ def _name_header_math(match):
 _SINGLE_MROW = re.compile(r"<mrow>(<(mi|mo|mn|mtext)\b[^>]*>[^<]*</\2>)</mrow>")
 
 
+_MARK = re.compile(f"{_DISPLAY.pattern}|{_INLINE.pattern}", re.S)
+_SLOT = re.compile(r'<span class="aih-math-slot" data-math="(\d+)">.*?</span>', re.S)
+_MATHML = "{http://www.w3.org/1998/Math/MathML}"
+_SPACED = set("=+−×·⊙≈≠≤≥<>→←∈")  # operators read with a space on either side
+_taken = {}  # page src_uri -> the math marks taken out of page.content, in order
+
+
+def search_text(mathml):
+    """A formula's MathML as the search index shows it: text, with <sub> and <sup>. Letters are plain
+    (NFKC): a reader types T, not the sans-serif 𝖳 of \\mathsf{T}."""
+    return _text(ElementTree.fromstring(mathml)).strip()
+
+
+def _text(element, first=True):
+    tag = element.tag.removeprefix(_MATHML)
+    parts = [_text(child, index == 0) for index, child in enumerate(element)]
+    if tag in ("mi", "mn", "mtext", "ms"):
+        return html.escape(unicodedata.normalize("NFKC", element.text or ""))
+    if tag == "mo":
+        symbol = (element.text or "").strip()
+        return f" {html.escape(symbol)} " if symbol in _SPACED and not first else html.escape(symbol)
+    if tag in ("msub", "msup", "msubsup"):
+        scripts = ["sub", "sup"] if tag == "msubsup" else [tag[1:]]
+        return parts[0] + "".join(f"<{s}>{part}</{s}>" for s, part in zip(scripts, parts[1:]))
+    if tag == "msqrt":
+        inner = "".join(parts)
+        return "√" + (inner if len(element) == 1 and _atomic(element[0]) else f"({inner})")
+    if tag == "mfrac":
+        return "/".join(part if _atomic(child) else f"({part})" for child, part in zip(element, parts))
+    if tag in ("mspace", "mtd"):
+        return " ".join(parts) + " "
+    return "".join(parts)
+
+
+def _atomic(element):
+    """Whether a formula reads as one piece without brackets: a symbol, maybe with scripts, or a root."""
+    while element.tag == _MATHML + "mrow" and len(element) == 1:
+        element = element[0]
+    return len(element) == 0 or element.tag.removeprefix(_MATHML) in ("msub", "msup", "msubsup", "msqrt")
+
+
+def on_page_content(page_html, page, config, files):
+    """Each formula as search text in a placeholder, for the search plugin; on_post_page puts it back."""
+    taken = _taken[page.file.src_uri] = []
+
+    def swap(match):
+        display, inline = match.groups()
+        text = search_text(latex_to_mathml(html.unescape(display or inline), display is not None, page.file.src_uri))
+        taken.append(match.group(0))
+        return f'<span class="aih-math-slot" data-math="{len(taken) - 1}">{text}</span>'
+
+    return _MARK.sub(swap, page_html)
+
+
 def on_post_page(output, page, config):
-    # On the finished page rather than on page.content: the search index keeps the short LaTeX source
-    # instead of walking (and indexing) every MathML element.
+    taken = _taken.pop(page.file.src_uri, [])
+    output = _SLOT.sub(lambda match: taken[int(match.group(1))], output)
+    if 'class="aih-math-slot"' in output:
+        raise PluginError(f"{page.file.src_uri}: a formula's placeholder was left in the page")
     return _SINGLE_MROW.sub(r"\1", render_math(output, page.file.src_uri))

@@ -95,6 +95,33 @@ def test_pages_have_a_language_a_description_and_no_unrendered_math(site):
         assert "\\(" not in re.sub(r"<(code|pre|script)[\s>].*?</\1>", "", text, flags=re.S), f"{page}: raw LaTeX"
 
 
+def test_the_search_index_shows_formulas_as_text(site):
+    """Search results quote the page: a formula there reads as text with sub- and superscripts, not as the
+    LaTeX typed in the Markdown, and none of hooks/mathml.py's placeholders is left in a page."""
+    import json
+
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    text = " ".join(doc["title"] + " " + doc["text"] for doc in index["docs"])
+    assert "\\(" not in text and "\\[" not in text and "aih-math-slot" not in text
+    assert "QK<sup>T</sup>" in text and "1/√d<sub>k</sub>" in text and "becomes −∞," in text
+    assert not [page for page in pages(site) if "aih-math-slot" in page.read_text()]
+
+
+@pytest.mark.parametrize("latex, text", [
+    (r"QK^\mathsf{T}", "QK<sup>T</sup>"),
+    (r"\sqrt{d_k}", "√d<sub>k</sub>"),
+    (r"-\infty", "−∞"),
+    (r"\frac{QK^{\text{T}}}{\sqrt{d_k}}", "(QK<sup>T</sup>)/√d<sub>k</sub>"),
+    (r"\sqrt{d_k + 1}", "√(d<sub>k</sub> + 1)"),
+    (r"x^2_i < y", "x<sub>i</sub><sup>2</sup> &lt; y"),
+    (r"d_{\text{model}}", "d<sub>model</sub>"),
+])
+def test_a_formula_for_the_search_index(latex, text):
+    from hooks import mathml
+
+    assert mathml.search_text(mathml._convert(latex, False, "test")) == text
+
+
 class _Loads(HTMLParser):
     """The URLs a page makes the browser fetch by itself (not the links a reader may click)."""
 
