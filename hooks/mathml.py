@@ -6,7 +6,7 @@ This hook replaces each mark with the MathML that latex2mathml makes of it; a fo
 fails the build, naming the page and the formula.
 
 The search index reads page.content, before the page is finished: there each formula stands as short text,
-with sub- and superscripts as <sub> and <sup>, the only markup the index keeps (QK<sup>T</sup>/√d<sub>k</sub>).
+with sub- and superscripts as <sub> and <sup>, the only inline markup the index keeps (QK<sup>T</sup>/√d<sub>k</sub>).
 Its LaTeX showed in search results as typed ("\\(-\\infty\\)"); its MathML would be dozens of elements to
 walk and index per formula.
 """
@@ -122,34 +122,56 @@ _MARK = re.compile(f"{_DISPLAY.pattern}|{_INLINE.pattern}", re.S)
 _SLOT = re.compile(r'<span class="aih-math-slot" data-math="(\d+)">.*?</span>', re.S)
 _MATHML = "{http://www.w3.org/1998/Math/MathML}"
 _SPACED = set("=+−×·⊙≈≠≤≥<>→←∈")  # operators read with a space on either side
+_OPENING = set("([{⟨")
 _taken = {}  # page src_uri -> the math marks taken out of page.content, in order
 
 
 def search_text(mathml):
     """A formula's MathML as the search index shows it: text, with <sub> and <sup>. Letters are plain
-    (NFKC): a reader types T, not the sans-serif 𝖳 of \\mathsf{T}."""
+    (NFKC): a reader types T, not the sans-serif 𝖳 of \\mathsf{T}. An element it does not know is an error."""
     return _text(ElementTree.fromstring(mathml)).strip()
 
 
-def _text(element, first=True):
+_GROUPS = ("math", "mrow", "mstyle", "mpadded", "mphantom", "menclose", "mtable", "mtr")
+_SCRIPTS = {"msub": ["sub"], "msup": ["sup"], "msubsup": ["sub", "sup"],  # a display sum's limits sit under
+            "munder": ["sub"], "mover": ["sup"], "munderover": ["sub", "sup"]}  # and over it: read as scripts
+
+
+def _text(element, before=None):
     tag = element.tag.removeprefix(_MATHML)
-    parts = [_text(child, index == 0) for index, child in enumerate(element)]
+    parts = [_text(child, element[index - 1] if index else None) for index, child in enumerate(element)]
     if tag in ("mi", "mn", "mtext", "ms"):
         return html.escape(unicodedata.normalize("NFKC", element.text or ""))
     if tag == "mo":
         symbol = (element.text or "").strip()
-        return f" {html.escape(symbol)} " if symbol in _SPACED and not first else html.escape(symbol)
-    if tag in ("msub", "msup", "msubsup"):
-        scripts = ["sub", "sup"] if tag == "msubsup" else [tag[1:]]
-        return parts[0] + "".join(f"<{s}>{part}</{s}>" for s, part in zip(scripts, parts[1:]))
-    if tag == "msqrt":
-        inner = "".join(parts)
-        return "√" + (inner if len(element) == 1 and _atomic(element[0]) else f"({inner})")
+        # an operator with nothing before it, or after another operator or an opening bracket, is a sign:
+        # "−∞", "a = −b", "(−x)"
+        sign = before is None or before.tag == _MATHML + "mo" and (before.text or "").strip() in _SPACED | _OPENING
+        return f" {html.escape(symbol)} " if symbol in _SPACED and not sign else html.escape(symbol)
+    if tag == "mover" and element.get("accent") == "true":
+        return parts[0]  # \hat{x}: the letter, which is what a reader types
+    if tag in _SCRIPTS:
+        return parts[0] + "".join(f"<{s}>{part}</{s}>" for s, part in zip(_SCRIPTS[tag], parts[1:]))
+    if tag in ("msqrt", "mroot"):
+        radicand = "".join(parts[:1] if tag == "mroot" else parts)
+        index = f"<sup>{parts[1]}</sup>" if tag == "mroot" else ""
+        return index + "√" + (radicand if len(element) == 1 + (tag == "mroot") and _atomic(element[0])
+                               else f"({radicand})")
     if tag == "mfrac":
         return "/".join(part if _atomic(child) else f"({part})" for child, part in zip(element, parts))
-    if tag in ("mspace", "mtd"):
-        return " ".join(parts) + " "
-    return "".join(parts)
+    if tag == "mspace":
+        return "" if element.get("width", "").startswith(("-", "negative")) else " "
+    if tag == "mtd":
+        return "".join(parts) + " "
+    if tag in _GROUPS:  # a word (log, softmax) is set apart from what it applies to, unless that is bracketed
+        following = [next((later for later in parts[index + 1:] if later), "") for index in range(len(parts))]
+        return "".join(part + " " if _word(child) and following[index][:1] not in ("", " ", *_OPENING) else part
+                       for index, (child, part) in enumerate(zip(element, parts)))
+    raise ValueError(f"no search text for the MathML element <{tag}>")
+
+
+def _word(element):
+    return element.tag in (_MATHML + "mi", _MATHML + "mo") and len((element.text or "").strip()) > 1
 
 
 def _atomic(element):
@@ -165,7 +187,11 @@ def on_page_content(page_html, page, config, files):
 
     def swap(match):
         display, inline = match.groups()
-        text = search_text(latex_to_mathml(html.unescape(display or inline), display is not None, page.file.src_uri))
+        latex = html.unescape(display or inline)
+        try:
+            text = search_text(latex_to_mathml(latex, display is not None, page.file.src_uri))
+        except (ElementTree.ParseError, ValueError) as exc:
+            raise PluginError(f"{page.file.src_uri}: no search text for the formula {latex.strip()!r}: {exc}") from None
         taken.append(match.group(0))
         return f'<span class="aih-math-slot" data-math="{len(taken) - 1}">{text}</span>'
 

@@ -1,13 +1,13 @@
 """The Problems page's data: every answer recomputed by the library and by plain loops, every solution
 consistent with its answer, the published JSON's shape, the page blocks, and the downloadable kit."""
 import hashlib
-from html import unescape
 import json
 import math
 import re
 import shutil
 import subprocess
 import sys
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -359,12 +359,12 @@ def test_page_block_has_one_labelled_input_per_answer_entry(problem_set):
             assert "".join(f"<td>{fmt(x)}</td>" for x in row) in html
 
 
-
 @pytest.mark.parametrize("problem_set", DATA, ids=[s["set"] for s in DATA])
 def test_search_indexes_a_problems_words_not_its_numbers(problem_set):
     """The theme's own search parser, run on the block: the prompt and the hints are found; this variant's
-    matrices, answer grid, buttons and solution are not (they matched any search for "q1" or "0.25", and
-    made the index every page fetches at load 2 KB bigger, gzipped)."""
+    matrices, answer grid, buttons and solution are not (run together into strings like "k1k2k3k4q1−4−523",
+    they matched searches for their numbers and made the index every page fetches at load 2 KB bigger,
+    gzipped)."""
     from material.plugins.search.plugin import Parser
 
     parser = Parser()
@@ -372,7 +372,10 @@ def test_search_indexes_a_problems_words_not_its_numbers(problem_set):
     parser.close()
     text = "".join("".join(section.text) for section in parser.data)
     v = problem_set["variants"][0]
-    words = lambda source: unescape(typeset(source))  # as the parser hands them on: &#x27; is '
+
+    def words(source):  # as the parser hands them on: &#x27; is '
+        return unescape(typeset(source))
+
     assert words(v["prompt"]) in text
     assert all(words(hint) in text for hint in v["hints"])
     # as the parser runs a table's cells together: the column labels, then a row label and its numbers
@@ -381,7 +384,6 @@ def test_search_indexes_a_problems_words_not_its_numbers(problem_set):
     tables += [m["rows"][0] + "".join(fmt(x) for x in m["values"][0]) for m in v["inputs"]]
     for excluded in ("CheckHint", "New variant", "Solution", *tables):
         assert excluded not in text, f"{excluded!r} is in the search index"
-
 
 
 @pytest.mark.parametrize("problem_set", DATA, ids=[s["set"] for s in DATA])

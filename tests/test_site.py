@@ -107,19 +107,36 @@ def test_the_search_index_shows_formulas_as_text(site):
     assert not [page for page in pages(site) if "aih-math-slot" in page.read_text()]
 
 
-@pytest.mark.parametrize("latex, text", [
-    (r"QK^\mathsf{T}", "QK<sup>T</sup>"),
-    (r"\sqrt{d_k}", "√d<sub>k</sub>"),
-    (r"-\infty", "−∞"),
-    (r"\frac{QK^{\text{T}}}{\sqrt{d_k}}", "(QK<sup>T</sup>)/√d<sub>k</sub>"),
-    (r"\sqrt{d_k + 1}", "√(d<sub>k</sub> + 1)"),
-    (r"x^2_i < y", "x<sub>i</sub><sup>2</sup> &lt; y"),
-    (r"d_{\text{model}}", "d<sub>model</sub>"),
+@pytest.mark.parametrize("latex, display, text", [
+    (r"QK^\mathsf{T}", False, "QK<sup>T</sup>"),
+    (r"\sqrt{d_k}", False, "√d<sub>k</sub>"),
+    (r"-\infty", False, "−∞"),
+    (r"a = -b", False, "a = −b"),
+    (r"\frac{QK^{\text{T}}}{\sqrt{d_k}}", False, "(QK<sup>T</sup>)/√d<sub>k</sub>"),
+    (r"\sqrt{d_k + 1}", False, "√(d<sub>k</sub> + 1)"),
+    (r"x^2_i < y", False, "x<sub>i</sub><sup>2</sup> &lt; y"),
+    (r"d_{\text{model}}", False, "d<sub>model</sub>"),
+    (r"\hat{x}", False, "x"),
+    (r"H(w) = -\sum_j w_j \log w_j", True, "H(w) = −∑<sub>j</sub>w<sub>j</sub>log w<sub>j</sub>"),
+    (r"\sum_{c=1}^{d_k} q_{ic}", True, "∑<sub>c = 1</sub><sup>d<sub>k</sub></sup>q<sub>ic</sub>"),
+    (r"\operatorname{softmax}\!\left(x\right)", True, "softmax(x)"),
 ])
-def test_a_formula_for_the_search_index(latex, text):
+def test_a_formula_for_the_search_index(latex, display, text):
     from hooks import mathml
 
-    assert mathml.search_text(mathml._convert(latex, False, "test")) == text
+    assert mathml.search_text(mathml._convert(latex, display, "test")) == text
+
+
+def test_a_formula_without_search_text_fails_the_build_naming_it():
+    """latex2mathml leaves a < in \\text{} unescaped: not XML. The build stops and says where."""
+    from types import SimpleNamespace
+
+    from hooks import mathml
+    from mkdocs.exceptions import PluginError
+
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="scores.md"))
+    with pytest.raises(PluginError, match=r"scores\.md: no search text for the formula '\\\\text\{a < b\}'"):
+        mathml.on_page_content(r'<p><span class="arithmatex">\(\text{a < b}\)</span></p>', page, {}, None)
 
 
 class _Loads(HTMLParser):

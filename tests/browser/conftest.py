@@ -91,9 +91,9 @@ def follow_instant_navigation(context, site_url):
     """Let Material's instant navigation take this context's clicks, as on GitHub Pages.
 
     The theme navigates instantly only to pages its sitemap.xml lists, after giving each listed address the
-    page's protocol and host name, but not its port. The site is built for site_url's port (mkdocs.yml) and
-    served here on another, so every click would be a full page load: the sitemap arrives with this server's
-    address instead."""
+    page's protocol and host name, but not its port. The site is built for mkdocs.yml's site_url (port 8000)
+    and served here on another port, so every click would be a full page load: the sitemap arrives with this
+    server's address instead."""
     served = urlparse(site_url)
 
     def rewrite(route):
