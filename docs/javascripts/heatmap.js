@@ -379,6 +379,46 @@ class Heatmap {
   }
 }
 
+// Back, Forward and reload: the page comes back at the scroll offset the reader left it at (Material's instant
+// navigation scrolls there; a full load, the browser), but with its heatmaps static again: shorter than when
+// the reader left, so that offset can be screens past the reader's place. So the heights of a page's heatmaps
+// where the reader last stopped are kept for the session (per window width), and a page that comes back at that
+// offset takes them again (each held, clipped, until it is drawn).
+const heightsKey = () => `aih-heights ${location.pathname} ${innerWidth}`;
+const session = (() => {
+  try {
+    return sessionStorage;
+  } catch {
+    return {}; // storage turned off: kept for this page's life only
+  }
+})();
+let stopped;
+function rememberHeights() {
+  clearTimeout(stopped);
+  stopped = setTimeout(() => (session[heightsKey()] = JSON.stringify([scrollY,
+    [...document.querySelectorAll(".aih-on, .aih-merged, .aih-held")].map((figure) =>
+      [figure.id, figure.matches(".aih-merged") ? 0 : figure.offsetHeight])])), 150); // after Material's 100 ms
+}
+globalThis.addEventListener?.("scroll", rememberHeights, { passive: true }); // (not in Node's unit tests)
+
+// swapped: instant navigation has just scrolled to the offset it saved with the history entry. Else a full
+// load after a reload, Back or Forward, where the browser restores the place. Where it restores the very offset
+// (and the reader has not moved on), the held heights need it set again: holding a heatmap above the screen
+// moves nothing the reader sees (the browser's scroll anchoring). Chromium often restores by a block of the
+// page instead, which is right already and is left alone, as is a place not restored yet.
+function holdHeights(swapped) {
+  const [offset, heights] = JSON.parse(session[heightsKey()] || "[]");
+  const back = swapped ? offset === history.state?.y
+    : performance.getEntriesByType("navigation")[0]?.type !== "navigate" && Math.abs(scrollY - offset) < 2;
+  if (!heights || !back) return;
+  for (const [id, height] of heights) {
+    const figure = document.getElementById(id);
+    if (!height) figure?.classList.add("aih-merged");
+    else if (figure) figure.classList.add("aih-held"), (figure.style.height = `${height}px`);
+  }
+  scrollTo(0, offset);
+}
+
 const nextTask = () => new Promise((resolve) => setTimeout(resolve));
 
 // A short visible note in `figure` saying why it stays static (its figure and table show every number).
@@ -419,6 +459,8 @@ export async function enhance(figure, merged = [], data = null) {
   }
   figure.querySelector(".aih-live")?.remove();
   figure.querySelector(".aih-static-note")?.remove();
+  figure.classList.remove("aih-held"); // its own height from now on
+  figure.style.height = "";
   if (problem) {
     controller.abort();
     figure.classList.remove("aih-on");
@@ -429,6 +471,7 @@ export async function enhance(figure, merged = [], data = null) {
   figure.querySelector(".aih-figure__graphic").before(widget.panel);
   figure.classList.add("aih-on");
   for (const other of merged) other.classList.add("aih-merged");
+  rememberHeights();
 }
 
 // Material's instant navigation swaps pages without reloading this module: each new page comes through here.
@@ -437,6 +480,7 @@ export async function enhance(figure, merged = [], data = null) {
 let nearViewport;
 globalThis.document$?.subscribe(() => {
   for (const controller of widgetListeners.values()) controller.abort(); // the previous page's listeners
+  holdHeights(!!nearViewport);
   widgetListeners.clear();
   nearViewport?.disconnect();
   const runs = new Map(); // the first figure of each run of adjacent figures showing one example -> the others

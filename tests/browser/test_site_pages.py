@@ -211,6 +211,55 @@ def test_a_link_to_a_section_of_another_page_lands_on_it(browser, site_url, widt
         context.close()
 
 
+# The first block of the article below the header, as [its index, its top]: where the reader is reading.
+READING = """() => [...document.querySelectorAll("article.md-content__inner > *")]
+  .map((block, index) => [index, Math.round(block.getBoundingClientRect().top)]).find(([, top]) => top > 60)"""
+TOP_OF_BLOCK = """(index) => Math.round(document.querySelectorAll("article.md-content__inner > *")[index].getBoundingClientRect().top)"""
+# A link to another page, fixed where the reader is: clicking it scrolls nothing.
+LINK_HERE = """() => {
+  const link = Object.assign(document.createElement("a"), { href: new URL("../qkv/", location.href).href, textContent: "On" });
+  link.style.cssText = "position: fixed; top: 300px; left: 20px; z-index: 9";
+  document.body.append(link);
+}"""
+
+
+@pytest.mark.parametrize("width", [412, 1350])
+def test_back_and_reload_bring_the_reader_back_to_where_they_were(browser, site_url, width):
+    """Halfway down the learning page, read from the top (so the heatmaps on the way became interactive, and
+    taller): a link to another page, Back, then a reload each show the reader the same block at the same place.
+    The theme's Back scrolls to the offset it saved, on a copy of the page whose heatmaps are static again; on a
+    phone that put the reader 3,400 px further down. heatmap.js holds each heatmap at the height it was drawn at
+    until it is drawn again; a readout may change height with the pair shown, hence a little slack."""
+    context = browser.new_context(viewport={"width": width, "height": 823})
+    follow_instant_navigation(context, site_url)
+    try:
+        page = context.new_page()
+        page.goto(site_url + "learning/", wait_until="networkidle")
+        while page.evaluate("scrollY < document.documentElement.scrollHeight * 0.45"):
+            page.mouse.wheel(0, 400)
+            page.wait_for_timeout(100)
+        page.wait_for_timeout(1500)
+        assert page.locator("figure.aih-on").count() >= 1
+        reading = page.evaluate(READING)
+
+        mark_the_window(page)
+        page.evaluate(LINK_HERE)
+        page.get_by_role("link", name="On", exact=True).click()
+        wait_for_the_page(page, "qkv/")
+        page.go_back()
+        wait_for_the_page(page, "learning/")
+        page.wait_for_timeout(1500)
+        assert same_window(page), "a full page load, not instant navigation"
+        block, top = reading
+        assert abs(page.evaluate(TOP_OF_BLOCK, block) - top) <= 30, (reading, page.evaluate(READING))
+
+        page.reload(wait_until="networkidle")
+        page.wait_for_timeout(1500)
+        assert abs(page.evaluate(TOP_OF_BLOCK, block) - top) <= 30, (reading, page.evaluate(READING))
+    finally:
+        context.close()
+
+
 def test_read_from_the_top_a_page_skips_what_is_off_screen_until_it_comes_near(page, site_url):
     page.goto(site_url + "softmax/", wait_until="networkidle")
     assert not page.evaluate("document.documentElement.classList.contains('aih-landed')")
