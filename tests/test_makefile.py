@@ -34,6 +34,8 @@ def scratch(tmp_path):
     (purelib / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     for stamp in (".site-installed", ".test-installed"):
         (repo / ".venv" / stamp).touch()
+    (repo / "node_modules").mkdir()
+    (repo / "node_modules" / ".installed").touch()  # npm ci has run
     return repo, purelib
 
 
@@ -76,7 +78,17 @@ def test_a_missing_test_package_reinstalls_the_test_set_up(scratch):
     assert "pip install" not in plan(repo, "test")
     (purelib / "borrowed.pth").write_text("")  # nothing is installed any more, the stamps still there
     steps = plan(repo, "test")
-    assert "-e '.[site]'" in steps and "-e '.[site,test]'" in steps and "npm ci" in steps
+    assert "-e '.[site]'" in steps and "-e '.[site,test]'" in steps
+    assert "npm ci" not in steps  # the npm tooling has its own stamp, and it is there
+
+
+def test_the_site_build_installs_the_npm_tooling_first_when_it_is_missing(scratch):
+    repo, _ = scratch
+    assert "npm ci" not in plan(repo)
+    (repo / "node_modules" / ".installed").unlink()  # a fresh clone: the build's minifier is not there yet
+    steps = plan(repo)
+    assert "pip install" not in steps and "npm ci" in steps
+    assert steps.index("npm ci") < steps.index("mkdocs build --strict")
 
 
 def test_clean_removes_the_build_outputs_and_distclean_also_the_venv_and_caches(scratch):

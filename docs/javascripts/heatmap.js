@@ -383,8 +383,10 @@ class Heatmap {
 // navigation scrolls there; a full load, the browser), but with its heatmaps static again: shorter than when
 // the reader left, so that offset can be screens past the reader's place. So the heights of a page's heatmaps
 // where the reader last stopped are kept for the session (per window width), and a page that comes back at that
-// offset takes them again (each held, clipped, until it is drawn).
+// offset takes them again (each held, clipped, until it is drawn with the same example).
+const DRAWN = ["aih-on", "aih-merged", "aih-held"].map((state) => `figure.aih-heatmap.${state}`).join();
 const heightsKey = () => `aih-heights ${location.pathname} ${innerWidth}`;
+const shownIn = (figure) => `${figure.dataset.example} ${figure.dataset.head ?? ""}`; // its height depends on it
 const session = (() => {
   try {
     return sessionStorage;
@@ -392,29 +394,48 @@ const session = (() => {
     return {}; // storage turned off: kept for this page's life only
   }
 })();
-let stopped;
+let pending; // [key, timer]: the save after the last scroll, under the key of the page scrolled
+
+function saveHeights(key) {
+  clearTimeout(pending?.[1]);
+  pending = null;
+  const heights = [...document.querySelectorAll(DRAWN)].map((figure) =>
+    [figure.id, figure.matches(".aih-merged") ? 0 : figure.offsetHeight, shownIn(figure)]);
+  try {
+    session[key] = JSON.stringify([scrollY, heights]);
+  } catch {} // storage full: this page forgets
+}
+
 function rememberHeights() {
-  clearTimeout(stopped);
-  stopped = setTimeout(() => (session[heightsKey()] = JSON.stringify([scrollY,
-    [...document.querySelectorAll(".aih-on, .aih-merged, .aih-held")].map((figure) =>
-      [figure.id, figure.matches(".aih-merged") ? 0 : figure.offsetHeight])])), 150); // after Material's 100 ms
+  clearTimeout(pending?.[1]);
+  const key = heightsKey();
+  pending = [key, setTimeout(saveHeights, 150, key)]; // after Material's 100 ms
 }
 globalThis.addEventListener?.("scroll", rememberHeights, { passive: true }); // (not in Node's unit tests)
+// A click or Back sooner than that saves at once, while the page is still the one the reader leaves.
+for (const type of ["click", "popstate"]) globalThis.addEventListener?.(type, () => pending && saveHeights(pending[0]), true);
 
 // swapped: instant navigation has just scrolled to the offset it saved with the history entry. Else a full
-// load after a reload, Back or Forward, where the browser restores the place. Where it restores the very offset
-// (and the reader has not moved on), the held heights need it set again: holding a heatmap above the screen
-// moves nothing the reader sees (the browser's scroll anchoring). Chromium often restores by a block of the
-// page instead, which is right already and is left alone, as is a place not restored yet.
+// load after a reload, Back or Forward, where the browser restores the place its own way, not always to where
+// the reader was (Chromium restores by an element on screen, which may have been part of a heatmap): unless
+// the reader has already pressed or tapped something, the offset kept here wins. Holding a heatmap above the
+// screen moves nothing the reader sees (the browser's scroll anchoring), so the offset is set once more.
 function holdHeights(swapped) {
-  const [offset, heights] = JSON.parse(session[heightsKey()] || "[]");
+  let offset, heights;
+  try {
+    [offset, heights] = JSON.parse(session[heightsKey()]);
+  } catch {
+    return; // nothing kept for this page
+  }
+  const arrival = performance.getEntriesByType("navigation")[0];
   const back = swapped ? offset === history.state?.y
-    : performance.getEntriesByType("navigation")[0]?.type !== "navigate" && Math.abs(scrollY - offset) < 2;
-  if (!heights || !back) return;
-  for (const [id, height] of heights) {
+    : arrival?.type !== "navigate" && arrival?.name === location.href && !navigator.userActivation?.hasBeenActive;
+  if (!back) return;
+  for (const [id, height, shown] of heights) {
     const figure = document.getElementById(id);
-    if (!height) figure?.classList.add("aih-merged");
-    else if (figure) figure.classList.add("aih-held"), (figure.style.height = `${height}px`);
+    if (!figure?.matches("figure.aih-heatmap") || shownIn(figure) !== shown) continue;
+    if (!height) figure.classList.add("aih-merged");
+    else figure.classList.add("aih-held"), (figure.style.height = `${height}px`);
   }
   scrollTo(0, offset);
 }
@@ -480,6 +501,8 @@ export async function enhance(figure, merged = [], data = null) {
 let nearViewport;
 globalThis.document$?.subscribe(() => {
   for (const controller of widgetListeners.values()) controller.abort(); // the previous page's listeners
+  clearTimeout(pending?.[1]); // a save still due for the page just left (its figures are gone)
+  pending = null;
   holdHeights(!!nearViewport);
   widgetListeners.clear();
   nearViewport?.disconnect();

@@ -224,18 +224,21 @@ LINK_HERE = """() => {
 
 
 @pytest.mark.parametrize("width", [412, 1350])
-def test_back_and_reload_bring_the_reader_back_to_where_they_were(browser, site_url, width):
-    """Halfway down the learning page, read from the top (so the heatmaps on the way became interactive, and
-    taller): a link to another page, Back, then a reload each show the reader the same block at the same place.
-    The theme's Back scrolls to the offset it saved, on a copy of the page whose heatmaps are static again; on a
-    phone that put the reader 3,400 px further down. heatmap.js holds each heatmap at the height it was drawn at
-    until it is drawn again; a readout may change height with the pair shown, hence a little slack."""
+@pytest.mark.parametrize("path, depth", [("learning/", 0.45), ("real-heads/", 0.75)])
+def test_back_and_reload_bring_the_reader_back_to_where_they_were(browser, site_url, path, depth, width):
+    """Part way down a page, read from the top (so the heatmaps on the way became interactive, and taller): a
+    link to another page, Back, then a reload each show the reader the same block at the same place. The theme's
+    Back scrolls to the offset it saved, on a copy of the page whose heatmaps are static again: on a phone that
+    put the reader 3,400 px (learning) and 4,100 px (real heads) further down. A reload put them up to 3,700 px
+    off on real heads, where the static page is too short to reach the offset. heatmap.js holds each heatmap at
+    the height it was drawn at until it is drawn again; a readout may change height with the pair shown, hence
+    a little slack."""
     context = browser.new_context(viewport={"width": width, "height": 823})
     follow_instant_navigation(context, site_url)
     try:
         page = context.new_page()
-        page.goto(site_url + "learning/", wait_until="networkidle")
-        while page.evaluate("scrollY < document.documentElement.scrollHeight * 0.45"):
+        page.goto(site_url + path, wait_until="networkidle")
+        while page.evaluate(f"scrollY < document.documentElement.scrollHeight * {depth}"):
             page.mouse.wheel(0, 400)
             page.wait_for_timeout(100)
         page.wait_for_timeout(1500)
@@ -247,7 +250,7 @@ def test_back_and_reload_bring_the_reader_back_to_where_they_were(browser, site_
         page.get_by_role("link", name="On", exact=True).click()
         wait_for_the_page(page, "qkv/")
         page.go_back()
-        wait_for_the_page(page, "learning/")
+        wait_for_the_page(page, path)
         page.wait_for_timeout(1500)
         assert same_window(page), "a full page load, not instant navigation"
         block, top = reading
@@ -258,6 +261,28 @@ def test_back_and_reload_bring_the_reader_back_to_where_they_were(browser, site_
         assert abs(page.evaluate(TOP_OF_BLOCK, block) - top) <= 30, (reading, page.evaluate(READING))
     finally:
         context.close()
+
+
+def test_back_to_a_page_without_heatmaps_holds_nothing(page, site_url):
+    """Once heatmap.js is loaded it keeps listening on every page, but it remembers and holds heatmaps only: the
+    problems' blocks (also marked .aih-on when their script has set them up) keep their own height after Back."""
+    page.goto(site_url + "softmax/", wait_until="networkidle")
+    mark_the_window(page)
+    page.evaluate(LINK_HERE.replace("../qkv/", "../problems/"))
+    page.get_by_role("link", name="On", exact=True).click()
+    wait_for_the_page(page, "problems/")
+    page.wait_for_function("() => document.querySelectorAll('.aih-problem.aih-on').length > 1")  # problems.js is there
+    page.mouse.wheel(0, 2400)
+    page.wait_for_timeout(1000)
+    assert page.evaluate("scrollY") > 2000
+    page.evaluate(LINK_HERE)
+    page.locator("a", has_text="On").last.click()
+    wait_for_the_page(page, "qkv/")
+    page.go_back()
+    wait_for_the_page(page, "problems/")
+    page.wait_for_timeout(1000)
+    assert same_window(page) and page.locator(".aih-problem.aih-on").count() > 1
+    assert page.evaluate("[...document.querySelectorAll('.aih-held, article [style*=height]')].map((e) => e.id)") == []
 
 
 def test_read_from_the_top_a_page_skips_what_is_off_screen_until_it_comes_near(page, site_url):
