@@ -95,13 +95,10 @@ def follow_instant_navigation(context, site_url):
     and served here on another port, so every click would be a full page load: the sitemap arrives with this
     server's address instead."""
     served = urlparse(site_url)
-
-    def rewrite(route):
-        response = route.fetch()
-        body = re.sub(r"<loc>[a-z]+://[^/<]+", f"<loc>{served.scheme}://{served.netloc}", response.text())
-        route.fulfill(response=response, body=body)
-
-    context.route(site_url + "sitemap.xml", rewrite)
+    # Read from site/ here rather than fetched in the handler: a fetch still under way when its test closes the
+    # context fails ("Response has been disposed"), and the error surfaces in whichever test runs next.
+    body = re.sub(r"<loc>[a-z]+://[^/<]+", f"<loc>{served.scheme}://{served.netloc}", (SITE / "sitemap.xml").read_text())
+    context.route(site_url + "sitemap.xml", lambda route: route.fulfill(body=body, content_type="application/xml"))
 
 
 def mark_the_window(page):
