@@ -385,7 +385,9 @@ class Heatmap {
 // where the reader last stopped are kept for the session (per window width), and a page that comes back at that
 // offset takes them again (each held, clipped, until it is drawn with the same example).
 const DRAWN = ["aih-on", "aih-merged", "aih-held"].map((state) => `figure.aih-heatmap.${state}`).join();
-const heightsKey = () => `aih-heights ${location.pathname} ${innerWidth}`;
+// The page shown, not the address: instant navigation changes the address first, then swaps the page in.
+let shownPath = globalThis.location?.pathname;
+const heightsKey = () => `aih-heights ${shownPath} ${innerWidth}`;
 const shownIn = (figure) => `${figure.dataset.example} ${figure.dataset.head ?? ""}`; // its height depends on it
 const session = (() => {
   try {
@@ -395,6 +397,9 @@ const session = (() => {
   }
 })();
 let pending; // [key, timer]: the save after the last scroll, under the key of the page scrolled
+// The offset the theme saved with the history entry Back or Forward goes to, as it was then: the theme saves
+// the offset 100 ms after a scroll into the entry current by then, which may already be this one.
+let popped;
 
 function saveHeights(key) {
   clearTimeout(pending?.[1]);
@@ -413,7 +418,12 @@ function rememberHeights() {
 }
 globalThis.addEventListener?.("scroll", rememberHeights, { passive: true }); // (not in Node's unit tests)
 // A click or Back sooner than that saves at once, while the page is still the one the reader leaves.
-for (const type of ["click", "popstate"]) globalThis.addEventListener?.(type, () => pending && saveHeights(pending[0]), true);
+for (const type of ["click", "popstate"]) {
+  globalThis.addEventListener?.(type, (event) => {
+    popped = event.state?.y;
+    if (pending) saveHeights(pending[0]);
+  }, true);
+}
 
 // swapped: instant navigation has just scrolled to the offset it saved with the history entry. Else a full
 // load after a reload, Back or Forward, where the browser restores the place its own way, not always to where
@@ -428,7 +438,7 @@ function holdHeights(swapped) {
     return; // nothing kept for this page
   }
   const arrival = performance.getEntriesByType("navigation")[0];
-  const back = swapped ? offset === history.state?.y
+  const back = swapped ? offset === (popped ?? history.state?.y)
     : arrival?.type !== "navigate" && arrival?.name === location.href && !navigator.userActivation?.hasBeenActive;
   if (!back) return;
   for (const [id, height, shown] of heights) {
@@ -503,7 +513,9 @@ globalThis.document$?.subscribe(() => {
   for (const controller of widgetListeners.values()) controller.abort(); // the previous page's listeners
   clearTimeout(pending?.[1]); // a save still due for the page just left (its figures are gone)
   pending = null;
+  shownPath = location.pathname;
   holdHeights(!!nearViewport);
+  popped = undefined;
   widgetListeners.clear();
   nearViewport?.disconnect();
   const runs = new Map(); // the first figure of each run of adjacent figures showing one example -> the others
