@@ -82,6 +82,7 @@ class Heatmap {
     this.causalMask = causalMask(this.queryCount, this.keyCount);
     this.panel = document.getElementById("aih-heatmap").content.firstElementChild.cloneNode(true);
     this.grid = this.slot("grid");
+    this.readout = this.panel.querySelector(".aih-readout");
     this.buildMenus();
     this.rows = this.buildGrid(); // the header row, then one row per query
   }
@@ -178,6 +179,7 @@ class Heatmap {
     this.drawGrid(values, limit);
     this.drawLegend(limit);
     this.drawCaption();
+    this.readout.style.minHeight = ""; // (see showPair)
     this.drawReadout();
     this.drawFollowedRow();
   }
@@ -239,8 +241,13 @@ class Heatmap {
       "after each row is its entropy, and its dotted end an even spread over all keys.";
   }
 
-  // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid.
+  // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid. The
+  // readout's lines wrap differently from pair to pair: it keeps the tallest height it has had at this window
+  // width, so that what follows it stays put as the pointer moves on, until the next full redraw.
   showPair(row, column) {
+    const { readout } = this;
+    readout.style.minHeight = this.readoutWidth === innerWidth ? `${readout.getBoundingClientRect().height}px` : "";
+    this.readoutWidth = innerWidth;
     this.state.focusedCell = [row, column];
     this.state.pointed = true;
     this.drawReadout();
