@@ -180,6 +180,7 @@ class Heatmap {
     this.drawLegend(limit);
     this.drawCaption();
     this.readout.style.minHeight = ""; // (see showPair)
+    this.readoutWidth = innerWidth;
     this.drawReadout();
     this.drawFollowedRow();
   }
@@ -364,6 +365,7 @@ class Heatmap {
     on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: printed(10 ** Number(event.target.value)) }));
     on(this.slot("mask"), "change", (event) => this.update({ maskName: event.target.value }));
     on(this.slot("lead"), "input", (event) => this.update({ leadIndex: event.target.value }));
+    on(window, "resize", () => innerWidth !== this.readoutWidth && (this.readout.style.minHeight = "")); // (see showPair)
     // one listener per event type on the grid, not one per cell
     const onCell = (type, handler) =>
       on(this.grid, type, (event) => {
@@ -419,6 +421,7 @@ function saveHeights(key) {
 }
 
 function rememberHeights() {
+  if (location.pathname !== shownPath) return; // the address has changed: this page is being left
   clearTimeout(pending?.[1]);
   const key = heightsKey();
   pending = [key, setTimeout(saveHeights, 150, key)]; // after Material's 100 ms
@@ -427,10 +430,13 @@ globalThis.addEventListener?.("scroll", rememberHeights, { passive: true }); // 
 // A click or Back sooner than that saves at once, while the page is still the one the reader leaves.
 for (const type of ["click", "popstate"]) {
   globalThis.addEventListener?.(type, (event) => {
-    popped = event.state?.y;
+    if (type === "popstate") popped = event.state?.y;
     if (pending) saveHeights(pending[0]);
   }, true);
 }
+// A click the theme has made a navigation (the address has changed by the time it reaches the window) is not a
+// Back: forget the offset of the last one.
+globalThis.addEventListener?.("click", () => location.pathname !== shownPath && (popped = undefined));
 
 // swapped: instant navigation has just scrolled to the offset it saved with the history entry. Else a full
 // load after a reload, Back or Forward, where the browser restores the place its own way, not always to where

@@ -516,14 +516,25 @@ def test_what_follows_the_readout_stays_put_as_the_pointer_moves_on(page, site_u
     """The readout's lines wrap differently from pair to pair: on a phone, a masked pair's line is one short
     line and a last row's e^s two lines. The readout keeps the tallest height it has had, so what follows it
     moves only when a pair needs more room than any before it (at most 3 times over a whole grid, measured;
-    up to 250 times, and up to 67 px, before), never back up."""
-    figure = "#fig-mask-causal-scores"
+    up to 250 times, and up to 67 px, before), never back up. The height it was first drawn at counts too:
+    on the padding heatmap, pair 1,1's readout is taller than that of the masked pair 1,4."""
     page.set_viewport_size({"width": 390, "height": 844})
     open_page(page, site_url, "masks/")
+
+    def below_the_readout(figure):
+        return page.eval_on_selector(f"{figure} .aih-output",
+                                     "(o) => o.getBoundingClientRect().top - o.closest('figure').getBoundingClientRect().top")
+
+    causal = "#fig-mask-causal-scores"
     last = len(example("ex-mask-causal")["tokens"]) - 1
     tops = []
     for i, j in [(0, last), (last, 0), (0, last), (1, 2)]:  # masked, a row of every e^s, masked again, masked
-        cell(page, figure, i, j).hover()
-        tops.append(page.eval_on_selector(f"{figure} .aih-output", "(o) => o.getBoundingClientRect().top - o.closest('figure').getBoundingClientRect().top"))
+        cell(page, causal, i, j).hover()
+        tops.append(below_the_readout(causal))
     assert tops[1] > tops[0], f"the last row's readout should need more room than a masked pair's here: {tops}"
     assert all(abs(top - tops[1]) < 0.5 for top in tops[1:]), tops
+
+    padding = "#fig-mask-padding"
+    first = below_the_readout(padding)
+    cell(page, padding, 0, 3).hover()
+    assert below_the_readout(padding) > first - 0.5
