@@ -32,10 +32,6 @@ def minify_all(sources):
     return json.loads(result.stdout)
 
 
-def minify(source):
-    return minify_all({"script.js": source})["script.js"]
-
-
 def on_post_build(config):
     sources = {path.name: path.read_text(encoding="utf-8") for path in sorted((Path(config["docs_dir"]) / "javascripts").glob("*.js"))}
     shipped = Path(config["site_dir"]) / "javascripts"

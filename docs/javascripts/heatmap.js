@@ -243,12 +243,11 @@ class Heatmap {
   }
 
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid. The
-  // readout's lines wrap differently from pair to pair: it keeps the tallest height it has had at this window
-  // width, so that what follows it stays put as the pointer moves on, until the next full redraw.
+  // readout's lines wrap differently from pair to pair: it keeps the tallest height it has had, so that what
+  // follows it stays put as the pointer moves on, until the next full redraw or a new window width.
   showPair(row, column) {
     const { readout } = this;
-    readout.style.minHeight = this.readoutWidth === innerWidth ? `${readout.getBoundingClientRect().height}px` : "";
-    this.readoutWidth = innerWidth;
+    readout.style.minHeight = `${readout.getBoundingClientRect().height}px`;
     this.state.focusedCell = [row, column];
     this.state.pointed = true;
     this.drawReadout();
@@ -365,7 +364,11 @@ class Heatmap {
     on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: printed(10 ** Number(event.target.value)) }));
     on(this.slot("mask"), "change", (event) => this.update({ maskName: event.target.value }));
     on(this.slot("lead"), "input", (event) => this.update({ leadIndex: event.target.value }));
-    on(window, "resize", () => innerWidth !== this.readoutWidth && (this.readout.style.minHeight = "")); // (see showPair)
+    on(window, "resize", () => {
+      if (innerWidth === this.readoutWidth) return; // (a phone's address bar coming and going)
+      this.readoutWidth = innerWidth;
+      this.readout.style.minHeight = ""; // its lines wrap anew (see showPair)
+    });
     // one listener per event type on the grid, not one per cell
     const onCell = (type, handler) =>
       on(this.grid, type, (event) => {
@@ -428,12 +431,12 @@ function rememberHeights() {
 }
 globalThis.addEventListener?.("scroll", rememberHeights, { passive: true }); // (not in Node's unit tests)
 // A click or Back sooner than that saves at once, while the page is still the one the reader leaves.
-for (const type of ["click", "popstate"]) {
-  globalThis.addEventListener?.(type, (event) => {
-    if (type === "popstate") popped = event.state?.y;
-    if (pending) saveHeights(pending[0]);
-  }, true);
-}
+const saveNow = () => pending && saveHeights(pending[0]);
+globalThis.addEventListener?.("click", saveNow, true);
+globalThis.addEventListener?.("popstate", (event) => {
+  popped = event.state?.y;
+  saveNow();
+}, true);
 // A click the theme has made a navigation (the address has changed by the time it reaches the window) is not a
 // Back: forget the offset of the last one.
 globalThis.addEventListener?.("click", () => location.pathname !== shownPath && (popped = undefined));

@@ -223,6 +223,30 @@ LINK_HERE = """() => {
 }"""
 
 
+def read_down_to(page, depth):
+    """Read the page from the top, a turn of the mouse wheel at a time, to `depth` of its height (the heatmaps on
+    the way become interactive, and taller); then where the reader is reading (READING)."""
+    while page.evaluate(f"scrollY < document.documentElement.scrollHeight * {depth}"):
+        page.mouse.wheel(0, 400)
+        page.wait_for_timeout(100)
+    page.wait_for_timeout(1500)
+    return page.evaluate(READING)
+
+
+def leave_by_a_link_here(page):
+    """To qkv/ by instant navigation, through LINK_HERE."""
+    mark_the_window(page)
+    page.evaluate(LINK_HERE)
+    page.get_by_role("link", name="On", exact=True).click()
+    wait_for_the_page(page, "qkv/")
+
+
+def assert_back_to(page, reading):
+    """The block the reader was reading is where it was (within a readout's change of height)."""
+    block, top = reading
+    assert abs(page.evaluate(TOP_OF_BLOCK, block) - top) <= 30, (reading, page.evaluate(READING))
+
+
 @pytest.mark.parametrize("width", [412, 1350])
 @pytest.mark.parametrize("path, depth", [("learning/", 0.45), ("real-heads/", 0.75)])
 def test_back_and_reload_bring_the_reader_back_to_where_they_were(browser, site_url, path, depth, width):
@@ -238,27 +262,19 @@ def test_back_and_reload_bring_the_reader_back_to_where_they_were(browser, site_
     try:
         page = context.new_page()
         page.goto(site_url + path, wait_until="networkidle")
-        while page.evaluate(f"scrollY < document.documentElement.scrollHeight * {depth}"):
-            page.mouse.wheel(0, 400)
-            page.wait_for_timeout(100)
-        page.wait_for_timeout(1500)
+        reading = read_down_to(page, depth)
         assert page.locator("figure.aih-on").count() >= 1
-        reading = page.evaluate(READING)
 
-        mark_the_window(page)
-        page.evaluate(LINK_HERE)
-        page.get_by_role("link", name="On", exact=True).click()
-        wait_for_the_page(page, "qkv/")
+        leave_by_a_link_here(page)
         page.go_back()
         wait_for_the_page(page, path)
         page.wait_for_timeout(1500)
         assert same_window(page), "a full page load, not instant navigation"
-        block, top = reading
-        assert abs(page.evaluate(TOP_OF_BLOCK, block) - top) <= 30, (reading, page.evaluate(READING))
+        assert_back_to(page, reading)
 
         page.reload(wait_until="networkidle")
         page.wait_for_timeout(1500)
-        assert abs(page.evaluate(TOP_OF_BLOCK, block) - top) <= 30, (reading, page.evaluate(READING))
+        assert_back_to(page, reading)
     finally:
         context.close()
 
@@ -276,29 +292,21 @@ def test_back_straight_after_a_scroll_still_brings_the_reader_back(browser, site
     try:
         page = context.new_page()
         page.goto(site_url + "learning/", wait_until="networkidle")
-        while page.evaluate("scrollY < document.documentElement.scrollHeight * 0.45"):
-            page.mouse.wheel(0, 400)
-            page.wait_for_timeout(100)
-        page.wait_for_timeout(1500)
-        reading = page.evaluate(READING)
+        reading = read_down_to(page, 0.45)
 
         def after_the_themes_save(route):
             page.wait_for_function("(y) => history.state?.y !== y", arg=kept, timeout=10_000)
             route.continue_()
 
         kept = page.evaluate("scrollY")  # the offset the theme saves with learning's entry on the click
-        mark_the_window(page)
-        page.evaluate(LINK_HERE)
-        page.get_by_role("link", name="On", exact=True).click()
-        wait_for_the_page(page, "qkv/")
+        leave_by_a_link_here(page)
         page.wait_for_timeout(500)
         page.route(site_url + "learning/", after_the_themes_save)
         page.evaluate("scrollTo(0, 200), history.back()")  # the theme saves an offset 100 ms later, into learning's entry
         wait_for_the_page(page, "learning/")
         page.wait_for_timeout(1500)
         assert same_window(page), "a full page load, not instant navigation"
-        block, top = reading
-        assert abs(page.evaluate(TOP_OF_BLOCK, block) - top) <= 30, (reading, page.evaluate(READING))
+        assert_back_to(page, reading)
     finally:
         context.close()
 
