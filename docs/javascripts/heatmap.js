@@ -251,6 +251,7 @@ class Heatmap {
     this.state.focusedCell = [row, column];
     this.state.pointed = true;
     this.drawReadout();
+    rememberHeights(); // the height it keeps, for Back (see holdHeights)
   }
 
   // A scaled score as the reader can check it: exactly when 1/√d_k is a fraction (d_k = 4: 0.37 × 1/2 = 0.185),
@@ -412,12 +413,14 @@ let pending; // [key, timer]: the save after the last scroll, under the key of t
 // The offset the theme saved with the history entry Back or Forward goes to, as it was then: the theme saves
 // the offset 100 ms after a scroll into the entry current by then, which may already be this one.
 let popped;
+const keptPins = new WeakMap(); // a held figure -> its readout's height in px as the reader left it (see showPair)
 
 function saveHeights(key) {
   clearTimeout(pending?.[1]);
   pending = null;
-  const heights = [...document.querySelectorAll(DRAWN)].map((figure) =>
-    [figure.id, figure.matches(".aih-merged") ? 0 : figure.offsetHeight, shownIn(figure)]);
+  const heights = [...document.querySelectorAll(DRAWN)].map((figure) => [figure.id,
+    figure.matches(".aih-merged") ? 0 : figure.offsetHeight, shownIn(figure),
+    figure.querySelector(".aih-readout")?.getBoundingClientRect().height ?? keptPins.get(figure)]);
   try {
     session[key] = JSON.stringify([scrollY, heights]);
   } catch {} // storage full: this page forgets
@@ -457,11 +460,11 @@ function holdHeights(swapped) {
   const back = swapped ? offset === (popped ?? history.state?.y)
     : arrival?.type !== "navigate" && arrival?.name === location.href && !navigator.userActivation?.hasBeenActive;
   if (!back) return;
-  for (const [id, height, shown] of heights) {
+  for (const [id, height, shown, pin] of heights) {
     const figure = document.getElementById(id);
     if (!figure?.matches("figure.aih-heatmap") || shownIn(figure) !== shown) continue;
     if (!height) figure.classList.add("aih-merged");
-    else figure.classList.add("aih-held"), (figure.style.height = `${height}px`);
+    else figure.classList.add("aih-held"), (figure.style.height = `${height}px`), keptPins.set(figure, pin);
   }
   scrollTo(0, offset);
 }
@@ -508,6 +511,8 @@ export async function enhance(figure, merged = [], data = null) {
   figure.querySelector(".aih-static-note")?.remove();
   figure.classList.remove("aih-held"); // its own height from now on
   figure.style.height = "";
+  const pin = keptPins.get(figure);
+  keptPins.delete(figure);
   if (problem) {
     controller.abort();
     figure.classList.remove("aih-on");
@@ -516,6 +521,8 @@ export async function enhance(figure, merged = [], data = null) {
     return;
   }
   figure.querySelector(".aih-figure__graphic").before(widget.panel);
+  // drawn again as it was held: its readout as tall as the reader left it, so that nothing after it moves
+  widget.readout.style.minHeight = pin ? `${pin}px` : "";
   figure.classList.add("aih-on");
   for (const other of merged) other.classList.add("aih-merged");
   rememberHeights();

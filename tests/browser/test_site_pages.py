@@ -311,6 +311,40 @@ def test_back_straight_after_a_scroll_still_brings_the_reader_back(browser, site
         context.close()
 
 
+def test_back_to_a_heatmap_draws_its_readout_as_tall_as_the_reader_left_it(browser, site_url):
+    """The readout keeps the tallest height it has had while the pointer moves (see test_heatmap.py). On a phone,
+    a last row's readout is a line taller than that of pair 1,1, the pair a heatmap is drawn again with after
+    Back. The heatmap is held at the height it was left at, readout included, until it is drawn again; drawn
+    with its first pair's readout, it came out a line shorter, and what followed it moved up (here 23 px)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    follow_instant_navigation(context, site_url)
+    try:
+        page = context.new_page()
+        page.goto(site_url + "masks/", wait_until="networkidle")
+        causal = "#fig-mask-causal-scores"
+        following = f"() => Math.round(document.querySelector('{causal}').getBoundingClientRect().bottom)"  # what follows
+        page.locator(causal).scroll_into_view_if_needed()
+        page.wait_for_selector(f"{causal}.aih-on")
+        page.mouse.wheel(0, 200)  # the figure's top under the header, the text after it on screen
+        page.wait_for_timeout(500)
+        first_pair = page.evaluate(following)
+        last = page.locator(f"{causal} .aih-grid [data-i]").last.get_attribute("data-i")
+        page.locator(f"{causal} .aih-grid [data-i='{last}'][data-j='0']").hover()
+        left_at = page.evaluate(following)
+        assert left_at > first_pair, f"the last row's readout should be taller here: {first_pair} -> {left_at}"
+        page.wait_for_timeout(500)
+
+        leave_by_a_link_here(page)
+        page.go_back()
+        wait_for_the_page(page, "masks/")
+        page.wait_for_selector(f"{causal}.aih-on")
+        page.wait_for_timeout(1000)
+        assert same_window(page), "a full page load, not instant navigation"
+        assert page.evaluate(following) == left_at
+    finally:
+        context.close()
+
+
 def test_back_to_a_page_without_heatmaps_holds_nothing(page, site_url):
     """Once heatmap.js is loaded it keeps listening on every page, but it remembers and holds heatmaps only: the
     problems' blocks (also marked .aih-on when their script has set them up) keep their own height after Back."""
