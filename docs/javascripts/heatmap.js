@@ -396,11 +396,14 @@ class Heatmap {
 // navigation scrolls there; a full load, the browser), but with its heatmaps static again: shorter than when
 // the reader left, so that offset can be screens past the reader's place. So the heights of a page's heatmaps
 // where the reader last stopped are kept for the session (per window width), and a page that comes back at that
-// offset takes them again (each held, clipped, until it is drawn with the same example).
+// offset takes them again (each held, clipped, until it is drawn with the same example). The block at the top of
+// the screen and its place are kept too: blocks above it that the reader jumped past (the scrollbar dragged) had
+// their placeholder height then (site.css), and come back at their own (html.aih-landed).
 const DRAWN = ["aih-on", "aih-merged", "aih-held"].map((state) => `figure.aih-heatmap.${state}`).join();
 // The page shown, not the address: instant navigation changes the address first, then swaps the page in.
 let shownPath = globalThis.location?.pathname;
 const heightsKey = () => `aih-heights ${shownPath} ${innerWidth}`;
+const blocks = () => [...(document.querySelector("article.md-content__inner")?.children ?? [])];
 const shownIn = (figure) => `${figure.dataset.example} ${figure.dataset.head ?? ""}`; // its height depends on it
 const session = (() => {
   try {
@@ -421,8 +424,9 @@ function saveHeights(key) {
   const heights = [...document.querySelectorAll(DRAWN)].map((figure) => [figure.id,
     figure.matches(".aih-merged") ? 0 : figure.offsetHeight, shownIn(figure),
     figure.querySelector(".aih-readout")?.getBoundingClientRect().height ?? keptPins.get(figure)]);
+  const onTop = blocks().findIndex((block) => block.getBoundingClientRect().bottom > 0);
   try {
-    session[key] = JSON.stringify([scrollY, heights]);
+    session[key] = JSON.stringify([scrollY, heights, onTop, blocks()[onTop]?.getBoundingClientRect().top]);
   } catch {} // storage full: this page forgets
 }
 
@@ -450,9 +454,9 @@ globalThis.addEventListener?.("click", () => location.pathname !== shownPath && 
 // the reader has already pressed or tapped something, the offset kept here wins. Holding a heatmap above the
 // screen moves nothing the reader sees (the browser's scroll anchoring), so the offset is set once more.
 function holdHeights(swapped) {
-  let offset, heights;
+  let offset, heights, onTop, top;
   try {
-    [offset, heights] = JSON.parse(session[heightsKey()]);
+    [offset, heights, onTop, top] = JSON.parse(session[heightsKey()]);
   } catch {
     return; // nothing kept for this page
   }
@@ -467,6 +471,8 @@ function holdHeights(swapped) {
     else figure.classList.add("aih-held"), (figure.style.height = `${height}px`), keptPins.set(figure, pin);
   }
   scrollTo(0, offset);
+  const block = blocks()[onTop];
+  if (block && top != null) scrollBy(0, block.getBoundingClientRect().top - top);
 }
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve));

@@ -279,6 +279,32 @@ def test_back_and_reload_bring_the_reader_back_to_where_they_were(browser, site_
         context.close()
 
 
+@pytest.mark.parametrize("width", [412, 1350])
+@pytest.mark.parametrize("path", ["learning/", "masks/"])
+def test_back_after_a_jump_down_the_page_brings_the_reader_back(browser, site_url, path, width):
+    """A reader who drags the scrollbar down a page jumps past blocks that are never laid out: they keep their
+    placeholder height (site.css). After Back they come back at their own height (html.aih-landed), so the
+    offset the theme saved no longer pointed at the reader's place (on masks, 450 px off). heatmap.js keeps the
+    block at the top of the screen and its place, and goes by it."""
+    context = browser.new_context(viewport={"width": width, "height": 823})
+    follow_instant_navigation(context, site_url)
+    try:
+        page = context.new_page()
+        page.goto(site_url + path, wait_until="networkidle")
+        page.evaluate("scrollTo(0, document.documentElement.scrollHeight * 0.6)")  # the scrollbar, dragged
+        page.wait_for_timeout(1500)
+        reading = page.evaluate(READING)
+
+        leave_by_a_link_here(page)
+        page.go_back()
+        wait_for_the_page(page, path)
+        page.wait_for_timeout(1500)
+        assert same_window(page), "a full page load, not instant navigation"
+        assert_back_to(page, reading)
+    finally:
+        context.close()
+
+
 def test_back_straight_after_a_scroll_still_brings_the_reader_back(browser, site_url):
     """The theme saves the scroll offset 100 ms after each scroll, into whichever history entry is current by
     then. Back within those 100 ms (after a scroll, or after arriving: a page swapped in scrolls to its top), to
