@@ -424,9 +424,10 @@ function saveHeights(key) {
   const heights = [...document.querySelectorAll(DRAWN)].map((figure) => [figure.id,
     figure.matches(".aih-merged") ? 0 : figure.offsetHeight, shownIn(figure),
     figure.querySelector(".aih-readout")?.getBoundingClientRect().height ?? keptPins.get(figure)]);
-  const onTop = blocks().findIndex((block) => block.getBoundingClientRect().bottom > 0);
+  const all = blocks();
+  const onTop = all.findIndex((block) => block.getBoundingClientRect().bottom > 0);
   try {
-    session[key] = JSON.stringify([scrollY, heights, onTop, blocks()[onTop]?.getBoundingClientRect().top]);
+    session[key] = JSON.stringify([scrollY, heights, onTop, all[onTop]?.getBoundingClientRect().top]);
   } catch {} // storage full: this page forgets
 }
 
@@ -452,7 +453,8 @@ globalThis.addEventListener?.("click", () => location.pathname !== shownPath && 
 // load after a reload, Back or Forward, where the browser restores the place its own way, not always to where
 // the reader was (Chromium restores by an element on screen, which may have been part of a heatmap): unless
 // the reader has already pressed or tapped something, the offset kept here wins. Holding a heatmap above the
-// screen moves nothing the reader sees (the browser's scroll anchoring), so the offset is set once more.
+// screen moves nothing the reader sees (the browser's scroll anchoring), so the offset is set once more; then
+// the block that was at the top of the screen is put back at its place.
 function holdHeights(swapped) {
   let offset, heights, onTop, top;
   try {
