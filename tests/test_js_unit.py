@@ -144,7 +144,7 @@ def test_imports_are_followed_from_the_extra_javascript_entries(tmp_path):
 
 def test_every_page_loads_site_js_and_each_widget_only_where_it_is_shown():
     every_page = {p.name for p in page_view_scripts(extra_javascript())}
-    assert every_page == {"site.js"}, every_page
+    assert every_page == {"site.js", "place.js"}, every_page
     modules = {p.name for p in widget_modules()}
     assert {"heatmap.js", "problems.js", "real-heads.js", "your-sentence.js"} <= modules, modules
     views = {widget.name: {p.name for p in scripts} for widget, scripts in page_views().items()}

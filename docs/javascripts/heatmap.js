@@ -22,6 +22,7 @@ import {
 } from "./attention-math.js";
 import { fetchJSON, h } from "./dom.js";
 import { exampleProblem } from "./example-check.js";
+import { keptPins, rememberPlace } from "./place.js";
 
 const QUANTITY_NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
 // The caption once the reader has changed what the figure shows: [what, how to read its colours]
@@ -251,7 +252,7 @@ class Heatmap {
     this.state.focusedCell = [row, column];
     this.state.pointed = true;
     this.drawReadout();
-    rememberHeights(); // the height it keeps, for Back (see holdHeights)
+    rememberPlace(); // the height it keeps, for Back (place.js)
   }
 
   // A scaled score as the reader can check it: exactly when 1/√d_k is a fraction (d_k = 4: 0.37 × 1/2 = 0.185),
@@ -392,91 +393,6 @@ class Heatmap {
   }
 }
 
-// Back, Forward and reload: the page comes back at the scroll offset the reader left it at (Material's instant
-// navigation scrolls there; a full load, the browser), but with its heatmaps static again: shorter than when
-// the reader left, so that offset can be screens past the reader's place. So the heights of a page's heatmaps
-// where the reader last stopped are kept for the session (per window width), and a page that comes back at that
-// offset takes them again (each held, clipped, until it is drawn with the same example). The block at the top of
-// the screen and its place are kept too: blocks above it that the reader jumped past (the scrollbar dragged) had
-// their placeholder height then (site.css), and come back at their own (html.aih-landed).
-const DRAWN = ["aih-on", "aih-merged", "aih-held"].map((state) => `figure.aih-heatmap.${state}`).join();
-// The page shown, not the address: instant navigation changes the address first, then swaps the page in.
-let shownPath = globalThis.location?.pathname;
-const heightsKey = () => `aih-heights ${shownPath} ${innerWidth}`;
-const blocks = () => [...(document.querySelector("article.md-content__inner")?.children ?? [])];
-const shownIn = (figure) => `${figure.dataset.example} ${figure.dataset.head ?? ""}`; // its height depends on it
-const session = (() => {
-  try {
-    return sessionStorage;
-  } catch {
-    return {}; // storage turned off: kept for this page's life only
-  }
-})();
-let pending; // [key, timer]: the save after the last scroll, under the key of the page scrolled
-// The offset the theme saved with the history entry Back or Forward goes to, as it was then: the theme saves
-// the offset 100 ms after a scroll into the entry current by then, which may already be this one.
-let popped;
-const keptPins = new WeakMap(); // a held figure -> its readout's height in px as the reader left it (see showPair)
-
-function saveHeights(key) {
-  clearTimeout(pending?.[1]);
-  pending = null;
-  const heights = [...document.querySelectorAll(DRAWN)].map((figure) => [figure.id,
-    figure.matches(".aih-merged") ? 0 : figure.offsetHeight, shownIn(figure),
-    figure.querySelector(".aih-readout")?.getBoundingClientRect().height ?? keptPins.get(figure)]);
-  const all = blocks();
-  const onTop = all.findIndex((block) => block.getBoundingClientRect().bottom > 0);
-  try {
-    session[key] = JSON.stringify([scrollY, heights, onTop, all[onTop]?.getBoundingClientRect().top]);
-  } catch {} // storage full: this page forgets
-}
-
-function rememberHeights() {
-  if (location.pathname !== shownPath) return; // the address has changed: this page is being left
-  clearTimeout(pending?.[1]);
-  const key = heightsKey();
-  pending = [key, setTimeout(saveHeights, 150, key)]; // after Material's 100 ms
-}
-globalThis.addEventListener?.("scroll", rememberHeights, { passive: true }); // (not in Node's unit tests)
-// A click or Back sooner than that saves at once, while the page is still the one the reader leaves.
-const saveNow = () => pending && saveHeights(pending[0]);
-globalThis.addEventListener?.("click", saveNow, true);
-globalThis.addEventListener?.("popstate", (event) => {
-  popped = event.state?.y;
-  saveNow();
-}, true);
-// A click the theme has made a navigation (the address has changed by the time it reaches the window) is not a
-// Back: forget the offset of the last one.
-globalThis.addEventListener?.("click", () => location.pathname !== shownPath && (popped = undefined));
-
-// swapped: instant navigation has just scrolled to the offset it saved with the history entry. Else a full
-// load after a reload, Back or Forward, where the browser restores the place its own way, not always to where
-// the reader was (Chromium restores by an element on screen, which may have been part of a heatmap): unless
-// the reader has already pressed or tapped something, the offset kept here wins. Holding a heatmap above the
-// screen moves nothing the reader sees (the browser's scroll anchoring), so the offset is set once more; then
-// the block that was at the top of the screen is put back at its place.
-function holdHeights(swapped) {
-  let offset, heights, onTop, top;
-  try {
-    [offset, heights, onTop, top] = JSON.parse(session[heightsKey()]);
-  } catch {
-    return; // nothing kept for this page
-  }
-  const arrival = performance.getEntriesByType("navigation")[0];
-  const back = swapped ? offset === (popped ?? history.state?.y)
-    : arrival?.type !== "navigate" && arrival?.name === location.href && !navigator.userActivation?.hasBeenActive;
-  if (!back) return;
-  for (const [id, height, shown, pin] of heights) {
-    const figure = document.getElementById(id);
-    if (!figure?.matches("figure.aih-heatmap") || shownIn(figure) !== shown) continue;
-    if (!height) figure.classList.add("aih-merged");
-    else figure.classList.add("aih-held"), (figure.style.height = `${height}px`), keptPins.set(figure, pin);
-  }
-  scrollTo(0, offset);
-  const block = blocks()[onTop];
-  if (block && top != null) scrollBy(0, block.getBoundingClientRect().top - top);
-}
-
 const nextTask = () => new Promise((resolve) => setTimeout(resolve));
 
 // A short visible note in `figure` saying why it stays static (its figure and table show every number).
@@ -533,7 +449,7 @@ export async function enhance(figure, merged = [], data = null) {
   widget.readout.style.minHeight = pin ? `${pin}px` : "";
   figure.classList.add("aih-on");
   for (const other of merged) other.classList.add("aih-merged");
-  rememberHeights();
+  rememberPlace();
 }
 
 // Material's instant navigation swaps pages without reloading this module: each new page comes through here.
@@ -542,11 +458,6 @@ export async function enhance(figure, merged = [], data = null) {
 let nearViewport;
 globalThis.document$?.subscribe(() => {
   for (const controller of widgetListeners.values()) controller.abort(); // the previous page's listeners
-  clearTimeout(pending?.[1]); // a save still due for the page just left (its figures are gone)
-  pending = null;
-  shownPath = location.pathname;
-  holdHeights(!!nearViewport);
-  popped = undefined;
   widgetListeners.clear();
   nearViewport?.disconnect();
   const runs = new Map(); // the first figure of each run of adjacent figures showing one example -> the others

@@ -2,6 +2,9 @@
 // so a page pays for its own widgets and no one else's. Material's instant navigation swaps pages without
 // reloading scripts: this runs for every page (document$), and a module, once loaded, sets up the later pages
 // itself through its own document$ subscription (document$ replays the current page to a late subscriber).
+// place.js, on every page: Back, Forward and a reload bring the reader back to their place.
+import "./place.js";
+
 const WIDGETS = {
   "figure.aih-heatmap[data-example][data-quantity]": "./heatmap.js",
   ".aih-problem[data-src]": "./problems.js",

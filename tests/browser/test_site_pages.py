@@ -257,20 +257,22 @@ def assert_back_to(page, reading):
 
 @pytest.mark.parametrize("width", [412, 1350])
 @pytest.mark.parametrize("path, how, depth", [("learning/", "read", 0.45), ("real-heads/", "read", 0.75),
-                                              ("learning/", "drag", 0.6), ("masks/", "drag", 0.6)])
+                                              ("learning/", "drag", 0.6), ("masks/", "drag", 0.6),
+                                              ("cost/", "drag", 0.6), ("problems/", "drag", 0.6)])
 def test_back_and_reload_bring_the_reader_back_to_where_they_were(browser, site_url, path, how, depth, width):
     """Part way down a page, a link to another page, Back, then a reload each show the reader the same block at
     the same place.
     - read from the top: the heatmaps on the way became interactive, and taller. The theme's Back scrolls to the
       offset it saved, on a copy of the page whose heatmaps are static again: on a phone that put the reader
       3,400 px (learning) and 4,100 px (real heads) further down. A reload put them up to 3,700 px off on real
-      heads, where the static page is too short to reach the offset. heatmap.js holds each heatmap at the height
+      heads, where the static page is too short to reach the offset. place.js holds each heatmap at the height
       it was drawn at until it is drawn again; a readout may change height with the pair shown, hence a little
       slack.
     - the scrollbar dragged: the blocks jumped past were never laid out and kept their placeholder height
       (site.css); after Back or a reload they come back at their own (html.aih-landed), and the saved offset
-      missed the reader's place (masks: 450 px off). heatmap.js keeps the block at the top of the screen and its
-      place, and goes by it."""
+      missed the reader's place (masks: 450 px off). place.js keeps the block at the top of the screen and its
+      place, and goes by it, on every page: it was in heatmap.js, and on pages without a heatmap the reader came
+      back 200-700 px off (cost, problems)."""
     context = browser.new_context(viewport={"width": width, "height": 823})
     follow_instant_navigation(context, site_url)
     try:
@@ -302,7 +304,7 @@ def test_back_straight_after_a_scroll_or_an_arrival_still_brings_the_reader_back
     """The theme saves the scroll offset 100 ms after each scroll, into whichever history entry is current by
     then. Back within those 100 ms (after a scroll, or after arriving: a page swapped in scrolls to its top), to
     a page slower to arrive than that (real heads, on a slow machine), had the offset of the page left saved as
-    that of the page Back goes to, and the theme scrolled there: in CI, to the top of real heads. heatmap.js goes
+    that of the page Back goes to, and the theme scrolled there: in CI, to the top of real heads. place.js goes
     by the offset the entry had when Back was pressed. Here the reader scrolls and goes Back at once, and the
     page Back goes to is held on its way until the theme has saved another offset into its entry (Chromium's Back
     also scrolls the page still shown, to the entry's offset as far as that page reaches).
@@ -373,8 +375,8 @@ def test_back_to_a_heatmap_draws_its_readout_as_tall_as_the_reader_left_it(brows
 
 
 def test_back_to_a_page_without_heatmaps_holds_nothing(page, site_url):
-    """Once heatmap.js is loaded it keeps listening on every page, but it remembers and holds heatmaps only: the
-    problems' blocks (also marked .aih-on when their script has set them up) keep their own height after Back."""
+    """place.js listens on every page, but it remembers and holds heatmaps only: the problems' blocks (also marked
+    .aih-on when their script has set them up) keep their own height after Back."""
     page.goto(site_url + "softmax/", wait_until="networkidle")
     mark_the_window(page)
     page.evaluate(LINK_HERE.replace("../qkv/", "../problems/"))
