@@ -272,7 +272,7 @@ def test_back_and_reload_bring_the_reader_back_to_where_they_were(browser, site_
       (site.css); after Back or a reload they come back at their own (html.aih-landed), and the saved offset
       missed the reader's place (masks: 450 px off). place.js keeps the block at the top of the screen and its
       place, and goes by it, on every page: it was in heatmap.js, and on pages without a heatmap the reader came
-      back 200-700 px off (cost, problems)."""
+      back 380-700 px off (cost, problems)."""
     context = browser.new_context(viewport={"width": width, "height": 823})
     follow_instant_navigation(context, site_url)
     try:
