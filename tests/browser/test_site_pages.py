@@ -396,6 +396,54 @@ def test_back_to_a_page_without_heatmaps_holds_nothing(page, site_url):
     assert page.evaluate("[...document.querySelectorAll('.aih-held, article [style*=height]')].map((e) => e.id)") == []
 
 
+# The article pages a reader reads from the top (not the print edition, every page at once for a printer).
+READ_FROM_THE_TOP = ["", *sorted(p.parent.name + "/" for p in SITE.glob("*/index.html") if p.parent.name != "print")]
+
+
+@pytest.mark.parametrize("viewport", [{"width": 412, "height": 823}, {"width": 1350, "height": 940}],
+                         ids=["phone", "desktop"])
+def test_read_from_the_top_no_page_moves_as_it_loads(browser, site_url, viewport):
+    """What site.css skips off screen is below the first screen on every page: a block skipped in view is
+    painted at its placeholder size, then at its own, and what follows it moves (skipping every block after
+    the first section heading moved cite's first screen by 0.13)."""
+    assert len(READ_FROM_THE_TOP) > 10, READ_FROM_THE_TOP
+    moved = {}
+    context = browser.new_context(viewport=viewport)
+    try:
+        page = context.new_page()
+        page.add_init_script(WATCH_SHIFTS)
+        for path in READ_FROM_THE_TOP:
+            page.goto(site_url + path, wait_until="networkidle")
+            page.wait_for_timeout(300)
+            shifts = page.evaluate("window.__aihShifts")
+            if sum(value for value, _ in shifts) >= 0.05:
+                moved[path] = shifts
+    finally:
+        context.close()
+    assert not moved, moved
+
+
+def test_read_from_the_top_softmaxs_worked_tables_wait_until_they_come_near(browser, site_url):
+    """Softmax's first section ends with a figure and two worked tables (176 elements with their math). After
+    a figure the first screen has ended, so on a phone they are skipped at load, as everything after the second
+    section heading is (Chromium lays out what is within 1.5 screens of the viewport: on a desktop they are
+    that close); then laid out at their own size as the reader nears them."""
+    skipped = """() => [...document.querySelectorAll(".md-typeset > .aih-matrix table")]
+      .map((table) => !table.checkVisibility({ contentVisibilityAuto: true }))"""  # inside a skipped block
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    try:
+        page = context.new_page()
+        page.goto(site_url + "softmax/", wait_until="networkidle")
+        assert page.evaluate(skipped) == [True, True]
+        tables = page.locator(".md-typeset > .aih-matrix")
+        tables.first.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        assert page.evaluate(skipped) == [False, False]  # the second is within 1.5 screens of the first
+        assert tables.first.bounding_box()["height"] > 200  # its rows, not the 12rem placeholder (192 px)
+    finally:
+        context.close()
+
+
 def test_read_from_the_top_a_page_skips_what_is_off_screen_until_it_comes_near(page, site_url):
     page.goto(site_url + "softmax/", wait_until="networkidle")
     assert not page.evaluate("document.documentElement.classList.contains('aih-landed')")
