@@ -396,8 +396,9 @@ def test_back_to_a_page_without_heatmaps_holds_nothing(page, site_url):
     assert page.evaluate("[...document.querySelectorAll('.aih-held, article [style*=height]')].map((e) => e.id)") == []
 
 
-# The article pages a reader reads from the top (not the print edition, every page at once for a printer).
-READ_FROM_THE_TOP = ["", *sorted(p.parent.name + "/" for p in SITE.glob("*/index.html") if p.parent.name != "print")]
+# The article pages a reader reads from the top: not the embeds, nor the print edition (every page at once, for
+# a printer).
+READ_FROM_THE_TOP = [path for path in PAGES if not path.startswith(("embed/", "print/"))]
 
 
 @pytest.mark.parametrize("viewport", [{"width": 412, "height": 823}, {"width": 1350, "height": 940}],
