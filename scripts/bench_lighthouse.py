@@ -5,8 +5,9 @@
 Lighthouse 12.2.3 (mobile preset, its default) drives the system Chromium. Both sites are served on
 127.0.0.1 under /attention-heatmap/ and gzip-compressed, as GitHub Pages serves them. The bare reference is
 `mkdocs build` of the same Markdown with a bare Material config (scripts/bench_site.py's), measured in the
-same run so that both see the same machine. Prints one table: page, median performance, TBT, DOM size,
-bytes transferred at load, and bytes over the bare page; then the other three categories' lowest scores.
+same run so that both see the same machine. Prints one table: page, median performance and each run's score,
+TBT, DOM size, bytes transferred at load, and bytes over the bare page; then the other three categories' lowest
+scores.
 With --content-cost it also measures, in the same runs, two copies of each page: one with its inline SVG
 figures taken out, and one with its whole article replaced by the bare build's article for the same Markdown
 (our header, navigation, stylesheets and scripts; none of our figures, tables, problems or math); and the
@@ -181,6 +182,24 @@ def median_of(runs, key):
     return statistics.median(run[key] for run in runs)
 
 
+HEADER = ("| page                     | perf | each run | TBT ms |   DOM | KB at load | Δ KB over bare "
+          "| a11y | best pr. | SEO |\n"
+          "| ------------------------ | ---: | -------- | -----: | ----: | ---------: | -------------: "
+          "| ---: | -------: | --: |")
+
+
+def row(page, runs, bare_bytes):
+    """A page's line of the table: medians of its runs, and each run's performance score in the order measured
+    (on a shared machine they spread over several points: a median of 3 alone hides that), then the lowest
+    score of the other three categories."""
+    each = " ".join(str(run["performance"]) for run in runs)
+    delta = (median_of(runs, "bytes") - bare_bytes) / 1024
+    return (f"| {page:<24} | {median_of(runs, 'performance'):4.0f} | {each:<8} | {median_of(runs, 'tbt'):6.0f} | "
+            f"{median_of(runs, 'dom'):5.0f} | {median_of(runs, 'bytes') / 1024:10.1f} | {delta:14.1f} | "
+            f"{min(r['accessibility'] for r in runs):4d} | {min(r['best-practices'] for r in runs):8d} | "
+            f"{min(r['seo'] for r in runs):3d} |")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -221,14 +240,9 @@ def main(argv=None):
                 server.shutdown()
     bare_bytes = median_of(results["(bare Material)"], "bytes")
     print(f"Lighthouse 12.2.3, mobile, median of {args.runs} runs; load average {os.getloadavg()[0]:.1f} at the end\n")
-    print(f"| {'page':<24} | perf | TBT ms | DOM | KB at load | Δ KB over bare | a11y | best pr. | SEO |")
-    print("| ------------------------ | ---: | -----: | --: | ---------: | -------------: | ---: | -------: | --: |")
+    print(HEADER)
     for page, runs in results.items():
-        delta = (median_of(runs, "bytes") - bare_bytes) / 1024
-        print(f"| {page:<24} | {median_of(runs, 'performance'):4.0f} | {median_of(runs, 'tbt'):6.0f} | "
-              f"{median_of(runs, 'dom'):5.0f} | {median_of(runs, 'bytes') / 1024:10.1f} | {delta:14.1f} | "
-              f"{min(r['accessibility'] for r in runs):4d} | {min(r['best-practices'] for r in runs):8d} | "
-              f"{min(r['seo'] for r in runs):3d} |")
+        print(row(page, runs, bare_bytes))
     failed = {page: sorted({a for r in runs for a in r["failed"]}) for page, runs in results.items()}
     for page, audits in failed.items():
         if audits:
@@ -251,6 +265,7 @@ def print_content_cost(results, only, site):
                                           for suffix in ("", " −figures", " shell", " bare"))
         print(f"| {name:<24} | {built:5.0f} | {no_figures:8.0f} | {shell:5.0f} | {bare:9.0f} | "
               f"{no_figures - built:7.0f} | {shell - no_figures:15.0f} | {bare - shell:5.0f} |")
+
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,6 @@
-"""scripts/bench_lighthouse.py's copies of the site for --content-cost: each keeps everything but what it takes
-out, so the differences between their scores are what that part costs. (The scores themselves are a benchmark,
-never a test.)"""
+"""scripts/bench_lighthouse.py's copies of the site for --content-cost (each keeps everything but what it takes
+out, so the differences between their scores are what that part costs), its page selection and its table.
+(The scores themselves are a benchmark, never a test.)"""
 import sys
 from pathlib import Path
 
@@ -61,3 +61,15 @@ def test_each_copy_of_a_page_takes_each_place_in_turn():
     for place in range(len(copies)):
         assert sorted(order[place] for order in orders) == sorted(copies), f"place {place + 1} is not shared"
     assert bench.rotated(["built"], 2) == ["built"]
+
+
+def test_a_row_shows_each_runs_score_beside_the_medians():
+    runs = [{"performance": perf, "tbt": tbt, "dom": 900, "bytes": kb * 1024, "accessibility": a11y,
+             "best-practices": 100, "seo": 100} for perf, tbt, kb, a11y in
+            ((95, 200, 120, 100), (88, 450, 121, 100), (97, 150, 119, 96))]
+    cells = [cell.strip() for cell in bench.row("learning/", runs, bare_bytes=100 * 1024).split("|")[1:-1]]
+    header = [cell.strip() for cell in bench.HEADER.splitlines()[0].split("|")[1:-1]]
+    assert dict(zip(header, cells)) == {
+        "page": "learning/", "perf": "95", "each run": "95 88 97", "TBT ms": "200", "DOM": "900",
+        "KB at load": "120.0", "Δ KB over bare": "20.0", "a11y": "96", "best pr.": "100", "SEO": "100"}
+    assert len(header) == len(bench.HEADER.splitlines()[1].split("|")[1:-1]), "the rule under the header"
