@@ -313,3 +313,34 @@ def test_every_variant_typesets_its_symbols(page, site_url):
             assert not [t for t in texts if PLAIN_SUBSCRIPT.search(t)], (set_id, k, texts)
             assert subscripts >= len(PLAIN_SUBSCRIPT.findall(json.dumps([variant["prompt"], variant["hints"]], ensure_ascii=False))), (set_id, k)
     assert plain_in_data > 50, plain_in_data
+
+
+GRID = """(id) => { const grid = document.querySelector(`#problem-${id} .aih-problem-grid`);
+  const box = grid.getBoundingClientRect();
+  return [grid.querySelectorAll("input").length, Math.round(box.width), Math.round(box.height)] }"""
+
+
+def test_a_set_far_below_gets_its_inputs_as_it_nears_in_the_place_kept_for_them(browser, site_url):
+    """At load, on a phone, a set several screens down has no text boxes yet (the page's costliest elements to
+    create), but its grid already has their size; scrolled to, it has one per entry and the grid has not moved
+    or changed size. Without JavaScript the boxes are there from the start."""
+    variant = published("masks")["variants"][0]
+    entries = sum(len(row) for part in variant["parts"][:1] for row in part["values"])
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    try:
+        page = context.new_page()
+        page.goto(site_url + "problems/", wait_until="networkidle")
+        inputs, width, height = page.evaluate(GRID, "masks")
+        assert inputs == 0
+        page.locator("#problem-masks").scroll_into_view_if_needed()
+        page.locator("#problem-masks .aih-problem__actions").wait_for(state="visible")
+        assert page.evaluate(GRID, "masks") == [entries, width, height]
+    finally:
+        context.close()
+    context = browser.new_context(viewport={"width": 412, "height": 823}, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(site_url + "problems/", wait_until="networkidle")
+        assert page.evaluate(GRID, "masks") == [entries, width, height]
+    finally:
+        context.close()
