@@ -39,7 +39,7 @@ def grid_html(p, k):
     beside the solution. With it, the cell is empty and keeps the input's place (problems.css, td.aih-slot)
     until docs/javascripts/problems.js draws the grid from the set's data, with live inputs, as the set nears
     the viewport. The page's 125 text boxes were its costliest elements to create at load (Lighthouse's
-    blocking time on a phone 540 -> 200 ms)."""
+    blocking time on a phone 540 -> 100 ms, median of 3)."""
     head = '<tr><td></td>' + "".join(f'<th scope="col">{typeset(c)}</th>' for c in p["cols"]) + "</tr>"
     rows = []
     for i, r in enumerate(p["rows"]):
