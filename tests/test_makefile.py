@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
 import pytest
@@ -32,10 +33,14 @@ def scratch(tmp_path):
                                    "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                   check=True, capture_output=True, text=True).stdout.strip())
     (purelib / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    for stamp in (".site-installed", ".test-installed"):
-        (repo / ".venv" / stamp).touch()
     (repo / "node_modules").mkdir()
-    (repo / "node_modules" / ".installed").touch()  # npm ci has run
+    # npm ci has run, then the .venv was set up. One time for all three stamps: touched one after another they
+    # can straddle a tick of the file system's clock, and the node stamp, newer than the test stamp that
+    # depends on it, would send make to reinstall.
+    now = time.time()
+    for stamp in ("node_modules/.installed", ".venv/.site-installed", ".venv/.test-installed"):
+        (repo / stamp).touch()
+        os.utime(repo / stamp, (now, now))
     return repo, purelib
 
 
