@@ -446,6 +446,25 @@ def test_read_from_the_top_softmaxs_worked_tables_wait_until_they_come_near(brow
         context.close()
 
 
+def test_read_from_the_top_the_table_under_masks_two_heatmaps_waits_until_it_comes_near(browser, site_url):
+    """Masks' first section sets two heatmaps side by side (a .grid of figures), then a worked table of 97
+    elements with its math, three screens down a phone. Two figures count as one for site.css: the table is
+    skipped at load, and laid out at its own size as the reader nears it."""
+    table = ".md-typeset > h2 ~ .grid:has(> .aih-figure) ~ .aih-matrix"
+    skipped = f"() => !document.querySelector('{table} table').checkVisibility({{contentVisibilityAuto: true}})"
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    try:
+        page = context.new_page()
+        page.goto(site_url + "masks/", wait_until="networkidle")
+        assert page.evaluate(skipped)
+        page.locator(table).first.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        assert not page.evaluate(skipped)
+        assert page.locator(table).first.bounding_box()["height"] > 250  # its rows, not the 12rem placeholder
+    finally:
+        context.close()
+
+
 def test_read_from_the_top_a_page_skips_what_is_off_screen_until_it_comes_near(page, site_url):
     page.goto(site_url + "softmax/", wait_until="networkidle")
     assert not page.evaluate("document.documentElement.classList.contains('aih-landed')")
