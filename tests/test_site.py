@@ -257,6 +257,25 @@ def test_every_page_links_one_stylesheet_holding_every_extra_css_file_in_order(s
         assert len(ours) == 1 and ours[0].endswith(one_stylesheet.BUNDLE), f"{page}: {links}"
 
 
+def test_every_page_defers_the_themes_bundle_and_runs_site_js_after_it(site):
+    """overrides/main.html defers the theme's bundle, so the page is laid out once before it runs; it must
+    still run before site.js, which subscribes to the bundle's document$."""
+    checked = 0
+    for page in pages(site):
+        scripts = re.findall(r"<script\b[^>]*\bsrc=[^>]*>", page.read_text(encoding="utf-8"))
+        if "embed" in page.relative_to(site).parts:
+            continue  # a bare page with embed.js only, no theme
+        theme = [k for k, tag in enumerate(scripts) if "/javascripts/bundle." in tag]
+        ours = [k for k, tag in enumerate(scripts) if "javascripts/site.js" in tag]
+        assert len(theme) == 1 and " defer" in scripts[theme[0]], f"{page.relative_to(site)}: {scripts}"
+        if page.relative_to(site).parts[0] == "print":
+            assert not ours  # the print edition runs no widget (hooks/print_edition.py)
+        else:
+            assert len(ours) == 1 and theme[0] < ours[0] and 'type="module"' in scripts[ours[0]], scripts
+        checked += 1
+    assert checked > 15
+
+
 def test_the_stylesheet_bundle_names_a_listed_file_that_is_missing(tmp_path):
     from mkdocs.exceptions import PluginError
     from hooks import one_stylesheet
