@@ -276,6 +276,63 @@ def test_every_page_defers_the_themes_bundle_and_runs_site_js_after_it(site):
     assert checked > 15
 
 
+def test_every_markdown_table_arrives_wrapped_so_the_themes_script_moves_none(site):
+    """hooks/tables.py: the theme's script wraps each table:not([class]) at load (a restyle of the whole article);
+    the build writes the same wrapper and marks the table, so no page, not even inside a <noscript>, has one left."""
+    wrapped = 0
+    for page in pages(site):
+        html = page.read_text(encoding="utf-8")
+        bare = re.findall(r"<table(?![^>]*\bclass=)[^>]*>", html)
+        assert not bare, f"{page.relative_to(site)}: a table the theme's script would move: {bare[0]}"
+        ours = html.count('<table class="aih-table">')
+        assert ours == html.count('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+                                  '<table class="aih-table">'), page.relative_to(site)
+        wrapped += ours
+    assert wrapped > 50
+
+
+def test_the_table_hook_wraps_only_markdowns_bare_tables():
+    from hooks import tables
+
+    html = '<p>x</p><table>\n<tr><td>1</td></tr>\n</table><table class="aih-numbers"><tr><td>2</td></tr></table>'
+    assert tables.wrap_tables(html) == (
+        '<p>x</p><div class="md-typeset__scrollwrap"><div class="md-typeset__table"><table class="aih-table">\n'
+        '<tr><td>1</td></tr>\n</table></div></div><table class="aih-numbers"><tr><td>2</td></tr></table>')
+
+
+def css_rules(css):
+    """(at-rule or "", selector, declarations) of every style rule in a minified stylesheet, one level of
+    @media deep; selectors and declarations with the white space a minifier may keep or drop taken out."""
+    rules, opened, position = [], [], 0  # opened: the preludes of the blocks we are in
+    for brace in re.finditer(r"[{}]", css):
+        text = css[position:brace.start()].strip()
+        position = brace.end()
+        if brace.group() == "{":
+            opened.append(text)
+            continue
+        prelude = opened.pop()
+        if not prelude.startswith("@"):
+            at = next((outer for outer in reversed(opened) if outer.startswith("@")), "")
+            rules.append((re.sub(r"\s+", " ", at), re.sub(r"\s*([>+~,])\s*", r"\1", prelude),
+                          tuple(re.sub(r"\s*:\s*", ":", d.strip()) for d in text.split(";") if d.strip())))
+    return rules
+
+
+def test_the_aih_table_rules_are_the_themes_table_rules(site):
+    """site.css styles .aih-table (hooks/tables.py) with the theme's rules for table:not([class]): every one of
+    those, with the selector changed, must be in our stylesheet, so a new theme version cannot drift from it."""
+    import material
+
+    theme_css, = (Path(material.__file__).parent / "templates/assets/stylesheets").glob("main.*.min.css")
+    theirs = [(at, selector.replace("table:not([class])", "table.aih-table"), declarations)
+              for at, selector, declarations in css_rules(theme_css.read_text(encoding="utf-8"))
+              if "table:not([class])" in selector]
+    ours = set(css_rules((site / "stylesheets" / "site.bundle.css").read_text(encoding="utf-8")))
+    assert len(theirs) >= 10
+    missing = [rule for rule in theirs if rule not in ours]
+    assert not missing, f"site.css lacks the theme's table rules (as .aih-table): {missing}"
+
+
 def test_the_stylesheet_bundle_names_a_listed_file_that_is_missing(tmp_path):
     from mkdocs.exceptions import PluginError
     from hooks import one_stylesheet

@@ -465,6 +465,23 @@ def test_read_from_the_top_the_table_under_masks_two_heatmaps_waits_until_it_com
         context.close()
 
 
+def test_the_themes_script_takes_no_table_out_of_the_page_at_load(page, site_url):
+    """The theme's script wraps each table:not([class]) at DOMContentLoaded, taking it out of the page and putting
+    it back: on learning (twelve tables) a restyle of the whole article inside that task. hooks/tables.py writes
+    the wrapper at build time, so nothing is taken out, and each table still sits in the theme's wrapper."""
+    page.add_init_script("""
+        window.aihTablesTakenOut = 0;
+        new MutationObserver((records) => {
+          for (const record of records)
+            for (const node of record.removedNodes) if (node.nodeName === "TABLE") window.aihTablesTakenOut++;
+        }).observe(document, {childList: true, subtree: true});
+    """)
+    page.goto(site_url + "learning/", wait_until="networkidle")
+    assert page.evaluate("aihTablesTakenOut") == 0
+    assert page.evaluate("""() => [...document.querySelectorAll("article table:not([class]), article table.aih-table")]
+        .map((table) => table.matches(".md-typeset__scrollwrap > .md-typeset__table > table.aih-table"))""") == [True] * 11
+
+
 def test_read_from_the_top_a_page_skips_what_is_off_screen_until_it_comes_near(page, site_url):
     page.goto(site_url + "softmax/", wait_until="networkidle")
     assert not page.evaluate("document.documentElement.classList.contains('aih-landed')")
