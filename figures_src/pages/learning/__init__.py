@@ -79,7 +79,8 @@ def backprop_snippets(example):
         "dW": by_keys(dW, "dW"),
         "dS": (
             by_keys(dS, "dS", 4)
-            + f"\nRow {i} (“{tokens[i]}”): the weighted average of its $dW$ is ${terms} \\approx {latex_number(pull, 3)}$, "
+            # the weighted average on a line of its own: inline, it ran 100 px past a phone's screen
+            + f"\nRow {i} (“{tokens[i]}”): the weighted average of its $dW$ is\n\n$${terms} \\approx {latex_number(pull, 3)},$$\n\n"
             f"so its entry for key “{tokens[j]}” is ${latex_number(W[i, j], 4)} \\cdot ({latex_number(dW[i, j], 4)} - "
             f"{latex_number(pull, 3)}) \\approx {latex_number(dS[i, j], 3)}$. Each row of $dS$ adds up to 0.\n"
         ),
