@@ -465,6 +465,26 @@ def test_read_from_the_top_the_table_under_masks_two_heatmaps_waits_until_it_com
         context.close()
 
 
+@pytest.mark.parametrize("path", [path for path in PAGES if not path.startswith("embed/")] or [""])
+def test_on_a_phone_nothing_runs_past_the_screen_once_every_block_is_laid_out(browser, site_url, path):
+    """A reader who arrives at a section has every block laid out from the start (html.aih-landed): a formula or
+    a table wider than a phone must scroll inside its own box, not the page sideways. (Read from the top, a
+    skipped block clips what runs past it instead, so the check needs the landed page.)"""
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    try:
+        page = context.new_page()
+        page.goto(site_url + path + "#__top", wait_until="networkidle")
+        assert page.evaluate("document.documentElement.classList.contains('aih-landed')")
+        wide = page.evaluate("""() => [...document.querySelectorAll("article *")]
+            .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 1
+                                 && !element.closest(".aih-math, .md-typeset__scrollwrap, .aih-figure__graphic, "
+                                                     + ".aih-table-scroll, .aih-scroll, pre, details:not([open])"))
+            .map((element) => element.tagName + ": " + element.textContent.slice(0, 60))""")
+        assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("innerWidth"), wide[:3]
+    finally:
+        context.close()
+
+
 def test_the_themes_script_takes_no_table_out_of_the_page_at_load(page, site_url):
     """The theme's script wraps each table:not([class]) at DOMContentLoaded, taking it out of the page and putting
     it back: on learning (twelve tables) a restyle of the whole article inside that task. hooks/tables.py writes
