@@ -1,10 +1,7 @@
 """Collapsed content waits outside the DOM until a reader opens it: the body of every figure's numbers table
-(`<details class="aih-data">`), of every source listing (`??? example`) and of every worked example's
-<iframe> code (`<details class="aih-embed-code">`) goes into a `<noscript class="aih-lazy">` after its
-<summary>, and so do a problem's solution steps (inside their `.aih-problem__steps`, which
-docs/javascripts/problems.js fills from the problem's data when it loads). A code block in the page, even in a
-closed <details>, is measured by the theme's script at load: the <iframe> code brings its own copy button
-(figures_src/engine/examples.py), so nothing is lost by keeping it out.
+(`<details class="aih-data">`) and of every source listing (`??? example`) goes into a `<noscript
+class="aih-lazy">` after its <summary>, and so do a problem's solution steps (inside their
+`.aih-problem__steps`, which docs/javascripts/problems.js fills from the problem's data when it loads).
 
 Without JavaScript the browser renders a <noscript> like any other element, so the table or the listing is
 there as before, closed until opened. With JavaScript it is one text node (no elements: a large table or a
@@ -16,8 +13,7 @@ import re
 
 from mkdocs.exceptions import PluginError
 
-_LAZY = re.compile(r'(<details class="(?:aih-data|example|aih-embed-code)"(?: data-search-exclude)?>\s*<summary>.*?</summary>)'
-                   r'(.*?)(</details>)'
+_LAZY = re.compile(r'(<details class="(?:aih-data|example)">\s*<summary>.*?</summary>)(.*?)(</details>)'
                    r'|(<details class="success aih-problem__solution"[^>]*><summary>Solution</summary><div class="aih-problem__steps">)'
                    r'(.*?)(</div></details>)', re.S)
 

@@ -95,13 +95,6 @@ def permalink(example):
     return f"{site_url()}{example.url_path}#{example.id}"
 
 
-# The theme's copy button, as its script puts it on a code block: the <iframe>'s block carries its own, because
-# the theme's script never sees that block (hooks/lazy_details.py keeps it out of the page until it is opened).
-# The theme's clipboard handler listens on the whole document, so the button works whenever it arrives.
-COPY_BUTTON = ('<nav class="md-code__nav"><button class="md-code__button" title="Copy to clipboard" '
-               'data-clipboard-target="#{code_id} &gt; code" data-md-type="copy"></button></nav>')
-
-
 def cite_line(example, embeddable=False):
     """The paragraph that anchors example `example` (an Example declaration) on its page and cites it; for an
     example the interactive heatmap can draw, with a link to its embed page and the <iframe> to copy (kept out
@@ -109,11 +102,9 @@ def cite_line(example, embeddable=False):
     embed = ""
     if embeddable:
         url = f"{site_url()}embed/{example.id}/"
-        code_id = f"{example.id}-iframe"
         embed = (f" · [embed it](embed/{example.id}/index.html)</p>\n"
                  f'<details class="aih-embed-code" data-search-exclude><summary>The &lt;iframe&gt; that embeds {example.id}</summary>'
-                 f'<pre id="{code_id}">{COPY_BUTTON.format(code_id=code_id)}'
-                 f"<code>{escape(embed_snippet(example.id, url))}</code></pre></details>\n")
+                 f"<pre><code>{escape(embed_snippet(example.id, url))}</code></pre></details>\n")
     return (
         f'<p class="aih-cite" id="{example.id}" markdown>Worked example <code>{example.id}</code>: cite it as '
         f"[{permalink(example)}]({example.page}#{example.id}) · "

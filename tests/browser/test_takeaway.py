@@ -85,40 +85,6 @@ def test_embed_in_an_iframe_on_another_origin(context, site_url, foreign_origin,
 
 
 
-def test_a_cite_lines_iframe_code_arrives_when_opened_and_its_button_copies_it(browser, site_url):
-    """The <iframe> to copy waits outside the page until its <details> is opened (hooks/lazy_details.py: the
-    theme's script measured every code block at load, closed or not) and brings the theme's copy button."""
-    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
-    try:
-        page = context.new_page()
-        page.goto(site_url + "masks/", wait_until="networkidle")
-        embeds = page.locator("details.aih-embed-code")
-        assert embeds.count() >= 3
-        assert page.locator("details.aih-embed-code pre").count() == 0
-        embeds.first.locator("summary").click()
-        code = embeds.first.locator("pre > code")
-        expect(code).to_contain_text('<iframe src="http')
-        embeds.first.locator("pre").hover()
-        embeds.first.get_by_role("button", name="Copy to clipboard").click()
-        expect(page.locator(".md-dialog")).to_contain_text("Copied to clipboard")
-        assert page.evaluate("navigator.clipboard.readText()") == code.text_content()
-    finally:
-        context.close()
-
-
-def test_without_javascript_the_iframe_code_is_there_without_a_dead_button(browser, site_url):
-    context = browser.new_context(java_script_enabled=False)
-    try:
-        page = context.new_page()
-        page.goto(site_url + "masks/")
-        embed = page.locator("details.aih-embed-code").first
-        embed.locator("summary").click()
-        expect(embed.locator("pre > code")).to_contain_text('<iframe src="http')
-        expect(embed.locator(".md-code__nav")).to_be_hidden()
-    finally:
-        context.close()
-
-
 @pytest.mark.parametrize("viewport", [{"width": 412, "height": 823}, {"width": 1350, "height": 940}],
                          ids=["phone", "desktop"])
 def test_drawing_the_heatmap_shifts_nothing_on_any_embed_page(browser, site_url, viewport):
