@@ -79,10 +79,12 @@ def backprop_snippets(example):
         "dW": by_keys(dW, "dW"),
         "dS": (
             by_keys(dS, "dS", 4)
-            # the weighted average on a line of its own: inline, it ran 100 px past a phone's screen
-            + f"\nRow {i} (“{tokens[i]}”): the weighted average of its $dW$ is\n\n$${terms} \\approx {latex_number(pull, 3)},$$\n\n"
-            f"so its entry for key “{tokens[j]}” is ${latex_number(W[i, j], 4)} \\cdot ({latex_number(dW[i, j], 4)} - "
-            f"{latex_number(pull, 3)}) \\approx {latex_number(dS[i, j], 3)}$. Each row of $dS$ adds up to 0.\n"
+            # the weighted average on a line of its own (inline, it ran 100 px past a phone's screen), last, so the
+            # paragraph stays one: the page is at its budget of elements
+            + f"\nEach row of $dS$ adds up to 0. Row {i} (“{tokens[i]}”): its entry for key “{tokens[j]}” is "
+            f"${latex_number(W[i, j], 4)} \\cdot ({latex_number(dW[i, j], 4)} - {latex_number(pull, 3)}) \\approx "
+            f"{latex_number(dS[i, j], 3)}$, where {latex_number(pull, 3)} is the weighted average of its $dW$:\n\n"
+            f"$${terms} \\approx {latex_number(pull, 3)}.$$\n"
         ),
         "dQ": by_dims(s["dQ"], "dQ", 4),
         "dK": by_dims(s["dK"], "dK", 4),
