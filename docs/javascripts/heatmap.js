@@ -181,7 +181,6 @@ class Heatmap {
     this.drawLegend(limit);
     this.drawCaption();
     this.readout.style.minHeight = ""; // (see showPair)
-    this.readoutWidth = innerWidth;
     this.drawReadout();
     this.drawFollowedRow();
   }
@@ -366,11 +365,17 @@ class Heatmap {
     on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: printed(10 ** Number(event.target.value)) }));
     on(this.slot("mask"), "change", (event) => this.update({ maskName: event.target.value }));
     on(this.slot("lead"), "input", (event) => this.update({ leadIndex: event.target.value }));
-    on(window, "resize", () => {
-      if (innerWidth === this.readoutWidth) return; // (a phone's address bar coming and going)
-      this.readoutWidth = innerWidth;
-      this.readout.style.minHeight = ""; // its lines wrap anew (see showPair)
+    // At a new width the readout's lines wrap anew: it lets go of the height it kept (see showPair). Its own
+    // width, watched: a phone's address bar coming and going changes only the window's height. (Reading the
+    // window's width instead would, on a phone, make the browser lay out the whole page there and then.)
+    let width = 0; // as last laid out; 0 while it is not (before it is in the page, or hidden)
+    const widthWatch = new ResizeObserver(([{ contentRect }]) => {
+      if (!contentRect.width) return;
+      if (width && contentRect.width !== width) this.readout.style.minHeight = "";
+      width = contentRect.width;
     });
+    widthWatch.observe(this.readout);
+    signal.addEventListener("abort", () => widthWatch.disconnect());
     // one listener per event type on the grid, not one per cell
     const onCell = (type, handler) =>
       on(this.grid, type, (event) => {

@@ -12,7 +12,9 @@
 const DRAWN = ["aih-on", "aih-merged", "aih-held"].map((state) => `figure.aih-heatmap.${state}`).join();
 // The page shown, not the address: instant navigation changes the address first, then swaps the page in.
 let shownPath = globalThis.location?.pathname;
-const placeKey = () => `aih-place ${shownPath} ${innerWidth}`;
+// Read only when a place is saved or one is kept for the page: on a phone, reading the window's width makes the
+// browser lay out the whole page there and then.
+const placeKey = (path) => `aih-place ${path} ${innerWidth}`;
 const blocks = () => [...(document.querySelector("article.md-content__inner")?.children ?? [])];
 const shownIn = (figure) => `${figure.dataset.example} ${figure.dataset.head ?? ""}`; // its height depends on it
 const session = (() => {
@@ -22,7 +24,7 @@ const session = (() => {
     return {}; // storage turned off: kept for this page's life only
   }
 })();
-let pending; // [key, timer]: the save after the last scroll, under the key of the page scrolled
+let pending; // [path, timer]: the save after the last scroll, of the page scrolled
 // The offset the theme saved with the history entry Back or Forward goes to, as it was then: the theme saves
 // the offset 100 ms after a scroll into the entry current by then, which may already be this one.
 let popped;
@@ -30,9 +32,10 @@ let popped;
 // that tall (the readout keeps the tallest height it has had while the pointer moves), so nothing after it moves.
 export const keptPins = new WeakMap();
 
-function savePlace(key) {
+function savePlace(path) {
   clearTimeout(pending?.[1]);
   pending = null;
+  const key = placeKey(path);
   const heights = [...document.querySelectorAll(DRAWN)].map((figure) => [figure.id,
     figure.matches(".aih-merged") ? 0 : figure.offsetHeight, shownIn(figure),
     figure.querySelector(".aih-readout")?.getBoundingClientRect().height ?? keptPins.get(figure)]);
@@ -47,8 +50,7 @@ function savePlace(key) {
 export function rememberPlace() {
   if (location.pathname !== shownPath) return; // the address has changed: this page is being left
   clearTimeout(pending?.[1]);
-  const key = placeKey();
-  pending = [key, setTimeout(savePlace, 150, key)]; // after Material's 100 ms
+  pending = [shownPath, setTimeout(savePlace, 150, shownPath)]; // after Material's 100 ms
 }
 globalThis.addEventListener?.("scroll", rememberPlace, { passive: true }); // (not in Node's unit tests)
 // A click or Back sooner than that saves at once, while the page is still the one the reader leaves.
@@ -70,8 +72,9 @@ globalThis.addEventListener?.("click", () => location.pathname !== shownPath && 
 // the block that was at the top of the screen is put back at its place.
 function comeBack(swapped) {
   let offset, heights, onTop, top;
+  if (!Object.keys(session).some((key) => key.startsWith(`aih-place ${shownPath} `))) return; // nothing kept
   try {
-    [offset, heights, onTop, top] = JSON.parse(session[placeKey()]);
+    [offset, heights, onTop, top] = JSON.parse(session[placeKey(shownPath)]);
   } catch {
     return; // nothing kept for this page
   }

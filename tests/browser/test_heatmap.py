@@ -538,3 +538,24 @@ def test_what_follows_the_readout_stays_put_as_the_pointer_moves_on(page, site_u
     first = below_the_readout(padding)
     cell(page, padding, 0, 3).hover()
     assert below_the_readout(padding) > first - 0.5
+
+
+def test_the_readout_lets_go_of_its_kept_height_at_a_new_width_only(page, site_url):
+    """A phone's address bar coming and going changes the window's height only: the readout keeps its height.
+    At a new width its lines wrap anew, and it lets go of it."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_page(page, site_url, "masks/")
+    causal = "#fig-mask-causal-scores"
+    last = len(example("ex-mask-causal")["tokens"]) - 1
+    cell(page, causal, last, 0).hover()  # a row of every e^s: the tallest readout
+    cell(page, causal, 0, last).hover()  # masked: one short line, kept at the tallest height
+    kept = page.eval_on_selector(f"{causal} .aih-readout", "(r) => r.style.minHeight")
+    assert kept.endswith("px"), kept
+
+    def min_height_after(size):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(200)  # a frame or two: the size is observed after layout
+        return page.eval_on_selector(f"{causal} .aih-readout", "(r) => r.style.minHeight")
+
+    assert min_height_after({"width": 390, "height": 700}) == kept
+    assert min_height_after({"width": 420, "height": 700}) == ""
