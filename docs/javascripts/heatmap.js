@@ -88,12 +88,6 @@ class Heatmap {
     this.rows = this.buildGrid(); // the header row, then one row per query
   }
 
-  // Drawn before it is shown (if this throws, the static figure was never touched), then listening.
-  start(signal) {
-    this.redraw();
-    this.listen(signal);
-  }
-
   forLead(array) {
     return this.leadCount ? array[this.state.leadIndex] : array;
   }
@@ -153,9 +147,15 @@ class Heatmap {
     this.redraw();
   }
 
-  // Every state change ends here: recompute the numbers, then draw everything from the state. The tokens,
-  // mask and result it keeps are what the readout reads between redraws.
+  // Every state change ends here: recompute the numbers, then draw everything from the state.
   redraw() {
+    this.drawFigure();
+    this.drawWorking();
+  }
+
+  // The numbers for the state, and the grid, legend and caption that show them. The tokens, mask and result it
+  // keeps are what the readout reads until the next redraw.
+  drawFigure() {
     const { example, steps, state } = this;
     const { quantity, scaleMultiplier, maskName, leadIndex } = state;
     this.tokens = example.batch_tokens?.[leadIndex] || example.tokens; // of queries and keys alike
@@ -180,6 +180,10 @@ class Heatmap {
     this.drawGrid(values, limit);
     this.drawLegend(limit);
     this.drawCaption();
+  }
+
+  // The working under the grid: the readout of the pair pointed at, and the row followed into the output.
+  drawWorking() {
     this.readout.style.minHeight = ""; // (see showPair)
     this.drawReadout();
     this.drawFollowedRow();
@@ -244,14 +248,20 @@ class Heatmap {
 
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid. The
   // readout's lines wrap differently from pair to pair: it keeps the tallest height it has had, so that what
-  // follows it stays put as the pointer moves on, until the next full redraw or a new window width.
+  // follows it stays put as the pointer moves on, until the next full redraw or a new width (see keepHeight).
   showPair(row, column) {
-    const { readout } = this;
-    readout.style.minHeight = `${readout.getBoundingClientRect().height}px`;
+    this.keepHeight(this.readout.getBoundingClientRect().height);
     this.state.focusedCell = [row, column];
     this.state.pointed = true;
     this.drawReadout();
     rememberPlace(); // the height it keeps, for Back (place.js)
+  }
+
+  // The readout is at least `height` px tall until the next full redraw, or until its width changes (listen).
+  keepHeight(height) {
+    this.readout.style.minHeight = `${height}px`;
+    if (!this.watchingWidth) this.widthWatch.observe(this.readout);
+    this.watchingWidth = true;
   }
 
   // A scaled score as the reader can check it: exactly when 1/√d_k is a fraction (d_k = 4: 0.37 × 1/2 = 0.185),
@@ -365,17 +375,18 @@ class Heatmap {
     on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: printed(10 ** Number(event.target.value)) }));
     on(this.slot("mask"), "change", (event) => this.update({ maskName: event.target.value }));
     on(this.slot("lead"), "input", (event) => this.update({ leadIndex: event.target.value }));
-    // At a new width the readout's lines wrap anew: it lets go of the height it kept (see showPair). Its own
-    // width, watched: a phone's address bar coming and going changes only the window's height. (Reading the
-    // window's width instead would, on a phone, make the browser lay out the whole page there and then.)
-    let width = 0; // as last laid out; 0 while it is not (before it is in the page, or hidden)
-    const widthWatch = new ResizeObserver(([{ contentRect }]) => {
+    // (keepHeight) At a new width the readout's lines wrap anew: it lets go of the height it kept. Its own
+    // width, watched once it keeps one: a phone's address bar coming and going changes only the window's
+    // height. (Reading the window's width instead would, on a phone, make the browser lay out the whole page
+    // there and then.)
+    let width = 0; // as last laid out; 0 while it is not (hidden)
+    this.watchingWidth = false;
+    this.widthWatch = new ResizeObserver(([{ contentRect }]) => {
       if (!contentRect.width) return;
       if (width && contentRect.width !== width) this.readout.style.minHeight = "";
       width = contentRect.width;
     });
-    widthWatch.observe(this.readout);
-    signal.addEventListener("abort", () => widthWatch.disconnect());
+    signal.addEventListener("abort", () => this.widthWatch.disconnect());
     // one listener per event type on the grid, not one per cell
     const onCell = (type, handler) =>
       on(this.grid, type, (event) => {
@@ -423,14 +434,17 @@ export async function enhance(figure, merged = [], data = null) {
     const example = data || (await examples.get(path));
     if (controller.signal.aborted) return; // enhanced again while the JSON was loading
     problem = exampleProblem(example, figure.dataset.head);
-    if (!problem) {
-      // checking, building and drawing in separate tasks: none of them keeps the page busy for long
+    // Checked, built, its grid drawn, then its working drawn, each in a task of its own: none of them keeps the
+    // page busy for long. All before it is shown: if one throws, the static figure was never touched.
+    const steps = [() => (widget = new Heatmap(figure, example)), () => widget.drawFigure(),
+      () => {
+        widget.drawWorking();
+        widget.listen(controller.signal);
+      }];
+    for (const step of problem ? [] : steps) {
       await nextTask();
       if (controller.signal.aborted) return;
-      widget = new Heatmap(figure, example);
-      await nextTask();
-      if (controller.signal.aborted) return;
-      widget.start(controller.signal);
+      step();
     }
   } catch (error) {
     if (controller.signal.aborted) return;
@@ -451,7 +465,7 @@ export async function enhance(figure, merged = [], data = null) {
   }
   figure.querySelector(".aih-figure__graphic").before(widget.panel);
   // drawn again as it was held: its readout as tall as the reader left it, so that nothing after it moves
-  widget.readout.style.minHeight = pin ? `${pin}px` : "";
+  if (pin) widget.keepHeight(pin);
   figure.classList.add("aih-on");
   for (const other of merged) other.classList.add("aih-merged");
   rememberPlace();

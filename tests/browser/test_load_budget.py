@@ -32,28 +32,16 @@ SITE = ROOT / "site"
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_lighthouse import TEXT  # noqa: E402  (what GitHub Pages gzips, the sitemap too)
 from bench_site import SKIP, bare_config  # noqa: E402
+from bench_page_tasks import MOBILE, PHONE, WATCH_SCRIPTS, longest_script_of_ours  # noqa: E402
 
 DOM_BUDGET = 1500
 BYTES_OVER_BARE = 60 * 1024
 LONG_TASK_MS = 50
 LOADS = 5
-PHONE = {"width": 412, "height": 823}
-MOBILE = dict(viewport=PHONE, device_scale_factor=1.75, is_mobile=True, has_touch=True)
 # Not print/: the print edition is every page at once, for a printer (hooks/print_edition.py).
 PAGES = ["", *sorted(p.parent.name + "/" for p in SITE.glob("*/index.html")
                      if p.parent.name not in ("assets", "search", "print"))]
 
-# Long animation frames, each script's share, recorded from before the page's first script runs.
-WATCH_SCRIPTS = """
-window.__aihScripts = [];
-new PerformanceObserver((list) => {
-  for (const frame of list.getEntries()) {
-    for (const script of frame.scripts) {
-      window.__aihScripts.push([script.sourceURL, script.invokerType, script.invoker, script.duration]);
-    }
-  }
-}).observe({ type: "long-animation-frame", buffered: true });
-"""
 
 
 # The heatmaps within a screen of the first (the margin at which they are made interactive) have become
@@ -69,10 +57,6 @@ WIDGETS_FETCHED = """(widgets) => {
   return fetched.includes("site.js") && Object.entries(widgets)
     .every(([selector, module]) => !document.querySelector(selector) || fetched.includes(module));
 }"""
-# Whose script ran: ours is under /javascripts/ (the theme's under /assets/); a callback Chromium names no
-# source for counts as ours too, to be safe, when it is of a kind our scripts use (a timer, a promise
-# continuation, an IntersectionObserver). They use no requestAnimationFrame; the theme's go unnamed.
-OURS = ("TimerHandler:setTimeout", "IntersectionObserverCallback", "Promise.", "Response.json.then")
 
 
 def gzipped_bytes(site, url_paths, prefix):
@@ -178,11 +162,8 @@ def test_no_long_task_of_our_script_at_load_with_the_cpu_slowed_4x(browser, site
     longest = []
     for _ in range(LOADS):
         page, context, fetched = load(browser, site_url + path, throttle=4)
-        scripts = page.evaluate("window.__aihScripts")
+        longest.append(longest_script_of_ours(page.evaluate("window.__aihScripts")))
         context.close()
-        ours = [(urlparse(url).path.rsplit("/", 1)[-1], invoker, round(ms)) for url, kind, invoker, ms in scripts
-                if ("/javascripts/" in url and "/assets/" not in url) or (not url and invoker.startswith(OURS))]
-        longest.append(max(ours, key=lambda script: script[2], default=("", "", 0)))
         if longest[-1][2] <= LONG_TASK_MS:
             return
     assert False, f"{path or 'home'}: in each of {LOADS} loads a script of ours ran over {LONG_TASK_MS} ms in one go: {longest}"
