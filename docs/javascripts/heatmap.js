@@ -375,10 +375,9 @@ class Heatmap {
     on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: printed(10 ** Number(event.target.value)) }));
     on(this.slot("mask"), "change", (event) => this.update({ maskName: event.target.value }));
     on(this.slot("lead"), "input", (event) => this.update({ leadIndex: event.target.value }));
-    // (keepHeight) At a new width the readout's lines wrap anew: it lets go of the height it kept. Its own
-    // width, watched once it keeps one: a phone's address bar coming and going changes only the window's
-    // height. (Reading the window's width instead would, on a phone, make the browser lay out the whole page
-    // there and then.)
+    // At a new width the readout's lines wrap anew, so it lets go of the height it keeps (keepHeight starts
+    // this watch). It watches its own width: a phone's address bar coming and going changes only the window's
+    // height, and reading the window's width would, on a phone, make the browser lay out the page at once.
     let width = 0; // as last laid out; 0 while it is not (hidden)
     this.watchingWidth = false;
     this.widthWatch = new ResizeObserver(([{ contentRect }]) => {
