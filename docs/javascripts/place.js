@@ -14,7 +14,7 @@ const DRAWN = ["aih-on", "aih-merged", "aih-held"].map((state) => `figure.aih-he
 let shownPath = globalThis.location?.pathname;
 // Read only when a place is saved or one is kept for the page: on a phone, reading the window's width makes the
 // browser lay out the whole page there and then.
-const placeKey = (path) => `aih-place ${path} ${innerWidth}`;
+const placeKey = (path, width = innerWidth) => `aih-place ${path} ${width}`;
 const blocks = () => [...(document.querySelector("article.md-content__inner")?.children ?? [])];
 const shownIn = (figure) => `${figure.dataset.example} ${figure.dataset.head ?? ""}`; // its height depends on it
 const session = (() => {
@@ -72,7 +72,8 @@ globalThis.addEventListener?.("click", () => location.pathname !== shownPath && 
 // the block that was at the top of the screen is put back at its place.
 function comeBack(swapped) {
   let offset, heights, onTop, top;
-  if (!Object.keys(session).some((key) => key.startsWith(`aih-place ${shownPath} `))) return; // nothing kept
+  const kept = placeKey(shownPath, ""); // at any width
+  if (!Object.keys(session).some((key) => key.startsWith(kept))) return; // nothing kept for this page
   try {
     [offset, heights, onTop, top] = JSON.parse(session[placeKey(shownPath)]);
   } catch {

@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_lighthouse import TEXT  # noqa: E402  (what GitHub Pages gzips, the sitemap too)
-from bench_site import SKIP, bare_config  # noqa: E402
 from bench_page_tasks import MOBILE, PHONE, WATCH_SCRIPTS, longest_script_of_ours  # noqa: E402
+from bench_site import SKIP, bare_config  # noqa: E402
 
 DOM_BUDGET = 1500
 BYTES_OVER_BARE = 60 * 1024
@@ -41,7 +41,6 @@ LOADS = 5
 # Not print/: the print edition is every page at once, for a printer (hooks/print_edition.py).
 PAGES = ["", *sorted(p.parent.name + "/" for p in SITE.glob("*/index.html")
                      if p.parent.name not in ("assets", "search", "print"))]
-
 
 
 # The heatmaps within a screen of the first (the margin at which they are made interactive) have become
