@@ -4,6 +4,7 @@ Every build goes into a temporary folder; the figures are brought up to date fir
 entry point (a no-op when nothing changed).
 """
 import filecmp
+import json
 from html.parser import HTMLParser
 import os
 import re
@@ -331,6 +332,55 @@ def test_the_aih_table_rules_are_the_themes_table_rules(site):
     assert len(theirs) >= 10
     missing = [rule for rule in theirs if rule not in ours]
     assert not missing, f"site.css lacks the theme's table rules (as .aih-table): {missing}"
+
+
+# For positions in the theme's bundle (0-based line, column): the original source, line and column its map gives.
+ORIGINAL_POSITIONS = """
+const {SourceMap} = require("node:module"), fs = require("fs");
+const [mapFile, positions] = process.argv.slice(1);
+const map = new SourceMap(JSON.parse(fs.readFileSync(mapFile, "utf8")));
+console.log(JSON.stringify(JSON.parse(positions).map(([line, column]) => {
+  const {originalSource, originalLine, originalColumn} = map.findEntry(line, column);
+  return [originalSource, originalLine, originalColumn];
+})));
+"""
+
+
+def test_the_themes_bundle_ships_with_the_compile_hint_and_a_map_that_still_points_home(site):
+    """hooks/compile_hints.py puts `//# allFunctionsCalledOnLoad` above the theme's bundle: the rest of the file
+    is the theme's, one line down, and each place in it maps to the same original source as in the theme's."""
+    import material
+
+    from hooks.compile_hints import HINT
+
+    theirs, = (Path(material.__file__).parent / "templates/assets/javascripts").glob("bundle.*.min.js")
+    ours = site / "assets" / "javascripts" / theirs.name
+    assert ours.read_text(encoding="utf-8") == HINT + theirs.read_text(encoding="utf-8")
+    lines = theirs.read_text(encoding="utf-8").splitlines()
+    # every 997th character of the code, and the start of each of a few names the map knows
+    places = [(line, column) for line, text in enumerate(lines) for column in range(0, len(text), 997)
+              if not text.startswith("//# sourceMappingURL")]
+    places += [(line, text.index(name)) for name in ("sitemap.xml", "DOMContentLoaded", "__md_get")
+               for line, text in enumerate(lines) if name in text]
+    assert len(places) > 100
+
+    def originals(map_file, shift):
+        result = subprocess.run(["node", "-e", ORIGINAL_POSITIONS, str(map_file),
+                                 json.dumps([[line + shift, column] for line, column in places])],
+                                capture_output=True, text=True, check=True)
+        return json.loads(result.stdout)
+
+    before = originals(theirs.with_name(theirs.name + ".map"), 0)
+    assert sum(source is not None for source, _, _ in before) > 100
+    assert originals(ours.with_name(ours.name + ".map"), 1) == before
+
+
+def test_the_compile_hint_is_added_once():
+    from hooks.compile_hints import HINT, hinted
+
+    script, source_map = hinted("var a=1;\n", {"version": 3, "mappings": "AAAA"})
+    assert script == HINT + "var a=1;\n" and source_map == {"version": 3, "mappings": ";AAAA"}
+    assert hinted(script, source_map) == (script, source_map)
 
 
 def test_the_stylesheet_bundle_names_a_listed_file_that_is_missing(tmp_path):

@@ -16,6 +16,7 @@ speed:
 scripts/bench_lighthouse.py prints the same numbers next to Lighthouse's scores; the scores are a benchmark.
 """
 import gzip
+import json
 import os
 import shutil
 import subprocess
@@ -166,3 +167,28 @@ def test_no_long_task_of_our_script_at_load_with_the_cpu_slowed_4x(browser, site
         if longest[-1][2] <= LONG_TASK_MS:
             return
     assert False, f"{path or 'home'}: in each of {LOADS} loads a script of ours ran over {LONG_TASK_MS} ms in one go: {longest}"
+
+
+def test_the_themes_bundle_arrives_compiled_so_the_main_thread_compiles_almost_none_of_it(browser, site_url):
+    """hooks/compile_hints.py heads the theme's bundle with V8's `//# allFunctionsCalledOnLoad`: its functions are
+    compiled while it streams in, off the main thread. Counted in a trace of one load: the functions V8 compiles
+    lazily on the main thread while the bundle runs (V8.CompileCode events), 322-520 without the hint, none
+    with it."""
+    context = browser.new_context(**MOBILE)
+    page = context.new_page()
+    browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-v8.compile"])
+    try:
+        page.goto(site_url + "scores/", wait_until="load")
+    finally:
+        trace = json.loads(browser.stop_tracing())
+        context.close()
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    main = {(e["pid"], e["tid"]) for e in events
+            if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"]["name"] == "CrRendererMain"}
+    on_main = [e for e in events if (e["pid"], e["tid"]) in main and e.get("ph") == "X"]
+    runs = [e for e in on_main if e["name"] == "EvaluateScript"
+            and "/assets/javascripts/bundle." in e["args"].get("data", {}).get("url", "")]
+    assert len(runs) == 1, f"the theme's bundle ran {len(runs)} times in the trace"
+    start, end = runs[0]["ts"], runs[0]["ts"] + runs[0]["dur"]
+    compiled = sum(e["name"] == "V8.CompileCode" and start <= e["ts"] < end for e in on_main)
+    assert compiled < 30, f"while the theme's bundle ran, V8 compiled {compiled} functions on the main thread"
