@@ -22,12 +22,18 @@ from mkdocs.exceptions import PluginError
 HINT = "//# allFunctionsCalledOnLoad\n"
 
 
-def hinted(script, source_map):
-    """The bundle with the hint as its first line, and its source map (a dict) moved down one line to match.
-    A bundle that has the hint already is returned as it is, with its map."""
+def add_hint(bundle):
+    """Put the hint above `bundle` (a file) and move its source map, if it has one, down one line to match.
+    A bundle that has the hint already is left as it is."""
+    script = bundle.read_text(encoding="utf-8")
     if script.startswith(HINT):
-        return script, source_map
-    return HINT + script, {**source_map, "mappings": ";" + source_map["mappings"]}
+        return
+    bundle.write_text(HINT + script, encoding="utf-8", newline="")
+    map_file = bundle.with_name(bundle.name + ".map")
+    if map_file.exists():
+        source_map = json.loads(map_file.read_text(encoding="utf-8"))
+        source_map["mappings"] = ";" + source_map["mappings"]
+        map_file.write_text(json.dumps(source_map, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def on_post_build(config):
@@ -36,13 +42,4 @@ def on_post_build(config):
     if len(bundles) != 1:
         raise PluginError(f"hooks/compile_hints.py: expected the theme's one bundle.*.min.js in {folder}, "
                           f"found {len(bundles)}: has the theme changed where it puts its script?")
-    bundle = bundles[0]
-    map_file = bundle.with_name(bundle.name + ".map")
-    script = bundle.read_text(encoding="utf-8")
-    source_map = json.loads(map_file.read_text(encoding="utf-8")) if map_file.exists() else {"mappings": ""}
-    new_script, new_map = hinted(script, source_map)
-    if new_script == script:
-        return
-    bundle.write_text(new_script, encoding="utf-8", newline="")
-    if map_file.exists():
-        map_file.write_text(json.dumps(new_map, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    add_hint(bundles[0])

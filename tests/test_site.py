@@ -375,12 +375,16 @@ def test_the_themes_bundle_ships_with_the_compile_hint_and_a_map_that_still_poin
     assert originals(ours.with_name(ours.name + ".map"), 1) == before
 
 
-def test_the_compile_hint_is_added_once():
-    from hooks.compile_hints import HINT, hinted
+def test_the_compile_hint_is_added_once(tmp_path):
+    from hooks.compile_hints import HINT, add_hint
 
-    script, source_map = hinted("var a=1;\n", {"version": 3, "mappings": "AAAA"})
-    assert script == HINT + "var a=1;\n" and source_map == {"version": 3, "mappings": ";AAAA"}
-    assert hinted(script, source_map) == (script, source_map)
+    bundle, source_map = tmp_path / "bundle.min.js", tmp_path / "bundle.min.js.map"
+    bundle.write_text("var a=1;\n")
+    source_map.write_text('{"version": 3, "mappings": "AAAA"}')
+    for _ in range(2):
+        add_hint(bundle)
+        assert bundle.read_text() == HINT + "var a=1;\n"
+        assert json.loads(source_map.read_text()) == {"version": 3, "mappings": ";AAAA"}
 
 
 def test_the_stylesheet_bundle_names_a_listed_file_that_is_missing(tmp_path):
