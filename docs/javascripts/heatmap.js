@@ -31,7 +31,7 @@ const CAPTIONS = {
   scaled_scores: ["Scaled scores QKᵀ/√dₖ", "red above zero, blue below"],
   weights: ["Attention weights", "every row adds up to 1, brighter means more"],
 };
-const widgetListeners = new Map(); // figure -> the AbortController of its widget's listeners
+const widgetListeners = new WeakMap(); // figure -> the AbortController of its widget's listeners
 const examples = new Map(); // path -> its JSON (a promise), fetched once for all the figures showing it
 
 // The [query, key] cell a key moves the focus to in a grid of rowCount × columnCount cells (the keys of
@@ -470,21 +470,17 @@ export async function enhance(figure, merged = [], data = null) {
   rememberPlace();
 }
 
-// Material's instant navigation swaps pages without reloading this module: each new page comes through here.
-// A run of figures is made interactive (and its example's JSON fetched) when it comes within a screen of the
-// viewport, not all at once on load: a long page pays only for what the reader reaches.
-let nearViewport;
+// Once the page is there (document$, the theme's signal), a run of figures is made interactive (and its
+// example's JSON fetched) when it comes within a screen of the viewport, not all at once on load: a long page
+// pays only for what the reader reaches.
 globalThis.document$?.subscribe(() => {
-  for (const controller of widgetListeners.values()) controller.abort(); // the previous page's listeners
-  widgetListeners.clear();
-  nearViewport?.disconnect();
   const runs = new Map(); // the first figure of each run of adjacent figures showing one example -> the others
   let last;
   for (const figure of document.querySelectorAll("figure.aih-heatmap[data-example][data-quantity]")) {
     if (last?.at(-1) === figure.previousElementSibling && last[0].dataset.example === figure.dataset.example) last.push(figure);
     else runs.set(figure, (last = [figure]));
   }
-  nearViewport = new IntersectionObserver((entries) => {
+  const nearViewport = new IntersectionObserver((entries) => {
     for (const { target, isIntersecting } of entries) {
       if (!isIntersecting) continue;
       nearViewport.unobserve(target);

@@ -4,8 +4,6 @@
 import { formatNumber } from "./attention-math.js";
 import { fetchJSON, h } from "./dom.js";
 
-let pageListeners = null; // the AbortController of the current page's listeners and fetches
-
 // as figures_src/problems_sets.fmt: at most 4 decimals, no trailing zeros
 export const fmt = (x) =>
   x === null ? "−∞" : typeof x === "boolean" ? `${Number(x)}` : formatNumber(x, 4).replace(/\.?0+$/, "");
@@ -68,13 +66,13 @@ const answerGrid = (part, partIndex) =>
     })));
 
 class Problem {
-  constructor(root, data, signal) {
+  constructor(root, data) {
     this.root = root;
     this.variants = data.variants;
     this.storageKey = `aih-problems:${data.set}`;
     this.variantIndex = storedVariant(recall(this.storageKey), this.variants.length);
     const actions = { hint: () => this.showNextHint(), solution: () => this.openSolution(), next: () => this.nextVariant() };
-    const on = (type, handler) => root.addEventListener(type, handler, { signal });
+    const on = (type, handler) => root.addEventListener(type, handler);
     on("submit", (event) => { // Check, or Enter in a cell
       event.preventDefault();
       this.check();
@@ -84,7 +82,7 @@ class Problem {
       event.target.ariaInvalid = null;
       event.target.parentNode.className = "";
     });
-    this.part("solution").addEventListener("toggle", () => this.showSteps(), { signal });
+    this.part("solution").addEventListener("toggle", () => this.showSteps());
     this.redraw(); // before the static hints give way: if this throws, they stay, as the status line says
     root.classList.add("aih-on"); // CSS shows the buttons, hides the static hints
   }
@@ -180,9 +178,9 @@ export function verdict(picked, answer) {
     : ["wrong", "Not this one. Think again, or open the answer."];
 }
 
-function setUpQuiz(root, data, signal) {
+function setUpQuiz(root, data) {
   const answers = new Map(data.questions.map((question) => [question.id, question.answer]));
-  const on = (type, handler) => root.addEventListener(type, handler, { signal });
+  const on = (type, handler) => root.addEventListener(type, handler);
   on("submit", (event) => {
     event.preventDefault();
     const form = event.target;
@@ -195,19 +193,16 @@ function setUpQuiz(root, data, signal) {
   root.classList.add("aih-on"); // CSS shows the Check buttons
 }
 
-// Material's instant navigation swaps pages without reloading this module: each new page comes through here.
+// Once the page is there (document$, the theme's signal), each problem's and quiz's data is fetched when it comes
+// within a screen of the viewport, not all on load.
 globalThis.document$?.subscribe(() => {
-  pageListeners?.abort(); // the previous page's listeners and fetches
-  pageListeners = new AbortController();
-  const { signal } = pageListeners;
   const load = (root) => {
     const quiz = root.matches(".aih-quiz");
-    return fetchJSON(root.dataset.src, signal)
-      .then((data) => signal.aborted || (quiz ? setUpQuiz(root, data, signal) : new Problem(root, data, signal)))
-      .catch((error) => signal.aborted || quiz || (root.querySelector(".aih-problem__status").textContent =
+    return fetchJSON(root.dataset.src)
+      .then((data) => (quiz ? setUpQuiz(root, data) : new Problem(root, data)))
+      .catch((error) => quiz || (root.querySelector(".aih-problem__status").textContent =
         `The problem's data did not load (${error.message}); the hints and solution below still work.`));
   };
-  // each problem's and quiz's data is fetched when it comes within a screen of the viewport, not all on load
   const nearViewport = globalThis.IntersectionObserver && new IntersectionObserver((entries) => {
     for (const { target, isIntersecting } of entries) {
       if (!isIntersecting) continue;
@@ -215,7 +210,6 @@ globalThis.document$?.subscribe(() => {
       load(target);
     }
   }, { rootMargin: "100% 0px" });
-  signal.addEventListener("abort", () => nearViewport?.disconnect());
   for (const root of document.querySelectorAll(".aih-problem[data-src], .aih-quiz[data-src]")) {
     if (nearViewport) nearViewport.observe(root);
     else load(root);

@@ -1,7 +1,6 @@
 // The one script every page view loads. It brings in a widget's module only on a page that shows that widget,
-// so a page pays for its own widgets and no one else's. Material's instant navigation swaps pages without
-// reloading scripts: this runs for every page (document$), and a module, once loaded, sets up the later pages
-// itself through its own document$ subscription (document$ replays the current page to a late subscriber).
+// so a page pays for its own widgets and no one else's. It looks once the page is there (document$, the theme's
+// signal, which replays the page to a late subscriber: a widget's module sets itself up through it too).
 // place.js, on every page: Back, Forward and a reload bring the reader back to their place.
 import "./place.js";
 
@@ -14,12 +13,10 @@ const WIDGETS = {
 const requested = new Set();
 
 // A <details> whose body waits in a <noscript class="aih-lazy"> (hooks/lazy_details.py) gets it when first
-// opened. Loaded with the page, the <noscript> holds its body as text; fetched by instant navigation (parsed
-// without scripting), as elements. A source listing (figures_src/engine/sources.py) gets its linked file,
-// highlighted, when first opened.
+// opened (with scripting on, a <noscript> holds its body as text). A source listing
+// (figures_src/engine/sources.py) gets its linked file, highlighted, when first opened.
 const parse = (markup) => document.createRange().createContextualFragment(markup);
-const unwrap = (waiting) => waiting.replaceWith(...(waiting.firstElementChild ? waiting.childNodes
-  : parse(waiting.textContent).childNodes));
+const unwrap = (waiting) => waiting.replaceWith(...parse(waiting.textContent).childNodes);
 document.addEventListener("toggle", async ({ target }) => {
   const waiting = target.open && target.querySelector?.("noscript.aih-lazy");
   if (waiting) unwrap(waiting);

@@ -87,43 +87,15 @@ class PageProblems:
         assert not self.foreign_requests, f"requests to other hosts: {self.foreign_requests}"
 
 
-def follow_instant_navigation(context, site_url):
-    """Let Material's instant navigation take this context's clicks, as on GitHub Pages.
-
-    The theme navigates instantly only to pages its sitemap.xml lists, after giving each listed address the
-    page's protocol and host name, but not its port. The site is built for mkdocs.yml's site_url (port 8000)
-    and served here on another port, so every click would be a full page load: the sitemap arrives with this
-    server's address instead."""
-    served = urlparse(site_url)
-    # Read from site/ here rather than fetched in the handler: a fetch still under way when its test closes the
-    # context fails ("Response has been disposed"), and the error surfaces in whichever test runs next.
-    body = re.sub(r"<loc>[a-z]+://[^/<]+", f"<loc>{served.scheme}://{served.netloc}", (SITE / "sitemap.xml").read_text())
-    context.route(site_url + "sitemap.xml", lambda route: route.fulfill(body=body, content_type="application/xml"))
-
-
-def mark_the_window(page):
-    """Before a click: after it, same_window(page) tells an instant navigation from a full page load."""
-    page.evaluate("window.__aihMarked = true")
-
-
 def wait_for_the_page(page, path):
-    """After a click, until the page at `path` (e.g. "softmax/") is the one shown. With instant navigation the
-    address changes first, and the page is swapped in once it has arrived."""
+    """After a click or Back, until the page at `path` (e.g. "softmax/") has loaded."""
     page.wait_for_url(lambda url: urlparse(url).path.endswith("/" + path))
-    page.wait_for_function("(path) => document.querySelector('link[rel=canonical]').href.endsWith('/' + path)", arg=path)
-
-
-def same_window(page):
-    """True if the page was swapped in place since mark_the_window(page); false after a full page load (a new
-    window). performance's navigation entries cannot tell: a full load starts them afresh."""
-    return page.evaluate("window.__aihMarked === true")
 
 
 @pytest.fixture
-def context(browser, site_url):
-    """A desktop-sized browser context whose clicks on links of the site navigate instantly, as a reader's do."""
+def context(browser):
+    """A desktop-sized browser context."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    follow_instant_navigation(context, site_url)
     yield context
     context.close()
 

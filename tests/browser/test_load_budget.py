@@ -8,7 +8,7 @@ speed:
   Material page's plus 60 KB; the bare page is `mkdocs build` of the same docs with a bare Material config
   (scripts/bench_site.py's), measured the same way in the same session;
 - no worked example's JSON fetched for a figure that is not near the first screen (within one screen of it:
-  the heatmaps' IntersectionObserver margin);
+  the heatmaps' IntersectionObserver margin), and no sitemap.xml;
 - no long task of our own script over 50 ms at load with the CPU slowed 4× (CDP's
   Emulation.setCPUThrottlingRate), from the Long Animation Frames API's per-script timings (the Long
   Tasks API says a task was long, not whose script ran in it).
@@ -130,6 +130,8 @@ def test_dom_size_and_examples_at_load(browser, site_url, path):
     try:
         elements = page.evaluate("document.getElementsByTagName('*').length")
         assert elements <= DOM_BUDGET, f"{path or 'home'}: {elements} DOM elements at load"
+        # nor the list of the site's pages that the theme's instant navigation fetches (mkdocs.yml keeps it off)
+        assert not [p for p in fetched if p.endswith("/sitemap.xml")], f"{path or 'home'}: sitemap.xml fetched at load"
         # an example fetched at load belongs to a figure within a screen of the first one
         for example in sorted({p.rsplit("/", 1)[1][:-5] for p in fetched if "/examples/" in p}):
             top = page.evaluate("(id) => Math.min(...[...document.querySelectorAll(`[data-example='${id}']`)]"
