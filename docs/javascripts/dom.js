@@ -13,8 +13,8 @@ export function h(tag, attributes = {}, ...children) {
 }
 
 // `path` from the site root, wherever the site is served: this module is <site>/javascripts/dom.js
-export async function fetchJSON(path, signal) {
-  const response = await fetch(new URL(`../${path}`, import.meta.url), { signal });
+export async function fetchJSON(path) {
+  const response = await fetch(new URL(`../${path}`, import.meta.url));
   if (!response.ok) throw new Error(`${response.status} for ${response.url}`);
   return response.json();
 }

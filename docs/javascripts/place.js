@@ -1,8 +1,8 @@
 // Back, Forward and a reload bring the reader back to their place, on every page (site.js imports this).
 //
-// The browser brings the page back at the scroll offset the reader left it at (each page view is a full load:
-// mkdocs.yml keeps the theme's instant navigation off), but two things above that place may have a different
-// height by then:
+// Each page view is a full load (mkdocs.yml keeps the theme's instant navigation off). Going back to the scroll
+// offset the reader left a page at is not enough: two things above that place may have a different height by
+// then:
 // - its heatmaps are static again: shorter than when the reader left, so that offset can be screens past the
 //   reader's place. So the heights of a page's heatmaps where the reader last stopped are kept for the session
 //   (per window width), and a page that comes back at that offset takes them again (each held, clipped, until
@@ -69,12 +69,13 @@ function comeBack() {
   if (!kept.length || !back) return;
   let offset, heights, onTop, top;
   const here = placeKey(location.pathname);
+  const sameWidth = kept.includes(here);
   try {
-    [offset, heights, onTop, top] = JSON.parse(session[kept.includes(here) ? here : kept[0]]);
+    [offset, heights, onTop, top] = JSON.parse(session[sameWidth ? here : kept[0]]);
   } catch {
     return; // nothing readable kept for this page
   }
-  for (const [id, height, shown, pin] of kept.includes(here) ? heights : []) {
+  for (const [id, height, shown, pin] of sameWidth ? heights : []) {
     const figure = document.getElementById(id);
     if (!figure?.matches("figure.aih-heatmap") || shownIn(figure) !== shown) continue;
     if (!height) figure.classList.add("aih-merged");

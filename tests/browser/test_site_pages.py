@@ -296,7 +296,7 @@ def test_leaving_straight_after_a_scroll_still_brings_the_reader_back(browser, s
     try:
         page = context.new_page()
         page.goto(site_url + "learning/", wait_until="networkidle")
-        read_down_to(page, depth) if how == "read" else drag_down_to(page, depth)
+        (read_down_to if how == "read" else drag_down_to)(page, depth)
         page.evaluate(SCROLL_ON)
         reading = page.evaluate(READING)
         if leave == "link":
