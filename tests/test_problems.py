@@ -654,6 +654,28 @@ def test_kit_fails_what_is_not_an_array_of_real_numbers_and_survives_sys_exit(ki
     assert line.startswith("FAIL") and re.search(message, line), line
 
 
+def test_the_intro_counts_the_declared_sets_and_their_variants():
+    """The counts are written from the declared sets, not by hand: today eight sets, seven of them numeric."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "problems.md").read_text(encoding="utf-8")
+    prose = page.split("\n## ", 1)[0]
+    assert '--8<-- "generated/snippets/problems-intro.md"' in prose
+    assert '--8<-- "generated/snippets/problems-variants.md"' in prose
+    assert not re.search(r"\b(four|seven|eight|twelve|eighteen)\b", prose, re.I), "a count written by hand"
+    blocks = problems.problem_blocks(DATA)
+    words = problems_render.NUMBER_WORDS
+    intro = blocks["intro"]
+    assert f"this page has {words[len(DATA) + 1]} sets" in intro and f"The first {words[len(DATA)]} ask" in intro
+    assert re.findall(r"\(#([a-z-]+)\)", intro) == [s["set"] for s in DATA] + ["concepts"]
+    assert [f"## {k}. {s['title']}" for k, s in enumerate(DATA, 1)] + [f"## {len(DATA) + 1}. {problems_sets.CONCEPTS_TITLE}"] \
+        == re.findall(r"^## \d+\. [^{]+?(?= \{)", page, re.M)
+    counts = {s["title"]: len(s["variants"]) for s in DATA}
+    usual = max(set(counts.values()), key=list(counts.values()).count)
+    text = blocks["variants"]
+    assert text.startswith(f"The first {words[len(DATA)]} sets have {words[usual]} variants each")
+    for title, count in counts.items():
+        assert (f"{title}, which has {words[count]}" in text) == (count != usual)
+
+
 def test_the_page_says_exactly_which_sets_the_kit_carries():
     kit_section = (Path(__file__).resolve().parents[1] / "docs" / "problems.md").read_text(encoding="utf-8").split("{ #kit }")[1].split("\n## ")[0]
     carried = {set_id for _, set_id, _ in problems.KIT_STEPS}

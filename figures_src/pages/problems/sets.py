@@ -666,6 +666,7 @@ def all_sets():
 
 # ---------------------------------------------------------------- conceptual questions (no arithmetic drill)
 
+CONCEPTS_TITLE = "What changes, and what does not"
 CONCEPTS_SEED = 8000
 SHIFT = 3.0  # the constant added to a row of scores
 WIDE_D_K = 64  # the width of the "how large is q · k" question
@@ -820,5 +821,5 @@ def concept_questions():
 def concepts_set():
     """The conceptual set as published at problems/concepts.json."""
     questions = [{"id": f"concepts-{k:02d}", **q} for k, q in enumerate(concept_questions(), 1)]
-    return {"set": "concepts", "title": "What changes, and what does not", "page": "problems/",
+    return {"set": "concepts", "title": CONCEPTS_TITLE, "page": "problems/",
             "library_version": A.__version__, "questions": questions}
