@@ -175,6 +175,8 @@ def slip_tables(set_id, v):
         W, V = x["W"], x["V"]
         if len(W) == len(W[0]):
             out["out", "transposed_weights"] = loops.matmul(transpose(W), V)
+        if len(V[0]) == len(W):
+            out["out", "v_first"] = loops.matmul(V, W)
         out["out", "unweighted"] = [[math.fsum(col) / len(V) for col in transpose(V)]] * len(W)
     elif set_id == "end-to-end":
         Q, K, V = (loops.matmul(x["X"], x[w]) for w in ("W_Q", "W_K", "W_V"))
@@ -192,7 +194,10 @@ def slip_tables(set_id, v):
                                                             None if mask is None else transpose(mask)))
         for key in [k for part, k in out if part == "weights"]:
             out["out", key] = loops.matmul(out["weights", key], V)
-        out["out", "transposed_weights"] = loops.matmul(transpose(loops.attend(Q, K, V, mask)[1]), V)
+        weights = loops.attend(Q, K, V, mask)[1]
+        out["out", "transposed_weights"] = loops.matmul(transpose(weights), V)
+        if len(V[0]) == n:
+            out["out", "v_first"] = loops.matmul(V, weights)
     elif set_id == "masks":
         S, mask = x["S"], x["mask"]
         row = int(re.search(r"Row (\d+)", v["parts"][0]["label"]).group(1)) - 1

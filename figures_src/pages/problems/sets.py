@@ -285,13 +285,18 @@ def weighted_sum_by_library(W, V):
 
 def output_slips(weights, V, what="This is", unweighted=True):
     """The common wrong outputs of weights·V: the weights read down their columns (AᵀV, which has the
-    output's shape only when there are as many queries as keys) and the values averaged without weights."""
+    output's shape only when there are as many queries as keys), V on the wrong side (VA, when its shape is
+    the output's) and the values averaged without weights."""
     n_q, n_k = weights.shape
     candidates = []
     if n_q == n_k:
         candidates.append(slip(
             "transposed_weights", f"{what} AᵀV, the weights read down their columns: row i of the output takes its "
             "weights from row i of A, the weights query i gives each key.", weights.T @ V))
+    if V.shape[1] == n_q:  # V (n_k, d_v) times the weights (n_q, n_k) has a result only when d_v = n_q
+        candidates.append(slip(
+            "v_first", f"{what} VA, V on the wrong side: the output is AV, each row of A mixing the rows of V.",
+            V @ weights))
     if unweighted:
         candidates.append(slip(
         "unweighted", f"{what} the plain average of the rows of V: row i of A says how much of each value row "
