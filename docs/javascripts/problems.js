@@ -1,10 +1,10 @@
 // The Problems page: Check, Hint, Solution and New variant for each <div class="aih-problem" data-src=…>
-// (its static markup: figures_src/problems_render.py), from problems/<set>.json. localStorage keeps the
+// (its static markup: figures_src/pages/problems/html.py), from problems/<set>.json. localStorage keeps the
 // variant each set shows, nothing the reader typed.
 import { formatNumber } from "./attention-math.js";
 import { fetchJSON, h } from "./dom.js";
 
-// as figures_src/problems_sets.fmt: at most 4 decimals, no trailing zeros
+// as figures_src/pages/problems/sets.py's fmt: at most 4 decimals, no trailing zeros
 export const fmt = (x) =>
   x === null ? "−∞" : typeof x === "boolean" ? `${Number(x)}` : formatNumber(x, 4).replace(/\.?0+$/, "");
 
@@ -50,7 +50,7 @@ const SUBSCRIPTED = /(?<![A-Za-z0-9_])(XW|dW|dS|dO|∂w|∂s|[dWqkvwsδΣ])_(mod
 export const typeset = (text) =>
   text.split(SUBSCRIPTED).map((piece, k) => (k % 3 === 2 ? h("sub", {}, piece) : piece)).filter((piece) => piece !== "");
 
-// The tables of problems_render.py: a header row of column labels, then per row its label and
+// The tables of html.py: a header row of column labels, then per row its label and
 // cellContent(i, j, rowLabel, columnLabel) in each cell.
 const table = (matrix, className, cellContent, caption) =>
   h("div", { class: "aih-problem-scroll" },

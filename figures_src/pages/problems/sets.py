@@ -1,4 +1,4 @@
-"""The seven problem sets of the Problems page: seeded variants with inputs, answers, hints and solutions.
+"""The numeric problem sets of the Problems page (SETS): seeded variants with inputs, answers, hints and solutions.
 
 Every answer comes from `attention/`; the intermediate numbers of hints and solutions are the same
 arithmetic written out step by step (tests/test_problems.py checks that they lead to the answer).
