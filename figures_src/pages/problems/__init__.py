@@ -1,4 +1,4 @@
-"""Problems (docs/problems.md): seven sets of seeded variants, their blocks on the page, their JSON and the Python kit,
+"""Problems (docs/problems.md): the numeric sets of seeded variants, their blocks on the page, their JSON and the Python kit,
 and a set of conceptual questions (problems-concepts.md, problems/concepts.json).
 
 - snippets/problems-<set>.md: the block of one set (first variant), included by docs/problems.md;
