@@ -143,6 +143,116 @@ def check_push_gradient(x, v):
     np.testing.assert_allclose(answer(v, "dS"), dS, **EXACT)
 
 
+# ---------------------------------------------------------------- common slips, recomputed by plain loops
+
+
+def transpose(M):
+    return [list(col) for col in zip(*M)]
+
+
+def slip_tables(set_id, v):
+    """{(part, slip): what that mistake gives}, worked out with plain loops on the variant's inputs, for every
+    slip whose shapes allow a result; independent of sets.py's numpy."""
+    x = {name: as_lists(a) for name, a in inputs(v).items()}
+    out = {}
+    if set_id == "scale-scores":
+        Q, K = x["Q"], x["K"]
+        d_k = len(Q[0])
+        raw = loops.scores(Q, K)
+        out["scaled_scores", "unscaled"] = raw
+        out["scaled_scores", "over_d_k"] = [[s / d_k for s in row] for row in raw]
+        if len(K) == d_k:
+            out["scaled_scores", "no_transpose"] = [[s / math.sqrt(d_k) for s in row] for row in loops.matmul(Q, K)]
+        out["scaled_scores", "swapped"] = loops.scaled_scores(K, Q)
+    elif set_id == "soften-rows":
+        out["weights", "columns"] = transpose(loops.softmax(transpose(x["S"])))
+        if not any(p["name"] == "entropy" for p in v["parts"]):
+            return out
+        H = [loops.row_entropy(row) for row in loops.softmax(x["S"])]
+        out["entropy", "bits"] = [[loops.row_entropy(row, base=2)] for row in loops.softmax(x["S"])]
+        out["entropy", "sign"] = [[-h] for h in H]
+    elif set_id == "weighted-sum":
+        W, V = x["W"], x["V"]
+        if len(W) == len(W[0]):
+            out["out", "transposed_weights"] = loops.matmul(transpose(W), V)
+        if len(V[0]) == len(W):
+            out["out", "v_first"] = loops.matmul(V, W)
+        out["out", "unweighted"] = [[math.fsum(col) / len(V) for col in transpose(V)]] * len(W)
+    elif set_id == "end-to-end":
+        Q, K, V = (loops.matmul(x["X"], x[w]) for w in ("W_Q", "W_K", "W_V"))
+        mask = x.get("mask")
+        n, d_k = len(Q), len(Q[0])
+        wrong_scores = {"unscaled": (loops.scores(Q, K), mask),
+                        "over_d_k": (loops.scaled_scores(Q, K, scale=1 / d_k), mask)}
+        if d_k == n:
+            wrong_scores["no_transpose"] = ([[s / math.sqrt(d_k) for s in row] for row in loops.matmul(Q, K)], mask)
+        if mask is not None:
+            wrong_scores["unmasked"] = (loops.scaled_scores(Q, K), None)
+        for key, (S, m) in wrong_scores.items():
+            out["weights", key] = loops.softmax(S, m)
+        out["weights", "columns"] = transpose(loops.softmax(transpose(loops.scaled_scores(Q, K)),
+                                                            None if mask is None else transpose(mask)))
+        for key in [k for part, k in out if part == "weights"]:
+            out["out", key] = loops.matmul(out["weights", key], V)
+        weights = loops.attend(Q, K, V, mask)[1]
+        out["out", "transposed_weights"] = loops.matmul(transpose(weights), V)
+        if len(V[0]) == n:
+            out["out", "v_first"] = loops.matmul(V, weights)
+    elif set_id == "masks":
+        S, mask = x["S"], x["mask"]
+        row = int(re.search(r"Row (\d+)", v["parts"][0]["label"]).group(1)) - 1
+        out["row_unmasked", "masked"] = [loops.softmax(S, mask)[row]]
+        out["row_unmasked", "columns"] = [transpose(loops.softmax(transpose(S)))[row]]
+        out["weights", "unmasked"] = loops.softmax(S)
+        out["weights", "not_renormalised"] = [[w if ok else 0.0 for w, ok in zip(r, m)]
+                                              for r, m in zip(loops.softmax(S), mask)]
+        out["weights", "columns"] = transpose(loops.softmax(transpose(S), transpose(mask)))
+    elif set_id == "push-gradient":
+        W, V, dO = x["W"], x["V"], x["dO"]
+        if len(W) == len(W[0]):
+            out["dV", "not_transposed"] = loops.matmul(W, dO)
+        dA = loops.matmul(dO, transpose(V))
+        dS = answer(v, "dS").tolist()  # recomputed by autograd and loops in test_answers_match_library_and_loops
+        out["dS", "sign"] = [[-g for g in row] for row in dS]
+        out["dS", "dA"] = dA
+        out["dS", "no_average"] = [[w * g for w, g in zip(rw, rg)] for rw, rg in zip(W, dA)]
+    return out
+
+
+@pytest.mark.parametrize(("set_id", "v"), VARIANTS, ids=IDS)
+def test_each_slip_is_what_its_mistake_gives_and_never_the_right_answer(set_id, v):
+    expected = slip_tables(set_id, v)
+    shipped = {(p["name"], s["slip"]): (p, s) for p in v["parts"] for s in p["slips"]}
+    assert set(shipped) <= set(expected), set(shipped) - set(expected)
+    for (part_name, key), table in expected.items():
+        p = next(p for p in v["parts"] if p["name"] == part_name)
+        right, tol = arr(p), p["tolerance"]
+        if np.shape(table) != right.shape:  # this mistake gives no answer of the part's shape
+            assert (part_name, key) not in shipped
+            continue
+        if (part_name, key) in shipped:
+            np.testing.assert_allclose(shipped[part_name, key][1]["values"], table, rtol=0, atol=1e-9,
+                                       err_msg=f"{v['id']}: slip {key} of {part_name}")
+            # no typed answer can be both right and this slip
+            assert np.abs(np.array(table) - right).max() > 2 * tol, f"{v['id']}: {key} equals the right answer"
+        else:  # left out only where it cannot be told from the right answer or from an earlier slip
+            earlier = [arr({"values": s["values"]}) for s in p["slips"]]
+            assert any(np.abs(np.array(table) - other).max() <= 2 * tol for other in [right, *earlier]), \
+                f"{v['id']}: slip {key} of {part_name} was left out"
+
+
+def test_the_common_slips_are_offered_where_they_apply():
+    offered = {(s["set"], p["name"], slip["slip"]) for s in DATA for v in s["variants"] for p in v["parts"]
+               for slip in p["slips"]}
+    assert {("scale-scores", "scaled_scores", "unscaled"), ("scale-scores", "scaled_scores", "no_transpose"),
+            ("soften-rows", "weights", "columns"), ("weighted-sum", "out", "transposed_weights"),
+            ("end-to-end", "weights", "unscaled"), ("end-to-end", "weights", "columns"),
+            ("end-to-end", "out", "transposed_weights"), ("masks", "weights", "not_renormalised"),
+            ("push-gradient", "dS", "sign"), ("push-gradient", "dV", "not_transposed")} <= offered
+    first = BY_SET["scale-scores"]["variants"][0]["parts"][0]["slips"][0]
+    assert first["message"] == "This is QKᵀ without the ÷√d_k: divide each score by √d_k = 2."
+
+
 # ---------------------------------------------------------------- hand-friendly inputs
 
 
@@ -185,12 +295,16 @@ def test_variants_are_reproducible():
 # The published variants' inputs and questions (exact: small integers and tenths). Teachers reuse them by
 # their id, so changing one is a deliberate act: update this fingerprint in the same commit.
 # A set added later gets a fingerprint of its own, so adding one leaves the others' untouched.
+# Variants added to a set later (end-to-end-13 on, with other sizes than d_k = 4) are frozen by a digest of
+# their own, so adding them left the first twelve's untouched.
 PUBLISHED_INPUTS_SHA256 = "831035de9743f366df363260c5a1279926551098209e2663348d13f5d159e723"
 ADDED_SETS_SHA256 = {"push-gradient": "bb2587b15bd3fc35993a3fe779a389802e7646a973b0ca364f4e628a76bf8257"}
+FIRST_PUBLISHED = 12
+ADDED_VARIANTS_SHA256 = {"end-to-end": "7e874a57061ab447cd01ed7ebafef5d218e8dc1597913f69ef42470e8f3d8fee"}
 
 
-def fingerprint(sets):
-    frozen = [[v["id"], v["inputs"], [p["label"] for p in v["parts"]]] for s in sets for v in s["variants"]]
+def fingerprint(sets, variants=slice(FIRST_PUBLISHED)):
+    frozen = [[v["id"], v["inputs"], [p["label"] for p in v["parts"]]] for s in sets for v in s["variants"][variants]]
     return hashlib.sha256(json.dumps(frozen, sort_keys=True).encode()).hexdigest()
 
 
@@ -207,6 +321,9 @@ def test_published_inputs_are_frozen():
     assert fingerprint([s for s in DATA if s["set"] not in ADDED_SETS_SHA256]) == PUBLISHED_INPUTS_SHA256
     for set_id, digest in ADDED_SETS_SHA256.items():
         assert fingerprint([BY_SET[set_id]]) == digest, set_id
+    for set_id, digest in ADDED_VARIANTS_SHA256.items():
+        assert fingerprint([BY_SET[set_id]], slice(FIRST_PUBLISHED, None)) == digest, set_id
+    assert all(len(s["variants"]) == FIRST_PUBLISHED for s in DATA if s["set"] not in ADDED_VARIANTS_SHA256)
 
 
 # ---------------------------------------------------------------- solutions lead to the answers
@@ -233,7 +350,7 @@ def test_solution_steps_are_consistent(set_id, v):
         for name, w in (("Q", "W_Q"), ("K", "W_K"), ("V", "W_V")):
             np.testing.assert_allclose(st[name], x["X"] @ x[w], **EXACT)
         np.testing.assert_allclose(st["scores"], st["Q"] @ st["K"].T, **EXACT)
-        np.testing.assert_allclose(st["scaled_scores"], st["scores"] / 2, **EXACT)
+        np.testing.assert_allclose(st["scaled_scores"], st["scores"] / math.sqrt(st["Q"].shape[1]), **EXACT)
         np.testing.assert_allclose(st["out"], st["weights"] @ st["V"], **EXACT)
     if set_id == "soften-rows" and "entropy" in st:
         np.testing.assert_allclose(st["entropy"][:, 0], st["entropy_terms"].sum(axis=1), **EXACT)
@@ -300,7 +417,10 @@ def test_json_shape_is_stable():
                 check_matrix(m)
             assert v["parts"]
             for p in v["parts"]:
-                check_matrix(p, ["tolerance"])
+                check_matrix(p, ["tolerance", "slips"])
+                for slip in p["slips"]:
+                    assert list(slip) == ["slip", "message", "values"] and slip["message"].endswith(".")
+                    assert np.shape(slip["values"]) == np.shape(p["values"])
                 assert all(isinstance(x, float) for row in p["values"] for x in row)
                 assert p["tolerance"] in (0, 0.01)
             for st in v["solution"]:
@@ -452,6 +572,40 @@ def test_kit_names_the_failing_step_and_entry(kit_file):
     assert re.search(r"scale-scores-\d\d: entry \(\d, \d\) is -?[\d.]+, expected", lines[0])
 
 
+def test_kit_fails_a_fixed_divisor_of_2_in_every_step_that_scales(kit_file):
+    """Dividing by 2 is right only for d_k = 4: every step that divides by √d_k has a variant with another d_k."""
+    by_two = LIBRARY_SOLUTION + (
+        "kit.scale_scores = lambda Q, K: Q @ K.T / 2\n"
+        "kit.attention_end_to_end = lambda X, W_Q, W_K, W_V, mask=None: "
+        "A.softmax((X @ W_Q) @ (X @ W_K).T / 2, mask) @ (X @ W_V)\n")
+    result = run_kit(kit_file, by_two)
+    assert result.returncode == 1, result.stdout
+    for name in ("scale_scores(Q, K)", "attention_end_to_end(X, W_Q, W_K, W_V, mask)"):
+        (line,) = [line for line in result.stdout.splitlines() if name in line]
+        assert line.startswith("FAIL") and "variants pass; first failure" in line, line
+    assert "5 of 7 steps pass" in result.stdout
+    sizes = {(len(v["inputs"][0]["values"]), len(v["inputs"][0]["values"][0]), len(v["inputs"][1]["values"][0]))
+             for v in BY_SET["end-to-end"]["variants"]}  # (n, d_model, d_k)
+    assert len({n for n, _, _ in sizes}) > 1 and len({d for _, d, _ in sizes}) > 1 and len({d for _, _, d in sizes}) > 2
+
+
+@pytest.mark.parametrize("returned, message", [
+    ("np.broadcast_to(np.int8(0), (200000, 200000))", r"returned shape \(200000, 200000\), expected \(\d, \d\)"),
+    ("Bad()", r"checking what it returned raised RuntimeError: no array here"),
+])
+def test_kit_survives_a_huge_view_and_an_answer_that_raises_when_read(kit_file, returned, message):
+    """The shape is checked before anything is copied (the view would need 298 GiB as floats), and an
+    exception while reading the answer fails that step, named, and the kit goes on to the others."""
+    solution = LIBRARY_SOLUTION + (
+        "class Bad:\n    def __array__(self, *args, **kwargs):\n        raise RuntimeError('no array here')\n"
+        f"kit.weighted_sum = lambda W, V: {returned}\n")
+    result = run_kit(kit_file, solution)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "6 of 7 steps pass" in result.stdout and "Traceback" not in result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if "weighted_sum" in line]
+    assert line.startswith("FAIL") and re.search(message, line), line
+
+
 def test_kit_reports_a_crash_and_a_wrong_shape(kit_file):
     broken = LIBRARY_SOLUTION + (
         "kit.weighted_sum = lambda W, V: 1 / 0\n"
@@ -503,6 +657,28 @@ def test_kit_fails_what_is_not_an_array_of_real_numbers_and_survives_sys_exit(ki
     assert f"{len(problems.KIT_STEPS) - 1} of {len(problems.KIT_STEPS)} steps pass" in result.stdout
     (line,) = [line for line in result.stdout.splitlines() if "weighted_sum" in line]
     assert line.startswith("FAIL") and re.search(message, line), line
+
+
+def test_the_intro_counts_the_declared_sets_and_their_variants():
+    """The counts are written from the declared sets, not by hand: today eight sets, seven of them numeric."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "problems.md").read_text(encoding="utf-8")
+    prose = page.split("\n## ", 1)[0]
+    assert '--8<-- "generated/snippets/problems-intro.md"' in prose
+    assert '--8<-- "generated/snippets/problems-variants.md"' in prose
+    assert not re.search(r"\b(four|seven|eight|twelve|eighteen)\b", prose, re.I), "a count written by hand"
+    blocks = problems.problem_blocks(DATA)
+    words = problems_render.NUMBER_WORDS
+    intro = blocks["intro"]
+    assert f"this page has {words[len(DATA) + 1]} sets" in intro and f"The first {words[len(DATA)]} ask" in intro
+    assert re.findall(r"\(#([a-z-]+)\)", intro) == [s["set"] for s in DATA] + ["concepts"]
+    assert [f"## {k}. {s['title']}" for k, s in enumerate(DATA, 1)] + [f"## {len(DATA) + 1}. {problems_sets.CONCEPTS_TITLE}"] \
+        == re.findall(r"^## \d+\. [^{]+?(?= \{)", page, re.M)
+    counts = {s["title"]: len(s["variants"]) for s in DATA}
+    usual = max(set(counts.values()), key=list(counts.values()).count)
+    text = blocks["variants"]
+    assert text.startswith(f"The first {words[len(DATA)]} sets have {words[usual]} variants each")
+    for title, count in counts.items():
+        assert (f"{title}, which has {words[count]}" in text) == (count != usual)
 
 
 def test_the_page_says_exactly_which_sets_the_kit_carries():

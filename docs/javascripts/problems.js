@@ -1,10 +1,10 @@
 // The Problems page: Check, Hint, Solution and New variant for each <div class="aih-problem" data-src=…>
-// (its static markup: figures_src/problems_render.py), from problems/<set>.json. localStorage keeps the
+// (its static markup: figures_src/pages/problems/html.py), from problems/<set>.json. localStorage keeps the
 // variant each set shows, nothing the reader typed.
 import { formatNumber } from "./attention-math.js";
 import { fetchJSON, h } from "./dom.js";
 
-// as figures_src/problems_sets.fmt: at most 4 decimals, no trailing zeros
+// as figures_src/pages/problems/sets.py's fmt: at most 4 decimals, no trailing zeros
 export const fmt = (x) =>
   x === null ? "−∞" : typeof x === "boolean" ? `${Number(x)}` : formatNumber(x, 4).replace(/\.?0+$/, "");
 
@@ -14,6 +14,15 @@ export function judge(text, want, tolerance) {
   if (!entry) return "empty";
   if (!/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(entry)) return "bad";
   return Math.abs(entry - want) <= tolerance + 1e-9 ? "right" : "wrong";
+}
+
+// The first of a part's slips (common wrong answers, computed by the build) that explains the reader's entries:
+// each typed entry matches the slip within the part's tolerance and at least one is wrong. `entries` are
+// {row, col, text, verdict} as judged against the right answer; nothing here computes a number.
+export function matchSlip(entries, slips, tolerance) {
+  const typed = entries.filter((entry) => entry.verdict !== "empty");
+  if (!typed.some((entry) => entry.verdict === "wrong") || typed.some((entry) => entry.verdict === "bad")) return null;
+  return slips.find((slip) => typed.every(({ row, col, text }) => judge(text, slip.values[row][col], tolerance) === "right")) ?? null;
 }
 
 // The variant a stored value names: only the digits of an index below `count` (what nextVariant stores);
@@ -41,7 +50,7 @@ const SUBSCRIPTED = /(?<![A-Za-z0-9_])(XW|dW|dS|dO|∂w|∂s|[dWqkvwsδΣ])_(mod
 export const typeset = (text) =>
   text.split(SUBSCRIPTED).map((piece, k) => (k % 3 === 2 ? h("sub", {}, piece) : piece)).filter((piece) => piece !== "");
 
-// The tables of problems_render.py: a header row of column labels, then per row its label and
+// The tables of html.py: a header row of column labels, then per row its label and
 // cellContent(i, j, rowLabel, columnLabel) in each cell.
 const table = (matrix, className, cellContent, caption) =>
   h("div", { class: "aih-problem-scroll" },
@@ -96,7 +105,7 @@ class Problem {
   }
 
   say(text) {
-    this.part("status").textContent = text;
+    this.part("status").replaceChildren(...typeset(text));
   }
 
   // The variant shown: its inputs, empty answers, its solution closed (its steps written when it opens), no
@@ -116,7 +125,7 @@ class Problem {
 
   check() {
     const counts = { right: 0, wrong: 0, empty: 0, bad: 0 };
-    const toLookAt = []; // the labels of the wrong and non-numeric entries
+    const byPart = this.variant.parts.map(() => []); // each part's entries as judged
     const inputs = this.root.querySelectorAll(".aih-problem-grid input");
     for (const input of inputs) {
       const { part, row, col } = input.dataset;
@@ -126,13 +135,22 @@ class Problem {
       counts[verdict]++;
       input.parentNode.className = verdict === "empty" ? "" : `aih-${verdict}`;
       input.ariaInvalid = invalid || null;
-      if (invalid) toLookAt.push(input.ariaLabel);
+      byPart[part].push({ row, col, text: input.value, verdict, label: input.ariaLabel });
     }
+    // A part whose entries match a common slip gets that slip named; the others, the labels to look at again.
+    const slips = [];
+    const toLookAt = [];
+    this.variant.parts.forEach(({ label, slips: known = [], tolerance }, k) => {
+      const slip = matchSlip(byPart[k], known, tolerance);
+      if (slip) slips.push(this.variant.parts.length > 1 ? `${label}: ${slip.message}` : slip.message);
+      else toLookAt.push(...byPart[k].filter(({ verdict }) => verdict === "wrong" || verdict === "bad").map((entry) => entry.label));
+    });
     const allRight = counts.right === inputs.length;
     this.say([
       allRight ? `All ${counts.right} entries are right.` : `${counts.right} of ${inputs.length} right.`,
       counts.wrong && `${counts.wrong} wrong.`,
       counts.bad && `${counts.bad} not a number: type a decimal such as 0.25 or −1.5.`,
+      ...slips,
       toLookAt.length && `Look again at ${toLookAt.join("; ")}.`,
       counts.empty && `${counts.empty} still empty.`,
     ].filter(Boolean).join(" "));

@@ -97,6 +97,45 @@ def test_one_wrong_entry_is_marked_and_only_that_one(page, site_url, set_id):
     assert label.split(", row ")[0] in status or "Look again at row" in status
 
 
+def first_slips():
+    """(set, part index, slip) for the first slip of each part of each set's first variant."""
+    return [(set_id, k, part["slips"][0]) for set_id in SETS
+            for k, part in enumerate(published(set_id)["variants"][0]["parts"]) if part["slips"]]
+
+
+@pytest.mark.parametrize(("set_id", "k", "slip"), first_slips(), ids=lambda x: x if isinstance(x, str) else None)
+def test_a_common_slip_is_named_and_the_right_answer_is_still_right(page, site_url, set_id, k, slip):
+    """Typing what the slip gives in one part (the others right) names the slip; then the right answer is right."""
+    open_problems(page, site_url)
+    variant = published(set_id)["variants"][0]
+    root = page.locator(f"#problem-{set_id}")
+    inputs = cells(page, set_id)
+    for n in range(inputs.count()):
+        cell = inputs.nth(n)
+        part, row, col = (int(cell.get_attribute(f"data-{a}")) for a in ("part", "row", "col"))
+        values = slip["values"] if part == k else variant["parts"][part]["values"]
+        cell.fill(answer_text(values[row][col]))
+    root.locator("[data-action=check]").click()
+    status = root.locator(".aih-problem__status")
+    label = variant["parts"][k]["label"]
+    named = as_text(slip["message"] if len(variant["parts"]) == 1 else f"{label}: {slip['message']}")
+    assert named in status.text_content()
+    assert "Look again" not in status.text_content()  # the slip explains every wrong entry
+    assert root.locator("td.aih-wrong").count() >= 1
+    total = fill_answers(page, set_id, variant)
+    root.locator("[data-action=check]").click()
+    assert status.text_content() == f"All {total} entries are right."
+
+
+def test_an_answer_that_is_no_slip_gets_look_again(page, site_url):
+    open_problems(page, site_url)
+    variant = published("scale-scores")["variants"][0]
+    fill_answers(page, "scale-scores", variant, wrong_at=0)
+    page.click("#problem-scale-scores [data-action=check]")
+    status = page.locator("#problem-scale-scores .aih-problem__status").text_content()
+    assert "Look again at" in status and not any(as_text(s["message"]) in status for s in variant["parts"][0]["slips"])
+
+
 def test_empty_and_non_numeric_entries_get_a_clear_message(page, site_url):
     open_problems(page, site_url)
     first = cells(page, "scale-scores").nth(0)
@@ -153,7 +192,7 @@ def test_new_variant_changes_the_inputs_and_is_remembered(page, site_url):
     assert root.locator(".aih-problem__id").text_content() == "end-to-end-02"
     assert root.locator(".aih-problem__prompt").text_content() == as_text(data["variants"][1]["prompt"])
     assert cells(page, "end-to-end").nth(0).input_value() == ""
-    assert "Variant 2 of 12" in root.locator(".aih-problem__status").text_content()
+    assert f"Variant 2 of {len(data['variants'])}" in root.locator(".aih-problem__status").text_content()
     # Right answers of the new variant are right: the check follows the variant shown.
     total = fill_answers(page, "end-to-end", data["variants"][1])
     root.locator("[data-action=check]").click()

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { storedVariant, verdict } from "../../docs/javascripts/problems.js";
+import { judge, matchSlip, storedVariant, verdict } from "../../docs/javascripts/problems.js";
 
 test("a stored index in range is the variant shown", () => {
   assert.equal(storedVariant("0", 12), 0);
@@ -29,4 +29,27 @@ test("a conceptual question's verdict: no pick, the right choice, another one", 
   assert.equal(verdict("0", 1)[0], "wrong");
   assert.equal(verdict("2", 1)[0], "wrong");
   assert.match(verdict("0", 0)[1], /^Right/);
+});
+
+// A part's entries as check() judges them against the right answer `right`.
+const judged = (texts, right, tolerance) =>
+  texts.flatMap((row, i) => row.map((text, j) => ({ row: i, col: j, text, verdict: judge(text, right[i][j], tolerance) })));
+
+test("a slip is named when every typed entry matches it and one is wrong", () => {
+  const right = [[0.5, 1]];
+  const slips = [{ slip: "unscaled", values: [[1, 2]] }, { slip: "over_d_k", values: [[0.25, 0.5]] }];
+  assert.equal(matchSlip(judged([["1.004", "2"]], right, 0.01), slips, 0.01).slip, "unscaled");
+  assert.equal(matchSlip(judged([["0.25", ""]], right, 0.01), slips, 0.01).slip, "over_d_k"); // an empty box is no objection
+  assert.equal(matchSlip(judged([["0.5", "1"]], right, 0.01), slips, 0.01), null); // all right: no slip to name
+  assert.equal(matchSlip(judged([["1", "0.5"]], right, 0.01), slips, 0.01), null); // half of one, half of another
+  assert.equal(matchSlip(judged([["1.02", "2"]], right, 0.01), slips, 0.01), null); // outside the tolerance
+  assert.equal(matchSlip(judged([["1", "abc"]], right, 0.01), slips, 0.01), null); // not a number
+  assert.equal(matchSlip(judged([["", ""]], right, 0.01), slips, 0.01), null);
+  assert.equal(matchSlip(judged([["1", "2"]], right, 0.01), [], 0.01), null);
+});
+
+test("where a slip and the right answer share an entry, that entry counts for both", () => {
+  const right = [[0.5, 1]];
+  const slips = [{ slip: "sign", values: [[-0.5, 1]] }];
+  assert.equal(matchSlip(judged([["-0.5", "1"]], right, 0.01), slips, 0.01).slip, "sign");
 });

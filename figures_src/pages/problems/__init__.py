@@ -1,7 +1,8 @@
-"""Problems (docs/problems.md): seven sets of seeded variants, their blocks on the page, their JSON and the Python kit,
+"""Problems (docs/problems.md): the numeric sets of seeded variants, their blocks on the page, their JSON and the Python kit,
 and a set of conceptual questions (problems-concepts.md, problems/concepts.json).
 
 - snippets/problems-<set>.md: the block of one set (first variant), included by docs/problems.md;
+- snippets/problems-intro.md and problems-variants.md: the page's sentences that count the sets and variants;
 - public/problems/<set>.json: every variant of a set, published at problems/<set>.json;
 - public/problems/problems.py: the kit, six stubs and a checker over the same variants.
 
@@ -11,7 +12,7 @@ import json
 from pathlib import Path
 
 from ...engine import BuildError, Snippets
-from .html import concepts_html, problem_html
+from .html import concepts_html, intro_markdown, problem_html, variants_markdown
 from .sets import all_sets, concepts_set
 
 PAGE = "problems.md"
@@ -35,7 +36,11 @@ def json_path(problem_set):
 
 
 def problem_blocks(data):
-    return {s["set"]: problem_html(s, json_path(s)) for s in data}
+    """The block of each set, and the page's two sentences that count the sets and their variants."""
+    blocks = {s["set"]: problem_html(s, json_path(s)) for s in data}
+    if {"intro", "variants"} & set(blocks):
+        raise BuildError("problems: a set's id clashes with the snippets problems-intro and problems-variants")
+    return {**blocks, "intro": intro_markdown(data), "variants": variants_markdown(data)}
 
 
 def set_json(problem_set):

@@ -13,8 +13,42 @@ attribute stays in the built page, where nothing reads it (hooks/lazy_details.py
 """
 from html import escape
 
+from ...engine import BuildError
 from ...engine.text import typeset
-from .sets import fmt
+from .sets import CONCEPTS_TITLE, fmt
+
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+
+
+def in_words(count):
+    if not 0 <= count < len(NUMBER_WORDS):
+        raise BuildError(f"problems: no word for {count}; extend NUMBER_WORDS")
+    return NUMBER_WORDS[count]
+
+
+def listed(items):
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def intro_markdown(data):
+    """The page's opening paragraph, its counts taken from the declared sets: the numeric sets in `data`, then
+    the one set of conceptual questions."""
+    links = [f"[{s['title']}](#{s['set']})" for s in data]
+    total = len(data) + 1
+    return (f"Reading about attention and doing it are different skills, so this page has {in_words(total)} sets of "
+            f"problems. The first {in_words(len(data))} ask for numbers: {listed(links)}. The last set, "
+            f"[{CONCEPTS_TITLE}](#concepts), asks no arithmetic at all.\n")
+
+
+def variants_markdown(data):
+    """How many variants each set has: the usual count, then the sets that have another."""
+    counts = [len(s["variants"]) for s in data]
+    usual = max(set(counts), key=counts.count)
+    others = [f"{s['title']}, which has {in_words(len(s['variants']))}" for s in data if len(s["variants"]) != usual]
+    return (f"The first {in_words(len(data))} sets have {in_words(usual)} variants each"
+            + (f", except {listed(others)}" if others else "")
+            + ". This browser remembers which one you are on; nothing you type leaves the page.\n")
 
 
 def matrix_html(m):

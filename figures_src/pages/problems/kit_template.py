@@ -70,10 +70,10 @@ def compare(got, expected):
         return f"returned something that is not an array of numbers ({exc})"
     if got.dtype.kind not in "iuf":  # not real numbers: complex, text, booleans, objects
         return f"returned an array of {got.dtype} ({type(got.flat[0]).__name__ if got.size else 'empty'}), expected real numbers"
-    got = got.astype(float)
     expected = np.asarray(expected, dtype=float)
-    if got.shape != expected.shape:
+    if got.shape != expected.shape:  # before any copy: a huge broadcast view must not be materialised
         return f"returned shape {got.shape}, expected {expected.shape}"
+    got = got.astype(float)
     bad = ~(np.abs(got - expected) <= TOLERANCE)
     if bad.any():
         i, j = (int(k) for k in np.argwhere(bad)[0])
@@ -108,7 +108,10 @@ def check_step(title, function):
         except (Exception, SystemExit) as exc:  # the reader's code, even sys.exit(): report it, check the rest
             failures.append(f"{case['id']}: raised {type(exc).__name__}: {exc}")
             continue
-        problem = compare(got, case["expected"])
+        try:
+            problem = compare(got, case["expected"])
+        except (Exception, SystemExit) as exc:  # reading the answer runs the reader's code too (__array__, ...)
+            problem = f"checking what it returned raised {type(exc).__name__}: {exc}"
         if problem:
             failures.append(f"{case['id']}: {problem}")
     if failures:

@@ -1,4 +1,4 @@
-"""The seven problem sets of the Problems page: seeded variants with inputs, answers, hints and solutions.
+"""The numeric problem sets of the Problems page (SETS): seeded variants with inputs, answers, hints and solutions.
 
 Every answer comes from `attention/`; the intermediate numbers of hints and solutions are the same
 arithmetic written out step by step (tests/test_problems.py checks that they lead to the answer).
@@ -7,7 +7,8 @@ Inputs are small integers or one-decimal numbers so the work can be done by hand
 A variant is a dict:
     id, seed, prompt            the question in words
     inputs   [matrix]           what the reader is given
-    parts    [matrix + tolerance]   what the reader types, cell by cell, row-major
+    parts    [matrix + tolerance + slips]   what the reader types, cell by cell, row-major, and the common
+                                           wrong answers to it, each with the feedback that names it
     hints    [str]              one step at a time
     solution [{key, text, matrix?}]  every step with its numbers
 where a matrix is {name, label, values (rows of numbers; null = −∞; booleans for masks), rows, cols}.
@@ -44,6 +45,12 @@ def paren(x):
     return f"({text})" if text.startswith("−") else text
 
 
+def root_text(d_k):
+    """√d_k as a reader divides by it: '2' for d_k = 4, '√3 ≈ 1.7321' for d_k = 3."""
+    root = math.sqrt(d_k)
+    return fmt(root) if root.is_integer() else f"√{d_k} ≈ {fmt(root)}"
+
+
 def dot_text(u, v):
     """'1·2 + 0·(−1) + …' for the dot product u · v."""
     return " + ".join(f"{paren(a)}·{paren(b)}" for a, b in zip(u, v, strict=True))
@@ -65,11 +72,36 @@ def matrix(name, label, values, rows, cols):
 
 
 def part(name, label, values, rows, cols, tolerance=TOLERANCE):
-    return {**matrix(name, label, values, rows, cols), "tolerance": tolerance}
+    return {**matrix(name, label, values, rows, cols), "tolerance": tolerance, "slips": []}
 
 
 def step(key, text, m=None):
     return {"key": key, "text": text, **({"matrix": m} if m is not None else {})}
+
+
+def slip(key, message, values):
+    """A common wrong answer to one part: what that mistake gives (`values`, computed on the variant's own
+    inputs) and the feedback naming it. `with_slips` keeps it only where it is a possible answer and not the
+    right one."""
+    return {"slip": key, "message": message, "values": values}
+
+
+def with_slips(p, candidates):
+    """The part `p` with the slips a reader can make on it: a candidate is dropped when the mistake gives no
+    table of the part's shape (K not transposed only works for some shapes), when it is not finite, when it
+    lies within twice the tolerance of the right answer everywhere (an answer could then match both), and
+    when an earlier slip already gives the same table. problems.js names a slip when every entry the reader
+    typed matches it within the part's tolerance and at least one entry is wrong."""
+    right = np.asarray(p["values"], dtype=float)
+    kept = []
+    for c in candidates:
+        values = np.asarray(c["values"], dtype=float)
+        if values.shape != right.shape or not np.isfinite(values).all():
+            continue
+        if any(np.abs(values - other).max() <= 2 * p["tolerance"] for other in [right, *(k["values"] for k in kept)]):
+            continue
+        kept.append({**c, "values": values})
+    return {**p, "slips": [{**k, "values": plain(k["values"])} for k in kept]}
 
 
 def small_ints(rng, shape, low=-2, high=2):
@@ -119,7 +151,32 @@ def softmax_solution(S, sm, rows, cols, masked_note=""):
     ]
 
 
+def columns_slip(values, what="These are"):
+    return slip("columns", f"{what} a softmax down each column (each column adds up to 1): softmax runs along "
+                "each row, so one query's weights over the keys add up to 1.", values)
+
+
 # ---------------------------------------------------------------- 1. scale the scores
+
+
+def score_slips(Q, K):
+    """The common wrong tables for QKᵀ/√d_k: no scaling, ÷d_k, K not transposed, queries and keys swapped."""
+    d_k = Q.shape[1]
+    root = math.sqrt(d_k)
+    candidates = [
+        slip("unscaled", f"This is QKᵀ without the ÷√d_k: divide each score by √d_k = {root_text(d_k)}.",
+             A.scores(Q, K)),
+        slip("over_d_k", f"This divides by d_k = {d_k} itself: divide by its square root, √d_k = {root_text(d_k)}.",
+             A.scores(Q, K) / d_k),
+    ]
+    if K.shape[0] == d_k:  # Q (n_q, d_k) times K (n_k, d_k) has a result only when n_k = d_k
+        candidates.append(slip(
+            "no_transpose", "This multiplies Q by K as it stands, not by Kᵀ: entry (i, j) is the dot product of row i "
+            "of Q with row j of K, then ÷√d_k.", Q @ K / root))
+    candidates.append(slip(
+        "swapped", "This is KQᵀ/√d_k, the table turned over: row i belongs to query i and column j to key j.",
+        A.scaled_scores(K, Q)))
+    return candidates
 
 
 def scale_scores(index, seed):
@@ -132,23 +189,23 @@ def scale_scores(index, seed):
     answer = A.scaled_scores(Q, K)
     rows, cols, entries = dims("q", n_q), dims("k", n_k), dims("d", d_k)
     root = math.sqrt(d_k)
-    root_text = fmt(root) if root.is_integer() else f"√{d_k} ≈ {fmt(root)}"
+    root_shown = root_text(d_k)
     worked = f"q1·k1 = {dot_text(Q[0], K[0])} = {fmt(raw[0, 0])}"
     return {
         "prompt": f"Q holds {n_q} queries and K holds {n_k} keys, each with d_k = {d_k} entries. "
                   "Compute the scaled scores QKᵀ/√d_k.",
         "inputs": [matrix("Q", f"Q ({n_q} × {d_k})", Q, rows, entries), matrix("K", f"K ({n_k} × {d_k})", K, dims("k", n_k), entries)],
-        "parts": [part("scaled_scores", "QKᵀ/√d_k", answer, rows, cols)],
+        "parts": [with_slips(part("scaled_scores", "QKᵀ/√d_k", answer, rows, cols), score_slips(Q, K))],
         "hints": [
             "Entry (i, j) of QKᵀ is the dot product of row i of Q with row j of K: multiply matching entries and add.",
             f"Entry (1, 1): {worked}.",
-            f"d_k = {d_k}, so √d_k = {root_text}: divide every dot product by it. "
+            f"d_k = {d_k}, so √d_k = {root_shown}: divide every dot product by it. "
             f"Entry (1, 1) becomes {fmt(raw[0, 0])} / {fmt(root)} = {fmt(answer[0, 0])}.",
         ],
         "solution": [
             step("scores", f"The raw scores QKᵀ, one dot product per entry; for example {worked}:",
                  matrix("scores", "QKᵀ", raw, rows, cols)),
-            step("scaled_scores", f"d_k = {d_k}, so divide every entry by √d_k = {root_text}:",
+            step("scaled_scores", f"d_k = {d_k}, so divide every entry by √d_k = {root_shown}:",
                  matrix("scaled_scores", "QKᵀ/√d_k", answer, rows, cols)),
         ],
     }
@@ -165,7 +222,7 @@ def soften_rows(index, seed):
     weights = A.softmax(S)
     rows, cols = dims("q", n_q), dims("k", n_k)
     sm = softmax_steps(S)
-    parts = [part("weights", "Weights softmax(S)", weights, rows, cols)]
+    parts = [with_slips(part("weights", "Weights softmax(S)", weights, rows, cols), [columns_slip(A.softmax(S.T).T)])]
     hints = [
         f"Work on one row at a time. Subtract the row's largest score: row 1 minus {fmt(sm['row_max'][0])} "
         f"is {fmt_vec(sm['shifted'][0])}.",
@@ -178,7 +235,12 @@ def soften_rows(index, seed):
     if with_entropy:
         entropy = A.row_entropy(weights)
         terms = np.where(weights > 0, -weights * np.log(np.where(weights > 0, weights, 1.0)), 0.0)
-        parts.append(part("entropy", "Row entropy H (nats)", entropy[:, None], rows, ["H"]))
+        parts.append(with_slips(part("entropy", "Row entropy H (nats)", entropy[:, None], rows, ["H"]), [
+            slip("bits", "This is the entropy in bits, with the log to base 2: use the natural log, ln, for nats.",
+                 entropy[:, None] / math.log(2)),
+            slip("sign", "This has the wrong sign: every term −a·ln a is at least 0 (ln a < 0 for a weight below 1), "
+                 "so H is never negative.", -entropy[:, None]),
+        ]))
         hints.append(
             f"Entropy of a row: H = −Σ w·ln w (natural log). Row 1: the terms −w·ln w are {fmt_vec(terms[0])}, "
             f"so H = {fmt(entropy[0])}."
@@ -221,6 +283,27 @@ def weighted_sum_by_library(W, V):
     return out
 
 
+def output_slips(weights, V, what="This is", unweighted=True):
+    """The common wrong outputs of weights·V: the weights read down their columns (AᵀV, which has the
+    output's shape only when there are as many queries as keys), V on the wrong side (VA, when its shape is
+    the output's) and the values averaged without weights."""
+    n_q, n_k = weights.shape
+    candidates = []
+    if n_q == n_k:
+        candidates.append(slip(
+            "transposed_weights", f"{what} AᵀV, the weights read down their columns: row i of the output takes its "
+            "weights from row i of A, the weights query i gives each key.", weights.T @ V))
+    if V.shape[1] == n_q:  # V (n_k, d_v) times the weights (n_q, n_k) has a result only when d_v = n_q
+        candidates.append(slip(
+            "v_first", f"{what} VA, V on the wrong side: the output is AV, each row of A mixing the rows of V.",
+            V @ weights))
+    if unweighted:
+        candidates.append(slip(
+        "unweighted", f"{what} the plain average of the rows of V: row i of A says how much of each value row "
+        "goes into row i of the output.", np.broadcast_to(V.mean(axis=0), (n_q, V.shape[1]))))
+    return candidates
+
+
 def weighted_sum(index, seed):
     rng = np.random.default_rng(seed)
     n_q, n_k, d_v = int(rng.integers(2, 4)), int(rng.integers(3, 5)), int(rng.integers(2, 4))
@@ -239,7 +322,7 @@ def weighted_sum(index, seed):
         "prompt": f"W holds the attention weights of {n_q} queries over {n_k} keys (each row adds up to 1) and V "
                   f"holds one value vector of length {d_v} per key. Compute the output W·V.",
         "inputs": [matrix("W", f"W ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries)],
-        "parts": [part("out", "Output W·V", out, rows, entries)],
+        "parts": [with_slips(part("out", "Output W·V", out, rows, entries), output_slips(W, V))],
         "hints": [
             "Row i of the output is a weighted average of the rows of V, with the weights in row i of W.",
             "Row 1: " + " + ".join(f"{fmt(W[0, j])}·v{j + 1}" for j in range(n_k)) + ".",
@@ -253,9 +336,45 @@ def weighted_sum(index, seed):
 # ---------------------------------------------------------------- 4. end to end
 
 
+# (n, d_model, d_k, d_v) of the end-to-end variants. The first twelve, published with d_k = 4 only, stay as
+# they are (teachers cite them by id); the later ones vary every size, so a solution that divides by a fixed 2
+# instead of √d_k, or assumes 3 tokens, fails some variant (tests/test_problems.py runs such a kit solution).
+END_TO_END_PUBLISHED = 12
+END_TO_END_SIZES = [(3, 2, 4, 2)] * END_TO_END_PUBLISHED + [
+    (4, 3, 3, 2), (2, 2, 1, 2), (3, 3, 2, 3), (4, 2, 2, 3), (3, 2, 3, 2), (4, 3, 1, 2),
+]
+
+
+def end_to_end_slips(Q, K, V, mask):
+    """The common wrong weights of softmax(QKᵀ/√d_k) (masked): no scaling, ÷d_k, K not transposed, softmax
+    down the columns, the mask left out; each with the output it leads to, and AᵀV for the output."""
+    n, d_k = Q.shape
+    root = math.sqrt(d_k)
+    raw = A.scores(Q, K)
+    candidates = [
+        ("unscaled", f"the scores QKᵀ without the ÷√d_k: divide each score by √d_k = {root_text(d_k)} before the "
+         "softmax.", A.softmax(raw, mask)),
+        ("over_d_k", f"the scores divided by d_k = {d_k} itself: divide by its square root, √d_k = {root_text(d_k)}.",
+         A.softmax(raw / d_k, mask)),
+    ]
+    if d_k == n:  # Q (n, d_k) times K (n, d_k) has a result only when d_k = n
+        candidates.append(("no_transpose", "QK with K not transposed: entry (i, j) of the scores is the dot product "
+                           "of row i of Q with row j of K, which is QKᵀ.", A.softmax(Q @ K / root, mask)))
+    candidates.append(("columns", "a softmax down each column of the scaled scores (each column adds up to 1): "
+                       "softmax each row, so one query's weights over the keys add up to 1.",
+                       A.softmax(A.scaled_scores(Q, K).T, None if mask is None else mask.T).T))
+    if mask is not None:
+        candidates.append(("unmasked", "the scores without the mask: a masked score becomes −∞ before the softmax, "
+                           "so its weight is exactly 0.", A.softmax(A.scaled_scores(Q, K))))
+    weights = [slip(key, f"These weights come from {text}", w) for key, text, w in candidates]
+    outputs = [slip(key, f"This output comes from {text}", w @ V) for key, text, w in candidates]
+    _, right = A.attend(Q, K, V, mask=mask)
+    return weights, outputs + output_slips(right, V, unweighted=False)
+
+
 def end_to_end(index, seed):
     rng = np.random.default_rng(seed)
-    n, d_model, d_k, d_v = 3, 2, 4, 2
+    n, d_model, d_k, d_v = END_TO_END_SIZES[index]
     mask_kind = ("none", "causal", "padding")[index % 3]
     mask = None
     if mask_kind == "causal":
@@ -272,6 +391,7 @@ def end_to_end(index, seed):
             break
     out, weights = A.attend(Q, K, V, mask=mask)
     raw = A.scores(Q, K)
+    weight_slips, out_slips = end_to_end_slips(Q, K, V, mask)
     toks, dims_k, dims_v, dims_x = dims("x", n), dims("d", d_k), dims("d", d_v), dims("d", d_model)
     rows, cols = dims("q", n), dims("k", n)
     sm = softmax_steps(scaled, mask)
@@ -290,7 +410,8 @@ def end_to_end(index, seed):
         inputs.append(matrix("mask", "Mask (1 = may attend)", mask, rows, cols))
     hints = [
         f"Project first: Q = XW_Q, K = XW_K, V = XW_V. Row 1 of Q is x1·W_Q = {fmt_vec(Q[0])}.",
-        f"Scores: QKᵀ/√d_k with d_k = {d_k}, so divide by 2. Entry (1, 1) is ({dot_text(Q[0], K[0])}) / 2 = {fmt(scaled[0, 0])}.",
+        f"Scores: QKᵀ/√d_k with d_k = {d_k}, so divide by {root_text(d_k)}. Entry (1, 1) is ({dot_text(Q[0], K[0])}) / "
+        f"{fmt(math.sqrt(d_k)) if math.sqrt(d_k).is_integer() else f'√{d_k}'} = {fmt(scaled[0, 0])}.",
     ]
     if mask is not None:
         hints.append("Where the mask is 0, the score becomes −∞ before the softmax, so that weight is exactly 0.")
@@ -303,7 +424,8 @@ def end_to_end(index, seed):
         step("K", "Keys K = XW_K:", matrix("K", "K", K, dims("k", n), dims_k)),
         step("V", "Values V = XW_V:", matrix("V", "V", V, dims("v", n), dims_v)),
         step("scores", "Raw scores QKᵀ:", matrix("scores", "QKᵀ", raw, rows, cols)),
-        step("scaled_scores", f"Divide by √d_k = √{d_k} = 2:", matrix("scaled_scores", "QKᵀ/√d_k", scaled, rows, cols)),
+        step("scaled_scores", f"Divide by √d_k = √{d_k} = {fmt(math.sqrt(d_k))}:" if math.sqrt(d_k).is_integer()
+             else f"Divide by √d_k = {root_text(d_k)}:", matrix("scaled_scores", "QKᵀ/√d_k", scaled, rows, cols)),
     ]
     if mask is not None:
         solution.append(step("masked", "Apply the mask: forbidden entries become −∞.",
@@ -314,7 +436,8 @@ def end_to_end(index, seed):
         "prompt": f"X holds {n} token vectors of length {d_model}. Project them with W_Q, W_K (d_k = {d_k}) and W_V, "
                   f"then compute the attention weights and the output softmax(QKᵀ/√d_k)·V.{mask_text}",
         "inputs": inputs,
-        "parts": [part("weights", "Weights", weights, rows, cols), part("out", "Output", out, rows, dims_v)],
+        "parts": [with_slips(part("weights", "Weights", weights, rows, cols), weight_slips),
+                  with_slips(part("out", "Output", out, rows, dims_v), out_slips)],
         "hints": hints,
         "solution": solution,
     }
@@ -355,8 +478,18 @@ def masks(index, seed):
                   "weights without the mask, then every weight with the mask.",
         "inputs": [matrix("S", f"S ({n} × {n})", S, rows, cols), matrix("mask", "Mask (1 = may attend)", mask, rows, cols)],
         "parts": [
-            part("row_unmasked", f"Row {r + 1} without the mask", plain_row[None, :], [rows[r]], cols),
-            part("weights", "Weights with the mask", weights, rows, cols),
+            with_slips(part("row_unmasked", f"Row {r + 1} without the mask", plain_row[None, :], [rows[r]], cols), [
+                slip("masked", f"This is row {r + 1} with the mask; this part asks for it without the mask, a softmax "
+                     f"over all {n} scores.", weights[r][None, :]),
+                columns_slip(A.softmax(S.T).T[r][None, :], f"This is row {r + 1} of"),
+            ]),
+            with_slips(part("weights", "Weights with the mask", weights, rows, cols), [
+                slip("unmasked", "These leave the mask out: a masked score becomes −∞, so its weight is exactly 0.",
+                     A.softmax(S)),
+                slip("not_renormalised", "These set the masked weights to 0 but keep the others as they were: divide "
+                     "each row's allowed weights by their sum, so the row adds up to 1 again.", A.softmax(S) * mask),
+                columns_slip(A.softmax(S.T, mask.T).T),
+            ]),
         ],
         "hints": [
             f"Without the mask, row {r + 1} is an ordinary softmax: {fmt_vec(plain_row)}.",
@@ -470,7 +603,18 @@ def push_gradient(index, seed):
                   "reaching the values, and dS, the gradient reaching the scores.",
         "inputs": [matrix("W", f"W ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries),
                    matrix("dO", f"dO ({n_q} × {d_v})", dO, rows, entries)],
-        "parts": [part("dV", "dV = Wᵀ dO", dV, vrows, entries), part("dS", "dS", dS, rows, keys)],
+        "parts": [with_slips(part("dV", "dV = Wᵀ dO", dV, vrows, entries), [
+                      slip("not_transposed", "This is A dO, with A not transposed: dV = Aᵀ dO, so value row j collects "
+                           "each query's dO times the weight that query gave key j.", W @ dO),
+                  ] if n_q == n_k else []),  # A dO has a result only when there are as many queries as keys
+                  with_slips(part("dS", "dS", dS, rows, keys), [
+                      slip("sign", "This is dS with its sign flipped: dS = A ⊙ (dA − rowsum(dA ⊙ A)), with dA = dO Vᵀ; "
+                           "each entry is its weight times how far its dA lies above the row's weighted average.", -dS),
+                      slip("dA", "This is dA = dO Vᵀ, the gradient reaching the weights: the softmax's backward step "
+                           "turns it into dS = A ⊙ (dA − rowsum(dA ⊙ A)).", dW),
+                      slip("no_average", "This is A ⊙ dA, without subtracting each row's weighted average "
+                           "rowsum(dA ⊙ A): every row of dS adds up to 0.", W * dW),
+                  ])],
         "hints": [
             "dV = Wᵀ dO: value row j collects each query's dO, times the weight that query gave key j. "
             f"Entry (1, 1): {dot_text(W[:, 0], dO[:, 0])} = {fmt(dV[0, 0])}.",
@@ -498,17 +642,17 @@ SETS = [
     {"id": "scale-scores", "title": "Scale the scores", "make": scale_scores, "seed": 1000},
     {"id": "soften-rows", "title": "Soften the rows", "make": soften_rows, "seed": 2000},
     {"id": "weighted-sum", "title": "Take the weighted sum", "make": weighted_sum, "seed": 3000},
-    {"id": "end-to-end", "title": "End to end", "make": end_to_end, "seed": 4000},
+    {"id": "end-to-end", "title": "End to end", "make": end_to_end, "seed": 4000, "variants": len(END_TO_END_SIZES)},
     {"id": "masks", "title": "Masks", "make": masks, "seed": 5000},
     {"id": "multi-head", "title": "Multi-head shapes and costs", "make": multi_head, "seed": 6000},
     {"id": "push-gradient", "title": "Push the gradient back", "make": push_gradient, "seed": 7000},
 ]
 
 
-def problem_set(spec, n_variants=N_VARIANTS):
-    """One set as published at problems/<id>.json."""
+def problem_set(spec):
+    """One set as published at problems/<id>.json: N_VARIANTS variants, or the count the set declares."""
     variants = []
-    for index in range(n_variants):
+    for index in range(spec.get("variants", N_VARIANTS)):
         seed = spec["seed"] + index
         variant = spec["make"](index, seed)
         variants.append({"id": f"{spec['id']}-{index + 1:02d}", "seed": seed, **variant})
@@ -521,12 +665,13 @@ def problem_set(spec, n_variants=N_VARIANTS):
     }
 
 
-def all_sets(n_variants=N_VARIANTS):
-    return [problem_set(spec, n_variants) for spec in SETS]
+def all_sets():
+    return [problem_set(spec) for spec in SETS]
 
 
 # ---------------------------------------------------------------- conceptual questions (no arithmetic drill)
 
+CONCEPTS_TITLE = "What changes, and what does not"
 CONCEPTS_SEED = 8000
 SHIFT = 3.0  # the constant added to a row of scores
 WIDE_D_K = 64  # the width of the "how large is q · k" question
@@ -681,5 +826,5 @@ def concept_questions():
 def concepts_set():
     """The conceptual set as published at problems/concepts.json."""
     questions = [{"id": f"concepts-{k:02d}", **q} for k, q in enumerate(concept_questions(), 1)]
-    return {"set": "concepts", "title": "What changes, and what does not", "page": "problems/",
+    return {"set": "concepts", "title": CONCEPTS_TITLE, "page": "problems/",
             "library_version": A.__version__, "questions": questions}
