@@ -84,3 +84,21 @@ def test_a_nav_page_without_a_description_fails_the_build(tmp_path, monkeypatch)
     with pytest.raises(BuildError, match=r"docs/scores.md: give the page a one-line `description:`"):
         index.pages_data()
 
+
+# ---------------------------------------------------------------- what is made up, what is real (item 6)
+
+def test_home_says_early_that_the_running_example_is_made_up_and_links_the_real_pages(site):
+    html = (site / "index.html").read_text(encoding="utf-8")
+    paragraph = re.search(r'<p id="made-up">(.*?)</p>', html, flags=re.S)
+    assert paragraph, "Home has no paragraph #made-up"
+    assert "made up" in paragraph.group(1) and "not learned" in paragraph.group(1)
+    links = set(re.findall(r'href="([^"]+)"', paragraph.group(1)))
+    assert {"learning/", "real-heads/", "your-sentence/"} <= links
+    assert html.index('id="made-up"') < html.index('id="how-to-read-this-site"'), "said before the reading guide"
+
+
+def test_no_page_says_the_made_up_matrices_were_learned(site):
+    for page in ("qkv", "scores", "demo"):
+        found = re.findall(r"[^.]*\b(?:the model|were|was) (?:learned|trained)[^.]*", text(site / page / "index.html"))
+        assert not found, (page, found)
+    assert 'href="../#made-up"' in (site / "qkv" / "index.html").read_text(encoding="utf-8")
