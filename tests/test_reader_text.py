@@ -4,6 +4,8 @@ numbers are made up and where the real ones are, and no page claims the made-up 
 Reads the site/ that `make site` built (it never builds one itself).
 """
 import re
+import xml.etree.ElementTree as ElementTree
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -102,3 +104,115 @@ def test_no_page_says_the_made_up_matrices_were_learned(site):
         found = re.findall(r"[^.]*\b(?:the model|were|was) (?:learned|trained)[^.]*", text(site / page / "index.html"))
         assert not found, (page, found)
     assert 'href="../#made-up"' in (site / "qkv" / "index.html").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- one symbol, one meaning (item 2)
+
+MATH = re.compile(r"<math\b.*?</math>", flags=re.S)
+TILDE = "\u0303"  # s̃, S̃: a combining tilde, as the site writes the scaled scores in plain text
+
+
+def math_text(element):
+    """MathML as plain text that keeps what tells symbols apart: x_i, x^T, and a tilde over a letter (S̃)."""
+    tag = element.tag.rsplit("}", 1)[-1]
+    parts = [math_text(child) for child in element]
+    if tag in ("mi", "mn", "mo", "mtext"):
+        return (element.text or "").strip()
+    if tag == "msub":
+        return f"{parts[0]}_{parts[1]}"
+    if tag == "msup":
+        return f"{parts[0]}^{parts[1]}"
+    if tag == "msubsup":
+        return f"{parts[0]}_{parts[1]}^{parts[2]}"
+    if tag == "mover" and parts[1] in ("~", "˜"):
+        return parts[0] + TILDE
+    if tag == "mfrac":
+        return f"({parts[0]})/({parts[1]})"
+    if tag == "msqrt":
+        return f"√({''.join(parts)})"
+    return "".join(parts)
+
+
+class Reading(HTMLParser):
+    """A page's text as a reader meets it, templates (the readout's words) and SVG labels included, code left
+    out: a subscript as _x and a superscript as ^x, an empty one (a slot the script fills) as _ij and ^x."""
+
+    SKIPPED = {"script", "style", "code", "pre"}
+    BLOCKS = {"p", "li", "div", "br", "tr", "td", "th", "h1", "h2", "h3", "figcaption", "caption", "text", "title",
+              "summary", "legend", "label", "option"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.skipping, self.parts, self.empty = 0, [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.SKIPPED:
+            self.skipping += 1
+        elif tag in ("sub", "sup"):
+            self.parts.append("_" if tag == "sub" else "^")
+            self.empty.append((tag, len(self.parts)))
+        elif tag in self.BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIPPED:
+            self.skipping -= 1
+        elif tag in ("sub", "sup") and self.empty:
+            kind, at = self.empty.pop()
+            if at == len(self.parts):  # nothing inside: a slot
+                self.parts.append("ij" if kind == "sub" else "x")
+
+    def handle_data(self, data):
+        if not self.skipping:
+            self.parts.append(data)
+
+
+def reading(path):
+    """The text of a built page, its MathML turned into text first (tests/test_reader_text.py::math_text)."""
+    def as_text(match):
+        element = ElementTree.fromstring(match.group(0))
+        return f"<span>{escape(math_text(element))}</span>"
+
+    parser = Reading()
+    parser.feed(MATH.sub(as_text, path.read_text(encoding="utf-8")))
+    return re.sub(r"[ \t\u00a0]+", " ", "".join(parser.parts))
+
+
+# Each old meaning, as the text wrote it: A is the table of weights (a_ij), S the raw scores (s_ij), S̃ the
+# scaled ones (s̃_ij), and W only a projection (W_Q, W_K, W_V, W_O).
+OLD_MEANINGS = {
+    "dW for the weights' gradient (it is dA; dW_Q, dW_K, dW_V, dW_O are the projections')": r"\bdW(?!_[QKVO])",
+    "Wₒ (the formulas write W_O)": r"Wₒ",
+    "S defined as the scaled scores": r"(?<![A-Za-z])S ?= ?Q ?K ?\^?[Tᵀ] ?[·⋅] ?scale",
+    "the weights written W": r"(?<![A-Za-z_])W ?= ?softmax|(?<![A-Za-z_])W ?[·⋅]? ?V(?![A-Za-z_])|(?<![A-Za-z_])W ?⊙|"
+                            r"⊙ ?W(?![A-Za-z_])|(?<![A-Za-z_])W ?\^?[Tᵀ] ?dO",
+    "a weight written w": r"(?<![A-Za-z])w_[ijl]|wᵢ|wⱼ",
+    "the softmax of s (it takes s̃)": r"(?<![A-Za-z])e\^\(?s(?![A-Za-z" + TILDE + "])",
+    "s masked to −∞ (the scaled score s̃ is)": r"(?<![A-Za-z])s_\S+ = −∞",
+    "s as a score times the scale": r"(?<![A-Za-z])s_\S+ = \S* ?× ",
+    "s called the scaled score": r"(?<![A-Za-z])s(?:_\S+)? (?:is|are) the scaled",
+}
+
+
+def built_pages(site):
+    return sorted(p for p in site.rglob("index.html") if "assets" not in p.parts and p.parent.name != "404")
+
+
+def test_no_page_uses_a_symbol_in_its_old_meaning(site):
+    pages = built_pages(site)
+    assert any(p.parent.name == "print" for p in pages) and len(pages) > 15
+    found = []
+    for path in pages:
+        text = reading(path)
+        for meaning, pattern in OLD_MEANINGS.items():
+            found += [(str(path.relative_to(site)), meaning, text[max(0, m.start() - 40):m.end() + 30])
+                      for m in re.finditer(pattern, text)]
+    assert not found, "\n".join(map(str, found))
+
+
+def test_the_reading_sees_the_symbols_the_pages_use(site):
+    """The guard above reads what it should: the new symbols, in MathML, prose and the readout's template."""
+    home, softmax, demo = (reading(site / page / "index.html") for page in (".", "softmax", "demo"))
+    assert "S=QK^T" in home and f"S{TILDE}=S/√(d_k)" in home and f"A=softmax(S{TILDE})" in home
+    assert f"a_ij=(e^s{TILDE}_ij)/(∑_l=1^ne^s{TILDE}_il)" in softmax
+    assert f"s{TILDE}_ij = × " in demo and "a_ij = e^" in demo and "s_ij = q_ij · k_ij" in demo

@@ -45,9 +45,9 @@ def cell(value):
     return num(value)
 
 
-# A symbol with a subscript, as plain text writes it: d_k, d_model, W_Q, XW_Q, w_ij, dO_i, Σ_j (not code names
+# A symbol with a subscript, as plain text writes it: d_k, d_model, W_Q, XW_Q, a_ij, s̃_ij, dO_i, Σ_j (not code names
 # such as attend_chunked). docs/javascripts/problems.js has the same pattern.
-SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dS|dO|∂w|∂s|[dWqkvwsδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])")
+SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dA|dS̃|dS|dO|∂a|∂s̃|s̃|[dWqkvasδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])")
 
 
 def typeset(text):
