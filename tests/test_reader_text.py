@@ -216,3 +216,23 @@ def test_the_reading_sees_the_symbols_the_pages_use(site):
     assert "S=QK^T" in home and f"S{TILDE}=S/√(d_k)" in home and f"A=softmax(S{TILDE})" in home
     assert f"a_ij=(e^s{TILDE}_ij)/(∑_l=1^ne^s{TILDE}_il)" in softmax
     assert f"s{TILDE}_ij = × " in demo and "a_ij = e^" in demo and "s_ij = q_ij · k_ij" in demo
+
+
+# ---------------------------------------------------------------- a cell with a decimal more (item 11)
+
+def test_a_grid_with_3_decimal_cells_says_why_in_its_caption(site):
+    """Scaled scores over √4 end in 5 at the third decimal; cell() prints those with 3 decimals, beside cells
+    with 2. The caption says so, naming one such cell, and a grid without one says nothing."""
+    from figures_src.engine.text import cell, tie_note
+
+    assert tie_note([[1.88, 0.335]]) == ("Cells show 2 decimals, or 3 where 2 would round a value that lies "
+                                        "exactly halfway, as 0.335.") and cell(0.335) == "0.335"
+    assert tie_note([[1.88, 0.33, float("-inf")]]) == ""
+    html = (site / "scores" / "index.html").read_text(encoding="utf-8")
+    figure = html[html.index('id="fig-scores-scaled"'):]
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", figure, flags=re.S).group(1)
+    shown = re.search(r"as (−?\d+\.\d{3})\.$", caption)
+    assert shown, caption
+    assert f">{shown.group(1)}<" in figure[:figure.index("</figure>")], "the cell it names is in the figure"
+    raw = (site / "scores" / "index.html").read_text(encoding="utf-8")
+    assert "Cells show" not in re.search(r'id="fig-scores-heatmap".*?<figcaption>(.*?)</figcaption>', raw, flags=re.S).group(1)
