@@ -134,7 +134,8 @@ def diagram_caption(data):
 
 
 def diagram_alt(data):
-    steps = [(step, text.replace("XW_Q, XW_K, XW_V", "Q, K and V, X times each projection")) for step, text in diagram_steps(data)]
+    steps = [(step, text.replace("XW_Q, XW_K, XW_V", "Q, K and V, X times each projection").replace("W_O", "the output projection"))
+             for step, text in diagram_steps(data)]
     return "From top to bottom: " + "; ".join(f"{step}: {text}" for step, text in steps) + "."  # plain text, no <sub>
 
 
@@ -307,7 +308,7 @@ def cost_snippets(data):
 
 
 ITEMS = [
-    Figure("multi-head-diagram", title="Multi-head attention: project, split into heads, attend, concatenate, mix with W_O.",
+    Figure("multi-head-diagram", title="Multi-head attention: project, split into heads, attend, concatenate, mix with the output projection.",
            data=diagram_data, render=diagram_render, caption=diagram_caption, alt=diagram_alt, table=diagram_table,
            size=(4.4, 5.2)),
     EX_MULTI_HEAD,
