@@ -36,9 +36,17 @@ def test_the_nav_lists_every_page():
     assert len(nav_pages()) == len([p for p in (ROOT / "docs").glob("*.md") if p.name not in outside])
 
 
+def page_lines(page):
+    """A page's Markdown lines after its front matter (its `description:`, which Home's list of pages shows)."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    if text.startswith("---\n"):
+        text = text[text.index("\n---\n", 4) + 5:].lstrip("\n")
+    return text.rstrip("\n").split("\n")
+
+
 @pytest.mark.parametrize("page", nav_pages())
 def test_every_page_opens_with_why_it_matters_and_ends_with_a_three_line_recap(page):
-    lines = (ROOT / "docs" / page).read_text(encoding="utf-8").rstrip("\n").split("\n")
+    lines = page_lines(page)
     assert lines[0].startswith("# ") and lines[1] == ""
     assert lines[2].startswith("**Why this matters:** ") and len(lines[2]) > 60, "one line, under the title"
     assert lines[3] == "{ .aih-why }"
@@ -52,7 +60,7 @@ def test_every_page_opens_with_why_it_matters_and_ends_with_a_three_line_recap(p
 def test_why_and_recap_cite_no_typed_number(page):
     """A number in them would be typed by hand: they stay in words (a row's budget of 1, a masked weight of 0:
     definitions, not results)."""
-    lines = (ROOT / "docs" / page).read_text(encoding="utf-8").rstrip("\n").split("\n")
+    lines = page_lines(page)
     text = " ".join([lines[2]] + lines[-3:])
     assert set(re.findall(r"(?<![_{\\a-z])\d+(?:\.\d+)?", text)) <= {"0", "1"}, text
 

@@ -190,12 +190,13 @@ class Heatmap {
   }
 
   drawGrid(values, limit) {
-    const { tokens, mask, result, keyCount } = this;
+    const { tokens, mask, result } = this;
     const { quantity } = this.state;
     const quantityName = QUANTITY_NAMES[quantity];
     const [headerRow, ...queryRows] = this.rows;
     this.grid.setAttribute("aria-label", `${quantityName}s: queries down, keys across`);
     tokens.forEach((token, j) => (headerRow.children[j + 1].textContent = token));
+    this.tie = ""; // the first cell printed with 3 decimals, which the caption explains
     queryRows.forEach((gridRow, i) => {
       const [rowHeader, ...cells] = gridRow.children;
       const entropyCell = cells.pop();
@@ -206,13 +207,14 @@ class Heatmap {
         const colour = cellColour(values[i][j], quantity, limit);
         // 3 decimals where 2 would round an exact tie (0.415): as text.py's cell() prints the static figure
         cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j], isTie(values[i][j]) ? 3 : 2);
+        if (!this.tie && /\.\d{3}$/.test(cell.textContent)) this.tie = cell.textContent;
         cell.style.backgroundColor = cssColour(colour); // only the colour: .aih-masked adds its hatching
         cell.style.color = textColour(colour);
         cell.classList.toggle("aih-masked", !!masked);
         cell.setAttribute("aria-label", `${tokens[i]} to ${tokens[j]}, ${quantityName} ${cell.textContent}`);
       });
       entropyCell.textContent = entropy;
-      entropyCell.style.setProperty("--aih-entropy", result.entropy[i] / Math.log(keyCount) || 0); // its bar: 1 is flat
+      entropyCell.style.setProperty("--aih-entropy", result.entropy[i] / Math.log(this.allowedKeys(i)) || 0); // its bar: 1 is flat
       entropyCell.setAttribute("aria-label", `entropy of ${tokens[i]}: ${entropy} nats`);
     });
   }
@@ -243,7 +245,8 @@ class Heatmap {
     const mask = maskName === "none" ? "" : `, under the ${maskName} mask (grey, hatched cells are masked)`;
     this.caption.textContent = (published && this.publishedCaptions[quantity]) ||
       `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}. Queries down, keys across; the bar ` +
-      "after each row is its entropy, and its dotted end an even spread over all keys.";
+      "after each row is its entropy, and its dotted end an even spread over the keys the row may attend to." +
+      (this.tie && ` Cells show 2 decimals, or 3 where 2 would round a value that lies exactly halfway, as ${this.tie}.`);
   }
 
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid. The
@@ -282,23 +285,33 @@ class Heatmap {
     return { query, key, products, score, scaledScore };
   }
 
-  // One pair's softmax on the printed scaled scores: e^s and their total to `significant` digits, and the
-  // weight they give.
+  // The keys row i may attend to under the mask shown: an even spread over them is the row's largest entropy.
+  allowedKeys(i) {
+    return this.mask ? this.mask[i].filter(Boolean).length : this.keyCount;
+  }
+
+  // One pair's softmax on the printed scaled scores, each minus the row's largest m as softmax/ teaches:
+  // e^(s̃ − m) and their total to `significant` digits, and the weight they give.
   printedWeight(row, column, most, significant) {
     const pair = this.printedPair(row, column, most);
-    const exponents = this.result.scaled_scores[row].flatMap((score, j) =>
-      (score > -Infinity ? [this.printedPair(row, j, most).scaledScore] : []));
-    const numerator = formatSignificant(Math.exp(parseNumber(pair.scaledScore)), significant);
+    const scaled = this.result.scaled_scores[row].flatMap((score, j) =>
+      (score > -Infinity ? [parseNumber(this.printedPair(row, j, most).scaledScore)] : []));
+    const rowMax = Math.max(...scaled);
+    const shift = (x) => formatNumber(x - rowMax, exactDigits(x - rowMax, 0, 8)); // exact: both are printed
+    const exponents = scaled.map(shift);
+    const shifted = shift(parseNumber(pair.scaledScore));
+    const numerator = formatSignificant(Math.exp(parseNumber(shifted)), significant);
     const denominator = formatSignificant(exponents.reduce((total, x) => total + Math.exp(parseNumber(x)), 0), significant);
     const weight = parseNumber(numerator) / parseNumber(denominator);
-    return { ...pair, exponents, numerator, denominator, weight: isTie(weight) ? "" : formatNumber(weight) };
+    return { ...pair, rowMax: this.formatScaled(rowMax, most), shifted, exponents, numerator, denominator,
+      weight: isTie(weight) ? "" : formatNumber(weight) };
   }
 
   // The readout: one query-key pair, from the dot product to its weight, and its row's entropy. The scaled
   // scores (when 1/√d_k is irrational), e^s and their total get the fewest digits (3 decimals, 4 significant,
   // or more) that give the weight the grid shows.
   drawReadout() {
-    const { example, result, tokens, keyCount } = this;
+    const { example, result, tokens } = this;
     const { focusedCell: [row, column], scaleMultiplier, pointed } = this.state;
     const masked = result.scaled_scores[row][column] === -Infinity;
     const shownWeight = formatNumber(result.weights[row][column]);
@@ -310,7 +323,7 @@ class Heatmap {
       pair = this.printedWeight(row, column, most, significant);
     }
     if (pair.weight !== shownWeight) pair = first; // (only when the vectors' rounding moves the weight)
-    const { exponents, numerator, denominator } = pair;
+    const { rowMax, shifted, exponents, numerator, denominator } = pair;
     const pairWeight = pair.weight || formatNumber(result.weights[row][column]);
     this.rows.forEach((gridRow, y) =>
       [...gridRow.children].forEach((cell, x) => cell.classList.toggle("aih-hl", pointed && (y === row + 1 || x === column + 1))));
@@ -326,12 +339,14 @@ class Heatmap {
       score: pair.score,
       factor: `1/√${example.d_k}` + (scaleMultiplier === 1 ? "" : ` × ${formatNumber(scaleMultiplier)}`),
       scaledScore: masked ? `${pair.scaledScore}, masked: −∞` : pair.scaledScore,
+      rowMax,
+      shifted,
       numerator,
       denominator,
       pairWeight,
       entropy: formatNumber(result.entropy[row]),
-      keyCount,
-      flatEntropy: formatNumber(Math.log(keyCount)),
+      keyCount: this.allowedKeys(row),
+      flatEntropy: formatNumber(Math.log(this.allowedKeys(row))),
     });
     this.slot("terms").replaceChildren(...exponents.flatMap((x, k) => [k ? " + e" : "e", h("sup", {}, x)]));
     this.panel.classList.toggle("aih-pair-masked", masked);

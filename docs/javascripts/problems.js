@@ -46,7 +46,7 @@ function remember(key, value) {
 }
 
 // Plain text with its subscripts set as <sub>: "W_Q" -> W<sub>Q</sub>, as figures_src/engine/text.py's typeset
-const SUBSCRIPTED = /(?<![A-Za-z0-9_])(XW|dW|dS|dO|∂w|∂s|[dWqkvwsδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])/u;
+const SUBSCRIPTED = /(?<![A-Za-z0-9_])(XW|dW|dA|dS̃|dS|dO|∂a|∂s̃|s̃|[dWqkvasδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])/u;
 export const typeset = (text) =>
   text.split(SUBSCRIPTED).map((piece, k) => (k % 3 === 2 ? h("sub", {}, piece) : piece)).filter((piece) => piece !== "");
 

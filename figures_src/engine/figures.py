@@ -17,7 +17,7 @@ from .items import Example
 from .site import page_path, site_url
 from .style import rc_params, readable_on_phones
 from .text import cell as cell_number
-from .text import num, typeset
+from .text import num, tie_note, typeset
 
 
 def draw(figure, data, exports=None):
@@ -59,6 +59,8 @@ def render_figure(figure, data, page=None):
     caption = figure.caption(data) if callable(figure.caption) else figure.caption
     if not caption:
         raise BuildError(f"figure {name}: declare a caption to say what the figure shows")
+    note = next((note for hm in heatmaps if (note := tie_note(hm.values))), "")
+    caption = f"{caption} {note}" if note else caption  # why one cell has a decimal more than its neighbours
     tables = _tables(figure, data, heatmaps)
     example = figure.example(data) if callable(figure.example) else figure.example
     if example is not None and not isinstance(example, Example):

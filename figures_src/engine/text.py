@@ -45,9 +45,18 @@ def cell(value):
     return num(value)
 
 
-# A symbol with a subscript, as plain text writes it: d_k, d_model, W_Q, XW_Q, w_ij, dO_i, Σ_j (not code names
+def tie_note(values):
+    """The sentence a heatmap's caption ends with when one of its cells prints 3 decimals (see cell()), naming
+    the first such cell; "" when none does. docs/javascripts/heatmap.js adds the same sentence to a caption it writes."""
+    for value in np.ravel(values):
+        if isinstance(value, (float, np.floating)) and np.isfinite(value) and len(cell(value).split(".")[-1]) == 3:
+            return f"Cells show 2 decimals, or 3 where 2 would round a value that lies exactly halfway, as {cell(value)}."
+    return ""
+
+
+# A symbol with a subscript, as plain text writes it: d_k, d_model, W_Q, XW_Q, a_ij, s̃_ij, dO_i, Σ_j (not code names
 # such as attend_chunked). docs/javascripts/problems.js has the same pattern.
-SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dS|dO|∂w|∂s|[dWqkvwsδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])")
+SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dA|dS̃|dS|dO|∂a|∂s̃|s̃|[dWqkvasδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])")
 
 
 def typeset(text):

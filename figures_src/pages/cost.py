@@ -288,7 +288,7 @@ def online_snippets(example):
             rows.append([f"**{tokens[j]}**", num(hand["s"][j], 3), e[0], *(num(x, ev_digits) for x in ev)])
         rows.append(["**block sum**", "", f"**{num(step['block_sum'], exp_digits)}**",
                      *(f"**{num(x, ev_digits)}**" for x in step["block_acc"])])
-        columns = ["key", "$s_j$", f"$e^{{s_j - {num(step['m'], 3).replace('−', '-')}}}$",
+        columns = ["key", "$\\tilde{s}_j$", f"$e^{{\\tilde{{s}}_j - {num(step['m'], 3).replace('−', '-')}}}$",
                    *(f"e·v, entry {c + 1}" for c in range(d_v))]
         keys = step["keys"]
         where = (f"keys {keys[0] + 1} to {keys[-1] + 1}" if len(keys) > 2 else

@@ -120,7 +120,7 @@ def diagram_steps(data):
         ("split", f"columns {d_k}(i − 1) + 1 to {d_k}i go to head i: {h} heads of {n} × {d_k}"),
         ("attend", f"each head: softmax(QᵢKᵢᵀ/√{d_k}) Vᵢ, its weights {n} × {n}, its output {n} × {d_k}"),
         ("concatenate", f"the {h} outputs side by side: {n} × {h * d_k}"),
-        ("mix", f"times Wₒ ({d} × {d}): the layer's output, {n} × {d}"),
+        ("mix", f"times W_O ({d} × {d}): the layer's output, {n} × {d}"),
     ]
 
 
@@ -129,12 +129,13 @@ def diagram_caption(data):
     return (
         f"Multi-head attention with the example's shapes, read from the top: n = {n} tokens of width {d}, "
         f"h = {h} heads of dₖ = {d_k}. Colour marks which columns belong to which head; one square per number. "
-        "Each head attends with its own columns of Q, K and V only; Wₒ is the one step that mixes the heads."
+        "Each head attends with its own columns of Q, K and V only; W_O is the one step that mixes the heads."
     )
 
 
 def diagram_alt(data):
-    steps = [(step, text.replace("XW_Q, XW_K, XW_V", "Q, K and V, X times each projection")) for step, text in diagram_steps(data)]
+    steps = [(step, text.replace("XW_Q, XW_K, XW_V", "Q, K and V, X times each projection").replace("W_O", "the output projection"))
+             for step, text in diagram_steps(data)]
     return "From top to bottom: " + "; ".join(f"{step}: {text}" for step, text in steps) + "."  # plain text, no <sub>
 
 
@@ -307,7 +308,7 @@ def cost_snippets(data):
 
 
 ITEMS = [
-    Figure("multi-head-diagram", title="Multi-head attention: project, split into heads, attend, concatenate, mix with Wₒ.",
+    Figure("multi-head-diagram", title="Multi-head attention: project, split into heads, attend, concatenate, mix with the output projection.",
            data=diagram_data, render=diagram_render, caption=diagram_caption, alt=diagram_alt, table=diagram_table,
            size=(4.4, 5.2)),
     EX_MULTI_HEAD,

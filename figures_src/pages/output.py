@@ -36,11 +36,11 @@ def output_snippets(example):
     exact = digits + 1
     rows = [[f"**{t}**", num(wj, digits), *(num(wj * x, exact) for x in vj)] for t, wj, vj in zip(tokens, weights, values)]
     rows.append(["**sum**", num(sum(weights), digits), *(f"**{num(s, exact)}**" for s in sums)])
-    columns = ["key $j$", "$w_j$", *(f"$w_j v_{{j,{c + 1}}}$" for c in range(d_v))]
+    columns = ["key $j$", "$a_j$", *(f"$a_j v_{{j,{c + 1}}}$" for c in range(d_v))]
     return {
         "row": (
             f"Follow the query “{tokens[i]}” (row {i + 1}). Each value row $v_j$ is multiplied by the weight "
-            f"$w_j$ that “{tokens[i]}” gives key $j$ (the values are the table above), and the {len(tokens)} scaled rows "
+            f"$a_j$ that “{tokens[i]}” gives key $j$ (the values are the table above), and the {len(tokens)} scaled rows "
             "are added column by column:\n\n"
             + table(columns, rows)
             + f"\nThe last line, to 4 decimals, is the output row of “{tokens[i]}”: "
@@ -75,7 +75,7 @@ def blend_caption(data):
     tokens, i, top = data["tokens"], data["query"], data["top"]
     return (
         f"The output of “{tokens[i]}” built from the values. Each row is one key's value vector vⱼ: its outline is "
-        f"vⱼ as it is, the filled bars are wⱼvⱼ, the value scaled by the weight “{tokens[i]}” gives that key. "
+        f"vⱼ as it is, the filled bars are aⱼvⱼ, the value scaled by the weight “{tokens[i]}” gives that key. "
         f"Adding the filled bars column by column gives the last row, the output; its outline is v of “{tokens[top]}”, "
         f"which alone carries {num(data['w'][top], 4)} of the weight, so the output is almost that value."
     )
@@ -96,7 +96,7 @@ def blend_table(data):
     d_v = data["V"].shape[1]
     rows = [[f"{t} (w = {num(w, 4)})", *(num(x, 4) for x in sv)] for t, w, sv in zip(tokens, data["w"], data["scaled"])]
     rows.append(["output (sum)", *(num(x, 4) for x in data["out"])])
-    return {"caption": f"The scaled value rows wⱼvⱼ for the query “{tokens[data['query']]}”, and their sum",
+    return {"caption": f"The scaled value rows aⱼvⱼ for the query “{tokens[data['query']]}”, and their sum",
             "columns": ["key", *(f"entry {c + 1}" for c in range(d_v))], "rows": rows}
 
 

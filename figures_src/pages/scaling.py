@@ -33,7 +33,7 @@ def dot_variance(seed=1):
 
 
 def softmax_jacobian(w):
-    """∂w_i/∂s_j = w_i (δ_ij − w_j) for each row: (..., n) -> (..., n, n)."""
+    """∂a_i/∂s̃_j = a_i (δ_ij − a_j) for each row: (..., n) -> (..., n, n)."""
     return w[..., :, None] * (np.eye(w.shape[-1]) - w[..., None, :])
 
 
@@ -157,11 +157,11 @@ def gradient_caption(data):
     peak = int(np.argmax(unscaled))
     crossing = int(np.argmax((unscaled < scaled) & (d_k > 1)))
     return (
-        "The largest entry of the softmax's Jacobian ∂wᵢ/∂sⱼ = wᵢ(δᵢⱼ − wⱼ) in a row, averaged over the "
+        "The largest entry of the softmax's Jacobian ∂aᵢ/∂s̃ⱼ = aᵢ(δᵢⱼ − aⱼ) in a row, averaged over the "
         "same random rows as above. Unscaled, the scores grow with dₖ, the row saturates and the slope that "
         "learning follows dies away; scaled, it holds steady. "
         f"For dₖ = {int(higher[0])} to {int(higher[-1])} the unscaled slope is the higher one: the largest entry is "
-        "a weight's slope on its own score, wᵢ(1 − wᵢ), which is largest (¼) at wᵢ = ½. Over "
+        "a weight's slope on its own score, aᵢ(1 − aᵢ), which is largest (¼) at aᵢ = ½. Over "
         f"{data['n_keys']} keys, scores with a spread of 1 leave the top weight small "
         f"({num(data['max_scaled'][peak])} on average), while the wider unscaled scores push it toward ½: "
         + ", ".join(f"{num(top[k])} at dₖ = {int(d_k[k])}" for k in range(1, peak + 1))
@@ -180,7 +180,7 @@ def gradient_alt(data):
 
 def gradient_table(data):
     return {
-        "caption": "Average largest |∂wᵢ/∂sⱼ| per row",
+        "caption": "Average largest |∂aᵢ/∂s̃ⱼ| per row",
         "columns": ["dₖ", "unscaled", "scaled by 1/√dₖ"],
         "rows": [[int(d), f"{u:.4f}", f"{s:.4f}"] for d, u, s in zip(data["d_k"], data["grad_unscaled"], data["grad_scaled"])],
     }
@@ -194,7 +194,7 @@ def gradient_render(data, ax):
     ax.set_xticks(d_k, labels=dk_labels(d_k))
     ax.set_ylim(0, 0.25)
     ax.set_xlabel(r"$d_k$")
-    ax.set_ylabel(r"largest $|\partial w_i / \partial s_j|$")
+    ax.set_ylabel(r"largest $|\partial a_i / \partial \tilde{s}_j|$")
     ax.legend(frameon=False)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)

@@ -24,7 +24,7 @@ def row_table(example, i):
     rows = [[f"**{t}**", num(a, 3), *printed]
             for t, a, *printed in zip(tokens, s, hand["exponentials"], hand["weights"], hand["entropy_terms"])]
     rows.append(["**total**", "", hand["total"], hand["weight_total"], f"**{hand['entropy']}**"])
-    return table(["key $j$", "$s_j$", "$e^{s_j - \\max s}$", "$w_j$", "$-w_j \\ln\\, w_j$"], rows)
+    return table(["key $j$", "$\\tilde{s}_j$", "$e^{\\tilde{s}_j - \\max \\tilde{s}}$", "$a_j$", "$-a_j \\ln\\, a_j$"], rows)
 
 
 def softmax_snippets(example):

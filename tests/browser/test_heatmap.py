@@ -127,10 +127,13 @@ def check_readout_by_hand(slots, d_k, multiplier="1"):
     assert by_hand.follows(N(slots["score"]) * factor * N(multiplier), scaled), (slots["score"], scaled)
     if "masked" in slots["scaledScore"]:
         return
+    # the softmax on max-shifted scores, as softmax/ teaches: m is the row's largest printed scaled score, and
+    # every exponent is a printed scaled score minus m, exactly (so no term is above e^0 = 1)
     exponents = [x for x in slots["terms"].split("e")[1:]]
     exponents = [x.strip(" +") for x in exponents]
-    assert scaled in exponents
-    assert by_hand.follows(by_hand.exp(N(scaled)), slots["numerator"], sig=True), (scaled, slots["numerator"])
+    assert N(slots["shifted"]) == N(scaled) - N(slots["rowMax"]), (scaled, slots["rowMax"], slots["shifted"])
+    assert slots["shifted"] in exponents and max(N(x) for x in exponents) == 0, exponents
+    assert by_hand.follows(by_hand.exp(N(slots["shifted"])), slots["numerator"], sig=True), (slots["shifted"], slots["numerator"])
     total = sum(by_hand.exp(N(x)) for x in exponents)
     assert by_hand.follows(total, slots["denominator"], sig=True), (exponents, slots["denominator"])
     assert by_hand.follows(N(slots["numerator"]) / N(slots["denominator"]), slots["pairWeight"])
@@ -148,12 +151,16 @@ def test_hover_readout_shows_the_pair_step_by_step(demo, i, j):
         "products": " + ".join(f"({fmt(a * b)})" if a * b < 0 else fmt(a * b) for a, b in zip(q, k)),
         "score": fmt(s["scores"][i][j]), "factor": f"1/√{ex['d_k']}", "scaledScore": exact(row[j]),
         "pairWeight": fmt(s["weights"][i][j]), "entropy": fmt(s["entropy"][i]), "flatEntropy": fmt(math.log(len(row))),
+        "keyCount": str(len(row)),
         "queryIndex": str(i + 1), "keyIndex": str(j + 1), "pair": f"{i + 1},{j + 1}",  # counted from 1
     }
     slots = readout_slots(demo, DEMO)
     for name, want in readout.items():
         assert slots[name] == want, name
-    assert slots["terms"] == " + ".join(f"e{exact(x)}" for x in row)
+    top = max(by_hand.number(exact(x)) for x in row)
+    assert slots["rowMax"] == exact(float(top))
+    assert slots["terms"] == " + ".join(f"e{fmt(d, max(0, -d.normalize().as_tuple().exponent))}"
+                                        for d in (by_hand.number(exact(x)) - top for x in row))
     check_readout_by_hand(slots, ex["d_k"])
     assert demo.locator(f"{DEMO} [data-slot=masked]").is_hidden()
     assert demo.locator(f"{DEMO} .aih-readout").get_attribute("aria-live") == "polite"
@@ -239,7 +246,9 @@ def test_scale_slider_recomputes_weights_and_entropy(demo):
         assert slot(demo, DEMO, "scale") == f"×{fmt(multiplier)} → {exact(ex['scale'] * multiplier)}"
         cell(demo, DEMO, 1, 1).hover()
         assert slot(demo, DEMO, "factor") == f"1/√{ex['d_k']} × {fmt(multiplier)}"
-        check_readout_by_hand(readout_slots(demo, DEMO), ex["d_k"], fmt(multiplier))
+        slots = readout_slots(demo, DEMO)
+        check_readout_by_hand(slots, ex["d_k"], fmt(multiplier))
+        assert "e+" not in slots["denominator"] and by_hand.number(slots["numerator"]) <= 1, "the max-shifted form"
         entropies[exponent] = entropy
     # 10×: rows close to one-hot; 0.1×: rows close to flat
     assert entropies[1].max() < entropies[-1].min()
@@ -260,8 +269,16 @@ def test_causal_mask_shows_minus_infinity_and_renormalises(demo):
     assert grid_texts(demo, DEMO) == expected(weights, mask, weights=True)
     cell(demo, DEMO, 1, 4).hover()
     assert demo.locator(f"{DEMO} [data-slot=masked]").is_visible()
-    assert demo.locator(f"{DEMO} [data-slot=weight]").is_hidden()
+    assert all(line.is_hidden() for line in demo.locator(f"{DEMO} [data-slot=weight]").all())
     assert slot(demo, DEMO, "scaledScore") == f"{exact(ex['steps']['scores'][1][4] * ex['scale'])}, masked: −∞"
+    for i in (0, 2, n - 1):  # a row's even spread is over the keys it may attend to: i + 1 of them
+        cell(demo, DEMO, i, 0).hover()
+        assert (slot(demo, DEMO, "keyCount"), slot(demo, DEMO, "flatEntropy")) == (str(i + 1), fmt(math.log(i + 1)))
+        assert slot(demo, DEMO, "entropy") == fmt(attention.row_entropy(weights)[i])
+    bars = demo.eval_on_selector_all(f"{DEMO} .aih-grid [role=row]:not(:first-child) > :last-child",
+                                     "cs => cs.map(c => Number(c.style.getPropertyValue('--aih-entropy')))")
+    ceilings = [math.log(i + 1) for i in range(n)]
+    assert bars == pytest.approx([h / c if c else 0 for h, c in zip(attention.row_entropy(weights), ceilings)])
     cell(demo, DEMO, 2, 4).click()
     assert slot(demo, DEMO, "output") == vec(out[2])
     demo.locator(f"{DEMO} [data-slot=mask]").select_option("none")
@@ -459,8 +476,13 @@ def test_the_caption_says_what_the_heatmap_shows_now(demo):
     assert caption(demo, DEMO) == published["weights"], "the weights figure's own caption"
     demo.locator(f"{DEMO} .aih-modes button[value='scores']").click()
     assert caption(demo, DEMO).startswith(f"Raw scores QKᵀ for “{tokens}”: red above zero")
+    assert "decimals" not in caption(demo, DEMO), "raw scores print 2 decimals everywhere"
     demo.locator(f"{DEMO} [data-slot=mask]").select_option("causal")
     assert "under the causal mask (grey, hatched cells are masked)" in caption(demo, DEMO)
+    demo.locator(f"{DEMO} .aih-modes button[value='scaled_scores']").click()
+    shown = [c for row in grid_texts(demo, DEMO) for c in row if re.fullmatch(r"−?\d+\.\d{3}", c)]
+    assert shown and caption(demo, DEMO).endswith(
+        f"Cells show 2 decimals, or 3 where 2 would round a value that lies exactly halfway, as {shown[0]}.")
     demo.locator(f"{DEMO} .aih-modes button[value='weights']").click()
     assert caption(demo, DEMO).startswith("Attention weights") and "causal" in caption(demo, DEMO)
     demo.locator(f"{DEMO} [data-slot=mask]").select_option("none")
@@ -518,7 +540,7 @@ def test_what_follows_the_readout_stays_put_as_the_pointer_moves_on(page, site_u
     causal = "#fig-mask-causal-scores"
     last = len(example("ex-mask-causal")["tokens"]) - 1
     tops = []
-    for i, j in [(0, last), (last, 0), (0, last), (1, 2)]:  # masked, a row of every e^s, masked again, masked
+    for i, j in [(0, last), (last, last), (0, last), (1, 2)]:  # masked, a row of every e^s, masked again, masked
         cell(page, causal, i, j).hover()
         tops.append(below_the_readout(causal))
     assert tops[1] > tops[0], f"the last row's readout should need more room than a masked pair's here: {tops}"

@@ -329,7 +329,7 @@ def test_back_to_a_heatmap_draws_its_readout_as_tall_as_the_reader_left_it(brows
         page.wait_for_timeout(500)
         first_pair = page.evaluate(following)
         last = page.locator(f"{causal} .aih-grid [data-i]").last.get_attribute("data-i")
-        page.locator(f"{causal} .aih-grid [data-i='{last}'][data-j='0']").hover()
+        page.locator(f"{causal} .aih-grid [data-i='{last}'][data-j='{last}']").hover()
         left_at = page.evaluate(following)
         assert left_at > first_pair, f"the last row's readout should be taller here: {first_pair} -> {left_at}"
         page.wait_for_timeout(500)

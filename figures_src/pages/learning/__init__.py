@@ -70,20 +70,20 @@ def backprop_snippets(example):
     rate = num(example["learning_rate"], 2)
     return {
         "forward": (
-            by_keys(W, "W") + "\n" + by_dims(s["V"], "V", 1) + "\n"
+            by_keys(W, "A") + "\n" + by_dims(s["V"], "V", 1) + "\n"
             + by_dims(example["outputs"]["out"], "out") + "\n" + by_dims(example["inputs"]["target"], "T", 1)
             + f"\nThe loss is $L = \\tfrac{{1}}{{2}}\\sum (\\text{{out}} - T)^2 = {latex_number(s['loss'], 4)}$.\n"
         ),
         "dO": by_dims(s["dO"], "dO"),
         "dV": by_dims(s["dV"], "dV"),
-        "dW": by_keys(dW, "dW"),
+        "dW": by_keys(dW, "dA"),
         "dS": (
-            by_keys(dS, "dS", 4)
+            by_keys(dS, "dS̃", 4)
             # the weighted average on a line of its own (inline, it ran 100 px past a phone's screen), last, so the
             # paragraph stays one: the page is at its budget of elements
-            + f"\nEach row of $dS$ adds up to 0. Row {i} (“{tokens[i]}”): its entry for key “{tokens[j]}” is "
+            + f"\nEach row of $d\\tilde{{S}}$ adds up to 0. Row {i} (“{tokens[i]}”): its entry for key “{tokens[j]}” is "
             f"${latex_number(W[i, j], 4)} \\cdot ({latex_number(dW[i, j], 4)} - {latex_number(pull, 3)}) \\approx "
-            f"{latex_number(dS[i, j], 3)}$, where {latex_number(pull, 3)} is the weighted average of its $dW$:\n\n"
+            f"{latex_number(dS[i, j], 3)}$, where {latex_number(pull, 3)} is the weighted average of its $dA$:\n\n"
             f"$${terms} \\approx {latex_number(pull, 3)}.$$\n"
         ),
         "dQ": by_dims(s["dQ"], "dQ", 4),
@@ -405,9 +405,9 @@ def experiment_snippets(data):
            "recent size, so a small gradient still moves the weights. ")
         + f"The gradient reaching $W_Q$ is not smaller without the scale at the start "
         f"({num(data['grad_W_Q_unscaled'][:, 0].mean(), 3)} against {num(data['grad_W_Q_scaled'][:, 0].mean(), 3)}): "
-        "dropping the factor $1/\\sqrt{d_k}$ also drops it from $dQ = dS\\,K \\cdot \\text{scale}$. What the "
+        "dropping the factor $1/\\sqrt{d_k}$ also drops it from $dQ = d\\tilde{S}\\,K \\cdot \\text{scale}$. What the "
         "saturated rows lose is a gradient for the *wrong* keys: a row that is already one-hot on the wrong key "
-        "has $dS \\approx 0$ and is slow to move off it. And once the unscaled rows are one-hot, the gradient at "
+        "has $d\\tilde{S} \\approx 0$ and is slow to move off it. And once the unscaled rows are one-hot, the gradient at "
         f"$W_Q$ falls to {spread_log(un['late_grad'])}, against {spread_log(sc['late_grad'])} with the scale.\n",
     ]
     return {"numbers": "\n".join(text)}

@@ -142,9 +142,9 @@ def softmax_solution(S, sm, rows, cols, masked_note=""):
              "and keeps every exponential at most 1. The row maxima:" + masked_note,
              matrix("row_max", "Row maximum m", sm["row_max"][:, None], rows, ["m"])),
         step("shifted", "Each score minus its row's maximum:",
-             matrix("shifted", "S − m", sm["shifted"], rows, cols)),
+             matrix("shifted", "S̃ − m", sm["shifted"], rows, cols)),
         step("exp", "The exponential of each entry" + (" (e^−∞ = 0)" if np.isinf(sm["shifted"]).any() else "") + ":",
-             matrix("exp", "e^(S − m)", sm["exp"], rows, cols)),
+             matrix("exp", "e^(S̃ − m)", sm["exp"], rows, cols)),
         step("sums", "Each row's sum of exponentials:", matrix("sums", "Row sum", sm["sums"][:, None], rows, ["sum"])),
         step("weights", "Divide each exponential by its row's sum. Every row now adds up to 1:",
              matrix("weights", "Weights", sm["weights"], rows, cols)),
@@ -222,7 +222,7 @@ def soften_rows(index, seed):
     weights = A.softmax(S)
     rows, cols = dims("q", n_q), dims("k", n_k)
     sm = softmax_steps(S)
-    parts = [with_slips(part("weights", "Weights softmax(S)", weights, rows, cols), [columns_slip(A.softmax(S.T).T)])]
+    parts = [with_slips(part("weights", "Weights A = softmax(S̃)", weights, rows, cols), [columns_slip(A.softmax(S.T).T)])]
     hints = [
         f"Work on one row at a time. Subtract the row's largest score: row 1 minus {fmt(sm['row_max'][0])} "
         f"is {fmt_vec(sm['shifted'][0])}.",
@@ -231,7 +231,7 @@ def soften_rows(index, seed):
         "which adds up to 1.",
     ]
     solution = softmax_solution(S, sm, rows, cols)
-    prompt = f"S holds the scaled scores of {n_q} queries against {n_k} keys. Compute the softmax of each row"
+    prompt = f"S̃ holds the scaled scores of {n_q} queries against {n_k} keys. Compute the softmax of each row"
     if with_entropy:
         entropy = A.row_entropy(weights)
         terms = np.where(weights > 0, -weights * np.log(np.where(weights > 0, weights, 1.0)), 0.0)
@@ -242,12 +242,12 @@ def soften_rows(index, seed):
                  "so H is never negative.", -entropy[:, None]),
         ]))
         hints.append(
-            f"Entropy of a row: H = −Σ w·ln w (natural log). Row 1: the terms −w·ln w are {fmt_vec(terms[0])}, "
+            f"Entropy of a row: H = −Σ a·ln a (natural log). Row 1: the terms −a·ln a are {fmt_vec(terms[0])}, "
             f"so H = {fmt(entropy[0])}."
         )
         solution += [
-            step("entropy_terms", "For the entropy, each weight's term −w·ln w (natural log):",
-                 matrix("entropy_terms", "−w·ln w", terms, rows, cols)),
+            step("entropy_terms", "For the entropy, each weight's term −a·ln a (natural log):",
+                 matrix("entropy_terms", "−a·ln a", terms, rows, cols)),
             step("entropy", f"Add each row's terms. A uniform row of {n_k} would give ln {n_k} = {fmt(math.log(n_k))}, "
                  "the largest possible; a one-hot row would give 0:",
                  matrix("entropy", "H (nats)", entropy[:, None], rows, ["H"])),
@@ -255,7 +255,7 @@ def soften_rows(index, seed):
         prompt += ", then the entropy of each row of weights in nats"
     return {
         "prompt": prompt + ".",
-        "inputs": [matrix("S", f"S ({n_q} × {n_k})", S, rows, cols)],
+        "inputs": [matrix("S", f"S̃ ({n_q} × {n_k})", S, rows, cols)],
         "parts": parts,
         "hints": hints,
         "solution": solution,
@@ -319,17 +319,17 @@ def weighted_sum(index, seed):
         return f"Row {i + 1}: {terms} = {scaled} = {fmt_vec(out[i])}."
 
     return {
-        "prompt": f"W holds the attention weights of {n_q} queries over {n_k} keys (each row adds up to 1) and V "
-                  f"holds one value vector of length {d_v} per key. Compute the output W·V.",
-        "inputs": [matrix("W", f"W ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries)],
-        "parts": [with_slips(part("out", "Output W·V", out, rows, entries), output_slips(W, V))],
+        "prompt": f"A holds the attention weights of {n_q} queries over {n_k} keys (each row adds up to 1) and V "
+                  f"holds one value vector of length {d_v} per key. Compute the output A·V.",
+        "inputs": [matrix("W", f"A ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries)],
+        "parts": [with_slips(part("out", "Output A·V", out, rows, entries), output_slips(W, V))],
         "hints": [
-            "Row i of the output is a weighted average of the rows of V, with the weights in row i of W.",
+            "Row i of the output is a weighted average of the rows of V, with the weights in row i of A.",
             "Row 1: " + " + ".join(f"{fmt(W[0, j])}·v{j + 1}" for j in range(n_k)) + ".",
             row_text(0),
         ],
         "solution": [step(f"row_{i + 1}", row_text(i)) for i in range(n_q)]
-        + [step("out", "Together:", matrix("out", "Output W·V", out, rows, entries))],
+        + [step("out", "Together:", matrix("out", "Output A·V", out, rows, entries))],
     }
 
 
@@ -417,7 +417,7 @@ def end_to_end(index, seed):
         hints.append("Where the mask is 0, the score becomes −∞ before the softmax, so that weight is exactly 0.")
     hints += [
         f"Softmax each row of the scaled scores: row 1 of the weights is {fmt_vec(weights[0])}.",
-        f"Output row i = Σ_j w_ij·v_j: row 1 is {fmt_vec(out[0])}.",
+        f"Output row i = Σ_j a_ij·v_j: row 1 is {fmt_vec(out[0])}.",
     ]
     solution = [
         step("Q", "Queries Q = XW_Q:", matrix("Q", "Q", Q, rows, dims_k)),
@@ -474,9 +474,9 @@ def masks(index, seed):
               f"they add up to {fmt(kept)}. Divide them by that sum: {fmt_vec(weights[r][allowed])}. "
               f"The masked keys ({zeros}) get 0.")
     return {
-        "prompt": f"S holds the scaled scores of {n} tokens; {rule}. Compute row {r + 1} of the "
+        "prompt": f"S̃ holds the scaled scores of {n} tokens; {rule}. Compute row {r + 1} of the "
                   "weights without the mask, then every weight with the mask.",
-        "inputs": [matrix("S", f"S ({n} × {n})", S, rows, cols), matrix("mask", "Mask (1 = may attend)", mask, rows, cols)],
+        "inputs": [matrix("S", f"S̃ ({n} × {n})", S, rows, cols), matrix("mask", "Mask (1 = may attend)", mask, rows, cols)],
         "parts": [
             with_slips(part("row_unmasked", f"Row {r + 1} without the mask", plain_row[None, :], [rows[r]], cols), [
                 slip("masked", f"This is row {r + 1} with the mask; this part asks for it without the mask, a softmax "
@@ -598,40 +598,40 @@ def push_gradient(index, seed):
     rows, keys, entries = dims("q", n_q), dims("k", n_k), dims("d", d_v)
     vrows = dims("v", n_k)
     return {
-        "prompt": f"W holds the attention weights of {n_q} queries over {n_k} keys, V one value row of length {d_v} per "
-                  f"key, and dO the gradient of the loss with respect to the output W·V. Compute dV, the gradient "
-                  "reaching the values, and dS, the gradient reaching the scores.",
-        "inputs": [matrix("W", f"W ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries),
+        "prompt": f"A holds the attention weights of {n_q} queries over {n_k} keys, V one value row of length {d_v} per "
+                  f"key, and dO the gradient of the loss with respect to the output A·V. Compute dV, the gradient "
+                  "reaching the values, and dS̃, the gradient reaching the scores the softmax was given.",
+        "inputs": [matrix("W", f"A ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries),
                    matrix("dO", f"dO ({n_q} × {d_v})", dO, rows, entries)],
-        "parts": [with_slips(part("dV", "dV = Wᵀ dO", dV, vrows, entries), [
+        "parts": [with_slips(part("dV", "dV = Aᵀ dO", dV, vrows, entries), [
                       slip("not_transposed", "This is A dO, with A not transposed: dV = Aᵀ dO, so value row j collects "
                            "each query's dO times the weight that query gave key j.", W @ dO),
                   ] if n_q == n_k else []),  # A dO has a result only when there are as many queries as keys
-                  with_slips(part("dS", "dS", dS, rows, keys), [
-                      slip("sign", "This is dS with its sign flipped: dS = A ⊙ (dA − rowsum(dA ⊙ A)), with dA = dO Vᵀ; "
+                  with_slips(part("dS", "dS̃", dS, rows, keys), [
+                      slip("sign", "This is dS̃ with its sign flipped: dS̃ = A ⊙ (dA − rowsum(dA ⊙ A)), with dA = dO Vᵀ; "
                            "each entry is its weight times how far its dA lies above the row's weighted average.", -dS),
                       slip("dA", "This is dA = dO Vᵀ, the gradient reaching the weights: the softmax's backward step "
-                           "turns it into dS = A ⊙ (dA − rowsum(dA ⊙ A)).", dW),
+                           "turns it into dS̃ = A ⊙ (dA − rowsum(dA ⊙ A)).", dW),
                       slip("no_average", "This is A ⊙ dA, without subtracting each row's weighted average "
-                           "rowsum(dA ⊙ A): every row of dS adds up to 0.", W * dW),
+                           "rowsum(dA ⊙ A): every row of dS̃ adds up to 0.", W * dW),
                   ])],
         "hints": [
-            "dV = Wᵀ dO: value row j collects each query's dO, times the weight that query gave key j. "
+            "dV = Aᵀ dO: value row j collects each query's dO, times the weight that query gave key j. "
             f"Entry (1, 1): {dot_text(W[:, 0], dO[:, 0])} = {fmt(dV[0, 0])}.",
-            f"For dS, first dW = dO Vᵀ: entry (i, j) is dO_i · v_j. Row 1: {fmt_vec(dW[0])}.",
-            f"Then each row's weighted average of dW, Σ_j w_ij dW_ij. Row 1: {dot_text(W[0], dW[0])} = {fmt(pull[0])}.",
-            f"dS_ij = w_ij (dW_ij − that average). Row 1 of dS: {fmt_vec(dS[0])}; every row of dS adds up to 0.",
+            f"For dS̃, first dA = dO Vᵀ: entry (i, j) is dO_i · v_j. Row 1: {fmt_vec(dW[0])}.",
+            f"Then each row's weighted average of dA, Σ_j a_ij dA_ij. Row 1: {dot_text(W[0], dW[0])} = {fmt(pull[0])}.",
+            f"dS̃_ij = a_ij (dA_ij − that average). Row 1 of dS̃: {fmt_vec(dS[0])}; every row of dS̃ adds up to 0.",
         ],
         "solution": [
-            step("dV", "dV = Wᵀ dO, one dot product of a column of W with a column of dO per entry:",
-                 matrix("dV", "dV = Wᵀ dO", dV, vrows, entries)),
-            step("dW", "The gradient reaching the weights, dW = dO Vᵀ: entry (i, j) is dO_i · v_j.",
-                 matrix("dW", "dW = dO Vᵀ", dW, rows, keys)),
-            step("pull", "Each row's weighted average of dW, Σ_j w_ij dW_ij:",
-                 matrix("pull", "rowsum(dW ⊙ W)", pull[:, None], rows, ["Σ"])),
-            step("dS", "dS = W ⊙ (dW − rowsum(dW ⊙ W)): each entry of dW minus its row's average, times its weight. "
+            step("dV", "dV = Aᵀ dO, one dot product of a column of A with a column of dO per entry:",
+                 matrix("dV", "dV = Aᵀ dO", dV, vrows, entries)),
+            step("dW", "The gradient reaching the weights, dA = dO Vᵀ: entry (i, j) is dO_i · v_j.",
+                 matrix("dW", "dA = dO Vᵀ", dW, rows, keys)),
+            step("pull", "Each row's weighted average of dA, Σ_j a_ij dA_ij:",
+                 matrix("pull", "rowsum(dA ⊙ A)", pull[:, None], rows, ["Σ"])),
+            step("dS", "dS̃ = A ⊙ (dA − rowsum(dA ⊙ A)): each entry of dA minus its row's average, times its weight. "
                  "A weight of 0 gets no gradient, and every row adds up to 0:",
-                 matrix("dS", "dS", dS, rows, keys)),
+                 matrix("dS", "dS̃", dS, rows, keys)),
         ],
     }
 
@@ -726,7 +726,7 @@ def concept_questions():
             ["Every weight grows.", "Nothing: the weights stay exactly the same.",
              "The largest weight grows and the others shrink.", "The row no longer adds up to 1."],
             1,
-            f"Softmax divides each e^(s + c) by the row's total of e^(s + c); the factor e^c cancels. In the running "
+            f"Softmax divides each e^(s̃ + c) by the row's total of e^(s̃ + c); the factor e^c cancels. In the running "
             f"example the row of “{first}” has the weights {fmt_vec(A.softmax(row))} before and "
             f"{fmt_vec(shifted)} after adding {fmt(SHIFT)}.",
             {"row": row.tolist(), "shift": SHIFT, "before": A.softmax(row).tolist(), "after": shifted.tolist()},
@@ -804,7 +804,7 @@ def concept_questions():
             ["Nothing changes.", "Every output row moves by exactly b.", "Every output row moves by n · b.",
              "The weights change, so the outputs change unpredictably."],
             1,
-            "The weights do not see the values, and each row of weights adds up to 1, so Σ_j w_ij (v_j + b) = "
+            "The weights do not see the values, and each row of weights adds up to 1, so Σ_j a_ij (v_j + b) = "
             "out_i + b. On the running example the outputs minus the old outputs are "
             f"{fmt_vec((moved_out - out)[0])} in every row.",
             {"b": b.tolist(), "moved": (moved_out - out).tolist()},

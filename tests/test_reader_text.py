@@ -1,0 +1,238 @@
+"""The built site's text as a newcomer reads it (issue 40): Home lists every page of the nav, says which
+numbers are made up and where the real ones are, and no page claims the made-up matrices were trained.
+
+Reads the site/ that `make site` built (it never builds one itself).
+"""
+import re
+import xml.etree.ElementTree as ElementTree
+from html import escape
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from figures_src.engine import BuildError
+from figures_src.pages import index
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "site"
+
+
+@pytest.fixture(scope="module")
+def site():
+    if not (SITE / "index.html").is_file():
+        pytest.fail("site/ is not built: run `make site`", pytrace=False)
+    return SITE
+
+
+class Links(HTMLParser):
+    """The links (href, text) of the first ordered list after the heading with id `heading`."""
+
+    def __init__(self, heading):
+        super().__init__(convert_charrefs=True)
+        self.heading, self.state, self.links, self.href = heading, "before", [], None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if self.state == "before" and tag == "h2" and attrs.get("id") == self.heading:
+            self.state = "heading"
+        elif self.state == "heading" and tag == "ol":
+            self.state = "list"
+        elif self.state == "list" and tag == "a":
+            self.href = attrs["href"]
+            self.links.append([self.href, ""])
+
+    def handle_endtag(self, tag):
+        if self.state == "list" and tag == "ol":
+            self.state = "done"
+        elif tag == "a":
+            self.href = None
+
+    def handle_data(self, data):
+        if self.state == "list" and self.href is not None:
+            self.links[-1][1] += data
+
+
+def text(path):
+    """A page's text without tags (MathML's characters included), spaces collapsed."""
+    html = re.sub(r"<(script|style|template)\b.*?</\1>", " ", path.read_text(encoding="utf-8"), flags=re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", html).replace("&amp;", "&").split())
+
+
+# ---------------------------------------------------------------- Home's list of pages (item 5)
+
+def test_homes_list_of_pages_is_the_nav_but_home(site):
+    parser = Links("the-pages")
+    parser.feed((site / "index.html").read_text(encoding="utf-8"))
+    listed = [(href, title.strip()) for href, title in parser.links]
+    nav = [(file.removesuffix(".md") + "/", title) for title, file in index.nav_pages() if file != "index.md"]
+    assert listed == nav
+    assert ("learning/", "Watch it learn") in listed and ("your-sentence/", "Your sentence") in listed
+
+
+def test_every_nav_page_has_a_one_line_description_on_home(site):
+    home = text(site / "index.html")
+    for page in index.pages_data():
+        assert page["description"][1:] in home, page
+
+
+def test_a_nav_page_without_a_description_fails_the_build(tmp_path, monkeypatch):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_url: !ENV [SITE_URL, 'x']\nnav:\n  - Home: index.md\n"
+                                         "  - Scores: scores.md\n", encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text("---\ndescription: Home.\n---\n\n# Home\n", encoding="utf-8")
+    (tmp_path / "docs" / "scores.md").write_text("# Scores\n", encoding="utf-8")
+    monkeypatch.setattr(index, "ROOT", tmp_path)
+    with pytest.raises(BuildError, match=r"docs/scores.md: give the page a one-line `description:`"):
+        index.pages_data()
+
+
+# ---------------------------------------------------------------- what is made up, what is real (item 6)
+
+def test_home_says_early_that_the_running_example_is_made_up_and_links_the_real_pages(site):
+    html = (site / "index.html").read_text(encoding="utf-8")
+    paragraph = re.search(r'<p id="made-up">(.*?)</p>', html, flags=re.S)
+    assert paragraph, "Home has no paragraph #made-up"
+    assert "made up" in paragraph.group(1) and "not learned" in paragraph.group(1)
+    links = set(re.findall(r'href="([^"]+)"', paragraph.group(1)))
+    assert {"learning/", "real-heads/", "your-sentence/"} <= links
+    assert html.index('id="made-up"') < html.index('id="how-to-read-this-site"'), "said before the reading guide"
+
+
+def test_no_page_says_the_made_up_matrices_were_learned(site):
+    for page in ("qkv", "scores", "demo"):
+        found = re.findall(r"[^.]*\b(?:the model|were|was) (?:learned|trained)[^.]*", text(site / page / "index.html"))
+        assert not found, (page, found)
+    assert 'href="../#made-up"' in (site / "qkv" / "index.html").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- one symbol, one meaning (item 2)
+
+MATH = re.compile(r"<math\b.*?</math>", flags=re.S)
+TILDE = "\u0303"  # s̃, S̃: a combining tilde, as the site writes the scaled scores in plain text
+
+
+def math_text(element):
+    """MathML as plain text that keeps what tells symbols apart: x_i, x^T, and a tilde over a letter (S̃)."""
+    tag = element.tag.rsplit("}", 1)[-1]
+    parts = [math_text(child) for child in element]
+    if tag in ("mi", "mn", "mo", "mtext"):
+        return (element.text or "").strip()
+    if tag == "msub":
+        return f"{parts[0]}_{parts[1]}"
+    if tag == "msup":
+        return f"{parts[0]}^{parts[1]}"
+    if tag == "msubsup":
+        return f"{parts[0]}_{parts[1]}^{parts[2]}"
+    if tag == "mover" and parts[1] in ("~", "˜"):
+        return parts[0] + TILDE
+    if tag == "mfrac":
+        return f"({parts[0]})/({parts[1]})"
+    if tag == "msqrt":
+        return f"√({''.join(parts)})"
+    return "".join(parts)
+
+
+class Reading(HTMLParser):
+    """A page's text as a reader meets it, templates (the readout's words) and SVG labels included, code left
+    out: a subscript as _x and a superscript as ^x, an empty one (a slot the script fills) as _ij and ^x."""
+
+    SKIPPED = {"script", "style", "code", "pre"}
+    BLOCKS = {"p", "li", "div", "br", "tr", "td", "th", "h1", "h2", "h3", "figcaption", "caption", "text", "title",
+              "summary", "legend", "label", "option"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.skipping, self.parts, self.empty = 0, [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.SKIPPED:
+            self.skipping += 1
+        elif tag in ("sub", "sup"):
+            self.parts.append("_" if tag == "sub" else "^")
+            self.empty.append((tag, len(self.parts)))
+        elif tag in self.BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIPPED:
+            self.skipping -= 1
+        elif tag in ("sub", "sup") and self.empty:
+            kind, at = self.empty.pop()
+            if at == len(self.parts):  # nothing inside: a slot
+                self.parts.append("ij" if kind == "sub" else "x")
+
+    def handle_data(self, data):
+        if not self.skipping:
+            self.parts.append(data)
+
+
+def reading(path):
+    """The text of a built page, its MathML turned into text first (tests/test_reader_text.py::math_text)."""
+    def as_text(match):
+        element = ElementTree.fromstring(match.group(0))
+        return f"<span>{escape(math_text(element))}</span>"
+
+    parser = Reading()
+    parser.feed(MATH.sub(as_text, path.read_text(encoding="utf-8")))
+    return re.sub(r"[ \t\u00a0]+", " ", "".join(parser.parts))
+
+
+# Each old meaning, as the text wrote it: A is the table of weights (a_ij), S the raw scores (s_ij), S̃ the
+# scaled ones (s̃_ij), and W only a projection (W_Q, W_K, W_V, W_O).
+OLD_MEANINGS = {
+    "dW for the weights' gradient (it is dA; dW_Q, dW_K, dW_V, dW_O are the projections')": r"\bdW(?!_[QKVO])",
+    "Wₒ (the formulas write W_O)": r"Wₒ",
+    "S defined as the scaled scores": r"(?<![A-Za-z])S ?= ?Q ?K ?\^?[Tᵀ] ?[·⋅] ?scale",
+    "the weights written W": r"(?<![A-Za-z_])W ?= ?softmax|(?<![A-Za-z_])W ?[·⋅]? ?V(?![A-Za-z_])|(?<![A-Za-z_])W ?⊙|"
+                            r"⊙ ?W(?![A-Za-z_])|(?<![A-Za-z_])W ?\^?[Tᵀ] ?dO",
+    "a weight written w": r"(?<![A-Za-z])w_[ijl]|wᵢ|wⱼ",
+    "the softmax of s (it takes s̃)": r"(?<![A-Za-z])e\^\(?s(?![A-Za-z" + TILDE + "])",
+    "s masked to −∞ (the scaled score s̃ is)": r"(?<![A-Za-z])s_\S+ = −∞",
+    "s as a score times the scale": r"(?<![A-Za-z])s_\S+ = \S* ?× ",
+    "s called the scaled score": r"(?<![A-Za-z])s(?:_\S+)? (?:is|are) the scaled",
+}
+
+
+def built_pages(site):
+    return sorted(p for p in site.rglob("index.html") if "assets" not in p.parts and p.parent.name != "404")
+
+
+def test_no_page_uses_a_symbol_in_its_old_meaning(site):
+    pages = built_pages(site)
+    assert any(p.parent.name == "print" for p in pages) and len(pages) > 15
+    found = []
+    for path in pages:
+        text = reading(path)
+        for meaning, pattern in OLD_MEANINGS.items():
+            found += [(str(path.relative_to(site)), meaning, text[max(0, m.start() - 40):m.end() + 30])
+                      for m in re.finditer(pattern, text)]
+    assert not found, "\n".join(map(str, found))
+
+
+def test_the_reading_sees_the_symbols_the_pages_use(site):
+    """The guard above reads what it should: the new symbols, in MathML, prose and the readout's template."""
+    home, softmax, demo = (reading(site / page / "index.html") for page in (".", "softmax", "demo"))
+    assert "S=QK^T" in home and f"S{TILDE}=S/√(d_k)" in home and f"A=softmax(S{TILDE})" in home
+    assert f"a_ij=(e^s{TILDE}_ij)/(∑_l=1^ne^s{TILDE}_il)" in softmax
+    assert f"s{TILDE}_ij = × " in demo and "a_ij = e^" in demo and "s_ij = q_ij · k_ij" in demo
+
+
+# ---------------------------------------------------------------- a cell with a decimal more (item 11)
+
+def test_a_grid_with_3_decimal_cells_says_why_in_its_caption(site):
+    """Scaled scores over √4 end in 5 at the third decimal; cell() prints those with 3 decimals, beside cells
+    with 2. The caption says so, naming one such cell, and a grid without one says nothing."""
+    from figures_src.engine.text import cell, tie_note
+
+    assert tie_note([[1.88, 0.335]]) == ("Cells show 2 decimals, or 3 where 2 would round a value that lies "
+                                        "exactly halfway, as 0.335.") and cell(0.335) == "0.335"
+    assert tie_note([[1.88, 0.33, float("-inf")]]) == ""
+    html = (site / "scores" / "index.html").read_text(encoding="utf-8")
+    figure = html[html.index('id="fig-scores-scaled"'):]
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", figure, flags=re.S).group(1)
+    shown = re.search(r"as (−?\d+\.\d{3})\.$", caption)
+    assert shown, caption
+    assert f">{shown.group(1)}<" in figure[:figure.index("</figure>")], "the cell it names is in the figure"
+    raw = (site / "scores" / "index.html").read_text(encoding="utf-8")
+    assert "Cells show" not in re.search(r'id="fig-scores-heatmap".*?<figcaption>(.*?)</figcaption>', raw, flags=re.S).group(1)
