@@ -489,7 +489,7 @@ BROKEN = {
 
 
         ITEMS = [Figure("nan-in-heatmap", title="A NaN.", data=data, render=render, caption="Broken.")]
-        ''', "heatmap of the figure (scores) holds NaN at index [1, 2]"),
+        ''', "figure nan-in-heatmap: data() holds NaN at index [1, 2]"),
     "inf-unmasked": ('''
         def data():
             values = np.zeros((2, 2))
@@ -521,7 +521,43 @@ BROKEN = {
         ITEMS = [Figure("inf-in-table", title="A table with +∞.", data=dict, render=lambda data, ax: None,
                         alt=lambda data: "Nothing.", caption="Broken.",
                         table=lambda data: {"caption": "T", "columns": ["k", "v"], "rows": [["a", 1.0], ["b", np.inf]]})]
-        ''', "table 'T', row 1 holds +∞"),
+        ''', "table 'T', row 1, column 1 is +∞"),
+    # issue 41: a figure that draws no heatmap (scores.py's arrows) printed `nan`; any figure's data is checked
+    "nan-in-arrows": ('''
+        def data():
+            return {"q": np.array([2.0, 1.0]), "keys": [{"name": "same", "k": [1.2, 0.6]},
+                                                        {"name": "odd", "k": np.array([float("nan"), 2.0])}]}
+
+
+        def render(data, ax):
+            for key in data["keys"]:
+                ax.annotate("", xy=tuple(key["k"]), xytext=(0, 0), arrowprops={"arrowstyle": "->"})
+            ax.set_xlabel(f"q · k = {data['keys'][1]['k'][0]}")
+
+
+        ITEMS = [Figure("nan-in-arrows", title="Arrows.", data=data, render=render, caption="Two keys.",
+                        alt=lambda data: "Two arrows.",
+                        table=lambda data: {"caption": "T", "columns": ["key"], "rows": [[k["name"]] for k in data["keys"]]})]
+        ''', "figure nan-in-arrows: data()['keys'][1]['k'] holds NaN at index [0]"),
+    "inf-in-snippets": ('''
+        from figures_src.engine import Snippets
+
+
+        def data():
+            return {"peak": 3.0, "ratio": float("inf")}
+
+
+        ITEMS = [Snippets("inf-in-snippets", data=data, snippets=lambda data: {"": f"The ratio is {data['ratio']}."})]
+        ''', "snippets inf-in-snippets: data()['ratio'] is +∞"),
+    "nan-outside-an-example-s-arrays": ('''
+        def data():
+            return {"seed": 0, "tokens": ["a"], "inputs": {}, "steps": {"weights": [[1.0]]}, "outputs": {},
+                    "checkpoints": [{"step": 0, "loss": 0.5}, {"step": 1, "loss": float("nan")}]}
+
+
+        ITEMS = [Example("nan-outside-an-example-s-arrays", page=PAGE, title="A NaN loss", data=data,
+                         snippets=lambda example: {"loss": str(example["checkpoints"][1]["loss"])})]
+        ''', "example nan-outside-an-example-s-arrays: data()['checkpoints'][1]['loss'] is NaN"),
     "nan-in-example": ('''
         def data():
             return {"seed": 0, "tokens": ["a", "b"], "inputs": {}, "outputs": {},

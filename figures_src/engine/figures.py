@@ -11,7 +11,7 @@ import numpy as np
 from . import downloads
 from . import svg as svg_cleanup
 from .errors import BuildError
-from .finite import check_finite
+from .finite import check_tree
 from .heatmap import QUANTITIES, DrawnHeatmap
 from .items import Example
 from .site import page_path, site_url
@@ -127,8 +127,8 @@ def _tables(figure, data, heatmaps):
             for r, row in enumerate(t["rows"]):
                 if len(row) != len(t["columns"]):
                     raise BuildError(f"figure {name}: a table row has {len(row)} cells for {len(t['columns'])} columns")
-                numbers = [v if isinstance(v, (float, np.floating)) else 0.0 for v in row]
-                check_finite(np.array([numbers]), f"figure {name}: table {t['caption']!r}, row {r}", None)
+                for c, value in enumerate(row):
+                    check_tree(value, f"figure {name}: table {t['caption']!r}, row {r}, column {c}")
             out.append((t["caption"], t["columns"], t["rows"]))
         return out
     if not heatmaps:
