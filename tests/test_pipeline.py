@@ -9,6 +9,7 @@ import itertools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -695,6 +696,112 @@ def test_the_installed_project_includes_the_build_so_it_runs_from_any_directory(
     found = set(find_packages(str(ROOT), **packages["find"])) if isinstance(packages, dict) else set(packages)
     expected = {".".join(p.relative_to(ROOT).parent.parts) for p in (ROOT / "figures_src").rglob("__init__.py")}
     assert expected <= found, f"not installed: {sorted(expected - found)}"
+
+
+# ---------------------------------------------------------------- a file changed after the build (issue 41)
+
+EVERY_KIND = '''
+"""A throw-away page writing every kind of generated file: an example's JSON, embed page and snippets, a
+figure's fragment and downloads, a binary download."""
+from figures_src.engine import Example, Snippets, example_heatmap
+from figures_src.pages import sentences
+
+PAGE = "index.md"
+
+EX = Example("ex-every-kind", page=PAGE, title="Every kind", data=lambda: sentences.self_attention_example(sentences.RUNNING),
+             snippets=lambda example: {"tokens": " ".join(example["tokens"])})
+ITEMS = [EX, example_heatmap("fig-every-kind", EX, "weights", title="Weights.", caption="Weights.", size=(3.6, 3.2)),
+         Snippets("model-every-kind", data=dict, public=lambda data: {"models/every-kind.bin": bytes(range(256)) * 8})]
+'''
+
+# (file, what is done to it), one of each kind of file the build publishes, each corruption the issue found
+CORRUPTED = {
+    "example-json": ("public/examples/ex-every-kind.json", "append"),
+    "figure-html": ("figures/fig-every-kind.html", "cut"),
+    "svg": ("public/figures/fig-every-kind.svg", "overwrite"),
+    "png": ("public/figures/fig-every-kind.png", "overwrite"),
+    "snippet-markdown": ("snippets/ex-every-kind-tokens.md", "append"),
+    "model-bin": ("public/models/every-kind.bin", "overwrite"),
+    "embed-page": ("public/embed/ex-every-kind/index.html", "cut"),
+}
+
+
+def corrupt(path, how):
+    data = path.read_bytes()
+    if how == "append":
+        path.write_bytes(data + b"GARBAGE")
+    elif how == "cut":
+        path.write_bytes(data[:200])
+    else:  # the same length, 100 bytes overwritten
+        path.write_bytes(data[:100] + bytes(b ^ 0xFF for b in data[100:200]) + data[200:])
+    assert path.read_bytes() != data
+
+
+@pytest.fixture(scope="module")
+def every_kind_built(tmp_path_factory):
+    """(page, generated folder) of EVERY_KIND, built once; a test corrupts a copy."""
+    src = tmp_path_factory.mktemp("src")
+    package = f"aih_testpages_{next(_counter)}"
+    (src / package).mkdir()
+    (src / package / "__init__.py").write_text("")
+    (src / package / "page.py").write_text(EVERY_KIND)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(src))
+        out = tmp_path_factory.mktemp("generated")
+        pages = [f"{package}.page"]
+        quiet_build(pages, out)
+        yield pages, out
+
+
+@pytest.mark.parametrize("kind", sorted(CORRUPTED))
+def test_a_file_changed_after_the_build_is_never_published_and_the_build_writes_it_again(every_kind_built, tmp_path,
+                                                                                        kind):
+    pages, built = every_kind_built
+    out = tmp_path / "generated"
+    shutil.copytree(built, out)
+    figures_build.check_generated(out)  # as built: every file is what the manifest says
+    path, how = CORRUPTED[kind]
+    good = (out / path).read_bytes()
+    corrupt(out / path, how)
+
+    # at publish time (the site build's hook calls this before it touches site/): an error naming the file
+    with pytest.raises(BuildError, match=re.escape(f"{out / path}: changed since") + ".*run `make figures`"):
+        figures_build.check_generated(out)
+    # the figure build: its item is stale, so it is written again, and says why in one line
+    logged = []
+    rebuilt = figures_build.build(pages, out=out, log=logged.append)
+    assert len(rebuilt) == 1, rebuilt
+    assert logged[0] == f"{out / path}: changed since the build wrote it; rebuilding {rebuilt[0]}"
+    assert (out / path).read_bytes() == good
+    figures_build.check_generated(out)
+
+
+def test_a_missing_or_stray_generated_file_is_refused_at_publish_time(every_kind_built, tmp_path):
+    pages, built = every_kind_built
+    out = tmp_path / "generated"
+    shutil.copytree(built, out)
+    (out / "public" / "examples" / "ex-stray.json").write_text("{}")
+    with pytest.raises(BuildError, match=re.escape(f"{out / 'public/examples/ex-stray.json'} was not written by")):
+        figures_build.check_generated(out)
+    (out / "public" / "examples" / "ex-stray.json").unlink()
+    (out / "snippets" / "ex-every-kind-tokens.md").unlink()
+    with pytest.raises(BuildError, match=re.escape(f"{out / 'snippets/ex-every-kind-tokens.md'}: missing since")):
+        figures_build.check_generated(out)
+
+
+def test_the_site_build_refuses_a_changed_generated_file_before_it_touches_site(every_kind_built, tmp_path,
+                                                                                 monkeypatch):
+    from mkdocs.exceptions import PluginError  # noqa: PLC0415
+
+    from hooks import generated_files  # noqa: PLC0415
+
+    _, built = every_kind_built
+    shutil.copytree(built, tmp_path / "generated")
+    monkeypatch.setattr(generated_files, "ROOT", tmp_path)
+    generated_files.on_pre_build({})
+    corrupt(tmp_path / "generated/public/models/every-kind.bin", "overwrite")
+    with pytest.raises(PluginError, match=r"every-kind\.bin: changed since .*run `make figures`"):
+        generated_files.on_pre_build({})
 
 
 # ---------------------------------------------------------------- one output whatever the Python
