@@ -22,6 +22,7 @@ import hashlib
 import importlib
 import json
 import os
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -249,6 +250,12 @@ def render_one(index):
         return None, f"{item.name} (page {page}) failed: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
 
 
+def _quiet_on_interrupt():
+    """A worker stops at Ctrl-C without a traceback of its own; the main process says what happened, once.
+    A worker only renders in memory: the main process writes every file."""
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+
+
 def render_all(stale, jobs):
     """Yield ((page, item), outputs, error) in the given order, rendering up to `jobs` items at once."""
     _RENDERING[:] = stale
@@ -261,7 +268,7 @@ def render_all(stale, jobs):
 
     import matplotlib.figure  # noqa: F401, PLC0415  (imported once here, inherited by the forked workers)
 
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_quiet_on_interrupt) as pool:
         futures = [pool.submit(render_one, index) for index in range(len(stale))]
         try:
             for pair, future in zip(stale, futures):
@@ -358,6 +365,9 @@ def main(argv=None):
     except BuildError as exc:
         print(f"figures_src.build: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # every file is written whole or not at all (write_atomic); the next build goes on
+        print("figures_src.build: interrupted; no file was left half-written, run it again to finish", file=sys.stderr)
+        return 130
     print(f"figures_src.build: {len(rebuilt)} rebuilt, the rest unchanged")
     return 0
 

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 import tomllib
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -802,6 +803,70 @@ def test_the_site_build_refuses_a_changed_generated_file_before_it_touches_site(
     corrupt(tmp_path / "generated/public/models/every-kind.bin", "overwrite")
     with pytest.raises(PluginError, match=r"every-kind\.bin: changed since .*run `make figures`"):
         generated_files.on_pre_build({})
+
+
+# ---------------------------------------------------------------- Ctrl-C (issue 41)
+
+SLOW_PAGE = '''
+"""One quick download, then two that take a minute each: the build is interrupted while they render."""
+import time
+from pathlib import Path
+
+from figures_src.engine import Snippets
+
+PAGE = "index.md"
+
+
+def slow():
+    Path({started!r}).touch()
+    time.sleep(60)
+    return {{}}
+
+
+ITEMS = [Snippets("quick", data=dict, public=lambda data: {{"quick.txt": "done\\n"}}),
+         Snippets("slow-one", data=slow, public=lambda data: {{"slow-one.txt": "never\\n"}}),
+         Snippets("slow-two", data=slow, public=lambda data: {{"slow-two.txt": "never\\n"}})]
+'''
+
+RUN_BUILD = '''
+import sys
+sys.path.insert(0, {src!r})
+from figures_src import build
+build.registered_pages = lambda: [{page!r}]
+sys.exit(build.main(["--out", {out!r}, "--jobs", "{jobs}"]))
+'''
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ctrl_c_stops_the_build_in_one_line_with_exit_130_and_nothing_half_written(tmp_path, jobs):
+    import signal  # noqa: PLC0415
+
+    started, out = tmp_path / "started", tmp_path / "out"
+    package = f"aih_testpages_{next(_counter)}"
+    (tmp_path / "src" / package).mkdir(parents=True)
+    (tmp_path / "src" / package / "__init__.py").write_text("")
+    (tmp_path / "src" / package / "page.py").write_text(SLOW_PAGE.format(started=str(started)))
+    script = RUN_BUILD.format(src=str(tmp_path / "src"), page=f"{package}.page", out=str(out), jobs=jobs)
+    build = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    try:
+        for _ in range(600):
+            if started.exists() or build.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert started.exists(), build.communicate()
+        os.killpg(build.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
+        stdout, stderr = build.communicate(timeout=30)
+    finally:
+        if build.poll() is None:
+            os.killpg(build.pid, signal.SIGKILL)
+    assert build.returncode == 130, stderr
+    assert "Traceback" not in stderr + stdout
+    assert stderr.strip().splitlines() == ["figures_src.build: interrupted; no file was left half-written, run it again to finish"]
+    assert not [p for p in out.rglob("*") if ".tmp" in p.name], "a temporary file was left behind"
+    assert not list(out.rglob("slow-*.txt"))
+    if (out / "public" / "quick.txt").exists():
+        assert (out / "public" / "quick.txt").read_text() == "done\n"
 
 
 # ---------------------------------------------------------------- one output whatever the Python
