@@ -24,7 +24,10 @@ def outputs(item, page=None):
             files = {f"public/examples/{item.id}.json": example_json(example)}
             can_embed = embed.embeddable(example)
             if can_embed:
-                files[f"public/embed/{item.id}/index.html"] = embed.embed_page(example, permalink(item))
+                from .figures import example_weights_figure  # noqa: PLC0415  (matplotlib only when drawing)
+
+                static = example_weights_figure(item, example, f"embed-{item.id}", embed.caption(example))
+                files[f"public/embed/{item.id}/index.html"] = embed.embed_page(example, permalink(item), static)
             if item.cite_line:
                 files[f"snippets/{item.id}-cite.md"] = cite_line(item, can_embed)
             return files | snippet_files(item.id, item.snippets, example)
