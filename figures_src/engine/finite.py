@@ -8,9 +8,6 @@ import dataclasses
 import numpy as np
 
 from .errors import BuildError
-from .items import Example, Figure, Snippets
-
-DECLARATIONS = (Example, Figure, Snippets)
 
 
 def check_finite(values, what, masked=None):
@@ -35,8 +32,8 @@ def check_finite(values, what, masked=None):
 
 def check_tree(value, what, allowed=(), masked_scores=False):
     """Raise BuildError unless every number anywhere in `value` is finite: dicts, lists, tuples, arrays and the
-    fields of dataclasses are walked; a declaration met on the way (an Example, a Figure) is not, it is checked
-    where it is built. The message names `what` and the path to the first bad number: "figure x: data()" gives
+    fields of dataclasses are walked (a declaration met on the way, an Example or a Figure, holds functions and
+    names, which are passed over). The message names `what` and the path to the first bad number: "figure x: data()" gives
     "figure x: data()['keys'][1]['k'] holds NaN at index [0]". `allowed`: top-level keys of a dict checked
     elsewhere (an example's arrays). masked_scores: let −∞ through, for a figure's data, whose masked scores
     heatmap() checks against the mask it is given; NaN and +∞ never pass.
@@ -60,7 +57,7 @@ def check_tree(value, what, allowed=(), masked_scores=False):
         elif isinstance(value, (float, np.floating)) and not np.isfinite(value):
             if not (masked_scores and value == -np.inf):
                 raise BuildError(f"{what}{path} is {'NaN' if np.isnan(value) else '+∞' if value > 0 else '−∞'}")
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type) and not isinstance(value, DECLARATIONS):
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             for field in dataclasses.fields(value):
                 walk(getattr(value, field.name), f"{path}.{field.name}")
 
