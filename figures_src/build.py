@@ -9,15 +9,20 @@ figures_src/registry.py lists the pages; each page module declares its items in 
 - a Figure: generated/figures/<name>.html, the <figure> fragment a page includes;
 - snippets(data): generated/snippets/<name>[-<part>].md; public(data): generated/public/<path>.
 
-A page whose inputs hash to what the manifest holds, and whose items' files all exist, is skipped without
-being imported (figures_src/engine/inputs.py). Otherwise its stale items are rendered, up to --jobs at once,
-and written in registry order. Every file is written to a temporary name and renamed, so a failure leaves no
-half-written file; the first failure stops the build with an error naming the item and its page.
+A page whose inputs hash to what the manifest holds, and whose items' files all hold the bytes the build wrote
+(the manifest keeps each file's SHA-256), is skipped without being imported (figures_src/engine/inputs.py).
+Otherwise its stale items are rendered, up to --jobs at once, and written in registry order: a file edited,
+truncated or corrupted since the build wrote it makes its item stale, so it is written again. Every file is
+written to a temporary name and renamed, so a failure leaves no half-written file; the first failure stops the
+build with an error naming the item and its page. `check_generated()` is the same check at publish time:
+the site build (hooks/generated_files.py) publishes nothing that differs from what the build wrote.
 """
 import argparse
+import hashlib
 import importlib
 import json
 import os
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -30,19 +35,25 @@ GENERATED = ROOT / "generated"
 MANIFEST = ".manifest.json"
 
 
+def encoded(text):
+    """The bytes a file of `text` holds: UTF-8 for text, as it is for bytes (a binary download)."""
+    return text if isinstance(text, bytes) else text.encode("utf-8")
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
 def write_atomic(path, text):
-    """Write via a temporary file and a rename; leave the file alone when its text is already right.
+    """Write via a temporary file and a rename; leave the file alone when its bytes are already right.
     `text` may be bytes (a binary download)."""
-    binary = isinstance(text, bytes)
-    if path.exists() and (path.read_bytes() if binary else path.read_text(encoding="utf-8")) == text:
+    data = encoded(text)
+    if path.is_file() and path.read_bytes() == data:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
-        if binary:
-            tmp.write_bytes(text)
-        else:
-            tmp.write_text(text, encoding="utf-8", newline="\n")
+        tmp.write_bytes(data)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -53,7 +64,8 @@ def write_atomic(path, text):
 
 class Manifest:
     """generated/.manifest.json: per item, its page, the hash of the page's inputs it was built from and the
-    files it wrote; per page, that hash and its items' names once every one of them is built from it."""
+    files it wrote, each with the SHA-256 of the bytes written; per page, that hash and its items' names once
+    every one of them is built from it."""
 
     def __init__(self, folder):
         self.folder = Path(folder)
@@ -62,8 +74,13 @@ class Manifest:
         if isinstance(stored, dict) and "items" not in stored:  # an older layout: keep its files listed, so the build can remove them
             stored = {"pages": {}, "items": {name: {"page": None, **entry} if isinstance(entry, dict) else entry
                                              for name, entry in stored.items()}}
+        items = stored.get("items") if isinstance(stored, dict) else None
+        for entry in items.values() if isinstance(items, dict) else ():
+            if isinstance(entry, dict) and _strings(entry.get("outputs")):  # an older layout: no file hashes, so stale
+                entry["outputs"] = dict.fromkeys(entry["outputs"], "")
         self._check(stored)
         self.pages, self.items = stored["pages"], stored["items"]
+        self._on_disk = {}  # path -> SHA-256 of the file's bytes now (None: no such file), read once per build
 
     def _read(self):
         if not self.path.exists():
@@ -88,9 +105,9 @@ class Manifest:
             if not (isinstance(entry, dict) and isinstance(entry.get("hash"), str) and _strings(entry.get("items"))):
                 raise self._invalid(f"page {page!r} needs a string hash and a list of item names")
         for name, entry in items.items():
-            if not (isinstance(entry, dict) and isinstance(entry.get("hash"), str) and _strings(entry.get("outputs"))
+            if not (isinstance(entry, dict) and isinstance(entry.get("hash"), str) and _file_hashes(entry.get("outputs"))
                     and (entry.get("page") is None or isinstance(entry["page"], str))):
-                raise self._invalid(f"item {name!r} needs a page, a string hash and a list of output paths")
+                raise self._invalid(f"item {name!r} needs a page, a string hash and its outputs as {{path: SHA-256}}")
             for path in entry["outputs"]:
                 if not self.inside(path):
                     raise self._invalid(f"item {name!r} lists {path!r}, which is not a file inside {self.folder}")
@@ -106,19 +123,37 @@ class Manifest:
     def save(self):
         write_atomic(self.path, json.dumps({"pages": self.pages, "items": self.items}, indent=1, sort_keys=True) + "\n")
 
+    def on_disk(self, path):
+        """The SHA-256 of generated file `path` as it is now, or None when there is no such file."""
+        if path not in self._on_disk:
+            file = self.folder / path
+            self._on_disk[path] = sha256(file.read_bytes()) if file.is_file() else None
+        return self._on_disk[path]
+
+    def changed_output(self, name):
+        """(path, "missing" or "changed") for the first file of item `name` that is not what the build wrote, or None."""
+        for path, written in sorted(self.items[name]["outputs"].items()):
+            now = self.on_disk(path)
+            if now != written:
+                return path, "missing" if now is None else "changed"
+        return None
+
     def item_is_fresh(self, name, digest):
         entry = self.items.get(name)
-        return bool(entry) and entry["hash"] == digest and all((self.folder / p).exists() for p in entry["outputs"])
+        return bool(entry) and entry["hash"] == digest and self.changed_output(name) is None
 
     def page_is_fresh(self, page, digest):
         entry = self.pages.get(page)
         return bool(entry) and entry["hash"] == digest and all(self.item_is_fresh(n, digest) for n in entry["items"])
 
-    def record(self, name, page, digest, paths):
-        """Item `name` wrote `paths`; the files it wrote before and writes no more go, unless another item writes them."""
-        previous = self.items.get(name, {}).get("outputs", [])
-        self.items[name] = {"page": page, "hash": digest, "outputs": sorted(paths)}
-        self.remove_unowned(set(previous) - set(paths))
+    def record(self, name, page, digest, files):
+        """Item `name` wrote `files` ({path: text or bytes}); the files it wrote before and writes no more go,
+        unless another item writes them."""
+        previous = self.items.get(name, {}).get("outputs", {})
+        hashes = {path: sha256(encoded(text)) for path, text in sorted(files.items())}
+        self.items[name] = {"page": page, "hash": digest, "outputs": hashes}
+        self._on_disk.update(hashes)
+        self.remove_unowned(set(previous) - set(files))
 
     def forget(self, name):
         self.remove_unowned(self.items.pop(name)["outputs"])
@@ -129,10 +164,37 @@ class Manifest:
             if not self.inside(path):  # _check refused such a manifest; this guards the files written since
                 raise BuildError(f"{self.path}: refusing to delete {path!r}, which is outside {self.folder}")
             (self.folder / path).unlink(missing_ok=True)
+            self._on_disk.pop(path, None)
 
 
 def _strings(value):
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _file_hashes(value):
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+
+
+def check_generated(folder=GENERATED):
+    """Raise BuildError naming the first file under `folder` that the site would publish although it is not what
+    the figure build wrote: missing, changed since (its SHA-256 differs from the manifest's), or written by no
+    item. The site build calls this before it publishes anything (hooks/generated_files.py)."""
+    manifest = Manifest(folder)
+    if not manifest.path.is_file():
+        raise BuildError(f"{manifest.path} does not exist: run `make figures` (python -m figures_src.build)")
+    listed = set()
+    for name in sorted(manifest.items):
+        listed |= set(manifest.items[name]["outputs"])
+        changed = manifest.changed_output(name)
+        if changed is not None:
+            path, how = changed
+            raise BuildError(f"{manifest.folder / path}: {how} since the figure build wrote it (item {name}); "
+                             "run `make figures` to write it again")
+    for file in sorted(p for p in manifest.folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        path = file.relative_to(manifest.folder).as_posix()
+        if path not in listed:
+            raise BuildError(f"{file} was not written by the figure build (no item lists it); delete it, "
+                             "then run `make figures`")
 
 
 # ---------------------------------------------------------------- the pages' declarations
@@ -188,6 +250,12 @@ def render_one(index):
         return None, f"{item.name} (page {page}) failed: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
 
 
+def _quiet_on_interrupt():
+    """A worker stops at Ctrl-C without a traceback of its own; the main process says what happened, once.
+    A worker only renders in memory: the main process writes every file."""
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+
+
 def render_all(stale, jobs):
     """Yield ((page, item), outputs, error) in the given order, rendering up to `jobs` items at once."""
     _RENDERING[:] = stale
@@ -200,7 +268,7 @@ def render_all(stale, jobs):
 
     import matplotlib.figure  # noqa: F401, PLC0415  (imported once here, inherited by the forked workers)
 
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_quiet_on_interrupt) as pool:
         futures = [pool.submit(render_one, index) for index in range(len(stale))]
         try:
             for pair, future in zip(stale, futures):
@@ -240,6 +308,12 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
         wanted = _resolve_only(only, names, pages)
         candidates = [(page, item) for page, item in candidates if item.name in wanted]
     stale = [(page, item) for page, item in candidates if force or not manifest.item_is_fresh(item.name, digests[page])]
+    for page, item in stale:
+        entry = manifest.items.get(item.name)
+        if not force and entry and entry["hash"] == digests[page] and (changed := manifest.changed_output(item.name)):
+            path, how = changed
+            if entry["outputs"][path]:  # a manifest of an older layout recorded no hash: nothing changed that we know of
+                log(f"{Path(out) / path}: {how} since the build wrote it; rebuilding {item.name}")
 
     rebuilt = []
     for (page, item), files, error in render_all(stale, jobs or os.cpu_count() or 1):
@@ -291,6 +365,9 @@ def main(argv=None):
     except BuildError as exc:
         print(f"figures_src.build: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # every file is written whole or not at all (write_atomic); the next build goes on
+        print("figures_src.build: interrupted; no file was left half-written, run it again to finish", file=sys.stderr)
+        return 130
     print(f"figures_src.build: {len(rebuilt)} rebuilt, the rest unchanged")
     return 0
 

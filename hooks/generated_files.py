@@ -1,5 +1,9 @@
 """Publish generated/public/** at the site root, and keep the figures fresh under `mkdocs serve`.
 
+Before anything is built (and site/ cleaned), every file under generated/ is checked against the SHA-256 the
+figure build recorded when it wrote it (figures_src.build.check_generated, so any site generator can call it):
+a file changed, truncated or left by hand stops the build with an error naming it, never reaches site/.
+
 `python -m figures_src.build` (make figures) writes generated/; this hook only reads it, except under
 `mkdocs serve`, where it reruns that entry point before every build and watches what the figures are
 made from (figures_src/, attention/, realheads/, data/). The entry point rewrites only files whose inputs
@@ -12,6 +16,9 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
+
+from figures_src.build import check_generated
+from figures_src.engine.errors import BuildError
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT / "generated" / "public"
@@ -31,14 +38,17 @@ def on_serve(server, config, builder):
 
 
 def on_pre_build(config):
-    if os.environ.get(_SERVING) != "1":
-        return
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")  # no __pycache__ writes inside a watched folder
-    result = subprocess.run([sys.executable, "-m", "figures_src.build"], cwd=ROOT, env=env,
-                            capture_output=True, text=True)
-    sys.stderr.write(result.stdout)
-    if result.returncode != 0:
-        raise PluginError(f"the figure build failed:\n{result.stderr}")
+    if os.environ.get(_SERVING) == "1":
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")  # no __pycache__ writes inside a watched folder
+        result = subprocess.run([sys.executable, "-m", "figures_src.build"], cwd=ROOT, env=env,
+                                capture_output=True, text=True)
+        sys.stderr.write(result.stdout)
+        if result.returncode != 0:
+            raise PluginError(f"the figure build failed:\n{result.stderr}")
+    try:
+        check_generated(ROOT / "generated")
+    except BuildError as exc:
+        raise PluginError(str(exc)) from None
 
 
 def on_files(files, config):

@@ -6,7 +6,9 @@ lexer, formatter)`; this hook wraps that one call with a cache keyed by everythi
 (the versions of Pygments and pymdown-extensions, the source, the lexer and its options, the formatter and
 its options), so an unchanged block is read back instead of coloured again. Same input, same bytes.
 Each entry starts with a line holding the SHA-256 of the HTML after it; an entry whose HTML does not hash to
-it (empty, truncated, edited) is coloured again and rewritten, never published.
+it (empty, truncated, edited) is coloured again and rewritten, never published. The folder is made before the
+build starts (and before site/ is cleaned): a file in its place is replaced by it, since the cache is disposable;
+a folder that cannot be made stops the build at once, naming the path.
 """
 import hashlib
 import importlib.metadata
@@ -14,6 +16,7 @@ import os
 from pathlib import Path
 
 import pymdownx.highlight
+from mkdocs.exceptions import PluginError
 
 CACHE = Path(__file__).resolve().parents[1] / ".cache" / "highlight"
 _VERSIONS = " ".join(f"{p}={importlib.metadata.version(p)}" for p in ("pygments", "pymdown-extensions"))
@@ -65,8 +68,20 @@ def _cached(highlight):
     return cached_highlight
 
 
+def _make_folder():
+    """CACHE as a folder: a file in its place is deleted first (it holds nothing the build needs)."""
+    if CACHE.is_file() or CACHE.is_symlink() and not CACHE.is_dir():
+        CACHE.unlink()
+    try:
+        CACHE.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PluginError(f"{CACHE}: cannot make the highlight cache's folder ({exc.strerror}); delete what is in "
+                          "the way (the cache is disposable) or build with AIH_BUILD_CACHE=off") from None
+
+
 def on_config(config):
     if os.environ.get("AIH_BUILD_CACHE") == "off":  # tests compare builds with and without the cache
         return
+    _make_folder()
     if not hasattr(pymdownx.highlight.highlight, "aih_wrapped"):
         pymdownx.highlight.highlight = _cached(pymdownx.highlight.highlight)

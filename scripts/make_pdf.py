@@ -31,19 +31,34 @@ def _pages(pdf):
     return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf.read_bytes()))
 
 
+def chromium():
+    """The Chromium to print with: $CHROMIUM, else `chromium` on the PATH, else None (Playwright's own). A $CHROMIUM
+    that is not an executable file stops here, in one line naming it."""
+    chosen = os.environ.get("CHROMIUM")
+    if chosen and not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+        sys.exit(f"CHROMIUM={chosen} is not an executable file: set CHROMIUM to Chromium's path (Debian: /usr/bin/chromium)")
+    return chosen or shutil.which("chromium") or None
+
+
 def make_pdf(site, output):
+    from playwright.sync_api import Error as PlaywrightError  # noqa: PLC0415
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
 
     if not (site / "print" / "index.html").is_file():
         sys.exit(f"{site}/print/index.html does not exist: build the site first (make site)")
+    executable = chromium()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     address = f"http://127.0.0.1:{server.server_address[1]}/"
     foreign = []
+    tmp = output.with_name(f".{output.name}.tmp")
     try:
         with sync_playwright() as p:
-            executable = os.environ.get("CHROMIUM") or shutil.which("chromium") or None
-            browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+            except PlaywrightError as exc:
+                sys.exit(f"Chromium ({executable or 'Playwright’s own'}) did not start: {str(exc).splitlines()[0]}; "
+                         "set CHROMIUM to Chromium's path")
             page = browser.new_page()
             page.on("request", lambda r: r.url.startswith(("http:", "https:")) and not r.url.startswith(address)
                     and foreign.append(r.url))
@@ -53,7 +68,6 @@ def make_pdf(site, output):
             page.wait_for_function("document.fonts.status === 'loaded' && [...document.images].every(i => i.complete)")
             sections = page.locator("section.aih-print-page").count()
             output.parent.mkdir(parents=True, exist_ok=True)
-            tmp = output.with_name(f".{output.name}.tmp")
             for attempt in range(3):  # on a loaded machine Chromium once printed only the first sheets: check, retry
                 page.pdf(path=str(tmp), format="A4", print_background=True, display_header_footer=True,
                          header_template="<div></div>", footer_template=FOOTER,
@@ -65,10 +79,10 @@ def make_pdf(site, output):
                 sys.exit(f"Chromium printed only {_pages(tmp)} sheets for {sections} pages")
             browser.close()
         if foreign:
-            tmp.unlink(missing_ok=True)
             sys.exit(f"the print edition requested other hosts: {foreign[:5]}")
         tmp.replace(output)
-    finally:
+    finally:  # whatever stopped the print, no partial PDF stays beside the site
+        tmp.unlink(missing_ok=True)
         server.shutdown()
 
 

@@ -1,8 +1,11 @@
 """The build's caches are checked on read: a bad entry is recomputed, never published, and never crashes."""
 import json
+import re
 
 import pygments
+import pymdownx.highlight
 import pytest
+from mkdocs.exceptions import PluginError
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
@@ -47,6 +50,32 @@ def test_a_bad_highlight_entry_is_recoloured_and_rewritten_never_published(highl
     assert len(calls) == 2
     assert entry.read_bytes() == stored
     assert colour() == good and len(calls) == 2
+
+
+@pytest.fixture
+def configure_highlight(monkeypatch):
+    """The hook's on_config, with the cache on; pymdownx's highlight is put back afterwards."""
+    monkeypatch.delenv("AIH_BUILD_CACHE", raising=False)
+    monkeypatch.setattr(pymdownx.highlight, "highlight", pymdownx.highlight.highlight)
+    return lambda: highlight_cache.on_config({})
+
+
+def test_a_file_where_the_highlight_cache_goes_is_replaced_by_the_folder(highlight, configure_highlight):
+    """It stopped the build with FileExistsError halfway through the pages, after site/ was cleaned."""
+    colour, calls = highlight
+    highlight_cache.CACHE.write_text("not a folder")
+    configure_highlight()  # before the build touches site/
+    assert highlight_cache.CACHE.is_dir()
+    assert colour() == colour() == pygments.highlight(SOURCE, PythonLexer(), HtmlFormatter())
+    assert len(calls) == 1
+
+
+def test_a_highlight_cache_folder_that_cannot_be_made_stops_the_build_before_it_starts(tmp_path, monkeypatch,
+                                                                                      configure_highlight):
+    (tmp_path / "cache").write_text("a file where the cache's parent folder goes")
+    monkeypatch.setattr(highlight_cache, "CACHE", tmp_path / "cache" / "highlight")
+    with pytest.raises(PluginError, match=re.escape(f"{tmp_path / 'cache' / 'highlight'}: cannot make") + ".*disposable"):
+        configure_highlight()
 
 
 @pytest.fixture

@@ -9,9 +9,11 @@ import itertools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
+import time
 import tomllib
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -489,7 +491,7 @@ BROKEN = {
 
 
         ITEMS = [Figure("nan-in-heatmap", title="A NaN.", data=data, render=render, caption="Broken.")]
-        ''', "heatmap of the figure (scores) holds NaN at index [1, 2]"),
+        ''', "figure nan-in-heatmap: data() holds NaN at index [1, 2]"),
     "inf-unmasked": ('''
         def data():
             values = np.zeros((2, 2))
@@ -521,7 +523,43 @@ BROKEN = {
         ITEMS = [Figure("inf-in-table", title="A table with +∞.", data=dict, render=lambda data, ax: None,
                         alt=lambda data: "Nothing.", caption="Broken.",
                         table=lambda data: {"caption": "T", "columns": ["k", "v"], "rows": [["a", 1.0], ["b", np.inf]]})]
-        ''', "table 'T', row 1 holds +∞"),
+        ''', "table 'T', row 1, column 1 is +∞"),
+    # issue 41: a figure that draws no heatmap (scores.py's arrows) printed `nan`; any figure's data is checked
+    "nan-in-arrows": ('''
+        def data():
+            return {"q": np.array([2.0, 1.0]), "keys": [{"name": "same", "k": [1.2, 0.6]},
+                                                        {"name": "odd", "k": np.array([float("nan"), 2.0])}]}
+
+
+        def render(data, ax):
+            for key in data["keys"]:
+                ax.annotate("", xy=tuple(key["k"]), xytext=(0, 0), arrowprops={"arrowstyle": "->"})
+            ax.set_xlabel(f"q · k = {data['keys'][1]['k'][0]}")
+
+
+        ITEMS = [Figure("nan-in-arrows", title="Arrows.", data=data, render=render, caption="Two keys.",
+                        alt=lambda data: "Two arrows.",
+                        table=lambda data: {"caption": "T", "columns": ["key"], "rows": [[k["name"]] for k in data["keys"]]})]
+        ''', "figure nan-in-arrows: data()['keys'][1]['k'] holds NaN at index [0]"),
+    "inf-in-snippets": ('''
+        from figures_src.engine import Snippets
+
+
+        def data():
+            return {"peak": 3.0, "ratio": float("inf")}
+
+
+        ITEMS = [Snippets("inf-in-snippets", data=data, snippets=lambda data: {"": f"The ratio is {data['ratio']}."})]
+        ''', "snippets inf-in-snippets: data()['ratio'] is +∞"),
+    "nan-outside-an-example-s-arrays": ('''
+        def data():
+            return {"seed": 0, "tokens": ["a"], "inputs": {}, "steps": {"weights": [[1.0]]}, "outputs": {},
+                    "checkpoints": [{"step": 0, "loss": 0.5}, {"step": 1, "loss": float("nan")}]}
+
+
+        ITEMS = [Example("nan-outside-an-example-s-arrays", page=PAGE, title="A NaN loss", data=data,
+                         snippets=lambda example: {"loss": str(example["checkpoints"][1]["loss"])})]
+        ''', "example nan-outside-an-example-s-arrays: data()['checkpoints'][1]['loss'] is NaN"),
     "nan-in-example": ('''
         def data():
             return {"seed": 0, "tokens": ["a", "b"], "inputs": {}, "outputs": {},
@@ -659,6 +697,176 @@ def test_the_installed_project_includes_the_build_so_it_runs_from_any_directory(
     found = set(find_packages(str(ROOT), **packages["find"])) if isinstance(packages, dict) else set(packages)
     expected = {".".join(p.relative_to(ROOT).parent.parts) for p in (ROOT / "figures_src").rglob("__init__.py")}
     assert expected <= found, f"not installed: {sorted(expected - found)}"
+
+
+# ---------------------------------------------------------------- a file changed after the build (issue 41)
+
+EVERY_KIND = '''
+"""A throw-away page writing every kind of generated file: an example's JSON, embed page and snippets, a
+figure's fragment and downloads, a binary download."""
+from figures_src.engine import Example, Snippets, example_heatmap
+from figures_src.pages import sentences
+
+PAGE = "index.md"
+
+EX = Example("ex-every-kind", page=PAGE, title="Every kind", data=lambda: sentences.self_attention_example(sentences.RUNNING),
+             snippets=lambda example: {"tokens": " ".join(example["tokens"])})
+ITEMS = [EX, example_heatmap("fig-every-kind", EX, "weights", title="Weights.", caption="Weights.", size=(3.6, 3.2)),
+         Snippets("model-every-kind", data=dict, public=lambda data: {"models/every-kind.bin": bytes(range(256)) * 8})]
+'''
+
+# (file, what is done to it), one of each kind of file the build publishes, each corruption the issue found
+CORRUPTED = {
+    "example-json": ("public/examples/ex-every-kind.json", "append"),
+    "figure-html": ("figures/fig-every-kind.html", "cut"),
+    "svg": ("public/figures/fig-every-kind.svg", "overwrite"),
+    "png": ("public/figures/fig-every-kind.png", "overwrite"),
+    "snippet-markdown": ("snippets/ex-every-kind-tokens.md", "append"),
+    "model-bin": ("public/models/every-kind.bin", "overwrite"),
+    "embed-page": ("public/embed/ex-every-kind/index.html", "cut"),
+}
+
+
+def corrupt(path, how):
+    data = path.read_bytes()
+    if how == "append":
+        path.write_bytes(data + b"GARBAGE")
+    elif how == "cut":
+        path.write_bytes(data[:200])
+    else:  # the same length, 100 bytes overwritten
+        path.write_bytes(data[:100] + bytes(b ^ 0xFF for b in data[100:200]) + data[200:])
+    assert path.read_bytes() != data
+
+
+@pytest.fixture(scope="module")
+def every_kind_built(tmp_path_factory):
+    """(page, generated folder) of EVERY_KIND, built once; a test corrupts a copy."""
+    src = tmp_path_factory.mktemp("src")
+    package = f"aih_testpages_{next(_counter)}"
+    (src / package).mkdir()
+    (src / package / "__init__.py").write_text("")
+    (src / package / "page.py").write_text(EVERY_KIND)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(src))
+        out = tmp_path_factory.mktemp("generated")
+        pages = [f"{package}.page"]
+        quiet_build(pages, out)
+        yield pages, out
+
+
+@pytest.mark.parametrize("kind", sorted(CORRUPTED))
+def test_a_file_changed_after_the_build_is_never_published_and_the_build_writes_it_again(every_kind_built, tmp_path,
+                                                                                        kind):
+    pages, built = every_kind_built
+    out = tmp_path / "generated"
+    shutil.copytree(built, out)
+    figures_build.check_generated(out)  # as built: every file is what the manifest says
+    path, how = CORRUPTED[kind]
+    good = (out / path).read_bytes()
+    corrupt(out / path, how)
+
+    # at publish time (the site build's hook calls this before it touches site/): an error naming the file
+    with pytest.raises(BuildError, match=re.escape(f"{out / path}: changed since") + ".*run `make figures`"):
+        figures_build.check_generated(out)
+    # the figure build: its item is stale, so it is written again, and says why in one line
+    logged = []
+    rebuilt = figures_build.build(pages, out=out, log=logged.append)
+    assert len(rebuilt) == 1, rebuilt
+    assert logged[0] == f"{out / path}: changed since the build wrote it; rebuilding {rebuilt[0]}"
+    assert (out / path).read_bytes() == good
+    figures_build.check_generated(out)
+
+
+def test_a_missing_or_stray_generated_file_is_refused_at_publish_time(every_kind_built, tmp_path):
+    pages, built = every_kind_built
+    out = tmp_path / "generated"
+    shutil.copytree(built, out)
+    (out / "public" / "examples" / "ex-stray.json").write_text("{}")
+    with pytest.raises(BuildError, match=re.escape(f"{out / 'public/examples/ex-stray.json'} was not written by")):
+        figures_build.check_generated(out)
+    (out / "public" / "examples" / "ex-stray.json").unlink()
+    (out / "snippets" / "ex-every-kind-tokens.md").unlink()
+    with pytest.raises(BuildError, match=re.escape(f"{out / 'snippets/ex-every-kind-tokens.md'}: missing since")):
+        figures_build.check_generated(out)
+
+
+def test_the_site_build_refuses_a_changed_generated_file_before_it_touches_site(every_kind_built, tmp_path,
+                                                                                 monkeypatch):
+    from mkdocs.exceptions import PluginError  # noqa: PLC0415
+
+    from hooks import generated_files  # noqa: PLC0415
+
+    _, built = every_kind_built
+    shutil.copytree(built, tmp_path / "generated")
+    monkeypatch.setattr(generated_files, "ROOT", tmp_path)
+    generated_files.on_pre_build({})
+    corrupt(tmp_path / "generated/public/models/every-kind.bin", "overwrite")
+    with pytest.raises(PluginError, match=r"every-kind\.bin: changed since .*run `make figures`"):
+        generated_files.on_pre_build({})
+
+
+# ---------------------------------------------------------------- Ctrl-C (issue 41)
+
+SLOW_PAGE = '''
+"""One quick download, then two that take a minute each: the build is interrupted while they render."""
+import time
+from pathlib import Path
+
+from figures_src.engine import Snippets
+
+PAGE = "index.md"
+
+
+def slow():
+    Path({started!r}).touch()
+    time.sleep(60)
+    return {{}}
+
+
+ITEMS = [Snippets("quick", data=dict, public=lambda data: {{"quick.txt": "done\\n"}}),
+         Snippets("slow-one", data=slow, public=lambda data: {{"slow-one.txt": "never\\n"}}),
+         Snippets("slow-two", data=slow, public=lambda data: {{"slow-two.txt": "never\\n"}})]
+'''
+
+RUN_BUILD = '''
+import sys
+sys.path.insert(0, {src!r})
+from figures_src import build
+build.registered_pages = lambda: [{page!r}]
+sys.exit(build.main(["--out", {out!r}, "--jobs", "{jobs}"]))
+'''
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ctrl_c_stops_the_build_in_one_line_with_exit_130_and_nothing_half_written(tmp_path, jobs):
+    import signal  # noqa: PLC0415
+
+    started, out = tmp_path / "started", tmp_path / "out"
+    package = f"aih_testpages_{next(_counter)}"
+    (tmp_path / "src" / package).mkdir(parents=True)
+    (tmp_path / "src" / package / "__init__.py").write_text("")
+    (tmp_path / "src" / package / "page.py").write_text(SLOW_PAGE.format(started=str(started)))
+    script = RUN_BUILD.format(src=str(tmp_path / "src"), page=f"{package}.page", out=str(out), jobs=jobs)
+    build = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    try:
+        for _ in range(600):
+            if started.exists() or build.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert started.exists(), build.communicate()
+        os.killpg(build.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group gets it
+        stdout, stderr = build.communicate(timeout=30)
+    finally:
+        if build.poll() is None:
+            os.killpg(build.pid, signal.SIGKILL)
+    assert build.returncode == 130, stderr
+    assert "Traceback" not in stderr + stdout
+    assert stderr.strip().splitlines() == ["figures_src.build: interrupted; no file was left half-written, run it again to finish"]
+    assert not [p for p in out.rglob("*") if ".tmp" in p.name], "a temporary file was left behind"
+    assert not list(out.rglob("slow-*.txt"))
+    if (out / "public" / "quick.txt").exists():
+        assert (out / "public" / "quick.txt").read_text() == "done\n"
 
 
 # ---------------------------------------------------------------- one output whatever the Python

@@ -412,3 +412,55 @@ def test_every_source_listing_links_the_file_as_it_is_and_its_highlighted_fragme
             assert fragment.startswith('<div class="highlight"><pre><span></span><code>') and "</code></pre></div>" in fragment
             listed += 1
     assert listed >= 4  # real heads' two and learning's two
+
+
+# ---------------------------------------------------------------- make pdf (issue 41)
+
+
+def make_pdf_module():
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("make_pdf", ROOT / "scripts" / "make_pdf.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tiny_print_edition(tmp_path):
+    """A site/ whose print edition is one short section: enough for Chromium to print, fast."""
+    site = tmp_path / "site"
+    (site / "print").mkdir(parents=True)
+    (site / "print" / "index.html").write_text('<!doctype html><html lang="en"><title>print</title>'
+                                               '<section class="aih-print-page"><h1>One page</h1></section></html>')
+    return site
+
+
+def test_make_pdf_with_a_wrong_chromium_says_so_in_one_line(tmp_path):
+    site = tiny_print_edition(tmp_path)
+    result = run([sys.executable, "scripts/make_pdf.py", str(site), str(tmp_path / "out.pdf")],
+                 env={"CHROMIUM": "/nonexistent"})
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "CHROMIUM=/nonexistent is not an executable file: set CHROMIUM to Chromium's path (Debian: /usr/bin/chromium)"]
+    assert not list(tmp_path.rglob("*.pdf*"))
+
+
+def test_make_pdf_leaves_no_temporary_file_when_its_page_count_check_fails(tmp_path, monkeypatch):
+    make_pdf = make_pdf_module()
+    site = tiny_print_edition(tmp_path)
+    monkeypatch.setattr(make_pdf, "_pages", lambda pdf: 0)  # as if Chromium printed only the first sheets, every time
+    with pytest.raises(SystemExit, match="Chromium printed only 0 sheets for 1 pages"):
+        make_pdf.make_pdf(site, site / "book.pdf")
+    assert not list(site.glob("*.pdf*")) and not list(site.glob(".*.tmp")), list(site.iterdir())
+
+
+def test_the_browser_tests_with_a_wrong_chromium_stop_in_one_line(monkeypatch):
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("browser_conftest", ROOT / "tests" / "browser" / "conftest.py")
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    monkeypatch.setenv("CHROMIUM", "/nonexistent")
+    with pytest.raises(pytest.exit.Exception, match=r"^CHROMIUM=/nonexistent is not an executable file"):
+        conftest.chromium_executable()

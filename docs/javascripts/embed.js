@@ -1,9 +1,15 @@
-// An embed page (embed/<id>/): its one heatmap, without the theme. The heatmap's words live in the site's
+// An embed page (embed/<id>/): its one heatmap, without the theme. The page shows the static figure and its table
+// first; heatmap.js replaces the figure once the interactive heatmap has drawn, and otherwise keeps it with a note
+// saying the interactive view failed (bad JSON, a failed request). The heatmap's words live in the site's
 // <template id="aih-heatmap"> (overrides/main.html), which every page Material renders carries: take it from
-// the smallest one, 404.html, then draw. Loaded only by embed pages.
+// the smallest one, 404.html. Without it the heatmap cannot draw, and says so the same way.
 import { enhance } from "./heatmap.js";
 
-const response = await fetch(new URL("../404.html", import.meta.url));
-const site = new DOMParser().parseFromString(await response.text(), "text/html");
-document.body.append(document.adoptNode(site.getElementById("aih-heatmap")));
+try {
+  const response = await fetch(new URL("../404.html", import.meta.url));
+  const site = new DOMParser().parseFromString(await response.text(), "text/html");
+  document.body.append(document.adoptNode(site.getElementById("aih-heatmap")));
+} catch {
+  // no words: the heatmap below fails to draw and keeps the static figure, with its note
+}
 enhance(document.querySelector("figure.aih-heatmap"));

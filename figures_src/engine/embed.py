@@ -1,16 +1,19 @@
 """A worked example's embed page, embed/<id>/index.html: its interactive heatmap alone, for an <iframe> on
 another site.
 
-No theme chrome: the page is the heatmap (docs/javascripts/heatmap.js, started by docs/javascripts/embed.js),
-the example's title, a link back to its permalink and the licence. It has the site's Content-Security-Policy
+No theme chrome: the page is the heatmap, the example's title, a link back to its permalink and the licence.
+The heatmap is first the static figure the reading pages show (its inline SVG, and its numbers as a table, open),
+so a frame shows the example without JavaScript, or when its JSON cannot be read; docs/javascripts/embed.js
+then lets docs/javascripts/heatmap.js make it interactive, and heatmap.js keeps the static figure, with a note
+saying the interactive view failed, when it cannot. It has the site's Content-Security-Policy
 (overrides/main.html's, with no inline script to hash) and requests nothing from another host; embed.js takes
 the heatmap's words from the site's own <template id="aih-heatmap"> (in every page Material renders: it reads
-404.html), so the words are never copied. Without JavaScript the page says where the numbers are.
+404.html), so the words are never copied.
 
-Everything the page paints before the heatmap is drawn (the title, the credit line, the caption) comes before the
-heatmap's place, and nothing follows it: the panel, inserted once the example has loaded, grows the page
-downwards and moves nothing already on screen (no layout shift). It also keeps the credit and the licence
-inside a short <iframe>.
+The title, the credit line, the JSON's link and the caption come before the heatmap's place, and nothing
+follows the figure: the panel, inserted once the example has loaded, takes the place of the static figure and
+its table (docs/stylesheets/embed.css hides them) and moves nothing above it (no layout shift). It also keeps
+the credit and the licence inside a short <iframe>.
 """
 from html import escape
 
@@ -45,10 +48,18 @@ def snippet(example_id, url):
             'height="640" style="border:0" loading="lazy"></iframe>')
 
 
-def embed_page(example, permalink):
-    """The HTML of embed/<id>/index.html for a computed example."""
+def caption(example):
+    """The embed page's caption: what its static figure shows (the first grid of a leading axis)."""
+    first = (" of head 1" if "n_heads" in example else " of the first sequence" if "batch_tokens" in example
+             else f" at step {example['checkpoints'][0]}" if "checkpoints" in example else "")
+    return f"The attention weights{first} of worked example {example['id']}: one row per query, one column per key."
+
+
+def embed_page(example, permalink, figure):
+    """The HTML of embed/<id>/index.html for a computed example; `figure`: its static <figure> fragment, caption
+    first and table open (figures.example_weights_figure)."""
     example_id, title = escape(example["id"]), escape(example["title"])
-    head = ' data-head="0"' if "n_heads" in example else ""
+    figure = figure.rstrip("\n")
     return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -68,10 +79,8 @@ def embed_page(example, permalink):
 <main class="md-typeset">
 <h1 class="aih-embed-title">{title}</h1>
 <p class="aih-embed-credit"><a href="{escape(permalink)}" target="_blank" rel="noopener">Worked example <code>{example_id}</code> of <em>Attention Is a Heatmap</em></a> · {LICENCE}</p>
-<figure class="aih-figure aih-heatmap" id="fig-embed-{example_id}" data-example="{example_id}" data-quantity="weights"{head}>
-<figcaption>The attention weights of worked example {example_id}.</figcaption>
-<div class="aih-figure__graphic"><p class="aih-embed-static">The interactive heatmap needs JavaScript. The numbers are in <a href="../../examples/{example_id}.json">{example_id}.json</a>.</p></div>
-</figure>
+<p class="aih-embed-json">Every number at full precision: <a href="../../examples/{example_id}.json">{example_id}.json</a></p>
+{figure}
 </main>
 </body>
 </html>

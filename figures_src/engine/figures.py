@@ -11,9 +11,9 @@ import numpy as np
 from . import downloads
 from . import svg as svg_cleanup
 from .errors import BuildError
-from .finite import check_finite
+from .finite import check_tree
 from .heatmap import QUANTITIES, DrawnHeatmap
-from .items import Example
+from .items import Example, Figure
 from .site import page_path, site_url
 from .style import rc_params, readable_on_phones
 from .text import cell as cell_number
@@ -73,6 +73,41 @@ def render_figure(figure, data, page=None):
     return {f"figures/{name}.html": html} | {f"public/{path}": content for path, content in files.items()}
 
 
+def example_weights_figure(example_declaration, example, name, caption):
+    """The <figure> fragment of an example's attention weights, drawn as the reading pages draw a heatmap, with
+    its table (open) and without the Download menu: the static figure of the example's embed page
+    (engine/embed.py), which the interactive heatmap enhances. Its caption comes first, so that the heatmap,
+    once drawn, takes the place of the figure and the table below the caption and moves nothing above it. A leading axis (heads, a batch, checkpoints) shows its first grid,
+    as the interactive heatmap first does; a grid past 12 tokens is one pixel per cell (the table has them)."""
+    import numpy as np  # noqa: PLC0415
+
+    from .heatmap import heatmap  # noqa: PLC0415
+    from .style import PHONE_WIDTH  # noqa: PLC0415
+
+    weights = np.asarray(example["steps"]["weights"], dtype=float)
+    lead = weights.ndim == 3
+    tokens = example["batch_tokens"][0] if "batch_tokens" in example else example["tokens"]
+    head = 0 if "n_heads" in example else None
+
+    as_image = len(tokens) > 12
+
+    def render(data, ax):
+        # printed numbers make the colour bar redundant past five tokens (as example_heatmap); an image prints none
+        drawn = heatmap(ax, weights[0] if lead else weights, tokens, tokens, quantity="weights", head=head,
+                        colorbar=len(tokens) <= 5 or as_image, as_image=as_image)
+        if as_image:
+            ax.tick_params(axis="x", labelrotation=90)  # one key per column, too narrow for a word across
+        return drawn
+
+    size = (PHONE_WIDTH, (1.05 if as_image else 0.9) * PHONE_WIDTH)
+    figure = Figure(name, example["title"], lambda: example, render, caption, size=size)
+    raw_svg, heatmaps = draw(figure, example)
+    _check_heatmap_cells(name, raw_svg, heatmaps)
+    svg = svg_cleanup.clean_svg(raw_svg, name, figure.title, _heatmap_alt(name, heatmaps))
+    return _figure_html(name, example_declaration, svg, caption, _tables(figure, example, heatmaps), heatmaps,
+                        caption_first=True)
+
+
 def _version():
     import attention  # noqa: PLC0415
 
@@ -129,8 +164,8 @@ def _tables(figure, data, heatmaps):
             for r, row in enumerate(t["rows"]):
                 if len(row) != len(t["columns"]):
                     raise BuildError(f"figure {name}: a table row has {len(row)} cells for {len(t['columns'])} columns")
-                numbers = [v if isinstance(v, (float, np.floating)) else 0.0 for v in row]
-                check_finite(np.array([numbers]), f"figure {name}: table {t['caption']!r}, row {r}", None)
+                for c, value in enumerate(row):
+                    check_tree(value, f"figure {name}: table {t['caption']!r}, row {r}, column {c}")
             out.append((t["caption"], t["columns"], t["rows"]))
         return out
     if not heatmaps:
@@ -155,7 +190,7 @@ def _cell(value):
     return typeset(str(value))
 
 
-def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", controls=None):
+def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", controls=None, caption_first=False):
     classes = "aih-figure aih-heatmap" if heatmaps else "aih-figure"
     attrs = [f'class="{classes}"', f'id="fig-{name}"']
     if example is not None:
@@ -168,10 +203,11 @@ def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", control
         attrs.append(f'data-head="{head}"')
     if controls is not None:
         attrs.append(f'data-controls="{" ".join(controls)}"')
-    lines = [f"<figure {' '.join(attrs)}>", '<div class="aih-figure__graphic">']
+    figcaption = f"<figcaption>{typeset(caption)}</figcaption>"
+    lines = [f"<figure {' '.join(attrs)}>"] + ([figcaption] if caption_first else []) + ['<div class="aih-figure__graphic">']
     lines += [line for line in svg.splitlines() if line.strip()]
-    lines += ["</div>", f"<figcaption>{typeset(caption)}</figcaption>"] + ([menu] if menu else [])
-    lines.append('<details class="aih-data"><summary>The numbers as a table</summary>')
+    lines += ["</div>"] + ([] if caption_first else [figcaption]) + ([menu] if menu else [])
+    lines.append(f'<details class="aih-data"{" open" if caption_first else ""}><summary>The numbers as a table</summary>')
     for k, (table_caption, columns, rows) in enumerate(tables):
         table_id = f"{name}-table" if len(tables) == 1 else f"{name}-table-{k}"
         lines.append(f'<div class="aih-table-scroll"><table class="aih-numbers" id="{table_id}"><caption>{typeset(table_caption)}</caption>')

@@ -1,5 +1,7 @@
 """What one declared item writes, as {path relative to generated/: text}.
 
+Every number of an item's data is checked finite before anything is drawn or printed (engine/finite.py).
+
 Imported by the build only when an item must be rebuilt, so a no-change build never pays for numpy's
 arithmetic or matplotlib.
 """
@@ -8,6 +10,7 @@ from pathlib import Path
 from .errors import BuildError
 from . import embed
 from .examples import cite_line, example_json, permalink
+from .finite import check_tree
 from .items import Example, Figure, Snippets
 
 
@@ -17,10 +20,14 @@ def outputs(item, page=None):
     match item:
         case Example():
             example = item.compute()
+            check_tree(example, f"example {item.id}: data()", allowed=("inputs", "steps", "outputs"))  # those: examples.py
             files = {f"public/examples/{item.id}.json": example_json(example)}
             can_embed = embed.embeddable(example)
             if can_embed:
-                files[f"public/embed/{item.id}/index.html"] = embed.embed_page(example, permalink(item))
+                from .figures import example_weights_figure  # noqa: PLC0415  (matplotlib only when drawing)
+
+                static = example_weights_figure(item, example, f"embed-{item.id}", embed.caption(example))
+                files[f"public/embed/{item.id}/index.html"] = embed.embed_page(example, permalink(item), static)
             if item.cite_line:
                 files[f"snippets/{item.id}-cite.md"] = cite_line(item, can_embed)
             return files | snippet_files(item.id, item.snippets, example)
@@ -28,9 +35,11 @@ def outputs(item, page=None):
             from .figures import render_figure  # noqa: PLC0415  (matplotlib only when a figure is drawn)
 
             data = item.data()
+            check_tree(data, f"figure {item.name}: data()", masked_scores=True)  # heatmap() checks −∞ against its mask
             return render_figure(item, data, page) | snippet_files(item.name, item.snippets, data)
         case Snippets():
             data = item.data()
+            check_tree(data, f"snippets {item.name}: data()")
             return snippet_files(item.name, item.snippets, data) | public_files(item.name, item.public, data)
     raise BuildError(f"{item!r} is not a declaration the build knows (Example, Figure or Snippets)")
 

@@ -50,7 +50,13 @@ def site_url():
 
 
 def chromium_executable():
-    return os.environ.get("CHROMIUM") or shutil.which("chromium") or None
+    """$CHROMIUM, else `chromium` on the PATH, else None (Playwright's own). A $CHROMIUM that is not an executable
+    file ends the session with one line naming it, not a Playwright traceback per test."""
+    chosen = os.environ.get("CHROMIUM")
+    if chosen and not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+        pytest.exit(f"CHROMIUM={chosen} is not an executable file: set CHROMIUM to Chromium's path "
+                    "(Debian: /usr/bin/chromium)", returncode=4)
+    return chosen or shutil.which("chromium") or None
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@ stylesheet on two pages; `make pdf`'s PDF holding every section heading and ever
 import functools
 import html
 import http.server
+import json
 import re
 import subprocess
 import sys
@@ -107,21 +108,54 @@ def test_drawing_the_heatmap_shifts_nothing_on_any_embed_page(browser, site_url,
     assert not shifted, shifted
 
 
-def test_without_javascript_an_embed_says_where_the_numbers_are(browser, site_url):
+def shows_the_static_figure(page, name):
+    """The figure as the reading pages draw it, and its numbers as a table: one row per query, one cell per key."""
+    example = json.loads((SITE / "examples" / f"{name}.json").read_text(encoding="utf-8"))
+    tokens = example["batch_tokens"][0] if "batch_tokens" in example else example["tokens"]
+    figure = page.locator(f'figure[data-example="{name}"]')
+    expect(figure.locator(".aih-figure__graphic svg.aih-svg")).to_be_visible()
+    table = figure.locator("table.aih-numbers")
+    expect(table).to_be_visible()
+    assert table.locator("tbody tr").count() == len(tokens)
+    assert table.locator("tbody td").count() == len(tokens) ** 2
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
+
+
+@pytest.mark.parametrize("name", ["ex-scores", "ex-multi-head", "ex-mask-padding"])
+def test_without_javascript_an_embed_shows_the_static_figure_and_its_table(browser, site_url, name):
+    """Issue 41: it said only that the heatmap needs JavaScript; a course page framing it showed nothing."""
     context = browser.new_context(viewport={"width": 412, "height": 823}, java_script_enabled=False)
     try:
         page = context.new_page()
-        page.goto(f"{site_url}embed/ex-scores/")
-        link = page.locator(".aih-embed-static a")
-        expect(link).to_have_text("ex-scores.json")
+        page.goto(f"{site_url}embed/{name}/")
+        shows_the_static_figure(page, name)
+        link = page.locator(".aih-embed-json a")
+        expect(link).to_have_text(f"{name}.json")
         response = page.request.get(link.evaluate("a => a.href"))
-        assert response.ok and response.json()["id"] == "ex-scores"
+        assert response.ok and response.json()["id"] == name
         for selector in ("figcaption", ".aih-embed-credit"):
             expect(page.locator(selector)).to_be_visible()
         # the title, credit and caption above the heatmap's place, so the heatmap grows the page downwards
         tops = [page.locator(s).bounding_box()["y"] for s in
-                (".aih-embed-title", ".aih-embed-credit", "figcaption", ".aih-figure__graphic")]
+                (".aih-embed-title", ".aih-embed-credit", ".aih-embed-json", "figcaption", ".aih-figure__graphic")]
         assert tops == sorted(tops), tops
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("answer", [{"status": 200, "body": '{"id": "ex-scores", GARBAGE'},
+                                    {"status": 200, "body": '{"id": "ex-scores", "steps": {"weights": "x"}}'},
+                                    {"status": 404, "body": "not found"}], ids=["garbage", "wrong-shape", "404"])
+def test_an_embed_whose_json_is_bad_keeps_its_static_figure_and_says_the_interactive_view_failed(browser, site_url,
+                                                                                                 answer):
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    try:
+        page = context.new_page()
+        page.route("**/examples/ex-scores.json", lambda route: route.fulfill(content_type="application/json", **answer))
+        page.goto(f"{site_url}embed/ex-scores/", wait_until="networkidle")
+        expect(page.locator(".aih-static-note")).to_contain_text("Static figure")
+        expect(page.locator("figure.aih-on")).to_have_count(0)
+        shows_the_static_figure(page, "ex-scores")
     finally:
         context.close()
 
