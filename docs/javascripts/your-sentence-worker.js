@@ -43,7 +43,7 @@ async function download(url, signal, onProgress = () => {}) {
 // `buffer` if it is the file the build published (the manifest's byte count and SHA-256 for it), else an error
 // naming it: a file cut short, or changed on the way or in a cache, would give the reader wrong numbers.
 async function verified(url, buffer, expected) {
-  const corrupted = (what) => new Error(`the download of ${fileName(url)} is corrupted (${what}); reload the page`);
+  const corrupted = (what) => new Error(`the download of ${fileName(url)} is corrupted: ${what}`);
   if (buffer.byteLength !== expected.bytes) throw corrupted(`${buffer.byteLength} bytes, not ${expected.bytes}`);
   // (crypto.subtle exists on https pages and on this machine's own addresses: a page served over plain http
   // elsewhere checks the byte count only)
@@ -60,7 +60,7 @@ async function load(manifestUrl) {
   try {
     manifest = JSON.parse(new TextDecoder().decode(await download(manifestUrl, signal)));
   } catch (error) {
-    throw error instanceof SyntaxError ? new Error(`${fileName(manifestUrl)} is not valid JSON; reload the page`) : error;
+    throw error instanceof SyntaxError ? new Error(`${fileName(manifestUrl)} is not valid JSON`) : error;
   }
   const root = new URL("..", manifestUrl); // the manifest's file names are from the site root
   const file = async (kind, onProgress) => {

@@ -231,7 +231,8 @@ def test_corrupted_weights_are_refused_naming_the_file(failing_page, site_url, c
     what = what or f"{len(body)} bytes, not {len(blob)}"
     page.route("**/models/*.bin", lambda route: route.fulfill(status=200, body=body, content_type="application/octet-stream"))
     status = press_run_and_wait_for_the_failure(page, site_url)
-    expect(status).to_contain_text(f"(the download of {name} is corrupted ({what}); reload the page)")
+    expect(status).to_have_text(f"The model could not be loaded (the download of {name} is corrupted: {what}). The rest of "
+                                "the page and the site work without it; reload the page to try again.")
     expect(page.locator("[data-slot=tokens]")).to_have_text("")
 
 
