@@ -109,3 +109,31 @@ def overflow_error(dtype, score_shape, raw_overflowed):
     wider = "" if dtype == np.float64 else ", or float64"
     return ValueError(f"the {dtype} scores of shape {tuple(score_shape)} contain +inf or NaN: {culprit} "
                       f"overflowed {dtype}; {fix}{wider}")
+
+
+def gradient_overflow_error(gradient, dtype, shape, culprits):
+    """The ValueError for a gradient of `dtype` that left its range: `gradient` names it and its formula
+    ("dW = d_out Vᵀ"), `culprits` the arguments whose size did it ("d_out and V")."""
+    dtype = np.dtype(dtype)
+    wider = "" if dtype == np.float64 else ", or float64"
+    return ValueError(f"the {dtype} gradient {gradient} of shape {tuple(shape)} contains +inf or NaN: it overflowed "
+                      f"{dtype}; use smaller {culprits}{wider}")
+
+
+def softmax_rows(name, W):
+    """Raise unless every row of `W` (..., n_k) could come from a softmax: no negative weight, and a sum of 1
+    (or 0, a row that attended to nothing), within what the dtype's rounding over n_k terms allows."""
+    if W.size == 0:
+        return
+    negative = W < 0
+    if negative.any():
+        where = tuple(int(i) for i in np.argwhere(negative)[0])
+        raise ValueError(f"{name} of shape {W.shape} has the negative weight {W[where]} at index {where}; "
+                         "a softmax's weights are >= 0")
+    sums = W.sum(axis=-1, dtype=np.float64)
+    tolerance = 8 * W.shape[-1] * np.finfo(W.dtype).eps
+    off = (np.abs(sums - 1) > tolerance) & (sums != 0)
+    if off.any():
+        row = tuple(int(i) for i in np.argwhere(off)[0])
+        raise ValueError(f"{name} of shape {W.shape} has a row summing to {sums[row]:.9g} at index {row}; "
+                         f"a softmax's rows sum to 1 (within {tolerance:.1e} in {W.dtype}), or to 0 where nothing was attended")

@@ -11,11 +11,12 @@ scaled scores, and dO = ∂loss/∂O given:
 
 A masked pair has weight 0, so it gets dS = 0 and sends nothing back; a row with no allowed key
 has all-zero weights and gives zero gradients (never NaN). The forward pass is recomputed, so the
-checks and errors are exactly `attend`'s.
+checks and errors are exactly `attend`'s; a gradient that overflows its dtype (finite inputs too large for
+it) raises ValueError naming the gradient and the arguments to shrink, as `attend` does for the scores.
 """
 import numpy as np
 
-from ._checks import as_float_array, at_least
+from ._checks import as_float_array, at_least, gradient_overflow_error, softmax_rows
 from .attend import attend
 from .multihead import _linear, merge_heads, multi_head_attention, split_heads
 from .scores import resolve_scale
@@ -28,12 +29,15 @@ def softmax_backward(weights, d_weights):
     dS = W ⊙ (dW − rowsum(dW ⊙ W)). Each row of the softmax depends only on its own row of scores, and
     adding the same number to a whole row of scores changes nothing, so each row of dS sums to 0
     (a row of zero weights, one that attended to nothing, gives a zero row).
+    Weights that cannot come from a softmax (a negative weight, a row summing to neither 1 nor 0) raise
+    ValueError.
     """
     W = as_float_array("weights", weights)
     dW = as_float_array("d_weights", d_weights)
     at_least("weights", W, 1, "(..., n_k)")
     if W.shape != dW.shape:
         raise ValueError(f"weights and d_weights must have the same shape: weights {W.shape}, d_weights {dW.shape}")
+    softmax_rows("weights", W)
     row_pull = (dW * W).sum(axis=-1, keepdims=True)  # (..., n_q, 1): the weighted average of dW over the row
     return W * (dW - row_pull)
 
@@ -52,11 +56,14 @@ def attend_backward(Q, K, V, d_out, mask=None, scale=None):
     if d_out.shape != out.shape:
         raise ValueError(f"d_out must have the shape of attend's output {out.shape}, got {d_out.shape}")
     factor = resolve_scale(scale, Q_in.shape[-1], np.result_type(Q_in, K_in))
-    dV = np.swapaxes(W, -1, -2) @ d_out  # (..., n_k, n_q) x (..., n_q, d_v) -> (..., n_k, d_v)
-    dW = d_out @ np.swapaxes(V_in, -1, -2)  # (..., n_q, d_v) x (..., d_v, n_k) -> (..., n_q, n_k)
-    dS = W * (dW - (dW * W).sum(axis=-1, keepdims=True))  # (..., n_q, n_k); 0 wherever W is 0
-    dQ = (dS @ K_in) * factor  # (..., n_q, n_k) x (..., n_k, d_k) -> (..., n_q, d_k)
-    dK = (np.swapaxes(dS, -1, -2) @ Q_in) * factor  # (..., n_k, n_q) x (..., n_q, d_k) -> (..., n_k, d_k)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, as an error
+        dV = finite("dV = Wᵀ d_out", np.swapaxes(W, -1, -2) @ d_out, "d_out")  # (..., n_k, n_q) x (..., n_q, d_v) -> (..., n_k, d_v)
+        dW = finite("dW = d_out Vᵀ", d_out @ np.swapaxes(V_in, -1, -2), "d_out and V")  # (..., n_q, d_v) x (..., d_v, n_k) -> (..., n_q, n_k)
+        dS = finite("dS = W ⊙ (dW − rowsum(dW ⊙ W))", W * (dW - (dW * W).sum(axis=-1, keepdims=True)),
+                    "d_out and V")  # (..., n_q, n_k); 0 wherever W is 0
+        dQ = finite("dQ = dS K · scale", (dS @ K_in) * factor, "d_out, V and K")  # (..., n_q, n_k) x (..., n_k, d_k) -> (..., n_q, d_k)
+        dK = finite("dK = dSᵀ Q · scale", (np.swapaxes(dS, -1, -2) @ Q_in) * factor,
+                    "d_out, V and Q")  # (..., n_k, n_q) x (..., n_q, d_k) -> (..., n_k, d_k)
     return _sum_to(dQ, Q_in.shape), _sum_to(dK, K_in.shape), _sum_to(dV, V_in.shape)
 
 
@@ -100,6 +107,13 @@ def multi_head_attention_backward(X, W_Q, W_K, W_V, W_O, n_heads, d_out, mask=No
         dX += dP @ weights[f"W_{part}"].T
     return {"X": dX, **{name: grads[name] for name in ("W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O")
                         if name in grads}}
+
+
+def finite(gradient, values, culprits):
+    """`values` unchanged, or the error naming `gradient` if it holds +inf, -inf or NaN (finite inputs overflowed)."""
+    if not np.isfinite(values).all():
+        raise gradient_overflow_error(gradient, values.dtype, values.shape, culprits)
+    return values
 
 
 def _sum_to(grad, shape):

@@ -3,6 +3,8 @@
 torch is a test-only dependency. The finite differences run in float64 on the library's own forward pass,
 so they check the formulas without trusting anything but `attend`.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -255,3 +257,36 @@ def test_multi_head_backward_checks_like_the_forward_pass():
     assert str(from_backward.value) == str(from_forward.value)
     with pytest.raises(ValueError, match=r"d_out must have the shape of multi_head_attention's output \(2, 5, 6\), got \(5, 6\)"):
         A.multi_head_attention_backward(X, W, W, W, W, 2, np.zeros((5, 6)))
+
+
+# --- overflow and impossible weights: a clear error, never NaN gradients ------------------------------------
+
+@pytest.mark.parametrize("dtype, factors", [(np.float32, dict(V=1e20, d_out=1e20)), (np.float64, dict(V=1e300, d_out=1e10))])
+def test_gradients_that_overflow_are_an_error_not_nan(dtype, factors):
+    args = {name: x.astype(dtype) for name, x in dict(Q=Q0, K=K0, V=V0, d_out=D0).items()}
+    for name, factor in factors.items():
+        args[name] = args[name] * dtype(factor)
+    A.attend(args["Q"], args["K"], args["V"])  # the forward pass itself is fine
+    dtype = np.dtype(dtype).name
+    wider = ", or float64" if dtype == "float32" else ""
+    message = f"the {dtype} gradient dW = d_out Vᵀ of shape (3, 5) contains +inf or NaN: it overflowed {dtype}; use smaller d_out and V{wider}"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        A.attend_backward(**args)
+
+
+@pytest.mark.parametrize("weights, message", [
+    ([[0.5, 0.5, 0.5, 0.5], [0.25] * 4], "weights of shape (2, 4) has a row summing to 2 at index (0,)"),
+    ([[1.0, 0, 0, 0], [0.5, 0.75, 0, -0.25]], "weights of shape (2, 4) has the negative weight -0.25 at index (1, 3)"),
+    ([[0.25] * 4, [0.2] * 4], "weights of shape (2, 4) has a row summing to 0.8 at index (1,)"),
+])
+def test_softmax_backward_refuses_rows_no_softmax_gives(weights, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+        A.softmax_backward(np.array(weights), np.ones((2, 4)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_backward_takes_real_softmax_rows_and_empty_ones(dtype):
+    weights = A.softmax(rng.normal(size=(3, 7, 64)).astype(dtype), mask=np.arange(64) < np.arange(7)[:, None])  # row 0: nothing
+    assert (weights[:, 0] == 0).all()
+    dS = A.softmax_backward(weights, rng.normal(size=weights.shape).astype(dtype))
+    np.testing.assert_allclose(dS.sum(axis=-1), 0, atol=1e-5)

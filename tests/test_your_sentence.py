@@ -10,6 +10,7 @@
 Needs Node, the model package, tokenizers and safetensors (the test extra), and the built
 generated/public/your-sentence/ (python -m figures_src.build).
 """
+import hashlib
 import json
 import random
 import re
@@ -208,6 +209,15 @@ def test_the_shipped_file_is_what_quantize_writes_and_fits_the_limit(model, ship
     for path in (manifest["files"]["weights"], manifest["files"]["vocabulary"], manifest_path.relative_to(PUBLIC).as_posix()):
         content = (PUBLIC / path).read_bytes()
         assert your_sentence.content_name(Path(path).name.split(".")[0], Path(path).suffix[1:], content) == path
+
+
+def test_the_manifest_records_each_files_length_and_sha256_for_the_page_to_check(shipped):
+    """The worker refuses a download whose length or SHA-256 differs from these (the browser tests corrupt one)."""
+    manifest, _, _ = shipped
+    assert sorted(manifest["integrity"]) == sorted(manifest["files"]) == ["vocabulary", "weights"]
+    for kind, path in manifest["files"].items():
+        content = (PUBLIC / path).read_bytes()
+        assert manifest["integrity"][kind] == {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}, kind
 
 
 # ---------------------------------------------------------------- the JS forward pass

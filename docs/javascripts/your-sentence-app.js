@@ -95,6 +95,7 @@ class YourSentence {
         if (data.type === "progress") this.showProgress(data.loaded, data.total);
         else if (data.type === "ready") resolve();
         else if (data.type === "result") this.show(data);
+        else if (data.type === "error" && data.during === "run") this.runFailed(new Error(data.message));
         else if (data.type === "error") reject(new Error(data.message));
       };
       this.worker.onerror = (event) => reject(new Error(event.message || "the worker could not start"));
@@ -111,6 +112,7 @@ class YourSentence {
   }
 
   showProgress(loaded, total) {
+    if (this.root.dataset.state === "failed") return; // a failure stays on screen: nothing after it is news
     const bar = this.slot("progress");
     bar.hidden = false;
     bar.max = total || loaded;
@@ -119,9 +121,25 @@ class YourSentence {
   }
 
   fail(error) {
-    this.slot("progress").hidden = true;
+    this.clear();
     this.status(`The model could not be loaded (${error.message}). The rest of the page and the site work without it; reload the page to try again.`);
     this.root.dataset.state = "failed";
+  }
+
+  // A run that failed: the previous sentence's tokens, grid and scores go, so that nothing on screen looks current.
+  runFailed(error) {
+    this.clear();
+    this.status(`The model could not run on this sentence (${error.message}). Reload the page to try again.`);
+    this.root.dataset.state = "failed";
+  }
+
+  clear() {
+    this.slot("progress").hidden = true;
+    this.result = null;
+    this.slot("results").hidden = true;
+    this.viewer.hidden = true;
+    for (const name of ["tokens", "cut", "scores"]) this.slot(name).replaceChildren();
+    this.canvas.width = 0; // a blank grid
   }
 
   async run(text) {
@@ -131,10 +149,15 @@ class YourSentence {
     } catch {
       return; // fail() has said so
     }
-    this.slot("progress").hidden = true;
-    this.status("Running all six layers…");
-    history.replaceState(null, "", `#s=${encodeURIComponent(text)}`);
-    this.worker.postMessage({ type: "run", text });
+    try {
+      this.slot("progress").hidden = true;
+      this.status("Running all six layers…");
+      const wellFormed = text.toWellFormed(); // a lone surrogate (half a character) becomes U+FFFD, which the tokenizer drops
+      history.replaceState(null, "", `#s=${encodeURIComponent(wellFormed)}`);
+      this.worker.postMessage({ type: "run", text: wellFormed });
+    } catch (error) {
+      this.runFailed(error);
+    }
   }
 
   show(result) {

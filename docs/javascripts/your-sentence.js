@@ -6,10 +6,11 @@ document$.subscribe(() => {
   const form = root.querySelector("[data-slot=form]");
   const input = form.elements.s;
   const sentence = new URLSearchParams(location.hash.slice(1)).get("s");
-  if (sentence) input.value = sentence;
+  if (sentence) input.value = sentence.slice(0, input.maxLength); // the box's limit holds for a link too
+  const cut = sentence?.length > input.maxLength ? ` The sentence in the link was cut to its first ${input.maxLength} characters, the box's limit.` : "";
   const run = root.querySelector("[data-slot=run]");
   run.disabled = false;
-  root.querySelector("[data-slot=status]").textContent = `Nothing is downloaded until you press the button (${root.dataset.size}).`;
+  root.querySelector("[data-slot=status]").textContent = `Nothing is downloaded until you press the button (${root.dataset.size}).${cut}`;
   for (const preset of root.querySelectorAll("[data-preset]")) {
     preset.addEventListener("click", () => (input.value = preset.dataset.preset));
   }

@@ -2,7 +2,8 @@
 
 At build time this module reads all-MiniLM-L6-v2 from the pinned model package with numpy alone
 (realheads/shipped.py), writes it as int8 with a scale per group of 32 values under content-hashed names, with its
-vocabulary and a small JSON that describes both, and measures what the rounding costs: the numpy encoder on
+vocabulary and a small JSON that describes both (with each file's byte count and SHA-256, which the page checks
+before it uses a download), and measures what the rounding costs: the numpy encoder on
 the shipped (dequantized) weights against the float32 model, on the site's three sentences. The page
 prints that number; tests/test_your_sentence.py checks it on more sentences.
 """
@@ -25,6 +26,7 @@ PAGE = "your-sentence.md"
 INPUTS = ["realheads/shipped.py", "realheads/encoder.py", "realheads/model.py"]
 FOLDER = "models"  # under the site root
 MAX_TOKENS = 64  # [CLS] + at most 62 pieces + [SEP]: the browser cuts longer inputs there
+MAX_CHARACTERS = 2000  # the box's maxlength; a sentence from the link (#s=) is cut there too
 MAX_INPUT_CHARS_PER_WORD = 100  # tokenizer.json's WordPiece setting: a longer word is one [UNK]
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 PRESETS = {sentence.id: sentence.text for sentence in SENTENCES}  # the real-heads page's three sentences
@@ -33,6 +35,11 @@ PRESETS = {sentence.id: sentence.text for sentence in SENTENCES}  # the real-hea
 def content_name(stem, suffix, content):
     """"<stem>.<first 12 hex digits of sha256>.<suffix>": a new file name whenever the content changes."""
     return f"{FOLDER}/{stem}.{hashlib.sha256(content).hexdigest()[:12]}.{suffix}"
+
+
+def integrity(content):
+    """What the page checks a downloaded file against before using it: its byte count and its full SHA-256."""
+    return {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}
 
 
 def shipped_state(state):
@@ -64,6 +71,7 @@ def model_data():
         "model": MODEL_NAME,
         "source": f"{DISTRIBUTION} {package_version()}",
         "files": files,
+        "integrity": {"weights": integrity(blob), "vocabulary": integrity(vocabulary)},
         "config": {"n_layers": config.n_layers, "n_heads": config.n_heads, "d_model": config.d_model, "d_ff": config.d_ff,
                    "layer_norm_eps": config.layer_norm_eps, "vocab_size": config.vocab_size},
         "tokenizer": {"lowercase": True, "strip_accents": True, "unknown": "[UNK]", "prefix": "##",
@@ -93,7 +101,7 @@ def page_snippets(data):
     widget = f"""<div class="aih-yours" id="aih-yours" data-model="{html.escape(data['manifest_name'])}" data-size="{size}">
 <form class="aih-yours__form" data-slot="form">
 <label for="aih-yours-text">Your sentence</label>
-<input type="text" id="aih-yours-text" name="s" maxlength="2000" autocomplete="off" spellcheck="false" value="{html.escape(PRESETS['coreference'], quote=True)}">
+<input type="text" id="aih-yours-text" name="s" maxlength="{MAX_CHARACTERS}" autocomplete="off" spellcheck="false" value="{html.escape(PRESETS['coreference'], quote=True)}">
 <button type="submit" class="aih-yours__run" data-slot="run" disabled>Run the model ({size} download, once)</button>
 <p class="aih-yours__presets">Or start from the real-heads page's sentences: {presets}</p>
 </form>
@@ -126,7 +134,9 @@ def page_snippets(data):
         f"{MAX_TOKENS} tokens ([CLS], {MAX_TOKENS - 2} pieces of your text, [SEP]); the page says when it cuts.\n\n"
         f"The download is {size}: the model's weights as 8-bit integers with a "
         f"scale for every 32 numbers ([weights]({data['files']['weights']})), its vocabulary "
-        f"([vocab.txt]({data['files']['vocabulary']})), and a small file that describes both. "
+        f"([vocab.txt]({data['files']['vocabulary']})), and a small file that describes both, with the length and "
+        "SHA-256 of each: the page checks both files against them before it uses either, and says so if a "
+        "download is corrupted. "
         "Rounding the weights to 8 bits changes the attention a little: on the three sentences of the real-heads "
         f"page, the largest difference between a weight computed with the shipped numbers and one computed with "
         f"the original 32-bit numbers (both by the site's numpy encoder) is {num(worst, 4)}, on the "

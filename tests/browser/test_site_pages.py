@@ -4,6 +4,7 @@ Each page and everything it loads answers HTTP 200; every link to this site reso
 from another host (the `page` fixture fails the test on that, and on any console error); other hosts appear
 only in plain <a href> links a reader clicks.
 """
+import re
 from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
 
@@ -238,6 +239,67 @@ def assert_back_to(page, reading):
     assert abs(page.evaluate(TOP_OF_BLOCK, block) - top) <= 30, (reading, page.evaluate(READING))
 
 
+# An init script: the browser refuses this site any storage, as it does when the reader blocks site data (reading
+# window.localStorage or window.sessionStorage throws).
+BLOCK_STORAGE = """
+for (const name of ["localStorage", "sessionStorage"]) {
+  Object.defineProperty(window, name, { get() {
+    throw new DOMException(`Failed to read the '${name}' property from 'Window': Access is denied for this document.`, "SecurityError");
+  } });
+}
+"""
+
+
+def _toggle_works(page):
+    """The page follows a dark preference, offers the way back to light, and a click switches it."""
+    from playwright.sync_api import expect
+
+    assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
+    expect(page.locator('label[title="Switch to the light scheme"]')).to_be_visible()
+    page.locator('label[title="Switch to the light scheme"]').click()
+    expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "default")
+    expect(page.locator('label[title="Switch to the dark scheme"]')).to_be_visible()
+    expect(page.locator("body")).not_to_have_attribute("data-md-color-switching", "")
+
+
+def test_with_storage_blocked_the_scheme_follows_the_system_and_the_toggle_works(browser, site_url):
+    """With site data blocked, reading localStorage throws: the toggle's script stopped there, the page stayed
+    light under a dark system, and both toggle labels were hidden."""
+    context = browser.new_context(color_scheme="dark")
+    context.add_init_script(BLOCK_STORAGE)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(site_url + "softmax/", wait_until="networkidle")
+        assert page.evaluate("() => { try { localStorage; return 'readable' } catch { return 'blocked' } }") == "blocked"
+        _toggle_works(page)
+        assert [error for error in errors if "localStorage" in error or "sessionStorage" in error] == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("stored", ["}{", "5", "[]", '{"index":"x"}', '{"index":7}', '{"index":-1}', '{"index":"1"}', "null"])
+def test_a_malformed_stored_scheme_is_no_choice(browser, site_url, stored):
+    """A stored __palette the toggle's script cannot use (not JSON, not an object, no valid index) made it throw,
+    on every page until the storage was cleared. It counts as no choice: the page follows the system, and a click
+    stores a good one."""
+    context = browser.new_context(color_scheme="dark")
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(site_url + "softmax/", wait_until="networkidle")
+        page.evaluate("(value) => localStorage.setItem(__md_scope.pathname + '.__palette', value)", stored)
+        page.reload(wait_until="networkidle")
+        _toggle_works(page)
+        assert errors == []
+        page.reload(wait_until="networkidle")
+        assert page.evaluate("document.body.dataset.mdColorScheme") == "default"  # the click's choice, stored
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("width", [412, 1350])
 @pytest.mark.parametrize("path, how, depth", [("learning/", "read", 0.45), ("real-heads/", "read", 0.75),
                                               ("learning/", "drag", 0.6), ("masks/", "drag", 0.6),
@@ -342,6 +404,46 @@ def test_back_to_a_heatmap_draws_its_readout_as_tall_as_the_reader_left_it(brows
         assert page.evaluate(following) == left_at
     finally:
         context.close()
+
+
+# Keep `value` as this page's place at this width, as place.js keeps it (savePlace).
+KEEP_PLACE = "(value) => sessionStorage.setItem(`aih-place ${location.pathname} ${innerWidth}`, value)"
+
+
+@pytest.mark.parametrize("kept", ["[]", "[1e308,null,99,1]", "{}", "5", '"text"', "[null,[],0,0]",
+                                  '[0,[null,[1,2],["x",5,"y"],[1e9,1,2,3]],"top",{}]', '[0,{"length":3},-5,"x"]'])
+def test_a_malformed_kept_place_breaks_nothing(page, site_url, kept):
+    """Only place.js's JSON.parse was guarded: a kept place of [] or [1e308,null,99,1] threw an uncaught
+    TypeError on a reload (the `page` fixture fails the test on one). Anything that is not a place is ignored, entry
+    by entry."""
+    page.goto(site_url + "softmax/", wait_until="networkidle")
+    page.evaluate(KEEP_PLACE, kept)
+    page.reload(wait_until="networkidle")
+    page.wait_for_timeout(500)
+    assert page.evaluate("document.documentElement.scrollHeight") < 100_000
+
+
+def test_a_kept_height_is_clamped_to_the_page(page, site_url):
+    """A kept height of 1e9 (for a heatmap, and for its readout) held the page at Chromium's largest height,
+    33,554,432 px, and the readout kept the page that tall once the heatmap was drawn again."""
+    from playwright.sync_api import expect
+
+    page.goto(site_url + "softmax/", wait_until="networkidle")
+    normal = page.evaluate("document.documentElement.scrollHeight")
+    figure_id = page.evaluate("""() => {
+      const figure = document.querySelector("figure.aih-heatmap[id][data-example]");
+      const shown = `${figure.dataset.example} ${figure.dataset.head ?? ""}`;
+      const top = figure.getBoundingClientRect().top + scrollY;
+      sessionStorage.setItem(`aih-place ${location.pathname} ${innerWidth}`, JSON.stringify([top, [[figure.id, 1e9, shown, 1e9]], -1, null]));
+      history.scrollRestoration = "manual"; // as place.js sets it when it saves a place
+      return figure.id;
+    }""")
+    page.reload(wait_until="networkidle")
+    expect(page.locator(f"#{figure_id}")).to_have_class(re.compile(r"\baih-on\b"))
+    page.wait_for_timeout(500)
+    assert page.evaluate("document.documentElement.scrollHeight") < 2 * normal
+    readout = page.locator(f"#{figure_id} .aih-readout").evaluate("(readout) => readout.getBoundingClientRect().height")
+    assert readout <= page.evaluate("innerHeight")
 
 
 def test_back_to_a_page_without_heatmaps_holds_nothing(page, site_url):

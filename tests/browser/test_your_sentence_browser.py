@@ -4,7 +4,9 @@ the page says what it needs without JavaScript and when the download fails; axe 
 
 Needs the model package and tokenizers (the test extra), as tests/test_your_sentence.py.
 """
+import hashlib
 import json
+import random
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -14,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from figures_src.engine.text import num
-from figures_src.pages.your_sentence import MAX_TOKENS
+from figures_src.pages.your_sentence import MAX_CHARACTERS, MAX_TOKENS
 from realheads import analysis
 from realheads.encoder import EncoderParams, encode
 from realheads.model import load_model
@@ -154,3 +156,133 @@ def test_no_axe_violations_after_a_run(page, site_url, scheme):
     page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important }")
     page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
     assert axe_violations(page) == []
+
+
+# ---------------------------------------------------------------- a failed or corrupted download never looks like success
+
+@pytest.fixture
+def failing_page(browser):
+    """A page whose downloads the test breaks: the browser logs each failed request as a console error, so this
+    page is not the `page` fixture's; it fails the test on an uncaught error only."""
+    context = browser.new_context()
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert errors == []
+
+
+def published():
+    """(manifest dict, its bytes, the weights' bytes, the weights' file name) as the build published them."""
+    manifest_bytes = next(PUBLIC.glob("models/model.*.json")).read_bytes()
+    manifest = json.loads(manifest_bytes)
+    return manifest, manifest_bytes, (PUBLIC / manifest["files"]["weights"]).read_bytes(), manifest["files"]["weights"].split("/")[-1]
+
+
+def press_run_and_wait_for_the_failure(page, site_url):
+    page.goto(site_url + "your-sentence/")
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-yours")).to_have_attribute("data-state", "failed", timeout=RUN_TIMEOUT)
+    page.wait_for_timeout(3000)  # whatever else was on its way has arrived by now
+    status = page.locator("[data-slot=status]")
+    expect(page.locator("[data-slot=progress]")).to_be_hidden()
+    expect(page.locator("[data-slot=results]")).to_be_hidden()
+    return status
+
+
+def test_a_failed_vocabulary_download_stays_on_screen_naming_the_file(failing_page, site_url):
+    """The vocabulary's 503 came first, then the weights' progress overwrote it: the page said "Downloading the
+    model: 24.3 of 24.3 MB" under a progress bar while it had failed. The failure stops the other download, and
+    stays."""
+    page = failing_page
+    manifest, *_ = published()
+    vocabulary = manifest["files"]["vocabulary"].split("/")[-1]
+    page.route("**/models/vocab.*.txt", lambda route: route.fulfill(status=503, body="busy"))
+    status = press_run_and_wait_for_the_failure(page, site_url)
+    expect(status).to_have_text(re.compile(rf"^The model could not be loaded \({re.escape(vocabulary)}: HTTP 503\)\."))
+
+
+def test_a_missing_manifest_says_so_not_that_it_is_not_json(failing_page, site_url):
+    page = failing_page
+    page.route("**/models/model.*.json", lambda route: route.fulfill(status=404, body="<html>not found</html>"))
+    status = press_run_and_wait_for_the_failure(page, site_url)
+    expect(status).to_contain_text(re.compile(r"\(model\.[0-9a-f]{12}\.json: HTTP 404\)"))
+
+
+def changed_bytes(blob):
+    """The weights with 20,000 bytes changed at random places (same length)."""
+    rng = random.Random(41)
+    corrupted = bytearray(blob)
+    for position in rng.sample(range(len(blob)), 20_000):
+        corrupted[position] = (corrupted[position] + rng.randrange(1, 256)) % 256
+    return bytes(corrupted)
+
+
+@pytest.mark.parametrize("corrupt, what", [
+    (changed_bytes, "its SHA-256 is not the one the site published"),
+    (lambda blob: b"\x7f" * len(blob), "its SHA-256 is not the one the site published"),
+    (lambda blob: blob[:-1000], None),
+], ids=["20000 bytes changed", "all 0x7f", "cut short"])
+def test_corrupted_weights_are_refused_naming_the_file(failing_page, site_url, corrupt, what):
+    page = failing_page
+    manifest, _, blob, name = published()
+    body = corrupt(blob)
+    what = what or f"{len(body)} bytes, not {len(blob)}"
+    page.route("**/models/*.bin", lambda route: route.fulfill(status=200, body=body, content_type="application/octet-stream"))
+    status = press_run_and_wait_for_the_failure(page, site_url)
+    expect(status).to_have_text(f"The model could not be loaded (the download of {name} is corrupted: {what}). The rest of "
+                                "the page and the site work without it; reload the page to try again.")
+    expect(page.locator("[data-slot=tokens]")).to_have_text("")
+
+
+def test_results_that_are_not_numbers_are_an_error_not_a_success(failing_page, site_url):
+    """Weights that pass the file checks (here a manifest that vouches for all-0x7f weights) but give NaN: the page
+    said "16 tokens … computed in your browser" over a grid of NaN. Now the run fails and says why."""
+    page = failing_page
+    manifest, _, blob, _ = published()
+    body = b"\x7f" * len(blob)
+    manifest["integrity"]["weights"] = {"bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+    page.route("**/models/model.*.json", lambda route: route.fulfill(status=200, body=json.dumps(manifest), content_type="application/json"))
+    page.route("**/models/*.bin", lambda route: route.fulfill(status=200, body=body, content_type="application/octet-stream"))
+    status = press_run_and_wait_for_the_failure(page, site_url)
+    expect(status).to_have_text(re.compile(r"^The model could not run on this sentence \(layer 1's weights are not all finite numbers\)"))
+
+
+def test_a_failed_run_clears_the_previous_sentence(page, site_url):
+    """Anything that fails in a run (here the address bar refusing the sentence) leaves no earlier sentence's
+    tokens or grid on screen as if they were current, and says what failed."""
+    run(page, site_url)
+    expect(page.locator("[data-slot=tokens]")).not_to_have_text("")
+    page.evaluate("() => { history.replaceState = () => { throw new Error('the address could not be changed'); }; }")
+    page.fill("#aih-yours-text", "Another sentence.")
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-yours")).to_have_attribute("data-state", "failed")
+    expect(page.locator("[data-slot=status]")).to_have_text(
+        "The model could not run on this sentence (the address could not be changed). Reload the page to try again.")
+    expect(page.locator("[data-slot=results]")).to_be_hidden()
+    expect(page.locator("[data-slot=tokens]")).to_have_text("")
+
+
+def test_a_lone_surrogate_runs_as_the_replacement_character(page, site_url):
+    """Half a character (a lone surrogate, which a script or a paste can put in the box) made encodeURIComponent
+    throw: the page stayed on "Running all six layers…". It runs as U+FFFD, which the tokenizer drops."""
+    model = load_model()
+    run(page, site_url, "The cat sat.")
+    page.evaluate("document.querySelector('#aih-yours-text').value = 'abc\\ud800def'")
+    page.click("[data-slot=run]")
+    expect(page.locator("[data-slot=tokens]")).to_have_text(" ".join(model.tokenize("abcdef")[0]), timeout=RUN_TIMEOUT)
+    expect(page.locator("#aih-yours")).to_have_attribute("data-state", "done")
+    assert page.url.endswith("#s=abc%EF%BF%BDdef")
+
+
+def test_a_sentence_in_the_link_is_cut_at_the_boxs_limit_and_the_page_says_so(page, site_url):
+    page.goto(site_url + "your-sentence/#s=" + "x" * 10_000)
+    assert page.locator("#aih-yours-text").get_attribute("maxlength") == str(MAX_CHARACTERS)
+    expect(page.locator("#aih-yours-text")).to_have_value("x" * MAX_CHARACTERS)
+    expect(page.locator("[data-slot=status]")).to_contain_text(
+        f"The sentence in the link was cut to its first {MAX_CHARACTERS} characters, the box's limit.")
+    page.goto(site_url + "your-sentence/#s=short")
+    page.reload()
+    expect(page.locator("#aih-yours-text")).to_have_value("short")
+    expect(page.locator("[data-slot=status]")).not_to_contain_text("was cut")
