@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 
 import attention
 
-from ...engine import Example, Figure, Snippets
+from ...engine import BuildError, Example, Figure, Snippets
 from ...engine.heatmap import heatmap
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
@@ -52,10 +52,39 @@ def backprop_step():
     return example
 
 
-def backprop_snippets(example):
-    """Each intermediate as a table, and one entry of dS worked out from the printed numbers."""
+SCALED = "S̃"  # the scaled scores S/√d_k (S itself is QKᵀ), as the page writes them outside LaTeX
+
+
+def scaled_scores_after(example):
+    """The scaled scores once W_Q and W_K have taken their step: what the forward pass computes next."""
+    X, o = np.asarray(example["inputs"]["X"]), example["outputs"]
+    return attention.scaled_scores(X @ np.asarray(o["W_Q_next"]), X @ np.asarray(o["W_K_next"]))
+
+
+def descent_claim(example):
+    """The entry of dS̃ the page works out (the row with the largest weight, at that weight's key) and what the
+    step did to its score: -> i, j, the scores before and after, and how many of all the scores moved against
+    the sign of their gradient. A BuildError if the cited score did not move against its gradient, since the
+    page says it does."""
     s, tokens = example["steps"], example["tokens"]
-    W, dW, dS = np.array(s["weights"]), np.array(s["dW"]), np.array(s["dS"])
+    A, dS = np.asarray(s["weights"]), np.asarray(s["dS"])
+    i, j = np.unravel_index(np.argmax(A), A.shape)
+    before, after = np.asarray(s["scaled_scores"]), scaled_scores_after(example)
+    against = np.sign(after - before) == -np.sign(dS)
+    if dS[i, j] == 0 or not against[i, j]:
+        raise BuildError(
+            f"ex-backprop-step: the score of ({tokens[i]!r}, {tokens[j]!r}) went from {before[i, j]:.3f} to "
+            f"{after[i, j]:.3f} with a gradient of {dS[i, j]:+.4f}: the step did not move it against its gradient, "
+            "as the page says it does")
+    return {"i": int(i), "j": int(j), "before": before, "after": after, "against": int(against.sum()),
+            "total": against.size}
+
+
+def backprop_snippets(example):
+    """Each intermediate as a table, and one entry of dS̃ worked out from the printed numbers, with the
+    direction the descent step moved its score, checked (`descent_claim`)."""
+    s, tokens = example["steps"], example["tokens"]
+    A, dA, dS = np.array(s["weights"]), np.array(s["dW"]), np.array(s["dS"])
     columns = dims("", example["d_k"])
 
     def by_dims(values, corner, digits=3):
@@ -64,26 +93,37 @@ def backprop_snippets(example):
     def by_keys(values, corner, digits=3):
         return matrix(values, tokens, tokens, corner=corner, digits=digits)
 
-    i, j = 1, 0  # "sing"'s row, the weight it gives "birds"
-    pull = (dW[i] * W[i]).sum()
-    terms = " + ".join(f"{latex_number(dW[i, k], 4)} \\cdot {latex_number(W[i, k], 4)}" for k in range(len(tokens)))
+    claim = descent_claim(example)
+    i, j = claim["i"], claim["j"]  # the row with the largest weight, and the key it gives it to
+    pull = (dA[i] * A[i]).sum()
+    terms = " + ".join(f"{latex_number(dA[i, k], 4)} \\cdot {latex_number(A[i, k], 4)}" for k in range(len(tokens)))
     rate = num(example["learning_rate"], 2)
+    gradient = dS[i, j]
+    sign, would, moves = (("positive", "raise", "lowers") if gradient > 0 else ("negative", "lower", "raises"))
+    before, after = claim["before"][i, j], claim["after"][i, j]
+    moved = ("each of the" if claim["against"] == claim["total"] else f"{claim['against']} of the")
     return {
+        "inputs": (
+            matrix(example["inputs"]["X"], tokens, dims("", np.shape(example["inputs"]["X"])[1]), corner="X", digits=0)
+            + "\n" + by_dims(s["Q"], "Q", 1) + "\n" + by_dims(s["K"], "K", 1)
+            + "\n" + by_keys(s["scaled_scores"], SCALED, 3)
+        ),
         "forward": (
-            by_keys(W, "W") + "\n" + by_dims(s["V"], "V", 1) + "\n"
+            by_keys(A, "A") + "\n" + by_dims(s["V"], "V", 1) + "\n"
             + by_dims(example["outputs"]["out"], "out") + "\n" + by_dims(example["inputs"]["target"], "T", 1)
             + f"\nThe loss is $L = \\tfrac{{1}}{{2}}\\sum (\\text{{out}} - T)^2 = {latex_number(s['loss'], 4)}$.\n"
         ),
         "dO": by_dims(s["dO"], "dO"),
         "dV": by_dims(s["dV"], "dV"),
-        "dW": by_keys(dW, "dW"),
+        "dW": by_keys(dA, "dA"),
         "dS": (
-            by_keys(dS, "dS", 4)
+            by_keys(dS, f"d{SCALED}", 4)
             # the weighted average on a line of its own (inline, it ran 100 px past a phone's screen), last, so the
             # paragraph stays one: the page is at its budget of elements
-            + f"\nEach row of $dS$ adds up to 0. Row {i} (“{tokens[i]}”): its entry for key “{tokens[j]}” is "
-            f"${latex_number(W[i, j], 4)} \\cdot ({latex_number(dW[i, j], 4)} - {latex_number(pull, 3)}) \\approx "
-            f"{latex_number(dS[i, j], 3)}$, where {latex_number(pull, 3)} is the weighted average of its $dW$:\n\n"
+            + f"\nEach row of $d\\tilde{{S}}$ adds up to 0. Row {i + 1} (“{tokens[i]}”), key “{tokens[j]}”: "
+            f"${latex_number(A[i, j], 4)} \\cdot ({latex_number(dA[i, j], 4)} - {latex_number(pull, 3)}) \\approx "
+            f"{latex_number(gradient, 3)}$, {sign}: raising that score would {would} the loss, so a descent step "
+            f"{moves} it. Here {latex_number(pull, 3)} is the weighted average of the row's $dA$:\n\n"
             f"$${terms} \\approx {latex_number(pull, 3)}.$$\n"
         ),
         "dQ": by_dims(s["dQ"], "dQ", 4),
@@ -92,7 +132,11 @@ def backprop_snippets(example):
             "With $dW_Q = X^{\\text{T}} dQ$, $dW_K = X^{\\text{T}} dK$ and $dW_V = X^{\\text{T}} dV$, each matrix takes one step of "
             f"gradient descent with a learning rate of {rate}: $W_Q \\leftarrow W_Q - {rate}\\, dW_Q$, and the same "
             f"for $W_K$ and $W_V$. Run forward again with the new matrices and the loss drops from "
-            f"{num(s['loss'], 4)} to {num(example['outputs']['loss_next'], 4)}.\n"
+            f"{num(s['loss'], 4)} to {num(example['outputs']['loss_next'], 4)}. The score of “{tokens[i]}” for "
+            f"“{tokens[j]}” goes from {num(before, 3)} to {num(after, 3)}, "
+            f"{'down' if after < before else 'up'}, against its gradient, and {moved} "
+            f"{claim['total']} scaled scores moved against the sign of its entry of $d\\tilde{{S}}$. The step moves $W_Q$ and $W_K$, not the scores themselves, so this is "
+            "what happened here, not a rule.\n"
         ),
     }
 
@@ -361,9 +405,10 @@ def experiment_table(data):
 
 
 def spread(values, digits):
-    """mean ± half the range, as printed on the page."""
+    """The median over the seeds, then the lowest and the highest seed's value in brackets: every number printed
+    is one a run reached (mean ± half the range implied values no run had, a negative loss among them)."""
     values = np.asarray(values, dtype=float)
-    return f"{num(values.mean(), digits)} ± {num((values.max() - values.min()) / 2, digits)}"
+    return f"{num(np.median(values), digits)} ({num(values.min(), digits)} to {num(values.max(), digits)})"
 
 
 def spread_log(values):
@@ -385,7 +430,8 @@ def experiment_snippets(data):
     un_never = len(un["reached"]) - len(un_reached)
     ratio = np.mean(un_reached) / np.mean(sc_reached) if un_reached and sc_reached else None
     text = [
-        f"Over seeds {SEEDS.start}–{SEEDS.stop - 1} (mean ± half the range; the step counts are over the runs that got there):\n",
+        f"Over seeds {SEEDS.start}–{SEEDS.stop - 1}: the median, with the lowest and the highest seed in brackets (the step "
+        "counts are over the runs that got there; the table under the figure has every run):\n",
         table(["scale", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
                "weight on t − 1 at the end"], outcome),
         table(["scale", "row entropy at step 0 (nats)", r"$\|dW_Q\|$ at step 0",
@@ -405,9 +451,9 @@ def experiment_snippets(data):
            "recent size, so a small gradient still moves the weights. ")
         + f"The gradient reaching $W_Q$ is not smaller without the scale at the start "
         f"({num(data['grad_W_Q_unscaled'][:, 0].mean(), 3)} against {num(data['grad_W_Q_scaled'][:, 0].mean(), 3)}): "
-        "dropping the factor $1/\\sqrt{d_k}$ also drops it from $dQ = dS\\,K \\cdot \\text{scale}$. What the "
+        "dropping the factor $1/\\sqrt{d_k}$ also drops it from $dQ = d\\tilde{S}\\,K / \\sqrt{d_k}$. What the "
         "saturated rows lose is a gradient for the *wrong* keys: a row that is already one-hot on the wrong key "
-        "has $dS \\approx 0$ and is slow to move off it. And once the unscaled rows are one-hot, the gradient at "
+        "has $d\\tilde{S} \\approx 0$ and is slow to move off it. And once the unscaled rows are one-hot, the gradient at "
         f"$W_Q$ falls to {spread_log(un['late_grad'])}, against {spread_log(sc['late_grad'])} with the scale.\n",
     ]
     return {"numbers": "\n".join(text)}
