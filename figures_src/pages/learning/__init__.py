@@ -175,6 +175,7 @@ def checkpoints_example():
         "d_k": MAIN.d_k,
         "scale": float(1 / np.sqrt(MAIN.d_k)),
         "checkpoints": list(CHECKPOINTS),
+        "leading_axis": {"name": "step", "labels": [str(c) for c in CHECKPOINTS]},  # the caption's "step 20"
         "inputs": {"X": X},
         "steps": {"Q": Q, "K": K, "V": V, "scores": attention.scores(Q, K), "scaled_scores": attention.scaled_scores(Q, K),
                   "weights": weights, "entropy": attention.row_entropy(weights)},
