@@ -209,7 +209,7 @@ def test_backprop_text_uses_one_symbol_per_meaning(backprop):
                if line.startswith("| ") and not line.startswith("| **") and not line.startswith("| ---")}
     assert {"A", "dA", "dS̃"} <= corners and not {"W", "dW", "dS"} & corners, corners
     page = (ROOT / "docs" / "learning.md").read_text(encoding="utf-8")
-    assert r"A = \operatorname{softmax}(\tilde{S})" in page and r"\tilde{S} = S / \sqrt{d_k}" in page
+    assert r"A = \operatorname{softmax}(\tilde{S})" in page and r"\tilde{S} = Q K^{\text{T}} / \sqrt{d_k}" in page
     assert "W = \\operatorname{softmax}" not in page and "dW = dO" not in page
 
 
@@ -221,7 +221,8 @@ def test_training_section_names_its_loss_and_says_why_it_differs():
 
 def test_scale_table_prints_the_median_and_the_seeds_extremes():
     assert learning.spread([0.01, 0.02, 0.7], 4) == "0.0200 (0.0100 to 0.7000)"
-    text = (ROOT / "generated" / "snippets" / "learning-scale-numbers.md").read_text(encoding="utf-8")
+    text = "".join((ROOT / "generated" / "snippets" / f"learning-scale-{part}.md").read_text(encoding="utf-8")
+                   for part in ("numbers", "mechanics"))
     assert "±" not in text
     import re
     cells = re.findall(r"(−?[\d.]+) \((−?[\d.]+) to (−?[\d.]+)\)", text)
