@@ -441,10 +441,10 @@ def sparse_render(data, fig):
         ax.set_yticks([])
         for spine in ax.spines.values():
             spine.set_linewidth(0.6)
-        ax.set_title(name, fontsize=10)
-        baseline = SPARSE_BASELINE.get(name)
-        ax.set_xlabel(f"{data['counts'][name]} of {data['counts'][baseline]}" if baseline else
-                      f"{data['counts'][name]} scores", fontsize=10)
+        baseline = SPARSE_BASELINE.get(name)  # the count above the panel, on the title's second line: a label
+        count = (f"{data['counts'][name]} of {data['counts'][baseline]}" if baseline else  # under a top panel
+                 f"{data['counts'][name]} scores")  # crowded the title of the one below it
+        ax.set_title(f"{name}\n{count}", fontsize=10)
 
 
 def sparse_snippets(data):
