@@ -266,3 +266,13 @@ def test_demo_first_task_fails_the_build_when_no_cell_is_at_the_red_end():
         demo.deepest_red(flipped)
     scaled = np.asarray(ex["steps"]["scaled_scores"])
     assert demo.deepest_red(ex) == np.unravel_index(np.argmax(scaled), scaled.shape)
+
+
+@pytest.mark.parametrize("setting, value, claim", [
+    ("FLATTEST", 0.9, "not 'almost flat'"),  # ×0.9 leaves the rows almost as uneven as at ×1
+    ("SHARPEST", 0.5, "does not collapse"),  # a smaller scale flattens the row it should sharpen
+])
+def test_demo_tasks_fail_the_build_when_their_claim_stops_holding(monkeypatch, setting, value, claim):
+    monkeypatch.setattr(demo, setting, value)
+    with pytest.raises(BuildError, match=f"demo-tasks: .*{re.escape(claim)}"):
+        demo.tasks_data()

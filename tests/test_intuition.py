@@ -244,3 +244,21 @@ def test_sparse_patterns_are_compared_with_the_full_table_of_their_kind(monkeypa
     monkeypatch.setattr(cost.attention, "strided_mask", lambda n, stride: np.ones((n, n), dtype=bool))
     with pytest.raises(cost.BuildError, match="cost-sparse: the strided pattern allows pairs that the causal table does not"):
         cost.sparse_data()
+
+
+def test_cost_claims_fail_the_build_when_false():
+    """"Four times bigger" with each doubling, the band growing as n, the block staying put, and a wider model
+    getting further before its table takes over: each is checked against the numbers."""
+    data = {"n": cost.LENGTHS, "full": cost.LENGTHS ** 2 * 4, "window": cost.LENGTHS * np.minimum(cost.WINDOW, cost.LENGTHS) * 4,
+            "chunked": np.full(len(cost.LENGTHS), 64 * 1024)}
+    cost.memory_claims(data)
+    for key, broken in (("full", data["full"] * np.arange(1, len(cost.LENGTHS) + 1)), ("chunked", cost.LENGTHS * 4),
+                        ("window", data["full"])):
+        with pytest.raises(cost.BuildError, match="cost-memory: the page says"):
+            cost.memory_claims({**data, key: broken})
+    models = cost.models_data()
+    cost.models_snippets(models)
+    swapped = [dict(m) for m in models["models"]]
+    swapped[0]["crossover"], swapped[-1]["crossover"] = swapped[-1]["crossover"], swapped[0]["crossover"]
+    with pytest.raises(cost.BuildError, match="cost-models: the page says a wider model gets further"):
+        cost.models_snippets({"models": swapped})

@@ -230,3 +230,49 @@ def test_scale_table_prints_the_median_and_the_seeds_extremes():
     for middle, low, high in cells:
         low, middle, high = (float(x.replace("−", "-")) for x in (low, middle, high))
         assert low <= middle <= high
+
+
+def this_build_s_learning():
+    """The learning module as imported now: a build (the `published` fixture) drops the pages' modules and their
+    `from . import training` attribute, so a module object imported before it no longer reaches `training`."""
+    import importlib  # noqa: PLC0415
+    return importlib.import_module("figures_src.pages.learning")
+
+
+def test_claims_about_the_training_run_fail_the_build_when_false():
+    """The page's sentences about the run (the gradient grows then shrinks, the loss falls, the last checkpoint
+    looks one token back, the unscaled rows start nearer one-hot) are checked against the data."""
+    current = this_build_s_learning()
+    steps = np.arange(10.0)
+    good = {"loss": 2 - steps / 10, "match": 0.1 + steps / 10, "grad_W_Q": np.array([1, 2, 5, 3, 2, 1, 0.5, 0.4, 0.3, 0.2])}
+    assert current.history_claims(good) == 2
+    for key, curve in (("grad_W_Q", steps + 1), ("loss", steps), ("match", np.full(10, 0.5))):
+        with pytest.raises(current.BuildError, match="learning-history: the page says"):
+            current.history_claims({**good, key: curve})
+    n = training.N_POSITIONS
+    looking_back = np.stack([np.full((n, n), 1 / n), np.eye(n, k=-1) + np.eye(n) * 0.0])
+    current.checkpoints_alt({"steps": {"weights": looking_back}, "tokens": list("abcdefgh")})
+    with pytest.raises(current.BuildError, match="learning-checkpoints: the page says by the last step"):
+        current.checkpoints_alt({"steps": {"weights": np.stack([looking_back[0], np.eye(n)])}, "tokens": list("abcdefgh")})
+    seeds, count = len(current.SEEDS), current.WIDE_STEPS
+    curves = lambda value: np.full((seeds, count), value)  # noqa: E731
+    data = {f"{key}_{label}": curves(value) for label, values in
+            (("scaled", {"loss": 0.05, "match": 0.99, "grad_W_Q": 1e-6, "entropy": 1.7}),
+             ("unscaled", {"loss": 0.05, "match": 0.99, "grad_W_Q": 1e-12, "entropy": 0.2}))
+            for key, value in values.items()}
+    data["grad_W_Q_unscaled"][:, 0] = 0.2
+    data["loss_scaled"][:, :5] = data["loss_unscaled"][:, :9] = 2.0  # below the threshold at steps 5 and 9
+    current.experiment_snippets(data)
+    with pytest.raises(current.BuildError, match="learning-scale: the page says the unscaled rows start nearer one-hot"):
+        current.experiment_snippets({**data, "entropy_unscaled": curves(1.9)})
+    with pytest.raises(current.BuildError, match="learning-scale: the page says the gradient reaching W_Q is not smaller"):
+        current.experiment_snippets({**data, "grad_W_Q_unscaled": curves(1e-9)})
+
+
+def test_the_gradient_sentence_is_the_runs():
+    current = this_build_s_learning()
+    text = (ROOT / "generated" / "snippets" / "learning-history-gradient.md").read_text(encoding="utf-8")
+    grad = current.main_run()["grad_W_Q"]
+    peak = int(np.argmax(grad))
+    assert f"to {current.num(grad[peak], 3)} at step {peak}, then shrinks to {current.num(grad[-1], 4)}" in text
+    assert "learning-history-gradient.md" in (ROOT / "docs" / "learning.md").read_text(encoding="utf-8")

@@ -96,7 +96,21 @@ def memory_caption(data):
     )
 
 
+def memory_claims(data):
+    """What the page says about the sizes: each doubling of n makes the full table 4 times bigger (as n²), the
+    window's band grows as n once n is past the window, and the chunked path's block stays the same."""
+    full, window, chunked, n = (np.asarray(data[k]) for k in ("full", "window", "chunked", "n"))
+    if not (full[1:] == 4 * full[:-1]).all():
+        raise BuildError("cost-memory: the page says the full table grows fourfold with each doubling of n")
+    past = n >= WINDOW
+    if not (window[past][1:] == 2 * window[past][:-1]).all():
+        raise BuildError("cost-memory: the page says the window's band grows as n")
+    if not (chunked == chunked[-1]).all():
+        raise BuildError("cost-memory: the page says the chunked path's block stays the same whatever n is")
+
+
 def memory_alt(data):
+    memory_claims(data)
     return (
         f"Log-log plot of bytes against n from {data['n'][0]} to {data['n'][-1]}. The full table grows as n², "
         f"reaching {byte_size(data['full'][-1])}; the window's band grows as n, reaching {byte_size(data['window'][-1])}; "
@@ -162,8 +176,12 @@ def exact_ratio(a, b):
 
 
 def memory_snippets(data):
+    memory_claims(data)
     rows, previous = [], None
     for n, cost in zip(data["doubling_n"], data["doubling"]):
+        if previous is not None and cost["score_entries"] != 4 * previous["score_entries"]:
+            raise BuildError(f"cost-memory: the page says doubling n makes the table four times bigger; at n = {n} "
+                             f"it has {cost['score_entries']:,} entries against {previous['score_entries']:,}")
         ratio = "—" if previous is None else f"{cost['score_entries'] / previous['score_entries']:g}×"
         rows.append([f"{n:,}", ratio, f"{cost['score_entries']:,}", byte_size(cost["score_bytes"])])
         previous = cost
@@ -511,6 +529,9 @@ def models_snippets(data):
     cross = table(["model", "$d_{\\text{model}}$", "$n$ where $n^2$ takes over", "projections", "attention products"],
                   [[m["name"], f"{m['d_model']:,}", f"{m['crossover']:,}", f"{m['projection_macs']:,}",
                     f"{m['attention_macs']:,}"] for m in models])
+    by_width = sorted(models, key=lambda m: m["d_model"])
+    if [m["crossover"] for m in by_width] != sorted(m["crossover"] for m in models):
+        raise BuildError("cost-models: the page says a wider model gets further before its table takes over")
     ratio = {m["crossover"] / m["d_model"] for m in models}
     rule = (f"In every row $n$ is {ratio.pop():g} times $d_{{\\text{{model}}}}$"
             if len(ratio) == 1 else "The ratio of $n$ to $d_{\\text{model}}$ differs from row to row")

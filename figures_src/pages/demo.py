@@ -70,6 +70,17 @@ def tasks_data():
     if nearest != top_key:
         raise BuildError(f"demo-tasks: the output of {tokens[followed]!r} is closest to the value of {tokens[nearest]!r}, "
                          f"not of {tokens[top_key]!r}, the key it weighs most: the follow task no longer holds")
+    row_peaks = weights.max(axis=1)
+    if not row_peaks.max() < running.max():
+        raise BuildError(f"demo-tasks: every row of the demo peaks below the running sentence's {running.max():.2f}, "
+                         f"the page says, but one reaches {row_peaks.max():.2f}")
+    sharpest = sharp[even]
+    if not (sharpest.max() > weights[even].max() and attention.row_entropy(sharpest) < entropy[even]):
+        raise BuildError(f"demo-tasks: the row of {tokens[even]!r} at ×{SHARPEST:g} does not collapse (its largest "
+                         "weight grows and its entropy shrinks, the page says)")
+    if not np.abs(flat - 1 / n).max() < 0.5 / n:
+        raise BuildError(f"demo-tasks: at ×{FLATTEST:g} a weight is {np.abs(flat - 1 / n).max():.2f} away from an even "
+                         f"1/{n}: not 'almost flat', as the page says")
     return {
         "tokens": tokens,
         "running_tokens": list(sentences.RUNNING.tokens),

@@ -21,6 +21,12 @@ from . import training
 
 PAGE = "learning.md"
 
+def claim(holds, where, what):
+    """A sentence the page prints about the data: a BuildError naming the item and the claim when it is false."""
+    if not holds:
+        raise BuildError(f"{where}: the page says {what}, and the data no longer shows it")
+
+
 # ---------------------------------------------------------------- one step of backprop, by hand
 
 LEARNING_RATE = 0.02
@@ -93,15 +99,16 @@ def backprop_snippets(example):
     def by_keys(values, corner, digits=3):
         return matrix(values, tokens, tokens, corner=corner, digits=digits)
 
-    claim = descent_claim(example)
-    i, j = claim["i"], claim["j"]  # the row with the largest weight, and the key it gives it to
+    descent = descent_claim(example)
+    i, j = descent["i"], descent["j"]  # the row with the largest weight, and the key it gives it to
     pull = (dA[i] * A[i]).sum()
     terms = " + ".join(f"{latex_number(dA[i, k], 4)} \\cdot {latex_number(A[i, k], 4)}" for k in range(len(tokens)))
     rate = num(example["learning_rate"], 2)
     gradient = dS[i, j]
     sign, would, moves = (("positive", "raise", "lowers") if gradient > 0 else ("negative", "lower", "raises"))
-    before, after = claim["before"][i, j], claim["after"][i, j]
-    moved = ("each of the" if claim["against"] == claim["total"] else f"{claim['against']} of the")
+    before, after = descent["before"][i, j], descent["after"][i, j]
+    moved = ("each of the" if descent["against"] == descent["total"] else f"{descent['against']} of the")
+    claim(example["outputs"]["loss_next"] < s["loss"], "ex-backprop-step", "the step makes the loss drop")
     return {
         "inputs": (
             matrix(example["inputs"]["X"], tokens, dims("", np.shape(example["inputs"]["X"])[1]), corner="X", digits=0)
@@ -135,7 +142,7 @@ def backprop_snippets(example):
             f"{num(s['loss'], 4)} to {num(example['outputs']['loss_next'], 4)}. The score of “{tokens[i]}” for "
             f"“{tokens[j]}” goes from {num(before, 3)} to {num(after, 3)}, "
             f"{'down' if after < before else 'up'}, against its gradient, and {moved} "
-            f"{claim['total']} scaled scores moved against the sign of its entry of $d\\tilde{{S}}$. The step moves $W_Q$ and $W_K$, not the scores themselves, so this is "
+            f"{descent['total']} scaled scores moved against the sign of its entry of $d\\tilde{{S}}$. The step moves $W_Q$ and $W_K$, not the scores themselves, so this is "
             "what happened here, not a rule.\n"
         ),
     }
@@ -221,10 +228,17 @@ def checkpoints_table(example):
 
 
 def checkpoints_alt(example):
+    weights = np.asarray(example["steps"]["weights"])
+    n = weights.shape[-1]
+    claim((weights[-1, 1:].argmax(axis=-1) == np.arange(n - 1)).all(), "learning-checkpoints",
+          "by the last step every row after the first has its largest weight just left of the diagonal")
+    claim(training.previous_token_weight(weights[0]) < 0.5, "learning-checkpoints",
+          "at step 0 the weights are scattered (less than half of each row on the previous token, on average)")
     return (
         f"{len(SHOWN_PANELS)} weight heatmaps side by side, queries down and keys across, for the "
         f"{len(example['tokens'])} tokens “{' '.join(example['tokens'])}”: at step 0 the weights are scattered; "
-        "by the last step each row is one bright cell just left of the diagonal. The tables after the figure list every value."
+        "by the last step every row after the first is one bright cell just left of the diagonal. The tables after the "
+        "figure list every value."
     )
 
 
@@ -274,6 +288,7 @@ def history_caption(data):
 
 
 def history_alt(data):
+    history_claims(data)
     return (
         f"Three curves over {MAIN.steps} steps. The loss falls from {num(data['loss'][0], 2)} to "
         f"{num(data['loss'][-1], 3)}; the weight on the previous token rises from {num(data['match'][0], 2)} to "
@@ -291,9 +306,27 @@ def history_table(data):
     }
 
 
+def history_claims(data):
+    """What the page says about the run: the loss falls, the weight on t − 1 rises past 0.9, and the gradient at
+    W_Q grows while the pattern forms, peaks inside the run and shrinks. -> the step of the peak."""
+    grad = np.asarray(data["grad_W_Q"])
+    peak = int(np.argmax(grad))
+    claim(data["loss"][-1] < data["loss"][0], "learning-history", "the loss falls")
+    claim(data["match"][-1] > 0.9 > data["match"][0], "learning-history", "the weight on t − 1 rises past 0.9")
+    claim(0 < peak < len(grad) - 1 and grad[-1] < grad[peak] and grad[0] < grad[peak], "learning-history",
+          "the gradient at W_Q grows, then shrinks")
+    return peak
+
+
 def history_snippets(data):
     reached = training.first_step_below(-data["match"], -0.9)
+    peak = history_claims(data)
     return {
+        "gradient": (
+            f"The gradient at $W_Q$ grows while the pattern forms, from {num(data['grad_W_Q'][0], 3)} at step 0 to "
+            f"{num(data['grad_W_Q'][peak], 3)} at step {peak}, then shrinks to {num(data['grad_W_Q'][-1], 4)}: once "
+            "every row is confident and right, there is little left to correct.\n"
+        ),
         "numbers": (
             f"After {MAIN.steps} steps the mean weight on the previous token is **{num(data['match'][-1], 3)}** "
             f"(it passed 0.9 at step {reached}), and the loss has fallen from {num(data['loss'][0], 3)} nats, "
@@ -426,6 +459,12 @@ def experiment_snippets(data):
                         f"{len(reached)} of {len(s['reached'])}", spread(s["match"], 3)])
         mechanics.append([name, spread(data[f"entropy_{label}"][:, 0], 3), spread(data[f"grad_W_Q_{label}"][:, 0], 4),
                           spread_log(s["late_grad"])])
+    claim(data["entropy_unscaled"][:, 0].mean() < data["entropy_scaled"][:, 0].mean(), "learning-scale",
+          "the unscaled rows start nearer one-hot (a lower entropy) than the scaled ones")
+    claim(data["grad_W_Q_unscaled"][:, 0].mean() >= data["grad_W_Q_scaled"][:, 0].mean(), "learning-scale",
+          "the gradient reaching W_Q is not smaller without the scale at the start")
+    claim(un["late_grad"].max() < sc["late_grad"].min(), "learning-scale",
+          "once one-hot, the unscaled runs' late gradient at W_Q is below every scaled run's")
     sc_reached = [r for r in sc["reached"] if r is not None]
     un_reached = [r for r in un["reached"] if r is not None]
     un_never = len(un["reached"]) - len(un_reached)
