@@ -325,3 +325,24 @@ def test_citation_file_names_the_project_and_its_version():
     assert str(citation["version"]) == attention.__version__
     assert citation["authors"] and all("name" in a or "family-names" in a for a in citation["authors"])
     assert "ex-scores" in citation["message"]
+
+
+def test_a_leading_axis_names_itself_unless_it_is_heads_or_a_batch(published):
+    """The interactive caption names the grid it shows from the example's own leading_axis ("step 20"): the
+    checkpoints example carries it, and the contract refuses a leading axis nobody named or labels that miss."""
+    from figures_src.engine import BuildError  # noqa: PLC0415
+    from figures_src.engine.examples import check_example  # noqa: PLC0415
+
+    ex = published["ex-learning-checkpoints"]
+    assert ex["leading_axis"] == {"name": "step", "labels": [str(step) for step in ex["checkpoints"]]}
+    assert len(ex["leading_axis"]["labels"]) == len(ex["steps"]["Q"])
+    grids = {"id": "ex-x", "title": "t", "page": "p", "library_version": "0", "seed": 0, "inputs": {}, "outputs": {},
+             "steps": {"Q": np.zeros((2, 3, 4))}}
+    with pytest.raises(BuildError, match=r"example ex-x: its 2 grids on a leading axis are neither heads nor a batch"):
+        check_example(grids)
+    check_example({**grids, "leading_axis": {"name": "step", "labels": ["0", "10"]}})
+    check_example({**grids, "n_heads": 2})
+    with pytest.raises(BuildError, match=r"example ex-x: leading_axis has 1 labels for a leading axis of 2 entries"):
+        check_example({**grids, "leading_axis": {"name": "step", "labels": ["0"]}})
+    with pytest.raises(BuildError, match=r"example ex-x: leading_axis must be"):
+        check_example({**grids, "leading_axis": {"name": "", "labels": ["0", "10"]}})

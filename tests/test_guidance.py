@@ -251,3 +251,36 @@ def test_the_block_offers_each_question_with_its_choices():
     for q in QUESTIONS.values():
         assert html.count(f'name="{q["id"]}"') == len(q["choices"])
     assert html.count("<form ") == len(QUESTIONS)
+
+
+def test_demo_first_task_names_the_cell_by_the_colour_the_reader_sees(tasks):
+    """The demo opens on the scaled scores (diverging RdBu_r, the same in both colour schemes): the cell of the
+    largest weight is there the one at the scale's dark red end, not a "brightest" one (it is the darkest)."""
+    data, text = tasks
+    first = text[""].splitlines()[0]
+    assert "brightest" not in first and "deepest red" in first
+    html = (Path(__file__).resolve().parents[1] / "generated" / "figures" / "demo-scaled-scores.html").read_text(encoding="utf-8")
+    assert 'data-quantity="scaled_scores"' in html, "the demo's first grid is the scaled scores"
+    scaled = np.asarray(demo.EX_DEMO.compute()["steps"]["scaled_scores"])
+    row, key = data["top"]["row"], data["top"]["key"]
+    assert scaled[row, key] == scaled.max() == np.abs(scaled).max(), "the cell sits at the red end of the colour bar"
+    assert f"(row {row + 1}, column {key + 1}): the largest scaled score, {num(scaled.max(), 3)}" in first
+
+
+def test_demo_first_task_fails_the_build_when_no_cell_is_at_the_red_end():
+    ex = demo.EX_DEMO.compute()
+    flipped = {**ex, "steps": {**ex["steps"], "scaled_scores": -np.asarray(ex["steps"]["scaled_scores"])}}
+    with pytest.raises(BuildError, match="demo-tasks: 0 cells of the scaled scores are drawn in the red end's colour"):
+        demo.deepest_red(flipped)
+    scaled = np.asarray(ex["steps"]["scaled_scores"])
+    assert demo.deepest_red(ex) == np.unravel_index(np.argmax(scaled), scaled.shape)
+
+
+@pytest.mark.parametrize("setting, value, claim", [
+    ("FLATTEST", 0.9, "not 'almost flat'"),  # ×0.9 leaves the rows almost as uneven as at ×1
+    ("SHARPEST", 0.5, "does not collapse"),  # a smaller scale flattens the row it should sharpen
+])
+def test_demo_tasks_fail_the_build_when_their_claim_stops_holding(monkeypatch, setting, value, claim):
+    monkeypatch.setattr(demo, setting, value)
+    with pytest.raises(BuildError, match=f"demo-tasks: .*{re.escape(claim)}"):
+        demo.tasks_data()

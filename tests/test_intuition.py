@@ -1,6 +1,7 @@
 """The intuition pictures and the added topics (issue 15, part B): every number they show, recomputed
 independently (plain loops, PyTorch) from the library's inputs, and every claim their text makes."""
 import math
+import re
 from decimal import Decimal
 
 import numpy as np
@@ -167,7 +168,8 @@ def test_sparse_counts_are_the_loops():
     n, w, stride = cost.SPARSE_N, cost.SPARSE_WINDOW, cost.SPARSE_STRIDE
     local = [[abs(i - j) < w or i in cost.SPARSE_GLOBAL or j in cost.SPARSE_GLOBAL for j in range(n)] for i in range(n)]
     strided = [[j <= i and (i - j < stride or (i - j) % stride == 0) for j in range(n)] for i in range(n)]
-    assert data["counts"] == {"full": n * n, "local + global": sum(map(sum, local)), "strided": sum(map(sum, strided))}
+    assert data["counts"] == {"full": n * n, "local + global": sum(map(sum, local)), "causal": n * (n + 1) // 2,
+                              "strided": sum(map(sum, strided))}
     np.testing.assert_array_equal(data["masks"]["local + global"], local)
     np.testing.assert_array_equal(data["masks"]["strided"], strided)
     n, w, stride = cost.SPARSE_LONG
@@ -192,3 +194,71 @@ def test_kv_cache_and_crossover_for_the_published_sizes():
             return 4 * m * d_model * d_model
         assert attention_work(n) >= projection_work(n) and attention_work(n - 1) < projection_work(n - 1)
         assert (model["attention_macs"], model["projection_macs"]) == (attention_work(n), projection_work(n))
+
+
+# ---------------------------------------------------------------- Cost: every chain and ratio follows from what is printed (issue 40)
+
+
+def test_online_softmax_says_which_numbers_are_rounded_and_its_chains_are_exact():
+    parts = cost.online_snippets(cost.EX_ONLINE.compute())
+    assert "rounded to 4 decimals (≈)" in parts["setup"] and "worked out in full from the printed numbers (=)" in parts["setup"]
+    assert re.search(r"\$e\^\{[^$]*\}\$ ≈ \d", parts["rescale"]), "the rounded exponential is written with ≈"
+    decimal = lambda text: Decimal(text.rstrip(".").replace("−", "-"))  # noqa: E731
+    products = re.findall(r"([\d.]+) × ([\d.]+) = ([\d.]+)", parts["rescale"])
+    sums = re.findall(r"((?:[\d.]+ \+ )+[\d.]+) = ([\d.]+)", parts["rescale"])
+    assert products and sums
+    for a, b, c in products:
+        assert decimal(a) * decimal(b) == decimal(c), f"{a} × {b} = {c}"
+    for terms, total in sums:
+        assert sum(map(decimal, terms.split(" + "))) == decimal(total), f"{terms} = {total}"
+    library = cost.EX_ONLINE.compute()["blocks"]
+    assert cost.num(library[0]["denominator"] * library[1]["rescale"], 8) in parts["setup"]
+
+
+def test_measured_ratios_follow_from_the_printed_sizes():
+    data = cost.memory_data()
+    measured = cost.memory_snippets(data)["measured"]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in measured.splitlines()[2:]]
+    assert len(rows) == len(data["measured_n"])
+    for _, full, chunked, ratio in rows:
+        kib = [int(text.removesuffix(" KiB").replace(",", "")) for text in (full, chunked)]
+        assert f"{kib[0] / kib[1]:.1f}×" == ratio, (full, chunked, ratio)
+    with pytest.raises(cost.BuildError, match="cost-memory: 1000 bytes is not a whole number of KiB"):
+        cost.kib(1000)
+
+
+def test_sparse_patterns_are_compared_with_the_full_table_of_their_kind(monkeypatch):
+    data = cost.sparse_data()
+    n = cost.SPARSE_N
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    assert not (data["masks"]["strided"] & ~causal).any(), "the strided pattern is causal"
+    caption = cost.sparse_caption(data)
+    assert f"n(n + 1)/2 = {n * (n + 1) // 2} scores" in caption and f"n² = {n * n} scores" in caption
+    long = data["long"]
+    text = cost.sparse_snippets(data)["long"]
+    assert f"{long['strided']:,} ({long['strided'] / long['causal']:.1%} of those)" in text
+    assert f"{long['local + global']:,} ({long['local + global'] / long['full']:.1%} of them)" in text
+    shares = {row[0]: row[-1] for row in cost.sparse_table(data)["rows"]}
+    assert shares["strided"].endswith("of causal") and shares["local + global"].endswith("of full")
+    # a "strided" pattern that looks ahead is not a decoder's: the build refuses to set it beside the causal table
+    monkeypatch.setattr(cost.attention, "strided_mask", lambda n, stride: np.ones((n, n), dtype=bool))
+    with pytest.raises(cost.BuildError, match="cost-sparse: the strided pattern allows pairs that the causal table does not"):
+        cost.sparse_data()
+
+
+def test_cost_claims_fail_the_build_when_false():
+    """"Four times bigger" with each doubling, the band growing as n, the block staying put, and a wider model
+    getting further before its table takes over: each is checked against the numbers."""
+    data = {"n": cost.LENGTHS, "full": cost.LENGTHS ** 2 * 4, "window": cost.LENGTHS * np.minimum(cost.WINDOW, cost.LENGTHS) * 4,
+            "chunked": np.full(len(cost.LENGTHS), 64 * 1024)}
+    cost.memory_claims(data)
+    for key, broken in (("full", data["full"] * np.arange(1, len(cost.LENGTHS) + 1)), ("chunked", cost.LENGTHS * 4),
+                        ("window", data["full"])):
+        with pytest.raises(cost.BuildError, match="cost-memory: the page says"):
+            cost.memory_claims({**data, key: broken})
+    models = cost.models_data()
+    cost.models_snippets(models)
+    swapped = [dict(m) for m in models["models"]]
+    swapped[0]["crossover"], swapped[-1]["crossover"] = swapped[-1]["crossover"], swapped[0]["crossover"]
+    with pytest.raises(cost.BuildError, match="cost-models: the page says a wider model gets further"):
+        cost.models_snippets({"models": swapped})

@@ -121,3 +121,158 @@ def test_previous_token_weight_is_one_on_the_sub_diagonal_only():
     assert training.previous_token_weight(np.eye(n, k=-1)) == 1
     assert training.previous_token_weight(np.eye(n)) == 0
     assert training.previous_token_weight(np.full((n, n), 1 / n)) == pytest.approx(1 / n)
+
+
+# ---------------------------------------------------------------- what the backprop example's text says (issue 40)
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def backprop():
+    example = learning.EX_BACKPROP.compute()
+    return example, learning.backprop_snippets(example)
+
+
+def printed_table(markdown, corner):
+    """The rows of the Markdown table whose corner cell is `corner`: {row label: [numbers]}."""
+    rows, inside = {}, False
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0] == corner:
+            inside = True
+        elif inside and line.startswith("| **"):
+            rows[cells[0].strip("*")] = [float(c.replace("−", "-")) for c in cells[1:]]
+        elif inside and not line.startswith("| ---"):
+            inside = False
+    return rows
+
+
+def test_worked_entry_names_the_row_by_its_one_based_position(backprop):
+    example, parts = backprop
+    import re
+    named = re.findall(r"Row (\d+) \(“(\w+)”\)", parts["dS"])
+    assert named, parts["dS"]
+    for number, token in named:
+        assert example["tokens"][int(number) - 1] == token, f"row {number} is {example['tokens'][int(number) - 1]!r}, not {token!r}"
+
+
+def test_ds_sentence_states_the_sign_and_the_direction_the_step_took(backprop):
+    example, parts = backprop
+    claim = learning.descent_claim(example)
+    i, j = claim["i"], claim["j"]
+    gradient = example["steps"]["dS"][i][j]
+    before, after = claim["before"][i, j], claim["after"][i, j]
+    assert np.sign(after - before) == -np.sign(gradient), "the step moved the cited score against its gradient"
+    assert ("positive" if gradient > 0 else "negative") in parts["dS"]
+    assert ("lowers it" if gradient > 0 else "raises it") in parts["dS"]
+    assert f"from {learning.num(before, 3)} to {learning.num(after, 3)}, {'down' if after < before else 'up'}" in parts["step"]
+    # the scores after the step are those of a forward pass with the new matrices, by plain numpy
+    X = np.array(example["inputs"]["X"])
+    Q, K = X @ np.array(example["outputs"]["W_Q_next"]), X @ np.array(example["outputs"]["W_K_next"])
+    np.testing.assert_allclose(claim["after"], Q @ K.T / math.sqrt(example["d_k"]), rtol=1e-12)
+
+
+def test_ds_claim_that_stops_holding_fails_the_build(backprop):
+    example, _ = backprop
+    doctored = json.loads(json.dumps({k: example[k] for k in ("tokens", "d_k", "inputs", "steps", "outputs")},
+                                     default=lambda a: np.asarray(a).tolist()))
+    rate = example["learning_rate"]
+    for name in ("W_Q", "W_K"):  # a step *up* the gradient: every score moves with it
+        doctored["outputs"][f"{name}_next"] = (np.array(example["inputs"][name])
+                                               + rate * np.array(example["steps"][f"d{name}"])).tolist()
+    with pytest.raises(learning.BuildError, match=r"ex-backprop-step: the score of \('sing', 'birds'\).*against its gradient"):
+        learning.descent_claim(doctored)
+
+
+def test_backprop_example_prints_what_dq_is_made_from(backprop):
+    """X, Q, K and S̃ are printed, so dQ = dS̃ K / √d_k checks out by hand from the printed tables."""
+    example, parts = backprop
+    assert "ex-backprop-step-inputs.md" in (ROOT / "docs" / "learning.md").read_text(encoding="utf-8")
+    printed = {corner: printed_table(parts[key], corner)
+               for key, corner in (("inputs", "X"), ("inputs", "Q"), ("inputs", "K"), ("inputs", "S̃"),
+                                   ("dS", "dS̃"), ("dQ", "dQ"))}
+    tokens = example["tokens"]
+    for corner, name in (("X", ("inputs", "X")), ("Q", ("steps", "Q")), ("K", ("steps", "K")),
+                         ("S̃", ("steps", "scaled_scores"))):
+        np.testing.assert_allclose([printed[corner][t] for t in tokens], example[name[0]][name[1]], atol=5e-4, err_msg=corner)
+    dS = np.array([printed["dS̃"][t] for t in tokens])
+    K = np.array([printed["K"][t] for t in tokens])
+    dQ = np.array([printed["dQ"][t] for t in tokens])
+    np.testing.assert_allclose(dS @ K / math.sqrt(example["d_k"]), dQ, atol=3e-4)
+
+
+def test_backprop_text_uses_one_symbol_per_meaning(backprop):
+    """A for the weights, dA for their gradient, S̃ for the scaled scores: W only in the projections W_Q, W_K, W_V."""
+    _, parts = backprop
+    corners = {line.split("|")[1].strip() for part in parts.values() for line in part.splitlines()
+               if line.startswith("| ") and not line.startswith("| **") and not line.startswith("| ---")}
+    assert {"A", "dA", "dS̃"} <= corners and not {"W", "dW", "dS"} & corners, corners
+    page = (ROOT / "docs" / "learning.md").read_text(encoding="utf-8")
+    assert r"A = \operatorname{softmax}(\tilde{S})" in page and r"\tilde{S} = Q K^{\text{T}} / \sqrt{d_k}" in page
+    assert "W = \\operatorname{softmax}" not in page and "dW = dO" not in page
+
+
+def test_training_section_names_its_loss_and_says_why_it_differs():
+    page = (ROOT / "docs" / "learning.md").read_text(encoding="utf-8")
+    training_section = page[page.index("## A layer learns to look one token back"):page.index("## √dₖ, tested by training")]
+    assert "**cross-entropy**" in training_section and "half the squared error" in training_section
+
+
+def test_scale_table_prints_the_median_and_the_seeds_extremes():
+    assert learning.spread([0.01, 0.02, 0.7], 4) == "0.0200 (0.0100 to 0.7000)"
+    text = "".join((ROOT / "generated" / "snippets" / f"learning-scale-{part}.md").read_text(encoding="utf-8")
+                   for part in ("numbers", "mechanics"))
+    assert "±" not in text
+    import re
+    cells = re.findall(r"(−?[\d.]+) \((−?[\d.]+) to (−?[\d.]+)\)", text)
+    assert len(cells) >= 8, text
+    for middle, low, high in cells:
+        low, middle, high = (float(x.replace("−", "-")) for x in (low, middle, high))
+        assert low <= middle <= high
+
+
+def this_build_s_learning():
+    """The learning module as imported now: a build (the `published` fixture) drops the pages' modules and their
+    `from . import training` attribute, so a module object imported before it no longer reaches `training`."""
+    import importlib  # noqa: PLC0415
+    return importlib.import_module("figures_src.pages.learning")
+
+
+def test_claims_about_the_training_run_fail_the_build_when_false():
+    """The page's sentences about the run (the gradient grows then shrinks, the loss falls, the last checkpoint
+    looks one token back, the unscaled rows start nearer one-hot) are checked against the data."""
+    current = this_build_s_learning()
+    steps = np.arange(10.0)
+    good = {"loss": 2 - steps / 10, "match": 0.1 + steps / 10, "grad_W_Q": np.array([1, 2, 5, 3, 2, 1, 0.5, 0.4, 0.3, 0.2])}
+    assert current.history_claims(good) == 2
+    for key, curve in (("grad_W_Q", steps + 1), ("loss", steps), ("match", np.full(10, 0.5))):
+        with pytest.raises(current.BuildError, match="learning-history: the page says"):
+            current.history_claims({**good, key: curve})
+    n = training.N_POSITIONS
+    looking_back = np.stack([np.full((n, n), 1 / n), np.eye(n, k=-1) + np.eye(n) * 0.0])
+    current.checkpoints_alt({"steps": {"weights": looking_back}, "tokens": list("abcdefgh")})
+    with pytest.raises(current.BuildError, match="learning-checkpoints: the page says by the last step"):
+        current.checkpoints_alt({"steps": {"weights": np.stack([looking_back[0], np.eye(n)])}, "tokens": list("abcdefgh")})
+    seeds, count = len(current.SEEDS), current.WIDE_STEPS
+    curves = lambda value: np.full((seeds, count), value)  # noqa: E731
+    data = {f"{key}_{label}": curves(value) for label, values in
+            (("scaled", {"loss": 0.05, "match": 0.99, "grad_W_Q": 1e-6, "entropy": 1.7}),
+             ("unscaled", {"loss": 0.05, "match": 0.99, "grad_W_Q": 1e-12, "entropy": 0.2}))
+            for key, value in values.items()}
+    data["grad_W_Q_unscaled"][:, 0] = 0.2
+    data["loss_scaled"][:, :5] = data["loss_unscaled"][:, :9] = 2.0  # below the threshold at steps 5 and 9
+    current.experiment_snippets(data)
+    with pytest.raises(current.BuildError, match="learning-scale: the page says the unscaled rows start nearer one-hot"):
+        current.experiment_snippets({**data, "entropy_unscaled": curves(1.9)})
+    with pytest.raises(current.BuildError, match="learning-scale: the page says the gradient reaching W_Q is not smaller"):
+        current.experiment_snippets({**data, "grad_W_Q_unscaled": curves(1e-9)})
+
+
+def test_the_gradient_sentence_is_the_runs():
+    current = this_build_s_learning()
+    text = (ROOT / "generated" / "snippets" / "learning-history-gradient.md").read_text(encoding="utf-8")
+    grad = current.main_run()["grad_W_Q"]
+    peak = int(np.argmax(grad))
+    assert f"to {current.num(grad[peak], 3)} at step {peak}, then shrinks to {current.num(grad[-1], 4)}" in text
+    assert "learning-history-gradient.md" in (ROOT / "docs" / "learning.md").read_text(encoding="utf-8")

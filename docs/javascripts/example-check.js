@@ -16,17 +16,21 @@ function tableProblem(value, rows, columns, isEntry = isNumber) {
 // What the widget cannot draw in `example` (the parsed JSON), in a few words, or "" when it can draw it.
 // head: the figure's data-head (a string, or undefined).
 export function exampleProblem(example, head) {
-  const { steps, outputs, inputs, n_heads: heads, batch_tokens: batch, checkpoints } = example || {};
+  const { steps, outputs, inputs, n_heads: heads, batch_tokens: batch, leading_axis: axis } = example || {};
   if (!steps || !["Q", "K", "V", "weights", "entropy"].every((name) => Array.isArray(steps[name]))) {
     return "steps Q, K, V, weights and entropy are not all there";
   }
   if (!isNumber(example.scale) || !(example.d_k > 0)) return "scale or d_k is not a number";
-  // heads, sequences or a training run's checkpoints on a leading axis: Q is a list of matrices
+  // heads, sequences or another axis that names itself (a training run's steps) first: Q is a list of matrices
   const leadCount = Array.isArray(steps.Q[0]?.[0]) ? steps.Q.length : 0;
-  const leadName = heads ? "head" : checkpoints ? "step" : "sequence";
+  if (axis !== undefined && !(typeof axis?.name === "string" && axis.name && Array.isArray(axis.labels) &&
+    axis.labels.length === leadCount && axis.labels.every((label) => typeof label === "string" && label))) {
+    return `leading_axis is not a name and ${leadCount} labels`;
+  }
+  const leadLabel = (lead) => (axis ? `${axis.name} ${axis.labels[lead]}` : `${heads ? "head" : "sequence"} ${lead}`);
   if (head !== undefined && !(/^\d+$/.test(head) && head < Math.max(leadCount, 1))) return `there is no head ${head}`;
-  if (leadCount && !heads && batch?.length !== leadCount && checkpoints?.length !== leadCount) {
-    return "its leading axis is neither heads, a batch nor checkpoints";
+  if (leadCount && !heads && batch?.length !== leadCount && !axis) {
+    return "its leading axis is neither heads, a batch nor named by leading_axis";
   }
   for (let lead = 0; lead < (leadCount || 1); lead++) {
     const pick = (array) => (leadCount ? array?.[lead] : array);
@@ -35,7 +39,7 @@ export function exampleProblem(example, head) {
     if (count > MAX_TOKENS || K?.length > MAX_TOKENS) {
       return `${count} × ${K.length} is above the ${MAX_TOKENS} × ${MAX_TOKENS} it draws`;
     }
-    const tokens = leadCount && !heads && !checkpoints ? batch[lead] : example.tokens;
+    const tokens = leadCount && !heads && !axis ? batch[lead] : example.tokens;
     if (!count || K?.length !== count || !Array.isArray(tokens) || tokens.length !== count) {
       return "its queries, keys and tokens do not match";
     }
@@ -53,7 +57,7 @@ export function exampleProblem(example, head) {
       mask: inputs?.mask && tableProblem(pick(inputs.mask), count, count, isBoolean),
     };
     const name = Object.keys(checks).find((key) => checks[key]);
-    if (name) return `${name}${leadCount ? ` (${leadName} ${lead})` : ""}${checks[name]}`;
+    if (name) return `${name}${leadCount ? ` (${leadLabel(lead)})` : ""}${checks[name]}`;
   }
   return "";
 }

@@ -240,7 +240,9 @@ class Heatmap {
     const { quantity, scaleMultiplier, maskName, leadIndex } = this.state;
     const published = scaleMultiplier === 1 && maskName === this.publishedMaskName && leadIndex === this.initialLead;
     const [what, colours] = CAPTIONS[quantity];
-    const lead = this.leadCount ? (this.example.n_heads ? `, head ${Number(leadIndex) + 1}` : `, sequence ${Number(leadIndex) + 1}`) : "";
+    const axis = this.example.leading_axis; // an axis that names itself: "step 20", its label, not its position
+    const lead = !this.leadCount ? "" : axis ? `, ${axis.name} ${axis.labels[leadIndex]}`
+      : `, ${this.example.n_heads ? "head" : "sequence"} ${Number(leadIndex) + 1}`;
     const scale = scaleMultiplier === 1 ? "" : `, with the scale multiplied by ${formatNumber(scaleMultiplier)}`;
     const mask = maskName === "none" ? "" : `, under the ${maskName} mask (grey, hatched cells are masked)`;
     this.caption.textContent = (published && this.publishedCaptions[quantity]) ||

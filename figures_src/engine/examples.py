@@ -39,6 +39,7 @@ def check_example(example):
             if arr.dtype != bool and not np.issubdtype(arr.dtype, np.number):
                 raise BuildError(f"example {name}: {group}.{key} must hold numbers, got {arr.dtype}")
             check_finite(arr, f"example {name}: {group}.{key}", _forbidden(example, key, arr))
+    _check_leading_axis(example, name)
     tokens = example.get("tokens")
     if tokens is not None:
         n = len(tokens)
@@ -50,6 +51,28 @@ def check_example(example):
                         f"example {name}: {group}.{key} has shape {np.shape(example[group][key])}, "
                         f"expected (..., {n}, {n_keys}) from its tokens"
                     )
+
+
+def _check_leading_axis(example, name):
+    """A leading axis that is neither heads (n_heads) nor a padded batch (batch_tokens) names itself:
+    "leading_axis": {"name": a word, "labels": one string per entry}, which the interactive caption prints
+    ("step 20", not "sequence 4")."""
+    axis = example.get("leading_axis")
+    q = np.shape(example["steps"].get("Q", []))
+    count = q[0] if len(q) == 3 else None
+    if axis is None:
+        if count is not None and not any(key in example for key in ("n_heads", "batch_tokens")):
+            raise BuildError(f"example {name}: its {count} grids on a leading axis are neither heads nor a batch, and "
+                             "leading_axis does not name them")
+        return
+    labels = axis.get("labels") if isinstance(axis, dict) else None
+    if not (isinstance(axis, dict) and isinstance(axis.get("name"), str) and axis["name"].strip()
+            and isinstance(labels, list) and all(isinstance(label, str) and label for label in labels)):
+        raise BuildError(f"example {name}: leading_axis must be {{'name': a word, 'labels': [one string per entry]}}, "
+                         f"got {axis!r}")
+    if count is None or len(labels) != count:
+        raise BuildError(f"example {name}: leading_axis has {len(labels)} labels for a leading axis of "
+                         f"{'no' if count is None else count} entries")
 
 
 def _forbidden(example, key, arr):

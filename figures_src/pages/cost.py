@@ -96,7 +96,21 @@ def memory_caption(data):
     )
 
 
+def memory_claims(data):
+    """What the page says about the sizes: each doubling of n makes the full table 4 times bigger (as n²), the
+    window's band grows as n once n is past the window, and the chunked path's block stays the same."""
+    full, window, chunked, n = (np.asarray(data[k]) for k in ("full", "window", "chunked", "n"))
+    if not (full[1:] == 4 * full[:-1]).all():
+        raise BuildError("cost-memory: the page says the full table grows fourfold with each doubling of n")
+    past = n >= WINDOW
+    if not (window[past][1:] == 2 * window[past][:-1]).all():
+        raise BuildError("cost-memory: the page says the window's band grows as n")
+    if not (chunked == chunked[-1]).all():
+        raise BuildError("cost-memory: the page says the chunked path's block stays the same whatever n is")
+
+
 def memory_alt(data):
+    memory_claims(data)
     return (
         f"Log-log plot of bytes against n from {data['n'][0]} to {data['n'][-1]}. The full table grows as n², "
         f"reaching {byte_size(data['full'][-1])}; the window's band grows as n, reaching {byte_size(data['window'][-1])}; "
@@ -112,12 +126,20 @@ def byte_size(b):
         b /= 1024
 
 
+def kib(b):
+    """Bytes that are whole KiB (the measured peaks, rounded down to GRANULARITY), printed exactly: "1,164 KiB", so a
+    ratio of two of them follows from what the page prints (1.1 MiB / 324 KiB did not give the 3.6× beside it)."""
+    if int(b) % 1024:
+        raise BuildError(f"cost-memory: {b} bytes is not a whole number of KiB, and would print rounded")
+    return f"{int(b) // 1024:,} KiB"
+
+
 def memory_table(data):
     measured = dict(zip(data["measured_n"].tolist(), zip(data["measured_full"], data["measured_chunked"])))
     rows = []
     for n, f, w, c in zip(data["n"], data["full"], data["window"], data["chunked"]):
         mf, mc = measured.get(int(n), ("", ""))
-        rows.append([int(n), byte_size(f), byte_size(w), byte_size(c), byte_size(mf) if mf != "" else "—", byte_size(mc) if mc != "" else "—"])
+        rows.append([int(n), byte_size(f), byte_size(w), byte_size(c), kib(mf) if mf != "" else "—", kib(mc) if mc != "" else "—"])
     return {
         "caption": "Score memory per head and sequence",
         "columns": ["n", "full table", f"window {WINDOW}", f"block {BLOCK}²", "measured attend", "measured chunked"],
@@ -146,9 +168,20 @@ def memory_render(data, ax):
         ax.spines[side].set_visible(False)
 
 
+def exact_ratio(a, b):
+    """a / b for two printed integers, when it is a whole number (the page writes it as one): a BuildError otherwise."""
+    if a % b:
+        raise BuildError(f"cost-memory: {a:,} / {b:,} is not a whole number, and the page prints it as one")
+    return a // b
+
+
 def memory_snippets(data):
+    memory_claims(data)
     rows, previous = [], None
     for n, cost in zip(data["doubling_n"], data["doubling"]):
+        if previous is not None and cost["score_entries"] != 4 * previous["score_entries"]:
+            raise BuildError(f"cost-memory: the page says doubling n makes the table four times bigger; at n = {n} "
+                             f"it has {cost['score_entries']:,} entries against {previous['score_entries']:,}")
         ratio = "—" if previous is None else f"{cost['score_entries'] / previous['score_entries']:g}×"
         rows.append([f"{n:,}", ratio, f"{cost['score_entries']:,}", byte_size(cost["score_bytes"])])
         previous = cost
@@ -157,12 +190,12 @@ def memory_snippets(data):
     doubling += (
         f"\nThe multiply-adds of $QK^{{\\text{{T}}}}$ grow the same way: {first['qk_macs']:,} at $n = {data['doubling_n'][0]}$, "
         f"{last['qk_macs']:,} at $n = {data['doubling_n'][-1]}$ — "
-        f"{last['qk_macs'] // first['qk_macs']} times the work for {data['doubling_n'][-1] // data['doubling_n'][0]} "
-        "times the length.\n"
+        f"{exact_ratio(last['qk_macs'], first['qk_macs'])} times the work for "
+        f"{exact_ratio(data['doubling_n'][-1], data['doubling_n'][0])} times the length.\n"
     )
     measured = table(
         ["n", "attend", "attend_chunked", "ratio"],
-        [[f"{int(n):,}", byte_size(f), byte_size(c), f"{f / c:.1f}×"]
+        [[f"{int(n):,}", kib(f), kib(c), f"{f / c:.1f}×"]  # f / c is the ratio of the printed KiB: both are whole KiB
          for n, f, c in zip(data["measured_n"], data["measured_full"], data["measured_chunked"])],
     )
     last = -1
@@ -278,9 +311,14 @@ def online_snippets(example):
     split = example["blocks"][1]["keys"][0]
     printed = [latex_number(x, 3) for x in hand["s"]]
     scores = ", ".join(printed[:split]) + " \\mid " + ", ".join(printed[split:])
+    library_sum = example["blocks"][0]["denominator"] * example["blocks"][1]["rescale"]
     parts["setup"] = (
         f"Follow query “{tokens[i]}” (row {i + 1}) with blocks of {example['block_size']} keys. Its scaled scores, "
-        f"the bar marking where the second block starts, are $[{scores}]$."
+        f"the bar marking where the second block starts, are $[{scores}]$. Every exponential below is rounded to "
+        f"{exp_digits} decimals (≈); every product and sum after it is worked out in full from the printed numbers "
+        "(=), so each line checks out by hand, and carries more decimals than its factors. Those exact results of "
+        "rounded inputs differ from the library's unrounded values in the last places (after the rescaling below, "
+        f"the library's running sum is {num(library_sum, 8)}); the output, rounded to 4 decimals, is the same."
     )
     for b, step in enumerate(hand["walk"]):
         rows = []
@@ -303,7 +341,7 @@ def online_snippets(example):
     parts["rescale"] = (
         f"The second block's largest score, {num(second['block_max'], 3)}, is above the running maximum "
         f"{num(first['m'], 3)}. Everything summed so far was measured against the old maximum, so it is multiplied "
-        f"by $e^{{{num(first['m'], 3)} - {num(second['m'], 3)}}}$ = {r_text}, which measures it against the new one: "
+        f"by $e^{{{num(first['m'], 3)} - {num(second['m'], 3)}}}$ ≈ {r_text}, which measures it against the new one: "
         f"the running sum becomes {num(first['denominator'], exp_digits)} × {r_text} = "
         f"{second['denominator_rescaled'][0]}. Adding the second block's exponentials gives the sum over all keys, "
         f"{' + '.join(total_terms)} = {num(second['denominator'], 8)}."
@@ -314,7 +352,7 @@ def online_snippets(example):
                      num(second["block_acc"][c], ev_digits), num(second["acc"][c], 8), num(hand["out"][c], 4),
                      num(chunked[c], 4)])
     parts["vector"] = table(["entry", "after block 1", f"× {r_text}", "block 2 adds", "sum",
-                             f"÷ {num(second['denominator'], 8)}", "attend_chunked"], rows)
+                             f"÷ {num(second['denominator'], 8)} ≈", "attend_chunked"], rows)
     parts["result"] = (
         f"The last two columns agree: the running computation, with one rescaling, gives the output row of "
         f"“{tokens[i]}”, ${latex_vector(chunked, 4)}$, which is what `attend_chunked` returns with "
@@ -342,15 +380,30 @@ SPARSE_GLOBAL = (0,)
 SPARSE_LONG = (4096, 256, 64)  # n, window, stride for the counts at a realistic length
 
 
+# Each sparse pattern beside the full table of its own kind: an encoder's bidirectional pattern against every
+# pair (n²), a decoder's causal one against the causal table (every key up to the query's own, n(n+1)/2).
+SPARSE_BASELINE = {"local + global": "full", "strided": "causal"}
+
+
 def sparse_masks(n, window, stride):
     """{name: bool (n, n)}: every pair; a local band of `window` keys on each side plus global tokens (an
-    encoder's pattern); the causal past in a window of `stride` keys plus every stride-th key (a decoder's)."""
+    encoder's pattern); every pair of the causal past (a decoder's full table); the causal past in a window of
+    `stride` keys plus every stride-th key (a decoder's sparse pattern). A BuildError if a pattern allows a pair
+    that the full table it is compared with does not: the comparison would not be like with like."""
     band = attention.sliding_window_mask(n, window)
-    return {
+    masks = {
         "full": np.ones((n, n), dtype=bool),
         "local + global": band | band.T | attention.global_mask(n, SPARSE_GLOBAL),
+        "causal": attention.causal_mask(n),
         "strided": attention.sliding_window_mask(n, stride) | attention.strided_mask(n, stride),
     }
+    for name, baseline in SPARSE_BASELINE.items():
+        if (masks[name] & ~masks[baseline]).any():
+            raise BuildError(f"cost-sparse: the {name} pattern allows pairs that the {baseline} table does not, "
+                             "so it cannot be compared with it")
+    if masks["causal"].sum() != n * (n + 1) // 2:
+        raise BuildError(f"cost-sparse: the causal table over {n} tokens has {masks['causal'].sum()} pairs, not n(n+1)/2")
+    return masks
 
 
 def sparse_data():
@@ -363,29 +416,40 @@ def sparse_data():
 def sparse_caption(data):
     counts = data["counts"]
     return (
-        f"Three masks over n = {SPARSE_N} tokens, allowed pairs in colour, queries down, keys across. Left: every "
-        f"pair, {counts['full']} scores. Middle: each token sees {SPARSE_WINDOW - 1} neighbours on each side, and "
-        f"token {SPARSE_GLOBAL[0] + 1} sees and is seen by all, {counts['local + global']} scores. Right: each token "
-        f"sees its last {SPARSE_STRIDE} keys and every {SPARSE_STRIDE}th key before them, {counts['strided']} scores."
+        f"Four masks over n = {SPARSE_N} tokens, allowed pairs in colour, queries down, keys across; each sparse "
+        f"pattern is on the right of the full table of its own kind. Top, bidirectional (an encoder's): every pair, "
+        f"n² = {counts['full']} scores, and local + global, where each token sees {SPARSE_WINDOW - 1} neighbours on "
+        f"each side and token {SPARSE_GLOBAL[0] + 1} sees and is seen by all, {counts['local + global']} scores. "
+        f"Bottom, causal (a decoder's): every key up to the query's own, n(n + 1)/2 = {counts['causal']} scores, and "
+        f"strided, where each token sees its last {SPARSE_STRIDE} keys and every {SPARSE_STRIDE}th key before them, "
+        f"{counts['strided']} scores."
     )
 
 
 def sparse_alt(data):
-    return "Three square masks of allowed query-key pairs: " + "; ".join(
-        f"{name}, {count} of {SPARSE_N * SPARSE_N} pairs" for name, count in data["counts"].items()) + "."
+    counts = data["counts"]
+    return "Four square masks of allowed query-key pairs, two bidirectional and two causal: " + "; ".join(
+        f"{name}, {counts[name]} of the {counts[baseline]} pairs of the {baseline} table"
+        for name, baseline in SPARSE_BASELINE.items()) + "."
 
 
 def sparse_table(data):
     n, window, stride = SPARSE_LONG
+    rows = []
+    for name in data["counts"]:
+        baseline = SPARSE_BASELINE.get(name)
+        share = (f"{data['long'][name] / data['long'][baseline]:.1%} of {baseline}" if baseline else "—")
+        rows.append([name, "causal" if "causal" in (name, baseline) else "bidirectional",
+                     f"{data['counts'][name]:,}", f"{data['long'][name]:,}", share])
     return {
-        "caption": "Allowed pairs (scores computed) per pattern",
-        "columns": ["pattern", f"n = {SPARSE_N}", f"n = {n:,}"],
-        "rows": [[name, f"{data['counts'][name]:,}", f"{data['long'][name]:,}"] for name in data["counts"]],
+        "caption": "Allowed pairs (scores computed) per pattern, each sparse one against the full table of its kind",
+        "columns": ["pattern", "kind", f"n = {SPARSE_N}", f"n = {n:,}", f"share at n = {n:,}"],
+        "rows": rows,
     }
 
 
 def sparse_render(data, fig):
-    axes = fig.subplots(1, len(data["masks"]))
+    axes = fig.subplots(2, len(data["masks"]) // 2).flat  # bidirectional on top, causal below
     colour = np.array([0.0, 0.447, 0.698, 1.0])  # Okabe-Ito blue; forbidden pairs stay transparent
     for ax, (name, mask) in zip(axes, data["masks"].items()):
         image = np.zeros(mask.shape + (4,))
@@ -395,18 +459,21 @@ def sparse_render(data, fig):
         ax.set_yticks([])
         for spine in ax.spines.values():
             spine.set_linewidth(0.6)
-        ax.set_title(name, fontsize=10)
-        ax.set_xlabel(f"{data['counts'][name]} scores", fontsize=10)
+        baseline = SPARSE_BASELINE.get(name)  # the count above the panel, on the title's second line: a label
+        count = (f"{data['counts'][name]} of {data['counts'][baseline]}" if baseline else  # under a top panel
+                 f"{data['counts'][name]} scores")  # crowded the title of the one below it
+        ax.set_title(f"{name}\n{count}", fontsize=10)
 
 
 def sparse_snippets(data):
     n, window, stride = SPARSE_LONG
     long = data["long"]
     return {"long": (
-        f"At $n = {n:,}$, with a band of {window - 1} neighbours on each side and a stride of {stride}, the full table "
-        f"has {long['full']:,} scores, the local + global pattern {long['local + global']:,} "
-        f"({long['local + global'] / long['full']:.1%} of them) and the strided one {long['strided']:,} "
-        f"({long['strided'] / long['full']:.1%})."
+        f"At $n = {n:,}$, with a band of {window - 1} neighbours on each side and a stride of {stride}: the full "
+        f"bidirectional table has {long['full']:,} scores and the local + global pattern {long['local + global']:,} "
+        f"({long['local + global'] / long['full']:.1%} of them); the full causal table has $n(n+1)/2$ = "
+        f"{long['causal']:,} and the strided pattern {long['strided']:,} ({long['strided'] / long['causal']:.1%} "
+        "of those)."
     )}
 
 
@@ -462,6 +529,9 @@ def models_snippets(data):
     cross = table(["model", "$d_{\\text{model}}$", "$n$ where $n^2$ takes over", "projections", "attention products"],
                   [[m["name"], f"{m['d_model']:,}", f"{m['crossover']:,}", f"{m['projection_macs']:,}",
                     f"{m['attention_macs']:,}"] for m in models])
+    by_width = sorted(models, key=lambda m: m["d_model"])
+    if [m["crossover"] for m in by_width] != sorted(m["crossover"] for m in models):
+        raise BuildError("cost-models: the page says a wider model gets further before its table takes over")
     ratio = {m["crossover"] / m["d_model"] for m in models}
     rule = (f"In every row $n$ is {ratio.pop():g} times $d_{{\\text{{model}}}}$"
             if len(ratio) == 1 else "The ratio of $n$ to $d_{\\text{model}}$ differs from row to row")
@@ -482,7 +552,7 @@ ITEMS = [
     EX_ONLINE,
     Figure("cost-sparse", title="Sparse attention patterns as masks, with the number of scores each computes.",
            data=sparse_data, render=sparse_render, caption=sparse_caption, alt=sparse_alt, table=sparse_table,
-           snippets=sparse_snippets, size=(4.5, 2.1)),
+           snippets=sparse_snippets, size=(PHONE_WIDTH, 4.0)),
     Snippets("cost-models", data=models_data, snippets=models_snippets),
 ]
 

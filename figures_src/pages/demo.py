@@ -1,9 +1,12 @@
 """The heatmap demo (docs/demo.md): a six-token sentence's scaled scores and weights, side by side, and the
 "try this" tasks whose claims are computed here from the same example."""
+import matplotlib as mpl
 import numpy as np
+from matplotlib.colors import TwoSlopeNorm
 
 import attention
 from ..engine import BuildError, Example, Snippets, example_heatmap
+from ..engine.heatmap import SCORE_CMAP
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import num, vector
 from . import sentences
@@ -23,6 +26,23 @@ def weights_at(example, multiplier=1.0, mask=None):
     return out, weights
 
 
+def deepest_red(example):
+    """(row, key) of the cell the demo first shows in its deepest red: the largest scaled score, when it is above 0
+    and at the red end of the diverging scale (heatmap.py's and attention-math.js's colour scale is symmetric about
+    0 and ends at the largest |score|, dark red above, dark blue below, in the light and the dark scheme alike). A
+    BuildError when no cell is at the red end, since the task names one."""
+    scaled = np.asarray(example["steps"]["scaled_scores"], dtype=float)
+    colours = mpl.colormaps[SCORE_CMAP](TwoSlopeNorm(0.0, -np.abs(scaled).max(), np.abs(scaled).max())(scaled))
+    end = mpl.colormaps[SCORE_CMAP](1.0)  # #67001f, the dark red end of RdBu_r
+    at_end = np.argwhere(np.all(colours == end, axis=-1))
+    if len(at_end) != 1:
+        raise BuildError(f"demo-tasks: {len(at_end)} cells of the scaled scores are drawn in the red end's colour "
+                         f"(the largest is {scaled.max():.3f}, the smallest {scaled.min():.3f}): the hover task names one "
+                         "deepest red cell")
+    row, key = at_end[0]
+    return int(row), int(key)
+
+
 def tasks_data():
     """Every number the demo's tasks cite, computed from ex-demo (and the running sentence, for why the
     demo uses another one)."""
@@ -35,7 +55,12 @@ def tasks_data():
     out = np.asarray(example["outputs"]["out"])
     running = np.asarray(sentences.self_attention_example(sentences.RUNNING)["steps"]["weights"])
 
-    top_row, top_key = np.unravel_index(np.argmax(weights), weights.shape)  # the brightest cell
+    top_row, top_key = np.unravel_index(np.argmax(weights), weights.shape)  # the largest weight
+    reddest = deepest_red(example)
+    if reddest != (top_row, top_key):
+        raise BuildError(f"demo-tasks: the deepest red cell of the scaled scores, ({tokens[reddest[0]]!r}, "
+                         f"{tokens[reddest[1]]!r}), is not the cell of the largest weight, ({tokens[top_row]!r}, "
+                         f"{tokens[top_key]!r}): the hover task no longer holds")
     even = int(np.argmax(entropy))  # the most even row at the published scale
     _, sharp = weights_at(example, SHARPEST)
     _, flat = weights_at(example, FLATTEST)
@@ -45,13 +70,25 @@ def tasks_data():
     if nearest != top_key:
         raise BuildError(f"demo-tasks: the output of {tokens[followed]!r} is closest to the value of {tokens[nearest]!r}, "
                          f"not of {tokens[top_key]!r}, the key it weighs most: the follow task no longer holds")
+    row_peaks = weights.max(axis=1)
+    if not row_peaks.max() < running.max():
+        raise BuildError(f"demo-tasks: every row of the demo peaks below the running sentence's {running.max():.2f}, "
+                         f"the page says, but one reaches {row_peaks.max():.2f}")
+    sharpest = sharp[even]
+    if not (sharpest.max() > weights[even].max() and attention.row_entropy(sharpest) < entropy[even]):
+        raise BuildError(f"demo-tasks: the row of {tokens[even]!r} at ×{SHARPEST:g} does not collapse (its largest "
+                         "weight grows and its entropy shrinks, the page says)")
+    if not np.abs(flat - 1 / n).max() < 0.5 / n:
+        raise BuildError(f"demo-tasks: at ×{FLATTEST:g} a weight is {np.abs(flat - 1 / n).max():.2f} away from an even "
+                         f"1/{n}: not 'almost flat', as the page says")
     return {
         "tokens": tokens,
         "running_tokens": list(sentences.RUNNING.tokens),
         "running_peak": float(running.max()),  # the running sentence's sharpest weight
         "running_peak_pair": [list(sentences.RUNNING.tokens)[i] for i in np.unravel_index(np.argmax(running), running.shape)],
         "row_peaks": [float(weights.max(axis=1).min()), float(weights.max(axis=1).max())],
-        "top": {"row": int(top_row), "key": int(top_key), "weight": float(weights[top_row, top_key])},
+        "top": {"row": int(top_row), "key": int(top_key), "weight": float(weights[top_row, top_key]),
+                "score": float(np.asarray(example["steps"]["scaled_scores"])[top_row, top_key])},
         "sharp": {"row": even, "key": int(np.argmax(sharp[even])), "before": float(weights[even].max()),
                   "after": float(sharp[even].max()), "entropy_before": float(entropy[even]),
                   "entropy_after": float(attention.row_entropy(sharp[even]))},
@@ -80,8 +117,9 @@ def tasks_snippets(data):
     sharpest = num(data["multipliers"]["sharpest"])
     flattest = num(data["multipliers"]["flattest"])
     tasks = [
-        f"**Hover the brightest cell**, row {quote(top['row'])} and column {quote(top['key'])} "
-        f"(row {top['row'] + 1}, column {top['key'] + 1}). The readout below the grid multiplies their query and "
+        f"**Hover the deepest red cell**, row {quote(top['row'])} and column {quote(top['key'])} "
+        f"(row {top['row'] + 1}, column {top['key'] + 1}): the largest scaled score, {num(top['score'], 3)}, at the red "
+        f"end of the colour bar. The readout below the grid multiplies their query and "
         f"key, scales the sum, and ends on the weight {num(top['weight'])}, the largest in the grid.",
         f"**Click that cell** to follow the row of {quote(follow['row'])} into the output. It gives "
         f"{num(follow['weight'])} of its weight to {quote(follow['nearest'])}, so its output, "

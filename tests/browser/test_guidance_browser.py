@@ -92,7 +92,7 @@ def test_demo_tasks_show_what_they_claim(demo):
     cell = lambda i, j: page.locator(f"{DEMO} .aih-grid [data-i='{i}'][data-j='{j}']")  # noqa: E731
     slot = lambda name: page.locator(f"{DEMO} .aih-live [data-slot='{name}']").first.text_content()  # noqa: E731
 
-    # 1: hover the brightest cell; the readout ends on the largest weight
+    # 1: hover the deepest red cell; the readout ends on the largest weight
     row_token, key_token, weight = claimed(r"row “(\w+)” and column “(\w+)”.*ends on the weight (\S+),", tasks[0])
     i, j = tokens.index(row_token), tokens.index(key_token)
     assert (i, j) == np.unravel_index(weights.argmax(), weights.shape)

@@ -342,6 +342,20 @@ def test_step_slider_walks_through_the_training_checkpoints(page, site_url):
     assert slot(page, figure, "output") == vec(ex["outputs"]["out"][last][3])
 
 
+def test_checkpoint_caption_names_the_step_from_the_example(page, site_url):
+    """The caption composed for a checkpoint names it as the example's leading_axis does ("step 45"), not by
+    its position on the axis under another name ("sequence 5")."""
+    figure = "#fig-learning-checkpoints"
+    open_page(page, site_url, "learning/")
+    ex = example("ex-learning-checkpoints")
+    slider = page.locator(f"{figure} input[data-slot=lead]")
+    for index in (3, 4):
+        slider.fill(str(index))
+        text = caption(page, figure)
+        assert f", {ex['leading_axis']['name']} {ex['leading_axis']['labels'][index]}:" in text, text
+        assert "sequence" not in text, text
+
+
 def listener_count(page, selector):
     """Event listeners attached to the element matched by `selector` (Chrome DevTools Protocol)."""
     cdp = page.context.new_cdp_session(page)

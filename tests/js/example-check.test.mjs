@@ -86,15 +86,17 @@ test("refused: a head that is not one of the example's, a lead axis of nothing, 
   assert.match(exampleProblem(single(), "1"), /no head 1/);
   const unnamed = multiHead();
   delete unnamed.n_heads;
-  assert.match(exampleProblem(unnamed), /neither heads, a batch nor checkpoints/);
+  assert.match(exampleProblem(unnamed), /neither heads, a batch nor named by leading_axis/);
   const checkpoints = multiHead();
   delete checkpoints.n_heads;
   delete checkpoints.steps.heads;
   checkpoints.checkpoints = checkpoints.steps.Q.map((_, index) => 10 * index); // a training run's steps
   checkpoints.outputs.out = [matrix(3, 2), matrix(3, 2)];
+  assert.match(exampleProblem(checkpoints), /neither heads, a batch nor named by leading_axis/, "checkpoints alone do not name the axis");
+  checkpoints.leading_axis = { name: "step", labels: ["0", "10"] };
   assert.equal(exampleProblem(checkpoints), "");
   checkpoints.steps.weights[1][0][0] = null;
-  assert.match(exampleProblem(checkpoints), /^weights \(step 1\) row 0/);
+  assert.match(exampleProblem(checkpoints), /^weights \(step 10\) row 0/, "the culprit named by its own label");
   const badHead = multiHead();
   badHead.steps.weights[1][0][0] = null;
   assert.match(exampleProblem(badHead), /^weights \(head 1\) row 0/);
@@ -117,4 +119,20 @@ test("scoreLimit reads a 1000 × 1000 table without spreading it into one call",
   table[0][0] = -Infinity;
   assert.equal(scoreLimit(table), 7);
   assert.equal(scoreLimit([[-Infinity, -Infinity]]), 1);
+});
+
+test("refused: a leading_axis without a name, or with a label per entry missing", () => {
+  const named = (axis) => {
+    const example = multiHead();
+    delete example.n_heads;
+    delete example.steps.heads;
+    example.outputs.out = [matrix(3, 2), matrix(3, 2)];
+    example.leading_axis = axis;
+    return exampleProblem(example);
+  };
+  assert.equal(named({ name: "step", labels: ["0", "10"] }), "");
+  for (const axis of [{ labels: ["0", "10"] }, { name: "", labels: ["0", "10"] }, { name: "step", labels: ["0"] },
+    { name: "step", labels: [0, 10] }, "step", null]) {
+    assert.match(named(axis), /^leading_axis is not a name and 2 labels/, JSON.stringify(axis));
+  }
 });

@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 
 import attention
 
-from ...engine import Example, Figure, Snippets
+from ...engine import BuildError, Example, Figure, Snippets
 from ...engine.heatmap import heatmap
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
@@ -20,6 +20,12 @@ from .. import sentences
 from . import training
 
 PAGE = "learning.md"
+
+def claim(holds, where, what):
+    """A sentence the page prints about the data: a BuildError naming the item and the claim when it is false."""
+    if not holds:
+        raise BuildError(f"{where}: the page says {what}, and the data no longer shows it")
+
 
 # ---------------------------------------------------------------- one step of backprop, by hand
 
@@ -52,10 +58,39 @@ def backprop_step():
     return example
 
 
-def backprop_snippets(example):
-    """Each intermediate as a table, and one entry of dS worked out from the printed numbers."""
+SCALED = "S̃"  # the scaled scores S/√d_k (S itself is QKᵀ), as the page writes them outside LaTeX
+
+
+def scaled_scores_after(example):
+    """The scaled scores once W_Q and W_K have taken their step: what the forward pass computes next."""
+    X, o = np.asarray(example["inputs"]["X"]), example["outputs"]
+    return attention.scaled_scores(X @ np.asarray(o["W_Q_next"]), X @ np.asarray(o["W_K_next"]))
+
+
+def descent_claim(example):
+    """The entry of dS̃ the page works out (the row with the largest weight, at that weight's key) and what the
+    step did to its score: -> i, j, the scores before and after, and how many of all the scores moved against
+    the sign of their gradient. A BuildError if the cited score did not move against its gradient, since the
+    page says it does."""
     s, tokens = example["steps"], example["tokens"]
-    W, dW, dS = np.array(s["weights"]), np.array(s["dW"]), np.array(s["dS"])
+    A, dS = np.asarray(s["weights"]), np.asarray(s["dS"])
+    i, j = np.unravel_index(np.argmax(A), A.shape)
+    before, after = np.asarray(s["scaled_scores"]), scaled_scores_after(example)
+    against = np.sign(after - before) == -np.sign(dS)
+    if dS[i, j] == 0 or not against[i, j]:
+        raise BuildError(
+            f"ex-backprop-step: the score of ({tokens[i]!r}, {tokens[j]!r}) went from {before[i, j]:.3f} to "
+            f"{after[i, j]:.3f} with a gradient of {dS[i, j]:+.4f}: the step did not move it against its gradient, "
+            "as the page says it does")
+    return {"i": int(i), "j": int(j), "before": before, "after": after, "against": int(against.sum()),
+            "total": against.size}
+
+
+def backprop_snippets(example):
+    """Each intermediate as a table, and one entry of dS̃ worked out from the printed numbers, with the
+    direction the descent step moved its score, checked (`descent_claim`)."""
+    s, tokens = example["steps"], example["tokens"]
+    A, dA, dS = np.array(s["weights"]), np.array(s["dW"]), np.array(s["dS"])
     columns = dims("", example["d_k"])
 
     def by_dims(values, corner, digits=3):
@@ -64,26 +99,38 @@ def backprop_snippets(example):
     def by_keys(values, corner, digits=3):
         return matrix(values, tokens, tokens, corner=corner, digits=digits)
 
-    i, j = 1, 0  # "sing"'s row, the weight it gives "birds"
-    pull = (dW[i] * W[i]).sum()
-    terms = " + ".join(f"{latex_number(dW[i, k], 4)} \\cdot {latex_number(W[i, k], 4)}" for k in range(len(tokens)))
+    descent = descent_claim(example)
+    i, j = descent["i"], descent["j"]  # the row with the largest weight, and the key it gives it to
+    pull = (dA[i] * A[i]).sum()
+    terms = " + ".join(f"{latex_number(dA[i, k], 4)} \\cdot {latex_number(A[i, k], 4)}" for k in range(len(tokens)))
     rate = num(example["learning_rate"], 2)
+    gradient = dS[i, j]
+    sign, would, moves = (("positive", "raise", "lowers") if gradient > 0 else ("negative", "lower", "raises"))
+    before, after = descent["before"][i, j], descent["after"][i, j]
+    moved = ("each of the" if descent["against"] == descent["total"] else f"{descent['against']} of the")
+    claim(example["outputs"]["loss_next"] < s["loss"], "ex-backprop-step", "the step makes the loss drop")
     return {
+        "inputs": (
+            matrix(example["inputs"]["X"], tokens, dims("", np.shape(example["inputs"]["X"])[1]), corner="X", digits=0)
+            + "\n" + by_dims(s["Q"], "Q", 1) + "\n" + by_dims(s["K"], "K", 1)
+            + "\n" + by_keys(s["scaled_scores"], SCALED, 3)
+        ),
         "forward": (
-            by_keys(W, "A") + "\n" + by_dims(s["V"], "V", 1) + "\n"
+            by_keys(A, "A") + "\n" + by_dims(s["V"], "V", 1) + "\n"
             + by_dims(example["outputs"]["out"], "out") + "\n" + by_dims(example["inputs"]["target"], "T", 1)
             + f"\nThe loss is $L = \\tfrac{{1}}{{2}}\\sum (\\text{{out}} - T)^2 = {latex_number(s['loss'], 4)}$.\n"
         ),
         "dO": by_dims(s["dO"], "dO"),
         "dV": by_dims(s["dV"], "dV"),
-        "dW": by_keys(dW, "dA"),
+        "dW": by_keys(dA, "dA"),
         "dS": (
-            by_keys(dS, "dS̃", 4)
+            by_keys(dS, f"d{SCALED}", 4)
             # the weighted average on a line of its own (inline, it ran 100 px past a phone's screen), last, so the
             # paragraph stays one: the page is at its budget of elements
-            + f"\nEach row of $d\\tilde{{S}}$ adds up to 0. Row {i} (“{tokens[i]}”): its entry for key “{tokens[j]}” is "
-            f"${latex_number(W[i, j], 4)} \\cdot ({latex_number(dW[i, j], 4)} - {latex_number(pull, 3)}) \\approx "
-            f"{latex_number(dS[i, j], 3)}$, where {latex_number(pull, 3)} is the weighted average of its $dA$:\n\n"
+            + f"\nEach row of $d\\tilde{{S}}$ adds up to 0. Row {i + 1} (“{tokens[i]}”), key “{tokens[j]}”: "
+            f"${latex_number(A[i, j], 4)} \\cdot ({latex_number(dA[i, j], 4)} - {latex_number(pull, 3)}) \\approx "
+            f"{latex_number(gradient, 3)}$, {sign}: raising that score would {would} the loss, so a descent step "
+            f"{moves} it. Here {latex_number(pull, 3)} is the weighted average of the row's $dA$:\n\n"
             f"$${terms} \\approx {latex_number(pull, 3)}.$$\n"
         ),
         "dQ": by_dims(s["dQ"], "dQ", 4),
@@ -92,7 +139,11 @@ def backprop_snippets(example):
             "With $dW_Q = X^{\\text{T}} dQ$, $dW_K = X^{\\text{T}} dK$ and $dW_V = X^{\\text{T}} dV$, each matrix takes one step of "
             f"gradient descent with a learning rate of {rate}: $W_Q \\leftarrow W_Q - {rate}\\, dW_Q$, and the same "
             f"for $W_K$ and $W_V$. Run forward again with the new matrices and the loss drops from "
-            f"{num(s['loss'], 4)} to {num(example['outputs']['loss_next'], 4)}.\n"
+            f"{num(s['loss'], 4)} to {num(example['outputs']['loss_next'], 4)}. The score of “{tokens[i]}” for "
+            f"“{tokens[j]}” goes from {num(before, 3)} to {num(after, 3)}, "
+            f"{'down' if after < before else 'up'}, against its gradient, and {moved} "
+            f"{descent['total']} scaled scores moved against the sign of its entry of $d\\tilde{{S}}$. The step moves $W_Q$ and $W_K$, not the scores themselves, so this is "
+            "what happened here, not a rule.\n"
         ),
     }
 
@@ -131,6 +182,7 @@ def checkpoints_example():
         "d_k": MAIN.d_k,
         "scale": float(1 / np.sqrt(MAIN.d_k)),
         "checkpoints": list(CHECKPOINTS),
+        "leading_axis": {"name": "step", "labels": [str(c) for c in CHECKPOINTS]},  # the caption's "step 20"
         "inputs": {"X": X},
         "steps": {"Q": Q, "K": K, "V": V, "scores": attention.scores(Q, K), "scaled_scores": attention.scaled_scores(Q, K),
                   "weights": weights, "entropy": attention.row_entropy(weights)},
@@ -176,10 +228,17 @@ def checkpoints_table(example):
 
 
 def checkpoints_alt(example):
+    weights = np.asarray(example["steps"]["weights"])
+    n = weights.shape[-1]
+    claim((weights[-1, 1:].argmax(axis=-1) == np.arange(n - 1)).all(), "learning-checkpoints",
+          "by the last step every row after the first has its largest weight just left of the diagonal")
+    claim(training.previous_token_weight(weights[0]) < 0.5, "learning-checkpoints",
+          "at step 0 the weights are scattered (less than half of each row on the previous token, on average)")
     return (
         f"{len(SHOWN_PANELS)} weight heatmaps side by side, queries down and keys across, for the "
         f"{len(example['tokens'])} tokens “{' '.join(example['tokens'])}”: at step 0 the weights are scattered; "
-        "by the last step each row is one bright cell just left of the diagonal. The tables after the figure list every value."
+        "by the last step every row after the first is one bright cell just left of the diagonal. The tables after the "
+        "figure list every value."
     )
 
 
@@ -229,6 +288,7 @@ def history_caption(data):
 
 
 def history_alt(data):
+    history_claims(data)
     return (
         f"Three curves over {MAIN.steps} steps. The loss falls from {num(data['loss'][0], 2)} to "
         f"{num(data['loss'][-1], 3)}; the weight on the previous token rises from {num(data['match'][0], 2)} to "
@@ -246,9 +306,27 @@ def history_table(data):
     }
 
 
+def history_claims(data):
+    """What the page says about the run: the loss falls, the weight on t − 1 rises past 0.9, and the gradient at
+    W_Q grows while the pattern forms, peaks inside the run and shrinks. -> the step of the peak."""
+    grad = np.asarray(data["grad_W_Q"])
+    peak = int(np.argmax(grad))
+    claim(data["loss"][-1] < data["loss"][0], "learning-history", "the loss falls")
+    claim(data["match"][-1] > 0.9 > data["match"][0], "learning-history", "the weight on t − 1 rises past 0.9")
+    claim(0 < peak < len(grad) - 1 and grad[-1] < grad[peak] and grad[0] < grad[peak], "learning-history",
+          "the gradient at W_Q grows, then shrinks")
+    return peak
+
+
 def history_snippets(data):
     reached = training.first_step_below(-data["match"], -0.9)
+    peak = history_claims(data)
     return {
+        "gradient": (
+            f"The gradient at $W_Q$ grows while the pattern forms, from {num(data['grad_W_Q'][0], 3)} at step 0 to "
+            f"{num(data['grad_W_Q'][peak], 3)} at step {peak}, then shrinks to {num(data['grad_W_Q'][-1], 4)}: once "
+            "every row is confident and right, there is little left to correct.\n"
+        ),
         "numbers": (
             f"After {MAIN.steps} steps the mean weight on the previous token is **{num(data['match'][-1], 3)}** "
             f"(it passed 0.9 at step {reached}), and the loss has fallen from {num(data['loss'][0], 3)} nats, "
@@ -361,9 +439,10 @@ def experiment_table(data):
 
 
 def spread(values, digits):
-    """mean ± half the range, as printed on the page."""
+    """The median over the seeds, then the lowest and the highest seed's value in brackets: every number printed
+    is one a run reached (mean ± half the range implied values no run had, a negative loss among them)."""
     values = np.asarray(values, dtype=float)
-    return f"{num(values.mean(), digits)} ± {num((values.max() - values.min()) / 2, digits)}"
+    return f"{num(np.median(values), digits)} ({num(values.min(), digits)} to {num(values.max(), digits)})"
 
 
 def spread_log(values):
@@ -380,16 +459,21 @@ def experiment_snippets(data):
                         f"{len(reached)} of {len(s['reached'])}", spread(s["match"], 3)])
         mechanics.append([name, spread(data[f"entropy_{label}"][:, 0], 3), spread(data[f"grad_W_Q_{label}"][:, 0], 4),
                           spread_log(s["late_grad"])])
+    claim(data["entropy_unscaled"][:, 0].mean() < data["entropy_scaled"][:, 0].mean(), "learning-scale",
+          "the unscaled rows start nearer one-hot (a lower entropy) than the scaled ones")
+    claim(data["grad_W_Q_unscaled"][:, 0].mean() >= data["grad_W_Q_scaled"][:, 0].mean(), "learning-scale",
+          "the gradient reaching W_Q is not smaller without the scale at the start")
+    claim(un["late_grad"].max() < sc["late_grad"].min(), "learning-scale",
+          "once one-hot, the unscaled runs' late gradient at W_Q is below every scaled run's")
     sc_reached = [r for r in sc["reached"] if r is not None]
     un_reached = [r for r in un["reached"] if r is not None]
     un_never = len(un["reached"]) - len(un_reached)
     ratio = np.mean(un_reached) / np.mean(sc_reached) if un_reached and sc_reached else None
     text = [
-        f"Over seeds {SEEDS.start}–{SEEDS.stop - 1} (mean ± half the range; the step counts are over the runs that got there):\n",
+        f"Over seeds {SEEDS.start}–{SEEDS.stop - 1}: the median, with the lowest and the highest seed in brackets (the step "
+        "counts are over the runs that got there; the table under the figure has every run):\n",
         table(["scale", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
                "weight on t − 1 at the end"], outcome),
-        table(["scale", "row entropy at step 0 (nats)", r"$\|dW_Q\|$ at step 0",
-               f"$\\|dW_Q\\|$, median of the last {LATE} steps"], mechanics),
         "",
         f"Without the scale, the rows start almost one-hot (entropy {num(data['entropy_unscaled'][:, 0].mean(), 2)} nats "
         f"against {num(data['entropy_scaled'][:, 0].mean(), 2)} with it, out of at most {num(np.log(training.N_POSITIONS), 2)}). "
@@ -405,12 +489,15 @@ def experiment_snippets(data):
            "recent size, so a small gradient still moves the weights. ")
         + f"The gradient reaching $W_Q$ is not smaller without the scale at the start "
         f"({num(data['grad_W_Q_unscaled'][:, 0].mean(), 3)} against {num(data['grad_W_Q_scaled'][:, 0].mean(), 3)}): "
-        "dropping the factor $1/\\sqrt{d_k}$ also drops it from $dQ = d\\tilde{S}\\,K \\cdot \\text{scale}$. What the "
+        "dropping the factor $1/\\sqrt{d_k}$ also drops it from $dQ = d\\tilde{S}\\,K / \\sqrt{d_k}$. What the "
         "saturated rows lose is a gradient for the *wrong* keys: a row that is already one-hot on the wrong key "
         "has $d\\tilde{S} \\approx 0$ and is slow to move off it. And once the unscaled rows are one-hot, the gradient at "
         f"$W_Q$ falls to {spread_log(un['late_grad'])}, against {spread_log(sc['late_grad'])} with the scale.\n",
     ]
-    return {"numbers": "\n".join(text)}
+    # collapsed on the page (its summary says what it holds): the paragraph above cites its numbers
+    mechanics = table(["scale", "row entropy at step 0 (nats)", r"$\|dW_Q\|$ at step 0",
+                       f"$\\|dW_Q\\|$, median of the last {LATE} steps"], mechanics)
+    return {"numbers": "\n".join(text), "mechanics": mechanics}
 
 
 ITEMS = [
