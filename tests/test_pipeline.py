@@ -538,6 +538,12 @@ BROKEN = {
 
         ITEMS = [Example("unmasked-inf-in-example", page=PAGE, title="−∞ where the mask allows", data=data)]
         ''', "steps.scores holds −∞ at index [1, 0]"),
+    "tab-in-snippet": ('''
+        from figures_src.engine import Snippets
+
+
+        ITEMS = [Snippets("tab-in-snippet", data=dict, snippets=lambda data: {"": f"Q is ${3} \\times {4}$."})]
+        ''', "snippets/tab-in-snippet.md: a control character '\\t' after 'Q is $3 '"),
     "bad-name": ('''
         ITEMS = [Figure("Bad Name", title="A name with spaces.", data=dict, render=lambda data, ax: None, caption="x")]
         ''', "lower-case words joined by hyphens"),

@@ -239,10 +239,10 @@ def cross_snippets(example):
         "shapes": (
             f"Here the decoder has written $n_q = {n_q}$ tokens, *{' '.join(tokens)}*, and the encoder has read "
             f"the running sentence, $n_k = {n_k}$ tokens. The queries come from the decoder's vectors "
-            f"(${n_q} \times {d_model}$), the keys and values from the encoder's (${n_k} \times {d_model}$), "
-            f"through the same $W_Q$, $W_K$, $W_V$ as [before](qkv.md): $Q$ is ${n_q} \times {d_k}$, $K$ and $V$ "
-            f"are ${n_k} \times {d_k}$ (the running sentence's keys and values exactly), the score table is "
-            f"${n_q} \times {n_k}$, and the output has one row per decoder token, ${n_q} \times {d_k}$."
+            rf"(${n_q} \times {d_model}$), the keys and values from the encoder's (${n_k} \times {d_model}$), "
+            rf"through the same $W_Q$, $W_K$, $W_V$ as [before](qkv.md): $Q$ is ${n_q} \times {d_k}$, $K$ and $V$ "
+            rf"are ${n_k} \times {d_k}$ (the running sentence's keys and values exactly), the score table is "
+            rf"${n_q} \times {n_k}$, and the output has one row per decoder token, ${n_q} \times {d_k}$."
         ),
         "x": matrix(example["inputs"]["X"], tokens, dims("x", d_model), corner="token", digits=0, trim=True),
         "q": matrix(steps["Q"], tokens, dims("", d_k), corner="query", digits=1, trim=True),
