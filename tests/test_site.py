@@ -224,6 +224,84 @@ def compare_trees(a, b):
     return [str(p) for p in left if not filecmp.cmp(a / p, b / p, shallow=False)]
 
 
+# ---------------------------------------------------------------- the text a reader meets: no broken TeX
+
+
+class ReaderText(HTMLParser):
+    """A built page's text as a reader meets it, in pieces: the prose (collapsed tables and <noscript> copies
+    included, since HTMLParser reads a noscript's markup), the names screen readers speak (aria-label, alt,
+    title), an SVG's <text> and the comments matplotlib keeps its labels' TeX in, and each <math> element's
+    text apart: MathML sets a broken command as single letters ("3", "i", "m", "e", "s", "6")."""
+
+    SPOKEN = ("aria-label", "alt", "title")
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.prose, self.math = [], []
+        self._skip, self._formula = 0, None
+
+    def handle_starttag(self, tag, attrs):
+        self._skip += tag in ("script", "style")
+        if tag == "math":
+            self._formula = []
+        self.prose += [value for name, value in attrs if name in self.SPOKEN and value]
+
+    def handle_endtag(self, tag):
+        self._skip -= tag in ("script", "style") and self._skip > 0
+        if tag == "math" and self._formula is not None:
+            self.math.append("".join(self._formula))
+            self._formula = None
+
+    def handle_data(self, data):
+        if not self._skip:
+            (self._formula if self._formula is not None else self.prose).append(data)
+
+    def handle_comment(self, data):
+        self.prose.append(data)
+
+
+# What is left of a TeX command whose backslash and first letter became a control character in a Python string
+# that is not raw (\t, \f, \r, \b, \a, \v, \n): \times, \text, \frac, \rightarrow, \beta, \alpha, \vec,
+# \varepsilon, \neq, \nabla. In prose a remnant starts a word (so "times" and "lambda" do not count); in a
+# formula the letters run into their neighbours, and no formula on the site spells these letters.
+BROKEN_IN_PROSE = re.compile(
+    r"(?<![A-Za-z\\])(?:imes|ightarrow|lpha|arepsilon|abla|eq)\b|(?<![A-Za-z\\])(?:ext|rac|eta|ec)\{")
+BROKEN_IN_MATH = re.compile(r"imes|ext|rac|ightarrow|lpha|arepsilon|abla|eq|heta|orall")
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # any C0 control character but the newline
+
+
+def reader_texts(site):
+    """(file, ReaderText) for every page, print/ and embed/ included, every SVG download and every search
+    index entry."""
+    for path in pages(site) + sorted(site.glob("figures/*.svg")):
+        reader = ReaderText()
+        reader.feed(path.read_text(encoding="utf-8"))
+        yield path.relative_to(site), reader
+    for doc in json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]:
+        reader = ReaderText()
+        reader.feed(doc["title"] + " " + doc["text"])
+        yield f"search index: {doc['location']}", reader
+
+
+def test_no_page_holds_a_control_character_or_a_broken_tex_command(site):
+    """A \\times typed in a non-raw Python string reached multi-head/ as "3 <tab>imes 6": MathML showed
+    the letters i, m, e, s. No built text may hold a control character or such a remnant."""
+    files = [p for p in site.rglob("*") if p.suffix in (".html", ".svg", ".json", ".md", ".bib", ".csv", ".txt")
+             and "assets" not in p.parts]
+    for path in files:
+        found = CONTROL.search(path.read_text(encoding="utf-8"))
+        assert not found, f"{path.relative_to(site)}: a control character {found.group(0)!r}"
+    checked = 0
+    for where, reader in reader_texts(site):
+        prose = " ".join(reader.prose)
+        broken = BROKEN_IN_PROSE.search(prose)
+        assert not broken, f"{where}: a broken TeX command in {prose[max(0, broken.start() - 60):broken.end() + 20]!r}"
+        for formula in reader.math:
+            assert not BROKEN_IN_MATH.search(formula), f"{where}: a broken TeX command in the formula {formula!r}"
+        checked += len(reader.math)
+    assert checked > 500, "too few formulas found: is the page text read at all?"
+
+
 def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole(site):
     """Every numbers table and source listing is in the page, inside a <noscript class="aih-lazy"> right after
     its <summary>: rendered as is without JavaScript, parsed on first opening with it (site.js)."""
