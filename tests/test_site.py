@@ -4,6 +4,7 @@ Every build goes into a temporary folder; the figures are brought up to date fir
 entry point (a no-op when nothing changed).
 """
 import filecmp
+import html
 import json
 from html.parser import HTMLParser
 import os
@@ -300,6 +301,76 @@ def test_no_page_holds_a_control_character_or_a_broken_tex_command(site):
             assert not BROKEN_IN_MATH.search(formula), f"{where}: a broken TeX command in the formula {formula!r}"
         checked += len(reader.math)
     assert checked > 500, "too few formulas found: is the page text read at all?"
+
+
+# ---------------------------------------------------------------- "row 2 (“sing”)": the token at that position
+
+
+def token_sequences(site):
+    """{example id: {"rows": [sequences], "columns": [sequences]}} from the published examples: the tokens a
+    row (a query) and a column (a key) are counted in; a cross-attention example's keys are its key_tokens,
+    and a batch holds one sequence per sentence."""
+    sequences = {}
+    for path in sorted((site / "examples").glob("*.json")):
+        example = json.loads(path.read_text(encoding="utf-8"))
+        rows = [example["tokens"]] if "tokens" in example else []
+        rows += example.get("batch_tokens", [])
+        sequences[path.stem] = {"rows": rows, "columns": [example["key_tokens"]] if "key_tokens" in example else rows}
+    return sequences
+
+
+AXES = {"row": "rows", "query": "rows", "token": "rows", "position": "rows", "head": "rows", "layer": "rows",
+        "column": "columns", "key": "columns"}
+_AXIS = r"(row|column|query|key|head|layer|token|position)"
+NAMED_POSITIONS = [  # (pattern, which groups hold the axis, the 1-based position and the token)
+    (re.compile(rf"\b{_AXIS}\s+(\d+)\s+\(“([^”]+)”\)", re.I), (1, 2, 3)),  # row 2 (“sing”)
+    (re.compile(rf"“([^”]+)”\s+\({_AXIS}\s+(\d+)\)", re.I), (2, 3, 1)),  # query “on” (row 4)
+    (re.compile(rf"“([^”]+)”\s+is\s+{_AXIS}\s+(\d+)\b", re.I), (2, 3, 1)),  # “animal” is column 3
+]
+NAMED_RANGE = re.compile(r"\b(rows|columns|queries|keys|tokens|positions)\s+(\d+)\s+(to|and)\s+(\d+)\s+\(([^()]+)\)", re.I)
+
+
+def sections(page_html):
+    """A page cut at each <h1> and <h2>: the parts a sentence and the examples it speaks of share."""
+    page_html = re.sub(r"<(script|style)\b.*?</\1>", "", page_html, flags=re.S)
+    return re.split(r"(?=<h[12][\s>])", page_html)
+
+
+def reader_words(section_html):
+    """The section's text: tags out (a token in <code> stays inside its quotes), entities decoded."""
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", section_html)))
+
+
+def test_every_row_or_column_named_with_its_token_names_the_token_at_that_position(site):
+    """"Row 1 (“sing”)" stood beside tables where "sing" is row 2. Wherever the text, a collapsed table or the
+    print edition names a position with its token (row 2 (“sing”), query “on” (row 4), keys 1 to 3 (the, cat,
+    sat)), the token is at that position, counted from 1, in an example the same section shows (or, when the
+    section shows none, one the page shows)."""
+    examples = token_sequences(site)
+    mention = re.compile(r"(?<![\w-])(" + "|".join(re.escape(name) for name in sorted(examples, key=len, reverse=True)) + r")(?![\w-])")
+    checked = 0
+    for page in pages(site):
+        text = page.read_text(encoding="utf-8")
+        on_page = set(mention.findall(text))
+        for section in sections(text):
+            shown = set(mention.findall(section)) or on_page
+            words = reader_words(section)
+            claims = [(m.group(g[0]).lower(), int(m.group(g[1])), [m.group(g[2])], m.group(0))
+                      for pattern, g in NAMED_POSITIONS for m in pattern.finditer(words)]
+            for m in NAMED_RANGE.finditer(words):
+                axis = m.group(1).lower().rstrip("s").replace("querie", "query")
+                first, last = int(m.group(2)), int(m.group(4))
+                positions = range(first, last + 1) if m.group(3).lower() == "to" else (first, last)
+                tokens = [token.strip() for token in m.group(5).split(",")]
+                claims += [(axis, position, [token], m.group(0)) for position, token in zip(positions, tokens)]
+                assert len(tokens) == len(positions), f"{page.relative_to(site)}: {m.group(0)!r} lists {len(tokens)} tokens"
+            for axis, position, (token,), said in claims:
+                candidates = [sequence for name in shown for sequence in examples[name][AXES[axis]]]
+                assert any(0 < position <= len(sequence) and sequence[position - 1] == token for sequence in candidates), (
+                    f"{page.relative_to(site)}: {said!r}, but in {sorted(shown)} {axis} {position} is "
+                    f"{sorted({s[position - 1] for s in candidates if 0 < position <= len(s)})}")
+                checked += 1
+    assert checked >= 10, f"only {checked} positions named with their token: is the text read at all?"
 
 
 def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole(site):
