@@ -373,6 +373,27 @@ def test_every_row_or_column_named_with_its_token_names_the_token_at_that_positi
     assert checked >= 10, f"only {checked} positions named with their token: is the text read at all?"
 
 
+def test_a_figure_that_says_how_its_panels_sit_says_it_right(site):
+    """multi-head/'s heads were called "side by side" in a figure that stacks them. The SVG is the same on
+    a phone and a desktop, so the first cell of each panel says where the panel sits."""
+    checked = 0
+    for page in pages(site):
+        for match in re.finditer(r'<figure\b[^>]*\bid="fig-([a-z0-9-]+)".*?</figure>', page.read_text(encoding="utf-8"), re.S):
+            name, figure = match.group(1), match.group(0)
+            corners = [tuple(map(float, xy)) for xy in re.findall(
+                rf'id="{name}-[a-z0-9]+-cell-0-0" d="M ([\d.]+) ([\d.]+) ', figure)]
+            words = html.unescape(" ".join(re.findall(r"<(?:title|figcaption)\b[^>]*>(.*?)</(?:title|figcaption)>", figure, re.S)))
+            if len(corners) < 2 or not re.search(r"side by side|one above the other", words):
+                continue
+            xs, ys = {x for x, _ in corners}, {y for _, y in corners}
+            layout = "side by side" if len(ys) == 1 and len(xs) == len(corners) else \
+                "one above the other" if len(xs) == 1 and len(ys) == len(corners) else "neither"
+            said = set(re.findall(r"side by side|one above the other", words))
+            assert said == {layout}, f"{page.relative_to(site)}: figure {name} says {sorted(said)}; its panels sit {layout}"
+            checked += 1
+    assert checked, "no figure says how its panels sit"
+
+
 def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole(site):
     """Every numbers table and source listing is in the page, inside a <noscript class="aih-lazy"> right after
     its <summary>: rendered as is without JavaScript, parsed on first opening with it (site.js)."""

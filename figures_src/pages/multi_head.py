@@ -76,7 +76,7 @@ def heads_caption(example):
     n_heads = len(example["steps"]["weights"])
     which = "Both heads'" if n_heads == 2 else f"All {n_heads} heads'"
     return (
-        f"{which} weights over the same sentence, side by side, each computed from its own dₖ = {example['d_k']} "
+        f"{which} weights over the same sentence, one above the other, each computed from its own dₖ = {example['d_k']} "
         "columns of Q, K and V. Colour only; each head's numbers follow below."
     )
 
@@ -311,7 +311,7 @@ ITEMS = [
            data=diagram_data, render=diagram_render, caption=diagram_caption, alt=diagram_alt, table=diagram_table,
            size=(4.4, 5.2)),
     EX_MULTI_HEAD,
-    Figure("multi-head-heads", title="The heads of the multi-head example, side by side.", data=EX_MULTI_HEAD.compute,
+    Figure("multi-head-heads", title="The heads of the multi-head example, one above the other.", data=EX_MULTI_HEAD.compute,
            render=heads_render, caption=heads_caption, size=(PHONE_WIDTH, 6.4)),
     *(
         example_heatmap(f"multi-head-h{head}", EX_MULTI_HEAD, "weights", head=head, size=(PHONE_WIDTH, 3.2),
