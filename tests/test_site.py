@@ -394,6 +394,45 @@ def test_a_figure_that_says_how_its_panels_sit_says_it_right(site):
     assert checked, "no figure says how its panels sit"
 
 
+class OutsideCode(HTMLParser):
+    """The text of a page's body that is not code: outside <code>, <pre>, <script> and <style> (and the <head>,
+    whose <title> a tab shows as plain text)."""
+
+    CODE = ("code", "pre", "script", "style", "head")
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.text = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        self.depth += tag in self.CODE
+
+    def handle_endtag(self, tag):
+        self.depth -= tag in self.CODE and self.depth > 0
+
+    def handle_data(self, data):
+        if not self.depth:
+            self.text.append(data)
+
+
+def test_code_names_that_count_from_0_stand_as_code_and_cite_says_so(site):
+    """An ID or figure name with a number in it (`multi-head-h0` beside "head 1") is shown as code, and cite/
+    says once that code names count from 0 while the text counts from 1."""
+    names = {path.stem for path in (site / "examples").glob("*.json")} | {path.stem for path in (site / "figures").glob("*.svg")}
+    numbered = sorted((name for name in names if re.search(r"\d$", name)), key=len, reverse=True)
+    assert len(numbered) > 10
+    named = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, numbered)) + r")(?![\w-])")
+    for page in pages(site):
+        reader = OutsideCode()
+        reader.feed(page.read_text(encoding="utf-8"))
+        loose = sorted(set(named.findall(" ".join(reader.text))))
+        assert not loose, f"{page.relative_to(site)}: {loose[:5]} outside <code>"
+    cite = OutsideCode()
+    cite.feed((site / "cite" / "index.html").read_text(encoding="utf-8"))
+    words = " ".join(" ".join(cite.text).split())
+    assert "they count from 0, while the text counts from 1" in words
+
+
 def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole(site):
     """Every numbers table and source listing is in the page, inside a <noscript class="aih-lazy"> right after
     its <summary>: rendered as is without JavaScript, parsed on first opening with it (site.js)."""

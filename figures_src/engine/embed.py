@@ -69,8 +69,8 @@ def embed_page(example, permalink):
 <h1 class="aih-embed-title">{title}</h1>
 <p class="aih-embed-credit"><a href="{escape(permalink)}" target="_blank" rel="noopener">Worked example <code>{example_id}</code> of <em>Attention Is a Heatmap</em></a> · {LICENCE}</p>
 <figure class="aih-figure aih-heatmap" id="fig-embed-{example_id}" data-example="{example_id}" data-quantity="weights"{head}>
-<figcaption>The attention weights of worked example {example_id}.</figcaption>
-<div class="aih-figure__graphic"><p class="aih-embed-static">The interactive heatmap needs JavaScript. The numbers are in <a href="../../examples/{example_id}.json">{example_id}.json</a>.</p></div>
+<figcaption>The attention weights of worked example <code>{example_id}</code>.</figcaption>
+<div class="aih-figure__graphic"><p class="aih-embed-static">The interactive heatmap needs JavaScript. The numbers are in <a href="../../examples/{example_id}.json"><code>{example_id}.json</code></a>.</p></div>
 </figure>
 </main>
 </body>
