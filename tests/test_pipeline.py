@@ -25,6 +25,7 @@ from figures_src import build as figures_build
 from figures_src import registry
 from figures_src.engine import BuildError, Example, Figure
 from figures_src.engine import inputs as build_inputs
+from figures_src.engine.site import DEFAULT_SITE_URL
 from figures_src.engine.examples import REQUIRED_KEYS
 from figures_src.engine.figures import draw
 
@@ -586,6 +587,21 @@ def test_the_command_line_reports_the_failing_item_and_exits_non_zero(tmp_path):
     assert result.returncode == 1
     assert "no-such-figure" in result.stderr
     assert not list(tmp_path.rglob("*.html"))
+
+
+@pytest.mark.parametrize("site_url", [None, "https://example.org/attention/"])
+def test_the_build_warns_in_one_line_when_site_url_is_unset(tmp_path, site_url):
+    """Without SITE_URL every permalink, <iframe> and BibTeX entry names 127.0.0.1: `make site` says so, and goes on."""
+    env = {key: value for key, value in os.environ.items() if key != "SITE_URL"} | ({"SITE_URL": site_url} if site_url else {})
+    result = subprocess.run([sys.executable, "-m", "figures_src.build", "--only", "no-such-figure", "--out", str(tmp_path)],
+                            cwd=ROOT, env=env, capture_output=True, text=True)
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    if site_url:
+        assert warnings == []
+    else:
+        assert warnings == [f"figures_src.build: warning: SITE_URL is not set, so every permalink, <iframe> snippet and "
+                            f"BibTeX entry points at {DEFAULT_SITE_URL} (right for a preview on this machine; to publish "
+                            "elsewhere, see README.md, Deploying)"]
 
 
 MASKED_PAGE = '''

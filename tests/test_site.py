@@ -9,6 +9,7 @@ import json
 from html.parser import HTMLParser
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -431,6 +432,39 @@ def test_code_names_that_count_from_0_stand_as_code_and_cite_says_so(site):
     cite.feed((site / "cite" / "index.html").read_text(encoding="utf-8"))
     words = " ".join(" ".join(cite.text).split())
     assert "they count from 0, while the text counts from 1" in words
+
+
+def load_make_pdf():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_pdf", ROOT / "scripts" / "make_pdf.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_pdf_link_shows_only_once_make_pdf_has_written_the_pdf(site, tmp_path):
+    """Only `make pdf` (the Pages workflow) writes the PDF: a site built without it must not link to it."""
+    make_pdf = load_make_pdf()
+    link = re.compile(r'<a href="[^"]*attention-is-a-heatmap\.pdf"')
+    carrying = [page for page in pages(site) if link.search(page.read_text(encoding="utf-8"))]
+    assert {page.relative_to(site).parts[0] for page in carrying} == {"cite", "print"}
+    assert not (site / make_pdf.PDF_NAME).exists()
+    for page in carrying:
+        text = page.read_text(encoding="utf-8")
+        assert len(link.findall(text)) == text.count(make_pdf.HIDDEN_LINK) == 1, page
+        assert re.search(re.escape(make_pdf.HIDDEN_LINK) + r"[^<]*\s*" + link.pattern, text), f"{page}: the link is not in the hidden span"
+    copy = tmp_path / "site"
+    for page in carrying:
+        (copy / page.relative_to(site)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(page, copy / page.relative_to(site))
+    with pytest.raises(FileNotFoundError, match="attention-is-a-heatmap.pdf does not exist"):
+        make_pdf.show_pdf_link(copy)
+    (copy / make_pdf.PDF_NAME).write_bytes(b"%PDF-1.7")
+    assert sorted(make_pdf.show_pdf_link(copy)) == sorted(copy / page.relative_to(site) for page in carrying)
+    for page in carrying:
+        text = (copy / page.relative_to(site)).read_text(encoding="utf-8")
+        assert make_pdf.HIDDEN_LINK not in text and make_pdf.SHOWN_LINK in text
 
 
 def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole(site):
