@@ -194,6 +194,15 @@ def test_fragments_leak_no_stylesheet_and_have_no_blank_line(built):
         assert "<figcaption>" in text and "<table" in text, f"{path.name}: caption or data table missing"
 
 
+def test_each_figure_graphic_can_be_reached_by_keyboard_and_is_named_by_its_title(built):
+    """A figure narrower than its natural width scrolls; axe's scrollable-region-focusable wants a keyboard to reach it."""
+    for path in (built / "figures").glob("*.html"):
+        text, name = path.read_text(), path.stem
+        graphic = re.search(r'<div class="aih-figure__graphic"[^>]*>', text).group(0)
+        assert 'tabindex="0"' in graphic and 'role="group"' in graphic, path.name
+        assert f'aria-labelledby="{name}-title"' in graphic and f'<title id="{name}-title">' in text, path.name
+
+
 def test_examples_follow_the_contract(built):
     examples = registry.examples()
     assert examples, "no page declares a worked example"

@@ -166,7 +166,10 @@ def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", control
         attrs.append(f'data-head="{head}"')
     if controls is not None:
         attrs.append(f'data-controls="{" ".join(controls)}"')
-    lines = [f"<figure {' '.join(attrs)}>", '<div class="aih-figure__graphic">']
+    # Below its natural width a figure scrolls sideways (site.css), in a narrow column or a zoomed window: a
+    # keyboard must be able to reach it to scroll it, named by the figure's title (axe: scrollable-region-focusable).
+    graphic = f'<div class="aih-figure__graphic" tabindex="0" role="group" aria-labelledby="{name}-title">'
+    lines = [f"<figure {' '.join(attrs)}>", graphic]
     lines += [line for line in svg.splitlines() if line.strip()]
     lines += ["</div>", f"<figcaption>{typeset(caption)}</figcaption>"] + ([menu] if menu else [])
     lines.append('<details class="aih-data"><summary>The numbers as a table</summary>')
