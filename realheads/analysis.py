@@ -41,7 +41,7 @@ class HeadScores:
     patterns: dict  # pattern name -> mean weight on that position
     entropy: np.ndarray  # mean row entropy, in nats
     links: dict  # sentence id -> {"key": (L, H) weight query -> key, "distractor": (L, H), "link": Link}
-    n_rows: int  # how many rows each pattern score averages (over all sentences)
+    n_rows: dict  # pattern name -> how many rows its mean averages (over all sentences): a first row has no previous token
 
     @property
     def shape(self):
@@ -73,9 +73,11 @@ def head_scores(sentence_heads):
                 "key": w[..., q, heads.position(link.key)],
                 "distractor": w[..., q, heads.position(link.distractor)],
             }
-    patterns = {name: np.concatenate(parts, axis=-1).mean(axis=-1) for name, parts in pooled.items()}
+    pooled = {name: np.concatenate(parts, axis=-1) for name, parts in pooled.items()}  # (L, H, rows)
+    patterns = {name: entries.mean(axis=-1) for name, entries in pooled.items()}
+    n_rows = {name: entries.shape[-1] for name, entries in pooled.items()}
     entropy = np.concatenate(entropies, axis=-1)
-    return HeadScores(patterns=patterns, entropy=entropy.mean(axis=-1), links=links, n_rows=entropy.shape[-1])
+    return HeadScores(patterns=patterns, entropy=entropy.mean(axis=-1), links=links, n_rows=n_rows)
 
 
 @dataclass(frozen=True)

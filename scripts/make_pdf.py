@@ -21,6 +21,28 @@ FOOTER = ('<div style="width:100%;font-size:8px;color:#555;text-align:center;fon
           'Attention Is a Heatmap · <span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
+# docs/cite.md's link to the PDF, hidden until the PDF exists: a site built without `make pdf` (a local build,
+# another host) would link to a file that is not there. show_pdf_link shows it once the PDF is written.
+HIDDEN_LINK = '<span class="aih-pdf-link" hidden>'
+SHOWN_LINK = '<span class="aih-pdf-link">'
+
+
+def show_pdf_link(site):
+    """The PDF is in the site now: show the link to it on every page that carries it hidden (cite/, and its
+    copy in print/). Returns those pages."""
+    if not (site / PDF_NAME).is_file():
+        raise FileNotFoundError(f"{site / PDF_NAME} does not exist: no link to show")
+    shown = []
+    for page in sorted(site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        if HIDDEN_LINK in text:
+            page.write_text(text.replace(HIDDEN_LINK, SHOWN_LINK), encoding="utf-8")
+            shown.append(page)
+    if not shown:
+        raise ValueError(f"no page in {site} carries the hidden link to {PDF_NAME} ({HIDDEN_LINK})")
+    return shown
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -92,6 +114,9 @@ def main(argv):
     start = time.perf_counter()
     make_pdf(site, output)
     print(f"wrote {output} ({output.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
+    if output.resolve() == (site / PDF_NAME).resolve():  # the one the pages link to
+        pages = show_pdf_link(site)
+        print(f"showed the link to it on {', '.join(str(page.relative_to(site)) for page in pages)}")
 
 
 if __name__ == "__main__":

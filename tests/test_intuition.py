@@ -36,17 +36,50 @@ def test_arrows_give_the_dot_products_and_their_geometry():
     assert data["weights"][0] == pytest.approx(math.exp(same) / sum(math.exp(s) for s in data["scores"]), rel=1e-12)
 
 
+def test_every_arrow_panel_labels_q_and_k_clear_of_both_arrows():
+    """The right-angle panel's k once sat on its own arrow's shaft, unreadable."""
+    def distance_to_shaft(point, tip):  # from a point to the segment from the origin to tip
+        point, tip = np.asarray(point), np.asarray(tip, dtype=float)
+        t = np.clip(point @ tip / (tip @ tip), 0, 1)
+        return float(np.linalg.norm(point - t * tip))
+
+    data = scores.arrows_data()
+    positions = scores.arrow_label_positions(data)
+    assert len(positions) == len(data["K"]) == 3
+    for k, labels in zip(data["K"], positions):
+        assert set(labels) == {"q", "k"}
+        for point in labels.values():
+            assert max(abs(c) for c in point) < scores.ARROW_REACH - 0.2  # inside the panel
+            assert min(distance_to_shaft(point, tip) for tip in (k, data["q"])) > 0.3, (k, labels)
+
+
 def test_the_outlined_pair_is_the_most_asymmetric_and_its_scores_are_the_loops(running):
     steps = running["steps"]
     S = loops.scores(steps["Q"].tolist(), steps["K"].tolist())
     n = len(S)
     gaps = {(i, j): S[i][j] - S[j][i] for i in range(n) for j in range(n)}
-    i, j = scores.asymmetric_pair(running)
+    [(i, j)] = scores.asymmetric_pairs(running)
     assert gaps[(i, j)] == max(gaps.values()) > 0
     caption = scores.asymmetry_caption(running)
     tokens = running["tokens"]
     assert f"query “{tokens[i]}” against key “{tokens[j]}” scores {S[i][j]:.2f}" in caption
     assert f"only {S[j][i]:.2f}".replace("-", "−") in caption
+
+
+def test_the_asymmetry_figure_outlines_as_many_pairs_as_its_title_and_caption_say(running):
+    """Its title once promised "two mirror-image pairs" over a figure that outlines one."""
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    ax = Figure().subplots()
+    scores.asymmetry_render(running, ax)
+    outlined = [patch for patch in ax.patches if isinstance(patch, Rectangle) and patch.get_linewidth() > 0]
+    (figure,) = [item for item in scores.ITEMS if item.name == "scores-asymmetry"]
+    said = scores.pairs_outlined(len(outlined) // 2)
+    assert outlined and len(outlined) % 2 == 0
+    assert figure.title == f"The score table is not symmetric: {said} outlined."
+    assert f"with {said} outlined:" in scores.asymmetry_caption(running)
+    assert f"with {said} of cells outlined" in scores.asymmetry_alt(running)
 
 
 # ---------------------------------------------------------------- Output: value bars, permutation

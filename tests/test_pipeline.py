@@ -27,6 +27,7 @@ from figures_src import build as figures_build
 from figures_src import registry
 from figures_src.engine import BuildError, Example, Figure
 from figures_src.engine import inputs as build_inputs
+from figures_src.engine.site import DEFAULT_SITE_URL
 from figures_src.engine.examples import REQUIRED_KEYS
 from figures_src.engine.figures import draw
 
@@ -193,6 +194,15 @@ def test_fragments_leak_no_stylesheet_and_have_no_blank_line(built):
         assert "\n\n" not in text, f"{path.name}: a blank line would end the Markdown HTML block"
         assert text.startswith("<figure ") and text.rstrip().endswith("</figure>"), path.name
         assert "<figcaption>" in text and "<table" in text, f"{path.name}: caption or data table missing"
+
+
+def test_each_figure_graphic_can_be_reached_by_keyboard_and_is_named_by_its_title(built):
+    """A figure narrower than its natural width scrolls; axe's scrollable-region-focusable wants a keyboard to reach it."""
+    for path in (built / "figures").glob("*.html"):
+        text, name = path.read_text(), path.stem
+        graphic = re.search(r'<div class="aih-figure__graphic"[^>]*>', text).group(0)
+        assert 'tabindex="0"' in graphic and 'role="group"' in graphic, path.name
+        assert f'aria-labelledby="{name}-title"' in graphic and f'<title id="{name}-title">' in text, path.name
 
 
 def test_examples_follow_the_contract(built):
@@ -576,6 +586,12 @@ BROKEN = {
 
         ITEMS = [Example("unmasked-inf-in-example", page=PAGE, title="−∞ where the mask allows", data=data)]
         ''', "steps.scores holds −∞ at index [1, 0]"),
+    "tab-in-snippet": ('''
+        from figures_src.engine import Snippets
+
+
+        ITEMS = [Snippets("tab-in-snippet", data=dict, snippets=lambda data: {"": f"Q is ${3} \\times {4}$."})]
+        ''', "snippets/tab-in-snippet.md: a control character '\\t' after 'Q is $3 '"),
     "bad-name": ('''
         ITEMS = [Figure("Bad Name", title="A name with spaces.", data=dict, render=lambda data, ax: None, caption="x")]
         ''', "lower-case words joined by hyphens"),
@@ -618,6 +634,21 @@ def test_the_command_line_reports_the_failing_item_and_exits_non_zero(tmp_path):
     assert result.returncode == 1
     assert "no-such-figure" in result.stderr
     assert not list(tmp_path.rglob("*.html"))
+
+
+@pytest.mark.parametrize("site_url", [None, "https://example.org/attention/"])
+def test_the_build_warns_in_one_line_when_site_url_is_unset(tmp_path, site_url):
+    """Without SITE_URL every permalink, <iframe> and BibTeX entry names 127.0.0.1: `make site` says so, and goes on."""
+    env = {key: value for key, value in os.environ.items() if key != "SITE_URL"} | ({"SITE_URL": site_url} if site_url else {})
+    result = subprocess.run([sys.executable, "-m", "figures_src.build", "--only", "no-such-figure", "--out", str(tmp_path)],
+                            cwd=ROOT, env=env, capture_output=True, text=True)
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    if site_url:
+        assert warnings == []
+    else:
+        assert warnings == [f"figures_src.build: warning: SITE_URL is not set, so every permalink, <iframe> snippet and "
+                            f"BibTeX entry points at {DEFAULT_SITE_URL} (right for a preview on this machine; to publish "
+                            "elsewhere, see README.md, Deploying)"]
 
 
 MASKED_PAGE = '''

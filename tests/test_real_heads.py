@@ -212,7 +212,7 @@ def test_head_scores_find_a_planted_previous_token_head():
     assert picks["previous"].label == "layer 2, head 3"  # counted from 1 on the page
     assert scores.entropy[0, 0] == pytest.approx(np.log(n))
     assert scores.entropy[1, 2] == 0
-    assert scores.n_rows == n
+    assert scores.n_rows == {"previous": n - 1, "next": n - 1, "cls": n, "sep": n, "self": n}  # row 0 has no previous token
 
 
 # ---------------------------------------------------------------- clear errors and light imports
@@ -295,6 +295,20 @@ def test_the_callouts_carry_the_computed_numbers():
         assert pick.label in callout and num(pick.score) in callout, kind
         assert pick.runner_up_label in callout, kind
     assert num(data_["scores"].patterns["cls"].mean()) in parts["sink"]
+
+
+def test_the_callouts_count_the_rows_each_score_averages():
+    """A sentence of n tokens has n rows, n - 1 of them with a token before (and n - 1 with one after)."""
+    from figures_src.pages.real_heads import text
+
+    data_ = text.text_data()
+    parts = text.text_snippets(data_)
+    lengths = [len(heads.tokens) for heads in data_["by_id"].values()]
+    every, inner = sum(lengths), sum(n - 1 for n in lengths)
+    assert f"Averaged over the {inner} rows of the three sentences that have a token before them" in parts["callout-previous"]
+    assert f"Averaged over the {inner} rows of the three sentences that have a token after them" in parts["callout-next"]
+    for part in (parts["callout-sink"], parts["sink"]):
+        assert f"all {every} rows of the three sentences" in part
 
 
 def test_the_site_build_needs_no_model_libraries(tmp_path):

@@ -4,10 +4,12 @@ Every build goes into a temporary folder; the figures are brought up to date fir
 entry point (a no-op when nothing changed).
 """
 import filecmp
+import html
 import json
 from html.parser import HTMLParser
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -222,6 +224,247 @@ def compare_trees(a, b):
     if left != right:
         return sorted(set(map(str, left)) ^ set(map(str, right)))
     return [str(p) for p in left if not filecmp.cmp(a / p, b / p, shallow=False)]
+
+
+# ---------------------------------------------------------------- the text a reader meets: no broken TeX
+
+
+class ReaderText(HTMLParser):
+    """A built page's text as a reader meets it, in pieces: the prose (collapsed tables and <noscript> copies
+    included, since HTMLParser reads a noscript's markup), the names screen readers speak (aria-label, alt,
+    title), an SVG's <text> and the comments matplotlib keeps its labels' TeX in, and each <math> element's
+    text apart: MathML sets a broken command as single letters ("3", "i", "m", "e", "s", "6")."""
+
+    SPOKEN = ("aria-label", "alt", "title")
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.prose, self.math = [], []
+        self._skip, self._formula = 0, None
+
+    def handle_starttag(self, tag, attrs):
+        self._skip += tag in ("script", "style")
+        if tag == "math":
+            self._formula = []
+        self.prose += [value for name, value in attrs if name in self.SPOKEN and value]
+
+    def handle_endtag(self, tag):
+        self._skip -= tag in ("script", "style") and self._skip > 0
+        if tag == "math" and self._formula is not None:
+            self.math.append("".join(self._formula))
+            self._formula = None
+
+    def handle_data(self, data):
+        if not self._skip:
+            (self._formula if self._formula is not None else self.prose).append(data)
+
+    def handle_comment(self, data):
+        self.prose.append(data)
+
+
+# What is left of a TeX command whose backslash and first letter became a control character in a Python string
+# that is not raw (\t, \f, \r, \b, \a, \v, \n): \times, \text, \frac, \rightarrow, \beta, \alpha, \vec,
+# \varepsilon, \neq, \nabla. In prose a remnant starts a word (so "times" and "lambda" do not count); in a
+# formula the letters run into their neighbours, and no formula on the site spells these letters.
+BROKEN_IN_PROSE = re.compile(
+    r"(?<![A-Za-z\\])(?:imes|ightarrow|lpha|arepsilon|abla|eq)\b|(?<![A-Za-z\\])(?:ext|rac|eta|ec)\{")
+BROKEN_IN_MATH = re.compile(r"imes|ext|rac|ightarrow|lpha|arepsilon|abla|eq|heta|orall")
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # any C0 control character but the newline
+
+
+def reader_texts(site):
+    """(file, ReaderText) for every page, print/ and embed/ included, every SVG download and every search
+    index entry."""
+    for path in pages(site) + sorted(site.glob("figures/*.svg")):
+        reader = ReaderText()
+        reader.feed(path.read_text(encoding="utf-8"))
+        yield path.relative_to(site), reader
+    for doc in json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]:
+        reader = ReaderText()
+        reader.feed(doc["title"] + " " + doc["text"])
+        yield f"search index: {doc['location']}", reader
+
+
+def test_no_page_holds_a_control_character_or_a_broken_tex_command(site):
+    """A \\times typed in a non-raw Python string reached multi-head/ as "3 <tab>imes 6": MathML showed
+    the letters i, m, e, s. No built text may hold a control character or such a remnant."""
+    files = [p for p in site.rglob("*") if p.suffix in (".html", ".svg", ".json", ".md", ".bib", ".csv", ".txt")
+             and "assets" not in p.parts]
+    for path in files:
+        found = CONTROL.search(path.read_text(encoding="utf-8"))
+        assert not found, f"{path.relative_to(site)}: a control character {found.group(0)!r}"
+    checked = 0
+    for where, reader in reader_texts(site):
+        prose = " ".join(reader.prose)
+        broken = BROKEN_IN_PROSE.search(prose)
+        assert not broken, f"{where}: a broken TeX command in {prose[max(0, broken.start() - 60):broken.end() + 20]!r}"
+        for formula in reader.math:
+            assert not BROKEN_IN_MATH.search(formula), f"{where}: a broken TeX command in the formula {formula!r}"
+        checked += len(reader.math)
+    assert checked > 500, "too few formulas found: is the page text read at all?"
+
+
+# ---------------------------------------------------------------- "row 2 (“sing”)": the token at that position
+
+
+def token_sequences(site):
+    """{example id: {"rows": [sequences], "columns": [sequences]}} from the published examples: the tokens a
+    row (a query) and a column (a key) are counted in; a cross-attention example's keys are its key_tokens,
+    and a batch holds one sequence per sentence."""
+    sequences = {}
+    for path in sorted((site / "examples").glob("*.json")):
+        example = json.loads(path.read_text(encoding="utf-8"))
+        rows = [example["tokens"]] if "tokens" in example else []
+        rows += example.get("batch_tokens", [])
+        sequences[path.stem] = {"rows": rows, "columns": [example["key_tokens"]] if "key_tokens" in example else rows}
+    return sequences
+
+
+AXES = {"row": "rows", "query": "rows", "token": "rows", "position": "rows", "head": "rows", "layer": "rows",
+        "column": "columns", "key": "columns"}
+_AXIS = r"(row|column|query|key|head|layer|token|position)"
+NAMED_POSITIONS = [  # (pattern, which groups hold the axis, the 1-based position and the token)
+    (re.compile(rf"\b{_AXIS}\s+(\d+)\s+\(“([^”]+)”\)", re.I), (1, 2, 3)),  # row 2 (“sing”)
+    (re.compile(rf"“([^”]+)”\s+\({_AXIS}\s+(\d+)\)", re.I), (2, 3, 1)),  # query “on” (row 4)
+    (re.compile(rf"“([^”]+)”\s+is\s+{_AXIS}\s+(\d+)\b", re.I), (2, 3, 1)),  # “animal” is column 3
+]
+NAMED_RANGE = re.compile(r"\b(rows|columns|queries|keys|tokens|positions)\s+(\d+)\s+(to|and)\s+(\d+)\s+\(([^()]+)\)", re.I)
+
+
+def sections(page_html):
+    """A page cut at each <h1> and <h2>: the parts a sentence and the examples it speaks of share."""
+    page_html = re.sub(r"<(script|style)\b.*?</\1>", "", page_html, flags=re.S)
+    return re.split(r"(?=<h[12][\s>])", page_html)
+
+
+def reader_words(section_html):
+    """The section's text: tags out (a token in <code> stays inside its quotes), entities decoded."""
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", section_html)))
+
+
+def test_every_row_or_column_named_with_its_token_names_the_token_at_that_position(site):
+    """"Row 1 (“sing”)" stood beside tables where "sing" is row 2. Wherever the text, a collapsed table or the
+    print edition names a position with its token (row 2 (“sing”), query “on” (row 4), keys 1 to 3 (the, cat,
+    sat)), the token is at that position, counted from 1, in an example the same section shows (or, when the
+    section shows none, one the page shows)."""
+    examples = token_sequences(site)
+    mention = re.compile(r"(?<![\w-])(" + "|".join(re.escape(name) for name in sorted(examples, key=len, reverse=True)) + r")(?![\w-])")
+    checked = 0
+    for page in pages(site):
+        text = page.read_text(encoding="utf-8")
+        on_page = set(mention.findall(text))
+        for section in sections(text):
+            shown = set(mention.findall(section)) or on_page
+            words = reader_words(section)
+            claims = [(m.group(g[0]).lower(), int(m.group(g[1])), [m.group(g[2])], m.group(0))
+                      for pattern, g in NAMED_POSITIONS for m in pattern.finditer(words)]
+            for m in NAMED_RANGE.finditer(words):
+                axis = m.group(1).lower().rstrip("s").replace("querie", "query")
+                first, last = int(m.group(2)), int(m.group(4))
+                positions = range(first, last + 1) if m.group(3).lower() == "to" else (first, last)
+                tokens = [token.strip() for token in m.group(5).split(",")]
+                claims += [(axis, position, [token], m.group(0)) for position, token in zip(positions, tokens)]
+                assert len(tokens) == len(positions), f"{page.relative_to(site)}: {m.group(0)!r} lists {len(tokens)} tokens"
+            for axis, position, (token,), said in claims:
+                candidates = [sequence for name in shown for sequence in examples[name][AXES[axis]]]
+                assert any(0 < position <= len(sequence) and sequence[position - 1] == token for sequence in candidates), (
+                    f"{page.relative_to(site)}: {said!r}, but in {sorted(shown)} {axis} {position} is "
+                    f"{sorted({s[position - 1] for s in candidates if 0 < position <= len(s)})}")
+                checked += 1
+    assert checked >= 10, f"only {checked} positions named with their token: is the text read at all?"
+
+
+def test_a_figure_that_says_how_its_panels_sit_says_it_right(site):
+    """multi-head/'s heads were called "side by side" in a figure that stacks them. The SVG is the same on
+    a phone and a desktop, so the first cell of each panel says where the panel sits."""
+    checked = 0
+    for page in pages(site):
+        for match in re.finditer(r'<figure\b[^>]*\bid="fig-([a-z0-9-]+)".*?</figure>', page.read_text(encoding="utf-8"), re.S):
+            name, figure = match.group(1), match.group(0)
+            corners = [tuple(map(float, xy)) for xy in re.findall(
+                rf'id="{name}-[a-z0-9]+-cell-0-0" d="M ([\d.]+) ([\d.]+) ', figure)]
+            words = html.unescape(" ".join(re.findall(r"<(?:title|figcaption)\b[^>]*>(.*?)</(?:title|figcaption)>", figure, re.S)))
+            if len(corners) < 2 or not re.search(r"side by side|one above the other", words):
+                continue
+            xs, ys = {x for x, _ in corners}, {y for _, y in corners}
+            layout = "side by side" if len(ys) == 1 and len(xs) == len(corners) else \
+                "one above the other" if len(xs) == 1 and len(ys) == len(corners) else "neither"
+            said = set(re.findall(r"side by side|one above the other", words))
+            assert said == {layout}, f"{page.relative_to(site)}: figure {name} says {sorted(said)}; its panels sit {layout}"
+            checked += 1
+    assert checked, "no figure says how its panels sit"
+
+
+class OutsideCode(HTMLParser):
+    """The text of a page's body that is not code: outside <code>, <pre>, <script> and <style> (and the <head>,
+    whose <title> a tab shows as plain text)."""
+
+    CODE = ("code", "pre", "script", "style", "head")
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.text = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        self.depth += tag in self.CODE
+
+    def handle_endtag(self, tag):
+        self.depth -= tag in self.CODE and self.depth > 0
+
+    def handle_data(self, data):
+        if not self.depth:
+            self.text.append(data)
+
+
+def test_code_names_that_count_from_0_stand_as_code_and_cite_says_so(site):
+    """An ID or figure name with a number in it (`multi-head-h0` beside "head 1") is shown as code, and cite/
+    says once that code names count from 0 while the text counts from 1."""
+    names = {path.stem for path in (site / "examples").glob("*.json")} | {path.stem for path in (site / "figures").glob("*.svg")}
+    numbered = sorted((name for name in names if re.search(r"\d$", name)), key=len, reverse=True)
+    assert len(numbered) > 10
+    named = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, numbered)) + r")(?![\w-])")
+    for page in pages(site):
+        reader = OutsideCode()
+        reader.feed(page.read_text(encoding="utf-8"))
+        loose = sorted(set(named.findall(" ".join(reader.text))))
+        assert not loose, f"{page.relative_to(site)}: {loose[:5]} outside <code>"
+    cite = OutsideCode()
+    cite.feed((site / "cite" / "index.html").read_text(encoding="utf-8"))
+    words = " ".join(" ".join(cite.text).split())
+    assert "they count from 0, while the text counts from 1" in words
+
+
+def load_make_pdf():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_pdf", ROOT / "scripts" / "make_pdf.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_pdf_link_shows_only_once_make_pdf_has_written_the_pdf(site, tmp_path):
+    """Only `make pdf` (the Pages workflow) writes the PDF: a site built without it must not link to it."""
+    make_pdf = load_make_pdf()
+    link = re.compile(r'<a href="[^"]*attention-is-a-heatmap\.pdf"')
+    carrying = [page for page in pages(site) if link.search(page.read_text(encoding="utf-8"))]
+    assert {page.relative_to(site).parts[0] for page in carrying} == {"cite", "print"}
+    assert not (site / make_pdf.PDF_NAME).exists()
+    for page in carrying:
+        text = page.read_text(encoding="utf-8")
+        assert len(link.findall(text)) == text.count(make_pdf.HIDDEN_LINK) == 1, page
+        assert re.search(re.escape(make_pdf.HIDDEN_LINK) + r"[^<]*\s*" + link.pattern, text), f"{page}: the link is not in the hidden span"
+    copy = tmp_path / "site"
+    for page in carrying:
+        (copy / page.relative_to(site)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(page, copy / page.relative_to(site))
+    with pytest.raises(FileNotFoundError, match="attention-is-a-heatmap.pdf does not exist"):
+        make_pdf.show_pdf_link(copy)
+    (copy / make_pdf.PDF_NAME).write_bytes(b"%PDF-1.7")
+    assert sorted(make_pdf.show_pdf_link(copy)) == sorted(copy / page.relative_to(site) for page in carrying)
+    for page in carrying:
+        text = (copy / page.relative_to(site)).read_text(encoding="utf-8")
+        assert make_pdf.HIDDEN_LINK not in text and make_pdf.SHOWN_LINK in text
 
 
 def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole(site):

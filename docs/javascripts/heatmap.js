@@ -173,9 +173,10 @@ class Heatmap {
     for (const button of this.slot("modes").children) button.setAttribute("aria-pressed", button.value === quantity);
     this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d k`);
     if (example.checkpoints) {
-      const step = `step ${example.checkpoints[leadIndex]}`;
+      // the label names the axis ("Step"); beside the slider only its number, read out whole as "step 30"
+      const step = example.checkpoints[leadIndex];
       this.fill({ step });
-      this.slot("lead").setAttribute("aria-valuetext", step);
+      this.slot("lead").setAttribute("aria-valuetext", `step ${step}`);
     }
     this.drawGrid(values, limit);
     this.drawLegend(limit);

@@ -204,7 +204,10 @@ def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", control
     if controls is not None:
         attrs.append(f'data-controls="{" ".join(controls)}"')
     figcaption = f"<figcaption>{typeset(caption)}</figcaption>"
-    lines = [f"<figure {' '.join(attrs)}>"] + ([figcaption] if caption_first else []) + ['<div class="aih-figure__graphic">']
+    # Below its natural width a figure scrolls sideways (site.css), in a narrow column or a zoomed window: a
+    # keyboard must be able to reach it to scroll it, named by the figure's title (axe: scrollable-region-focusable).
+    graphic = f'<div class="aih-figure__graphic" tabindex="0" role="group" aria-labelledby="{name}-title">'
+    lines = [f"<figure {' '.join(attrs)}>"] + ([figcaption] if caption_first else []) + [graphic]
     lines += [line for line in svg.splitlines() if line.strip()]
     lines += ["</div>"] + ([] if caption_first else [figcaption]) + ([menu] if menu else [])
     lines.append(f'<details class="aih-data"{" open" if caption_first else ""}><summary>The numbers as a table</summary>')

@@ -5,6 +5,7 @@ Every number of an item's data is checked finite before anything is drawn or pri
 Imported by the build only when an item must be rebuilt, so a no-change build never pays for numpy's
 arithmetic or matplotlib.
 """
+import re
 from pathlib import Path
 
 from .errors import BuildError
@@ -14,9 +15,25 @@ from .finite import check_tree
 from .items import Example, Figure, Snippets
 
 
+# Any C0 control character but the newline. In a Python string that is not raw, "\times" is a tab and "imes",
+# "\frac" a form feed and "rac": the formula that reaches the page is broken, and nothing else would notice.
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+
+
 def outputs(item, page=None):
     """Every file `item` writes: a figure's fragment and downloads, an example's JSON and cite line, snippets,
-    downloads. `page`: the Markdown page that declares it ("scores.md"), for a figure's permalink."""
+    downloads. `page`: the Markdown page that declares it ("scores.md"), for a figure's permalink.
+    A text holding a control character fails the build, naming the file and what the character follows."""
+    files = _outputs(item, page)
+    for path, text in files.items():
+        found = CONTROL.search(text) if isinstance(text, str) else None
+        if found:
+            raise BuildError(f"{path}: a control character {found.group(0)!r} after {text[max(0, found.start() - 40):found.start()]!r}"
+                             " (a TeX command such as \\times or \\frac in a Python string that is not raw?)")
+    return files
+
+
+def _outputs(item, page):
     match item:
         case Example():
             example = item.compute()

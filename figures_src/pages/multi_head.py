@@ -76,7 +76,7 @@ def heads_caption(example):
     n_heads = len(example["steps"]["weights"])
     which = "Both heads'" if n_heads == 2 else f"All {n_heads} heads'"
     return (
-        f"{which} weights over the same sentence, side by side, each computed from its own dₖ = {example['d_k']} "
+        f"{which} weights over the same sentence, one above the other, each computed from its own dₖ = {example['d_k']} "
         "columns of Q, K and V. Colour only; each head's numbers follow below."
     )
 
@@ -240,10 +240,10 @@ def cross_snippets(example):
         "shapes": (
             f"Here the decoder has written $n_q = {n_q}$ tokens, *{' '.join(tokens)}*, and the encoder has read "
             f"the running sentence, $n_k = {n_k}$ tokens. The queries come from the decoder's vectors "
-            f"(${n_q} \times {d_model}$), the keys and values from the encoder's (${n_k} \times {d_model}$), "
-            f"through the same $W_Q$, $W_K$, $W_V$ as [before](qkv.md): $Q$ is ${n_q} \times {d_k}$, $K$ and $V$ "
-            f"are ${n_k} \times {d_k}$ (the running sentence's keys and values exactly), the score table is "
-            f"${n_q} \times {n_k}$, and the output has one row per decoder token, ${n_q} \times {d_k}$."
+            rf"(${n_q} \times {d_model}$), the keys and values from the encoder's (${n_k} \times {d_model}$), "
+            rf"through the same $W_Q$, $W_K$, $W_V$ as [before](qkv.md): $Q$ is ${n_q} \times {d_k}$, $K$ and $V$ "
+            rf"are ${n_k} \times {d_k}$ (the running sentence's keys and values exactly), the score table is "
+            rf"${n_q} \times {n_k}$, and the output has one row per decoder token, ${n_q} \times {d_k}$."
         ),
         "x": matrix(example["inputs"]["X"], tokens, dims("x", d_model), corner="token", digits=0, trim=True),
         "q": matrix(steps["Q"], tokens, dims("", d_k), corner="query", digits=1, trim=True),
@@ -312,7 +312,7 @@ ITEMS = [
            data=diagram_data, render=diagram_render, caption=diagram_caption, alt=diagram_alt, table=diagram_table,
            size=(4.4, 5.2)),
     EX_MULTI_HEAD,
-    Figure("multi-head-heads", title="The heads of the multi-head example, side by side.", data=EX_MULTI_HEAD.compute,
+    Figure("multi-head-heads", title="The heads of the multi-head example, one above the other.", data=EX_MULTI_HEAD.compute,
            render=heads_render, caption=heads_caption, size=(PHONE_WIDTH, 6.4)),
     *(
         example_heatmap(f"multi-head-h{head}", EX_MULTI_HEAD, "weights", head=head, size=(PHONE_WIDTH, 3.2),

@@ -87,18 +87,33 @@ def arrows_table(data):
     }
 
 
+ARROW_REACH = 2.6  # each panel shows -2.6 to 2.6 on both axes
+LABEL_GAP = 0.45  # how far a label sits from its arrow's tip, across the arrow (data units)
+
+
+def arrow_label_positions(data):
+    """Per panel, {"k": (x, y), "q": (x, y)}: each label beside its arrow's tip, k to the arrow's right and q to
+    its left, so neither lands on a shaft (the key along the query, or a key pointing up, hid its label)."""
+    def beside(v, side):
+        v = np.asarray(v, dtype=float)
+        along = v / np.linalg.norm(v)
+        across = np.array([along[1], -along[0]]) * side  # side 1: clockwise from the arrow, its right
+        return tuple(v + 0.15 * along + LABEL_GAP * across)
+
+    return [{"k": beside(k, 1), "q": beside(data["q"], -1)} for k in data["K"]]
+
+
 def arrows_render(data, fig):
     axes = fig.subplots(1, len(data["K"]))
-    reach = 2.6
-    for ax, name, k, score in zip(axes, data["names"], data["K"], data["scores"]):
+    reach = ARROW_REACH
+    for ax, name, k, score, labels in zip(axes, data["names"], data["K"], data["scores"], arrow_label_positions(data)):
         ax.axhline(0, color="#000000", linewidth=0.4, alpha=0.4)
         ax.axvline(0, color="#000000", linewidth=0.4, alpha=0.4)
         # The key first and wider, so a query along the same line stays visible on top of it.
-        for v, colour, width, label, offset in ((k, "#E69F00", 3.4, "$k$", (0.1, -0.45)),
-                                                (data["q"], "#000000", 1.6, "$q$", (0.1, 0.4))):
+        for v, colour, width, label in ((k, "#E69F00", 3.4, "k"), (data["q"], "#000000", 1.6, "q")):
             ax.add_patch(FancyArrowPatch((0, 0), tuple(v), arrowstyle="-|>", mutation_scale=10 + width, color=colour,
                                          linewidth=width, shrinkA=0, shrinkB=0))
-            ax.text(*(np.array(v) + np.array(offset)), label, fontsize=11, ha="center", va="center", color=colour)
+            ax.text(*labels[label], f"${label}$", fontsize=11, ha="center", va="center", color=colour)
         ax.set_xlim(-reach, reach)
         ax.set_ylim(-reach, reach)
         ax.set_aspect("equal")
@@ -113,52 +128,63 @@ def arrows_render(data, fig):
 # ---------------------------------------------------------------- the score table is not symmetric
 
 
-def asymmetric_pair(example):
-    """(i, j): the pair whose two scores S_ij and S_ji differ most, S_ij the larger."""
+OUTLINED_PAIRS = 1  # how many pairs the figure outlines: those whose two scores differ most
+COUNT_WORDS = ("no", "one", "two", "three", "four")
+
+
+def pairs_outlined(count=OUTLINED_PAIRS):
+    """The count the title, the caption and the text alternative give: "one mirror-image pair"."""
+    return f"{COUNT_WORDS[count]} mirror-image pair{'s' if count != 1 else ''}"
+
+
+def asymmetric_pairs(example):
+    """[(i, j), ...]: the OUTLINED_PAIRS pairs whose two scores S_ij and S_ji differ most, S_ij the larger."""
     S = np.asarray(example["steps"]["scores"])
     gap = S - S.T
-    i, j = np.unravel_index(np.argmax(gap), gap.shape)
-    return int(i), int(j)
+    order = np.argsort(-gap, axis=None, kind="stable")[:OUTLINED_PAIRS]
+    pairs = [tuple(int(v) for v in np.unravel_index(k, gap.shape)) for k in order]
+    if len(pairs) < OUTLINED_PAIRS or any(gap[i, j] <= 0 for i, j in pairs):
+        raise ValueError(f"scores-asymmetry: the table has fewer than {OUTLINED_PAIRS} pairs whose scores differ")
+    return pairs
 
 
 def asymmetry_caption(example):
     tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
-    i, j = asymmetric_pair(example)
+    pairs = "; ".join(f"query “{tokens[i]}” against key “{tokens[j]}” scores {num(S[i, j])}, but query "
+                      f"“{tokens[j]}” against key “{tokens[i]}” only {num(S[j, i])}" for i, j in asymmetric_pairs(example))
     return (
-        f"The raw scores again, with one pair outlined: query “{tokens[i]}” against key “{tokens[j]}” scores "
-        f"{num(S[i, j])}, but query “{tokens[j]}” against key “{tokens[i]}” only {num(S[j, i])}. The table is not "
+        f"The raw scores again, with {pairs_outlined()} outlined: {pairs}. The table is not "
         "symmetric about its diagonal (grey), because a query and a key come from different matrices."
     )
 
 
 def asymmetry_alt(example):
     tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
-    i, j = asymmetric_pair(example)
-    return (
-        f"The five-by-five raw score table with two cells outlined, mirror images across the diagonal: "
-        f"{tokens[i]} to {tokens[j]} is {num(S[i, j])}, {tokens[j]} to {tokens[i]} is {num(S[j, i])}."
-    )
+    pairs = "; ".join(f"{tokens[i]} to {tokens[j]} is {num(S[i, j])}, {tokens[j]} to {tokens[i]} is {num(S[j, i])}"
+                      for i, j in asymmetric_pairs(example))
+    return f"The five-by-five raw score table with {pairs_outlined()} of cells outlined across the diagonal: {pairs}."
 
 
 def asymmetry_table(example):
     tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
-    i, j = asymmetric_pair(example)
+    pairs = asymmetric_pairs(example)
     return {
-        "caption": "The outlined pair, both ways",
+        "caption": f"The outlined pair{'s' if len(pairs) != 1 else ''}, both ways",
         "columns": ["query", "key", "score"],
-        "rows": [[tokens[i], tokens[j], num(S[i, j])], [tokens[j], tokens[i], num(S[j, i])]],
+        "rows": [row for i, j in pairs for row in ([tokens[i], tokens[j], num(S[i, j])], [tokens[j], tokens[i], num(S[j, i])])],
     }
 
 
 def asymmetry_render(example, ax):
     tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
     n = len(tokens)
-    i, j = asymmetric_pair(example)
+    larger = set(asymmetric_pairs(example))
+    smaller = {(j, i) for i, j in larger}
     for r in range(n):
         for c in range(n):
-            outlined = (r, c) in ((i, j), (j, i))
+            outlined = (r, c) in larger | smaller
             if outlined:
-                ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor="#E69F00" if (r, c) == (i, j) else "#56B4E9",
+                ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor="#E69F00" if (r, c) in larger else "#56B4E9",
                                        alpha=0.6, edgecolor="#000000", linewidth=1.6))
             elif r == c:  # the mirror line
                 ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor="#9e9e9e", alpha=0.25, linewidth=0))
@@ -204,7 +230,7 @@ ITEMS = [
         ),
         controls=("readout",),
     ),
-    Figure("scores-asymmetry", title="The score table is not symmetric: two mirror-image pairs outlined.",
+    Figure("scores-asymmetry", title=f"The score table is not symmetric: {pairs_outlined()} outlined.",
            data=EX_SCORES.compute, render=asymmetry_render, caption=asymmetry_caption, alt=asymmetry_alt,
            table=asymmetry_table, size=(3.8, 3.4)),
 ]

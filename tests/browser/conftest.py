@@ -131,6 +131,28 @@ new PerformanceObserver((list) => {
 """
 
 
+def scroll_through(page):
+    """Scroll from the top to the bottom, half a viewport at a time, so that every widget that waits for the
+    viewport (heatmaps, problems, the real heads' grids) is set up; wait until each is; end back at the top."""
+    from playwright.sync_api import expect
+
+    step = page.viewport_size["height"] // 2
+    y = 0
+    while y < page.evaluate("document.documentElement.scrollHeight"):
+        page.evaluate("(y) => scrollTo(0, y)", y)
+        page.wait_for_timeout(30)
+        y += step
+    if not page.locator("script[src*='javascripts/site.js']").count():  # print/: static copies, no widgets
+        page.evaluate("scrollTo(0, 0)")
+        return
+    reveal_heatmaps(page)
+    expect(page.locator(".aih-problem[data-src]:not(.aih-on)")).to_have_count(0)
+    # a real-heads grid gets its image in view; those in the tabs not chosen stay waiting
+    page.wait_for_function("() => [...document.querySelectorAll('foreignObject noscript')]"
+                           ".every((waiting) => !waiting.closest('figure').checkVisibility())")
+    page.evaluate("scrollTo(0, 0)")
+
+
 def reveal_heatmaps(page):
     """Scroll to each heatmap in turn and wait until it is interactive (or merged into its neighbour's): they
     become interactive only near the viewport. Ends back at the top of the page."""

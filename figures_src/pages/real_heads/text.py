@@ -4,6 +4,7 @@ import numpy as np
 from ...engine.text import num
 from .committed import PATTERN_KINDS, extraction, kind_name, picks, scores
 
+HAVING = {"previous": "a token before them", "next": "a token after them"}  # the rows a pattern can score
 CALLOUT_TITLES = {
     "previous": "Previous token",
     "next": "Next token",
@@ -53,22 +54,33 @@ def sentence_list(data):
     return "\n".join(lines)
 
 
+def rows_averaged(scores, *patterns):
+    """The rows the analysis averaged these patterns over, in words: "all 53 rows of the three sentences", or
+    "the 50 rows ... that have a token before them" (a first row has no previous token, a last row no next one)."""
+    counts = {scores.n_rows[pattern] for pattern in patterns}
+    if len(counts) != 1:
+        raise ValueError(f"patterns {patterns} average over different numbers of rows: {sorted(counts)}")
+    count, every = counts.pop(), scores.n_rows["self"]
+    if count == every:
+        return f"all {count} rows of the three sentences"
+    return f"the {count} rows of the three sentences that have {' and '.join(HAVING[p] for p in patterns)}"
+
+
 def callout(data, kind):
     """An admonition naming the head and the numbers that picked it."""
     pick = data["picks"][kind]
     scores = data["scores"]
-    rows = f"all {scores.n_rows} rows of the three sentences"
     runner = f"The next-best head, {pick.runner_up_label}, scores {num(pick.runner_up)}; the median head {num(pick.median)}."
     if kind in ("previous", "next"):
         title = CALLOUT_TITLES[kind]
         where = "just below" if kind == "previous" else "just above"
-        body = (f"Averaged over {rows}, this head puts {num(pick.score)} of a query's weight on the "
+        body = (f"Averaged over {rows_averaged(scores, kind)}, this head puts {num(pick.score)} of a query's weight on the "
                 f"{PATTERN_KINDS[kind]}. {runner} In its heatmap that is the diagonal {where} the main one.")
     elif kind == "sink":
         title = CALLOUT_TITLES[kind]
         cls = scores.patterns["cls"][pick.layer, pick.head]
         sep = scores.patterns["sep"][pick.layer, pick.head]
-        body = (f"Averaged over {rows}, this head puts {num(cls)} of a query's weight on [CLS] and "
+        body = (f"Averaged over {rows_averaged(scores, 'cls', 'sep')}, this head puts {num(cls)} of a query's weight on [CLS] and "
                 f"{num(sep)} on [SEP]: {num(pick.score)} together. {runner} Whatever the word, "
                 "it looks at the same place.")
     else:
@@ -93,7 +105,7 @@ def sink_paragraph(data):
     majority = int(np.sum(cls + sep > 0.5))
     heavier, lighter = ("[CLS]", "[SEP]") if cls.mean() >= sep.mean() else ("[SEP]", "[CLS]")
     return (
-        f"Averaged over all {n_layers * n_heads} heads and all {scores.n_rows} rows of the three sentences, a row puts "
+        f"Averaged over all {n_layers * n_heads} heads and {rows_averaged(scores, 'cls', 'sep')}, a row puts "
         f"{num(cls.mean())} of its weight on [CLS] and {num(sep.mean())} on [SEP]. By layer, the "
         f"share on [CLS] is {by_layer}. In {majority} of the {n_layers * n_heads} heads, [CLS] and [SEP] together "
         f"take more than half of an average row. In this model the pile sits on {heavier}; {lighter} gets little."
