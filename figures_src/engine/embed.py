@@ -52,7 +52,7 @@ def caption(example):
     """The embed page's caption: what its static figure shows (the first grid of a leading axis)."""
     first = (" of head 1" if "n_heads" in example else " of the first sequence" if "batch_tokens" in example
              else f" at step {example['checkpoints'][0]}" if "checkpoints" in example else "")
-    return f"The attention weights{first} of worked example {example['id']}: one row per query, one column per key."
+    return f"The attention weights{first} of this worked example: one row per query, one column per key."
 
 
 def embed_page(example, permalink, figure):
