@@ -236,3 +236,118 @@ def test_a_grid_with_3_decimal_cells_says_why_in_its_caption(site):
     assert f">{shown.group(1)}<" in figure[:figure.index("</figure>")], "the cell it names is in the figure"
     raw = (site / "scores" / "index.html").read_text(encoding="utf-8")
     assert "Cells show" not in re.search(r'id="fig-scores-heatmap".*?<figcaption>(.*?)</figcaption>', raw, flags=re.S).group(1)
+
+
+# ---------------------------------------------------------------- proofreading of Home, qkv/, scaling/, softmax/
+
+def page_text(site, page):
+    return text(site / page / "index.html")
+
+
+def figure_html(site, page, name):
+    html = (site / page / "index.html").read_text(encoding="utf-8")
+    start = html.index(f'id="fig-{name}"')
+    return html[start:html.index("</figure>", start)]
+
+
+@pytest.mark.parametrize("page", ["scaling", "print"])
+def test_the_scale_slider_is_above_the_heatmap_and_its_claim_is_the_datas(site, page):
+    """Item 1 and 3: the slider sits above the grid; at its right end not every row reaches 1."""
+    from figures_src.pages import scaling
+
+    words = page_text(site, page)
+    assert "slider under this heatmap" not in words and "slider above this heatmap" in words
+    assert "piles onto" not in words
+    data = scaling.slider_data()
+    assert data["multiplier"] == 10, "overrides/main.html's slider runs from 10^-1 to 10^1"
+    reach = [t for t, w in zip(data["tokens"], data["top_pushed"]) if w >= 0.995]
+    assert reach and len(reach) < len(data["tokens"])
+    assert f"the most peaked rows, {' and '.join(f'“{t}”' for t in reach)}, reach 1" in words
+
+
+def test_the_slider_sentence_fails_the_build_when_the_data_stops_backing_it():
+    from figures_src.pages import scaling
+
+    data = scaling.slider_data()
+    with pytest.raises(BuildError, match="every row leans further"):
+        scaling.slider_snippets({**data, "top_pushed": data["top"]})
+    with pytest.raises(BuildError, match="some rows reach 1"):
+        scaling.slider_snippets({**data, "top_pushed": data["top_pushed"] * 0 + 0.999})
+
+
+@pytest.mark.parametrize("page", ["scaling", "print"])
+def test_the_softmax_slope_is_written_within_one_row(site, page):
+    """Item 4: i is the query row (Home); the Jacobian of one row runs over its keys j and l."""
+    words = page_text(site, page)
+    assert "∂aᵢ/∂s̃ⱼ" not in words and "aᵢ(δᵢⱼ − aⱼ)" not in words
+    assert "within one row, ∂aⱼ/∂s̃ₗ = aⱼ(δⱼₗ − aₗ)" in words and "Average largest |∂aⱼ/∂s̃ₗ| within a row" in words
+    assert "The softmax works within one row" in words
+
+
+def test_the_scaling_recap_names_its_own_slider(site):
+    """Item 12."""
+    words = page_text(site, "scaling")
+    assert "slider on the Softmax page and in the demo" not in words
+    assert "the scale slider above this page's heatmap of the running sentence" in words
+
+
+def test_the_token_vectors_columns_are_numbered_like_q_k_v(site):
+    """Item 5: x₁ … xₙ are the tokens (Home), so X's columns are 1 … d_model, as Q's, K's and V's are."""
+    html = (site / "qkv" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r"<th[^>]*>token</th>\s*<th[^>]*>1</th>", html)
+    assert not re.search(r"<th[^>]*>x\d</th>", html)
+
+
+def test_home_says_what_the_gradient_code_names_are_and_what_values_are(site):
+    """Items 6 and 13."""
+    words = page_text(site, ".")
+    assert "dW is d A , the gradient with respect to the weights A (not a projection)" in words
+    assert "dS is d S &#x0007E; , the gradient with respect to the scaled scores" in words
+    assert ("averaging the value vectors of all tokens, its own included (a value is one more learned "
+            "projection of a token)") in words
+
+
+def test_the_step_tables_entropy_total_says_why_it_differs_from_the_exact_one(site):
+    """Item 7: the −a ln a column is worked from the printed a_j (every chain checks out by hand), so the
+    page says so where its total differs from the row's entropy at full precision."""
+    import json
+    from decimal import Decimal
+
+    from figures_src.pages import softmax
+
+    example = json.loads((site / "examples" / "ex-softmax.json").read_text())
+    words = page_text(site, "softmax")
+    for snippet in ("peaked", "flat"):
+        table = (ROOT / "generated" / "snippets" / f"ex-softmax-{snippet}.md").read_text(encoding="utf-8")
+        rows = [line.split("|")[1:-1] for line in table.splitlines() if line.startswith("| **")]
+        weights = [Decimal(r[3].strip()) for r in rows[:-1]]
+        terms = [Decimal(r[4].strip().replace("−", "-")) for r in rows[:-1]]
+        total = Decimal(rows[-1][4].strip(" *"))
+        assert sum(terms) == total
+        assert all(t == (-w * w.ln()).quantize(Decimal("0.0001")) for t, w in zip(terms, weights))
+        exact = example["steps"]["entropy"][softmax.peaked_and_flat(example)[snippet == "flat"]]
+        if f"{exact:.4f}" != str(total):
+            assert (f"The last column is worked from the printed a j , so its total, {total}, differs slightly "
+                    f"from the entropy at full precision, {exact:.4f}.") in words
+    assert "0.1398" in words and "0.1396" in words
+
+
+def test_a_figure_table_with_a_3_decimal_cell_says_why_under_it(site):
+    """Item 8: softmax/'s table of the two rows prints −2.905 beside 2-decimal cells."""
+    figure = figure_html(site, "softmax", "softmax-rows")
+    after = figure[figure.index('id="softmax-rows-table"'):]
+    assert ">−2.905<" in after
+    assert re.search(r"</table></div>\s*<p class=\"aih-table-note\">Cells show 2 decimals, or 3 where 2 would "
+                     r"round a value that lies exactly halfway, as −?\d+\.\d{3}\.</p>", after)
+
+
+@pytest.mark.parametrize("page, name", [(".", "home-weights"), ("scaling", "scaling-weights"), ("softmax", "softmax-rows")])
+def test_rounded_weights_say_a_printed_row_may_miss_1(site, page, name):
+    """Item 11: "on"'s weights print as 0.99 in all; the caption where they first show says so."""
+    from figures_src.engine.text import rounding_note
+
+    assert rounding_note([[0.5, 0.5], [0.25, 0.75]], ["a", "b"]) == ""
+    assert rounding_note([[0.333, 0.333, 0.334]], ["a"]).endswith("the row of “a” adds up to 0.99.")
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", figure_html(site, page, name), flags=re.S).group(1)
+    assert caption.endswith("Weights are printed to 2 decimals, so a printed row may add up to 0.99 or 1.01 "
+                            "instead of 1: the row of “on” adds up to 0.99.")

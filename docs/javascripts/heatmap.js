@@ -68,6 +68,8 @@ class Heatmap {
       followedRow: null, // the query whose output is written out, if any
     };
     this.initialLead = this.state.leadIndex;
+    // the entropy bars show unless the figure's data-controls leave them out (the rule heatmap.css hides them by)
+    this.noEntropy = figure.matches("[data-controls]:not([data-controls~=entropy])");
     this.caption = figure.querySelector("figcaption");
     // the build's caption of each quantity this heatmap's figures show (neighbours of one example are merged)
     this.publishedCaptions = {};
@@ -247,8 +249,9 @@ class Heatmap {
     const scale = scaleMultiplier === 1 ? "" : `, with the scale multiplied by ${formatNumber(scaleMultiplier)}`;
     const mask = maskName === "none" ? "" : `, under the ${maskName} mask (grey, hatched cells are masked)`;
     this.caption.textContent = (published && this.publishedCaptions[quantity]) ||
-      `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}. Queries down, keys across; the bar ` +
-      "after each row is its entropy, and its dotted end an even spread over the keys the row may attend to." +
+      `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}. Queries down, keys across` +
+      (this.noEntropy ? "." : "; the bar after each row is its entropy, and its dotted end an even spread over the keys " +
+        "the row may attend to.") +
       (this.tie && ` Cells show 2 decimals, or 3 where 2 would round a value that lies exactly halfway, as ${this.tie}.`);
   }
 

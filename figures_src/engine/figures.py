@@ -17,7 +17,7 @@ from .items import Example, Figure
 from .site import page_path, site_url
 from .style import rc_params, readable_on_phones
 from .text import cell as cell_number
-from .text import num, tie_note, typeset
+from .text import num, rounding_note, tie_note, typeset
 
 
 def draw(figure, data, exports=None):
@@ -61,6 +61,8 @@ def render_figure(figure, data, page=None):
         raise BuildError(f"figure {name}: declare a caption to say what the figure shows")
     note = next((note for hm in heatmaps if (note := tie_note(hm.values))), "")
     caption = f"{caption} {note}" if note else caption  # why one cell has a decimal more than its neighbours
+    rounded = next((note for hm in heatmaps if hm.quantity == "weights" and (note := rounding_note(hm.values, hm.row_labels))), "")
+    caption = f"{caption} {rounded}" if rounded else caption  # why a row of weights does not print as 1.00
     tables = _tables(figure, data, heatmaps)
     example = figure.example(data) if callable(figure.example) else figure.example
     if example is not None and not isinstance(example, Example):
@@ -220,5 +222,8 @@ def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", control
             head, *rest = row
             lines.append(f'<tr><th scope="row">{_cell(head)}</th>' + "".join(f"<td>{_cell(v)}</td>" for v in rest) + "</tr>")
         lines.append("</tbody></table></div>")
+        # a cell with 3 decimals says why under its table, as a heatmap's caption does (tie_note)
+        if note := tie_note([v for row in rows for v in row[1:] if isinstance(v, (float, np.floating))]):
+            lines.append(f'<p class="aih-table-note">{typeset(note)}</p>')
     lines += ["</details>", "</figure>"]
     return "\n".join(lines) + "\n"

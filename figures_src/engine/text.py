@@ -54,6 +54,17 @@ def tie_note(values):
     return ""
 
 
+def rounding_note(weights, labels):
+    """The sentence a caption of weights ends with when a row, as its cells print (see cell()), does not add up
+    to 1.00, naming the first such row by its label (its token); "" when every printed row does."""
+    for label, row in zip(labels, np.asarray(weights, dtype=float)):
+        total = sum(Decimal(cell(w)) for w in row)
+        if total != 1:
+            return (f"Weights are printed to 2 decimals, so a printed row may add up to 0.99 or 1.01 instead of 1: "
+                    f"the row of “{label}” adds up to {num(total)}.")
+    return ""
+
+
 # A symbol with a subscript, as plain text writes it: d_k, d_model, W_Q, XW_Q, a_ij, s̃_ij, dO_i, Σ_j (not code names
 # such as attend_chunked). docs/javascripts/problems.js has the same pattern.
 SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dA|dS̃|dS|dO|∂a|∂s̃|s̃|[dWqkvasδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])")

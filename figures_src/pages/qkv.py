@@ -11,7 +11,7 @@ def qkv_snippets(example):
     X = inputs["X"]
     n, d_model = X.shape
     d_k = inputs["W_Q"].shape[1]
-    x_cols, k_cols = dims("x", d_model), dims("", d_k)
+    x_cols, k_cols = dims("", d_model), dims("", d_k)  # 1 … d: x₁…xₙ are the tokens (Home)
     parts = {
         "x": matrix(X, tokens, x_cols, corner="token", digits=0, trim=True),
         "shapes": (

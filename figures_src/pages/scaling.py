@@ -3,11 +3,14 @@
 Queries and keys have entries of mean 0 and variance 1; the figures show the spread of their dot product,
 the saturation of the softmax and the size of its gradient as d_k grows.
 """
+import re
+from pathlib import Path
+
 import numpy as np
 
 import attention
 
-from ..engine import Figure, example_heatmap
+from ..engine import BuildError, Figure, Snippets, example_heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import num
 from .softmax import EX_SOFTMAX
@@ -17,6 +20,9 @@ D_K = 2 ** np.arange(0, 11)  # 1, 2, 4, …, 1024
 PAIRS = 4000  # query-key pairs per d_k for the variance
 ROWS = 500  # score rows per d_k for saturation and gradients
 N_KEYS = 16  # keys per row
+# the heatmap's scale slider (overrides/main.html): its value v multiplies the scale by 10^v
+TEMPLATE = Path(__file__).resolve().parents[2] / "overrides" / "main.html"
+ONE = 0.995  # a weight that prints as 1.00
 
 
 def dot_variance(seed=1):
@@ -33,7 +39,7 @@ def dot_variance(seed=1):
 
 
 def softmax_jacobian(w):
-    """∂a_i/∂s̃_j = a_i (δ_ij − a_j) for each row: (..., n) -> (..., n, n)."""
+    """∂a_j/∂s̃_l = a_j (δ_jl − a_l) within each row: (..., n) -> (..., n, n)."""
     return w[..., :, None] * (np.eye(w.shape[-1]) - w[..., None, :])
 
 
@@ -157,11 +163,11 @@ def gradient_caption(data):
     peak = int(np.argmax(unscaled))
     crossing = int(np.argmax((unscaled < scaled) & (d_k > 1)))
     return (
-        "The largest entry of the softmax's Jacobian ∂aᵢ/∂s̃ⱼ = aᵢ(δᵢⱼ − aⱼ) in a row, averaged over the "
+        "The largest entry of the softmax's Jacobian within one row, ∂aⱼ/∂s̃ₗ = aⱼ(δⱼₗ − aₗ), averaged over the "
         "same random rows as above. Unscaled, the scores grow with dₖ, the row saturates and the slope that "
         "learning follows dies away; scaled, it holds steady. "
         f"For dₖ = {int(higher[0])} to {int(higher[-1])} the unscaled slope is the higher one: the largest entry is "
-        "a weight's slope on its own score, aᵢ(1 − aᵢ), which is largest (¼) at aᵢ = ½. Over "
+        "a weight's slope on its own score, aⱼ(1 − aⱼ), which is largest (¼) at aⱼ = ½. Over "
         f"{data['n_keys']} keys, scores with a spread of 1 leave the top weight small "
         f"({num(data['max_scaled'][peak])} on average), while the wider unscaled scores push it toward ½: "
         + ", ".join(f"{num(top[k])} at dₖ = {int(d_k[k])}" for k in range(1, peak + 1))
@@ -180,7 +186,7 @@ def gradient_alt(data):
 
 def gradient_table(data):
     return {
-        "caption": "Average largest |∂aᵢ/∂s̃ⱼ| per row",
+        "caption": "Average largest |∂aⱼ/∂s̃ₗ| within a row",
         "columns": ["dₖ", "unscaled", "scaled by 1/√dₖ"],
         "rows": [[int(d), f"{u:.4f}", f"{s:.4f}"] for d, u, s in zip(data["d_k"], data["grad_unscaled"], data["grad_scaled"])],
     }
@@ -194,17 +200,52 @@ def gradient_render(data, ax):
     ax.set_xticks(d_k, labels=dk_labels(d_k))
     ax.set_ylim(0, 0.25)
     ax.set_xlabel(r"$d_k$")
-    ax.set_ylabel(r"largest $|\partial a_i / \partial \tilde{s}_j|$")
+    ax.set_ylabel(r"largest $|\partial a_j / \partial \tilde{s}_l|$ in a row")
     ax.legend(frameon=False)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
 
+def slider_data():
+    """The running sentence's weights at the slider's largest multiplier, against those at ×1."""
+    found = re.search(r'data-control="scale">[^<]*<input type="range"[^>]*\bmax="([^"]+)"', TEMPLATE.read_text())
+    if not found:
+        raise BuildError(f"scaling-slider: no scale slider with a max in {TEMPLATE.name}")
+    multiplier = 10 ** float(found.group(1))
+    example = EX_SOFTMAX.compute()
+    steps = example["steps"]
+    pushed = attention.softmax(steps["scaled_scores"] * multiplier)
+    return {"tokens": example["tokens"], "multiplier": multiplier,
+            "top": steps["weights"].max(axis=-1), "top_pushed": pushed.max(axis=-1)}
+
+
+def slider_snippets(data):
+    """The paragraph above the heatmap: what the slider's right end does to each row, checked on the data."""
+    tokens, top, pushed = data["tokens"], data["top"], data["top_pushed"]
+    if not (pushed > top).all():
+        raise BuildError("scaling-slider: the page says every row leans further onto its largest score at "
+                         f"×{num(data['multiplier'])}; rows {[t for t, a, b in zip(tokens, top, pushed) if b <= a]} do not")
+    full, short = pushed >= ONE, pushed < ONE
+    if not full.any() or not short.any():
+        raise BuildError("scaling-slider: the page says some rows reach 1 at the slider's end and others stop short; "
+                         f"largest weights there: {[num(w) for w in pushed]}")
+    names = [f"“{tokens[i]}”" for i in np.flatnonzero(full)]
+    peaked = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    stops = ", ".join(f"“{tokens[i]}” at {num(pushed[i])}" for i in np.flatnonzero(short))
+    return {"": (
+        "The same thing on the running sentence: the slider above this heatmap multiplies the scale before the "
+        f"softmax (×1 is the $1/\\sqrt{{d_k}}$ of the formula). Drag it right, up to ×{num(data['multiplier'], 0)}, "
+        f"and every row leans further onto its largest score: the most peaked {'row' if len(names) == 1 else 'rows'}, "
+        f"{peaked}, reach{'es' if len(names) == 1 else ''} 1 to 2 decimals, while the others stop short ({stops}). "
+        "Drag it left and the rows flatten.\n"
+    )}
+
+
 def weights_caption(example):
     return (
         f"Attention weights for “{' '.join(example['tokens'])}” at the scale 1/√dₖ = 1/√{example['d_k']}. "
-        "The slider multiplies that scale: to the right each row piles onto its largest score, to the left it "
-        "flattens toward the uniform 1/n."
+        "The slider multiplies that scale: to the right each row leans further onto its largest score, to the "
+        "left it flattens toward the uniform 1/n."
     )
 
 
@@ -218,6 +259,7 @@ ITEMS = [
     example_heatmap("scaling-weights", EX_SOFTMAX, "weights", size=(PHONE_WIDTH, 3.2),
                     title="The running sentence's weights, with the scale in your hands.", caption=weights_caption,
                     controls=("modes", "scale", "readout", "softmax")),  # the page that introduces the scale
+    Snippets("scaling-slider", data=slider_data, snippets=slider_snippets),
     Figure("scaling-gradient", title="As scores grow, the softmax's gradient shrinks toward zero.",
            data=saturation, render=gradient_render, caption=gradient_caption, alt=gradient_alt,
            table=gradient_table, size=(PHONE_WIDTH, 3.4)),

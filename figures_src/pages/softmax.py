@@ -4,7 +4,7 @@ import numpy as np
 from ..engine import Example, Figure
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import num, softmax_by_hand, table
+from ..engine.text import num, rounding_note, softmax_by_hand, table
 from . import sentences
 
 PAGE = "softmax.md"
@@ -24,7 +24,13 @@ def row_table(example, i):
     rows = [[f"**{t}**", num(a, 3), *printed]
             for t, a, *printed in zip(tokens, s, hand["exponentials"], hand["weights"], hand["entropy_terms"])]
     rows.append(["**total**", "", hand["total"], hand["weight_total"], f"**{hand['entropy']}**"])
-    return table(["key $j$", "$\\tilde{s}_j$", "$e^{\\tilde{s}_j - \\max \\tilde{s}}$", "$a_j$", "$-a_j \\ln\\, a_j$"], rows)
+    exact = num(steps["entropy"][i], 4)
+    # the last column is worked from the printed a_j, so that it checks out by hand; say so where its total
+    # then differs from the entropy at full precision (the JSON's, and the summary's)
+    note = ("" if hand["entropy"] == exact else
+            f"\nThe last column is worked from the printed $a_j$, so its total, {hand['entropy']}, differs "
+            f"slightly from the entropy at full precision, {exact}.\n")
+    return table(["key $j$", "$\\tilde{s}_j$", "$e^{\\tilde{s}_j - \\max \\tilde{s}}$", "$a_j$", "$-a_j \\ln\\, a_j$"], rows) + note
 
 
 def softmax_snippets(example):
@@ -66,8 +72,9 @@ def row_label(data, k):
 def rows_caption(data):
     return (
         f"The most peaked row of the heatmap ({row_label(data, 0)}) and the flattest ({row_label(data, 1)}). "
-        f"Each bar is one key's weight; the bars of a row add up to 1."
-    )
+        f"Each bar is one key's weight; the bars of a row add up to 1. "
+        + rounding_note(data["weights"], [data["tokens"][i] for i in data["rows"]])
+    ).strip()
 
 
 def rows_alt(data):

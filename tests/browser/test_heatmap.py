@@ -507,6 +507,20 @@ def test_the_caption_says_what_the_heatmap_shows_now(demo):
     assert caption(demo, DEMO) == published["weights"]
 
 
+def test_a_caption_names_the_entropy_bars_only_where_the_figure_shows_them(page, site_url):
+    """scaling/'s heatmap leaves out the entropy control: its composed caption never mentions entropy."""
+    open_page(page, site_url, "scaling/")
+    figure = "#fig-scaling-weights"
+    assert "entropy" not in page.get_attribute(figure, "data-controls").split()
+    set_scale(page, figure, 1)
+    assert "scale multiplied by 10.00" in caption(page, figure) and "entropy" not in caption(page, figure)
+    page.locator(f"{figure} .aih-modes button[value='scores']").click()
+    assert caption(page, figure).startswith("Raw scores") and "entropy" not in caption(page, figure)
+    open_page(page, site_url, "demo/")  # no data-controls: every part shows, the entropy bars too
+    page.locator(f"{DEMO} .aih-modes button[value='scores']").click()
+    assert "the bar after each row is its entropy" in caption(page, DEMO)
+
+
 def test_the_entropy_bars_end_in_the_dotted_line_the_softmax_caption_names(page, site_url):
     open_page(page, site_url, "softmax/")
     assert "dotted line" in caption(page, "#fig-softmax-entropy")
