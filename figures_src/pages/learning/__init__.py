@@ -176,13 +176,16 @@ def checkpoints_example():
     snapshots = main_run()["snapshots"]
     per_step = [training.forward(snapshots[c], X, None) for c in CHECKPOINTS]
     Q, K, V, out, weights = (np.stack(parts) for parts in zip(*per_step))  # (checkpoints, n, ·)
+    words = [training.TOKENS[t] for t in tokens]
     return {
         "seed": MAIN.seed,
         "tokens": [training.TOKENS[t] for t in tokens],
         "d_k": MAIN.d_k,
         "scale": float(1 / np.sqrt(MAIN.d_k)),
         "checkpoints": list(CHECKPOINTS),
-        "leading_axis": {"name": "step", "labels": [str(c) for c in CHECKPOINTS]},  # the caption's "step 20"
+        # the caption's "step 20", and the caption the interactive figure shows at each checkpoint
+        "leading_axis": {"name": "step", "labels": [str(c) for c in CHECKPOINTS],
+                         "captions": {"weights": [checkpoint_caption(words, c, w) for c, w in zip(CHECKPOINTS, weights)]}},
         "inputs": {"X": X},
         "steps": {"Q": Q, "K": K, "V": V, "scores": attention.scores(Q, K), "scaled_scores": attention.scaled_scores(Q, K),
                   "weights": weights, "entropy": attention.row_entropy(weights)},
@@ -208,14 +211,27 @@ def checkpoints_render(example, fig):
     return drawn
 
 
+BRIGHTNESS = "brighter means more weight, from dark purple at 0 to yellow at 1"  # heatmap.py's WEIGHT_CMAP, viridis
+
+
+def checkpoint_caption(tokens, step, weights):
+    """The interactive figure's caption while it shows the checkpoint at `step` as the build computed it."""
+    return (
+        f"The weights of the sequence “{' '.join(tokens)}” at step {step} of training ({BRIGHTNESS}); the Step slider "
+        f"picks another checkpoint from {', '.join(map(str, CHECKPOINTS))}. The right answer is the cell just left of "
+        f"the diagonal in every row after the first; the mean weight on it here is "
+        f"{num(training.previous_token_weight(np.asarray(weights)), 2)}."
+    )
+
+
 def checkpoints_caption(example):
-    target = ", ".join(f"{num(w, 2)}" for w in np.array(example["steps"]["weights"])[:, np.arange(1, 8), np.arange(7)].mean(axis=1))
+    """The static figure's caption (the print edition's, and the page's without JavaScript)."""
+    target = ", ".join(num(training.previous_token_weight(w), 2) for w in np.asarray(example["steps"]["weights"]))
     return (
         f"The weights of the sequence “{' '.join(example['tokens'])}” at steps {', '.join(map(str, SHOWN_PANELS))} "
-        f"of training; the interactive version shows one checkpoint at a time, picked with the Step slider from "
-        f"{', '.join(map(str, example['checkpoints']))}. "
+        f"of training, queries down and keys across: {BRIGHTNESS}. "
         f"The right answer is the cell just left of the diagonal in every row after the first. "
-        f"Mean weight on it at each checkpoint: {target}."
+        f"Mean weight on it at each checkpoint ({', '.join(map(str, example['checkpoints']))}): {target}."
     )
 
 
