@@ -27,6 +27,11 @@ _OWN_FOLDER = re.compile(r'\b(href|src)="(?![#/.]|[a-z][a-z0-9+.-]*:)')
 _SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*></script>\s*'
                           r'|<link rel="modulepreload" href="[^"]*javascripts/site\.js">')
 
+# Words of a page's instructions for its controls ("What to do", "Try this", "drag the slider", "Point at a cell, or
+# tap it"): the print edition's copy has no controls, so a page that uses them gets a note with its web address.
+_INSTRUCTION = re.compile(r"\b(?:hover|click|drag|slider|tap it|point at)", re.I)
+_H1_END = re.compile(r"</h1>")
+
 _pages = []  # (src_uri, dest_path, url) of the nav's pages, in order, for this build
 
 
@@ -59,12 +64,23 @@ def unique_ids(content, prefix, seen):
     return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}-{m.group(1)}"' if m.group(1) in repeated else m.group(0), content)
 
 
-def edition(site_dir):
+def web_note(content, address):
+    """The article with a note after its title, if its text tells the reader to use controls it has only on the
+    web: where to find them."""
+    if not _INSTRUCTION.search(re.sub(r"<[^>]+>", " ", content)):
+        return content
+    note = (f'<p class="aih-web-note"><em>In this edition the figures of this page are drawings: the controls its '
+            f'instructions mention (hover, click, the sliders) are on the web page, <a href="{address}">{address}</a>.</em></p>')
+    return _H1_END.sub(lambda m: m.group(0) + note, content, count=1)
+
+
+def edition(site_dir, site_url=""):
     """The HTML of every nav page's article, in order, each in a <section> of its own."""
     seen = {"aih-print-edition"}
     sections = []
     for src_uri, dest_path, url in _pages:
         content = static(article((site_dir / dest_path).read_text(encoding="utf-8"), src_uri))
+        content = web_note(content, site_url.rstrip("/") + "/" + url)
         if url.count("/") == 0:  # Home is at the root; print/ is one folder down
             content = _RELATIVE.sub(r'\1="../', content)
         else:  # a link into the page's own folder (problems/concepts.json) reaches it from print/ through ../
@@ -83,5 +99,5 @@ def on_post_build(config):
     html = target.read_text(encoding="utf-8")
     if html.count(PLACEHOLDER) != 1:
         raise PluginError(f"print edition: docs/{PRINT_PAGE} must hold {PLACEHOLDER} once")
-    html = _SITE_SCRIPT.sub("", html.replace(PLACEHOLDER, edition(site_dir)))
+    html = _SITE_SCRIPT.sub("", html.replace(PLACEHOLDER, edition(site_dir, config.get("site_url") or "")))
     target.write_text(html, encoding="utf-8")

@@ -284,3 +284,29 @@ def test_demo_tasks_fail_the_build_when_their_claim_stops_holding(monkeypatch, s
     monkeypatch.setattr(demo, setting, value)
     with pytest.raises(BuildError, match=f"demo-tasks: .*{re.escape(claim)}"):
         demo.tasks_data()
+
+
+def test_demo_most_even_row_is_named_by_its_entropy_the_highest(tasks):
+    """"The most even one" is the row of the highest entropy: the task prints that entropy and the next highest, and
+    the build refuses a tie (the row of the smallest largest weight is another one, so that is not the measure)."""
+    data, text = tasks
+    ex = demo.EX_DEMO.compute()
+    entropy = np.asarray(ex["steps"]["entropy"])
+    even = data["sharp"]["row"]
+    assert entropy[even] == entropy.max() and data["sharp"]["next_entropy"] == np.delete(entropy, even).max()
+    assert (f"the most even one at ×1.00 (its entropy, {num(entropy[even])} nats, is the highest of any row, against "
+            f"{num(np.delete(entropy, even).max())} for the next)") in text[""]
+    assert "its largest weight" not in text[""]
+
+
+def test_demo_most_even_row_fails_the_build_on_a_tie(monkeypatch):
+    original = demo.EX_DEMO.compute
+
+    def tied():
+        ex = original()
+        entropy = np.asarray(ex["steps"]["entropy"], dtype=float).copy()
+        entropy[np.argsort(entropy)[-2]] = entropy.max()
+        return {**ex, "steps": {**ex["steps"], "entropy": entropy}}
+    monkeypatch.setattr(demo, "EX_DEMO", __import__("types").SimpleNamespace(compute=tied))
+    with pytest.raises(BuildError, match="demo-tasks: the highest row entropy"):
+        demo.tasks_data()

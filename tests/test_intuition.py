@@ -295,3 +295,20 @@ def test_cost_claims_fail_the_build_when_false():
     swapped[0]["crossover"], swapped[-1]["crossover"] = swapped[-1]["crossover"], swapped[0]["crossover"]
     with pytest.raises(cost.BuildError, match="cost-models: the page says a wider model gets further"):
         cost.models_snippets({"models": swapped})
+
+
+def test_sparse_sentence_gives_each_pattern_its_own_parameters():
+    """At n = 4,096 the strided pattern's window is said (its last `stride` keys), not only the local band's."""
+    n, window, stride = cost.SPARSE_LONG
+    text = cost.sparse_snippets(cost.sparse_data())["long"]
+    assert f"local + global has a band of {window - 1} neighbours on each side" in text
+    assert f"strided lets each token see its last {stride} keys and every {stride}th key before them" in text
+
+
+def test_the_takeover_sentence_prints_the_smallest_models_crossover():
+    models = cost.models_data()
+    small = min(models["models"], key=lambda m: m["d_model"])
+    text = cost.models_snippets(models)["takeover"]
+    assert text.startswith(f"So for {small['name']}, {small['crossover']:,} tokens already make")
+    page = (__import__("pathlib").Path(__file__).resolve().parents[1] / "docs" / "cost.md").read_text(encoding="utf-8")
+    assert "a few thousand tokens" not in page and "cost-models-takeover.md" in page

@@ -2,6 +2,7 @@
 and the training run doing what the page says it does."""
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -274,5 +275,85 @@ def test_the_gradient_sentence_is_the_runs():
     text = (ROOT / "generated" / "snippets" / "learning-history-gradient.md").read_text(encoding="utf-8")
     grad = current.main_run()["grad_W_Q"]
     peak = int(np.argmax(grad))
-    assert f"to {current.num(grad[peak], 3)} at step {peak}, then shrinks to {current.num(grad[-1], 4)}" in text
+    last = current.MAIN.steps - 1
+    assert f"to {current.num(grad[peak], 3)} at step {peak}, then shrinks to {grad[-1]:.5f} at step {last}" in text
+    # the value it ends on is the one the table under the figure prints in its last row
+    rows = current.history_table(current.main_run())["rows"]
+    assert rows[-1][0] == last and rows[-1][-1] == f"{grad[-1]:.5f}"
     assert "learning-history-gradient.md" in (ROOT / "docs" / "learning.md").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- the proofreader's findings on learning/ (fix-p3)
+
+PAGE_TEXT = (ROOT / "docs" / "learning.md").read_text(encoding="utf-8")
+
+
+def test_pages_it_cites_are_named_not_called_the_previous_page():
+    """The page before Watch it learn in the nav is Cost; its links go to Why divide by √dₖ, which they name."""
+    assert "previous page" not in PAGE_TEXT
+    links = re.findall(r"\[([^\]]+)\]\(scaling\.md\)", PAGE_TEXT)
+    assert len(links) == 2 and set(links) == {"Why divide by √dₖ"}, links  # a third link would pass the DOM budget
+    assert PAGE_TEXT.count("Why divide by √dₖ") == 3
+
+
+def test_scale_paragraph_quotes_the_medians_its_tables_print():
+    """Every number the √dₖ paragraph quotes is the statistic the tables beside it print: the median over the seeds."""
+    current = this_build_s_learning()
+    data = current.experiment()
+    text = current.experiment_snippets(data)["numbers"]
+    median = lambda key: np.median(data[key][:, 0])  # noqa: E731
+    assert f"median entropy of {current.num(median('entropy_unscaled'), 3)} nats against " \
+           f"{current.num(median('entropy_scaled'), 3)}" in text
+    assert f"medians {current.num(median('grad_W_Q_unscaled'), 4)} against {current.num(median('grad_W_Q_scaled'), 4)}" in text
+    printed = {row.split("|")[1].strip(): row.split("|")[3].strip().split(" ")[0]
+               for row in text.splitlines() if row.startswith("| ") and "(" in row}
+    un, sc = int(printed["unscaled"]), int(printed["scaled by $1/\\sqrt{d_k}$"])
+    assert f"a median of {un} steps to get there, against {sc} with the scale: {un}/{sc} = {un / sc:.2f} times" in text
+    assert "on average" not in text
+
+
+def test_a_run_that_never_lets_go_is_claimed_only_if_one_did_not():
+    current = this_build_s_learning()
+    data = current.experiment()
+    never = sum(r is None for r in current.summary(data, "unscaled")["reached"])
+    assert ("or never do" in PAGE_TEXT) == (never > 0)
+
+
+def test_the_step_sentence_names_the_scaled_score_by_query_key_row_and_column(backprop):
+    example, parts = backprop
+    claim = learning.descent_claim(example)
+    i, j, tokens = claim["i"], claim["j"], example["tokens"]
+    assert (f"The scaled score of query “{tokens[i]}” on key “{tokens[j]}” (row {i + 1}, column {j + 1}) goes from "
+            f"{learning.num(claim['before'][i, j], 3)}") in parts["step"]
+
+
+def test_the_output_is_o_in_text_tables_and_formulas(backprop):
+    _, parts = backprop
+    assert "| O |" in parts["forward"] and "| out |" not in parts["forward"]
+    assert "\\text{out}" not in parts["forward"] and "\\sum (O - T)^2" in parts["forward"]
+    assert "$dO = O - T$" in PAGE_TEXT and "\\text{out}" not in PAGE_TEXT
+
+
+def test_the_tables_say_they_are_rounded_where_they_start():
+    """A printed row of A adds up to 0.999 and dS̃ K/2 gives 0.0799 where dQ prints 0.0800: said once, before them."""
+    start = PAGE_TEXT.index("## One step by hand")
+    said = PAGE_TEXT.index("computed from unrounded values")
+    assert start < said < PAGE_TEXT.index("ex-backprop-step-forward.md")
+
+
+def test_checkpoint_captions_say_what_is_shown_with_its_colours_and_mean():
+    """The static figure says which colour is a weight near 1; the example ships, per checkpoint, the caption the
+    interactive figure shows, with that checkpoint's mean weight on t − 1."""
+    import matplotlib as mpl  # noqa: PLC0415
+    current = this_build_s_learning()
+    example = current.EX_CHECKPOINTS.compute()
+    caption = current.checkpoints_caption(example)
+    assert "yellow at 1" in caption and "dark purple at 0" in caption
+    red, green, blue, _ = mpl.colormaps[current.heatmap.__globals__["WEIGHT_CMAP"]](1.0)
+    assert red > 0.9 and green > 0.85 and blue < 0.2, "the colour of 1 is yellow"
+    captions = example["leading_axis"]["captions"]["weights"]
+    assert len(captions) == len(example["checkpoints"])
+    for step, weights, text in zip(example["checkpoints"], example["steps"]["weights"], captions):
+        mean = current.num(training.previous_token_weight(np.asarray(weights)), 2)
+        assert f"at step {step} of training" in text and f"the mean weight on it here is {mean}." in text
+        assert "yellow at 1" in text

@@ -241,14 +241,17 @@ class Heatmap {
   drawCaption() {
     if (!this.caption) return;
     const { quantity, scaleMultiplier, maskName, leadIndex } = this.state;
-    const published = scaleMultiplier === 1 && maskName === this.publishedMaskName && leadIndex === this.initialLead;
+    const asBuilt = scaleMultiplier === 1 && maskName === this.publishedMaskName;
     const [what, colours] = CAPTIONS[quantity];
     const axis = this.example.leading_axis; // an axis that names itself: "step 20", its label, not its position
+    // the build's caption of this grid (one per checkpoint, say), else of the figure, while it shows what that says
+    const built = axis?.captions?.[quantity]?.[leadIndex] ??
+      (leadIndex === this.initialLead ? this.publishedCaptions[quantity] : "");
     const lead = !this.leadCount ? "" : axis ? `, ${axis.name} ${axis.labels[leadIndex]}`
       : `, ${this.example.n_heads ? "head" : "sequence"} ${Number(leadIndex) + 1}`;
     const scale = scaleMultiplier === 1 ? "" : `, with the scale multiplied by ${formatNumber(scaleMultiplier)}`;
     const mask = maskName === "none" ? "" : `, under the ${maskName} mask (grey, hatched cells are masked)`;
-    this.caption.textContent = (published && this.publishedCaptions[quantity]) ||
+    this.caption.textContent = (asBuilt && built) ||
       `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}. Queries down, keys across` +
       (this.noEntropy ? "." : "; the bar after each row is its entropy, and its dotted end an even spread over the keys " +
         "the row may attend to.") +

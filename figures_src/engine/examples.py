@@ -56,7 +56,8 @@ def check_example(example):
 def _check_leading_axis(example, name):
     """A leading axis that is neither heads (n_heads) nor a padded batch (batch_tokens) names itself:
     "leading_axis": {"name": a word, "labels": one string per entry}, which the interactive caption prints
-    ("step 20", not "sequence 4")."""
+    ("step 20", not "sequence 4"); optionally "captions": {quantity: one caption per entry}, the build's caption of
+    each grid, which the interactive figure shows while it shows that grid as the build computed it."""
     axis = example.get("leading_axis")
     q = np.shape(example["steps"].get("Q", []))
     count = q[0] if len(q) == 3 else None
@@ -73,6 +74,12 @@ def _check_leading_axis(example, name):
     if count is None or len(labels) != count:
         raise BuildError(f"example {name}: leading_axis has {len(labels)} labels for a leading axis of "
                          f"{'no' if count is None else count} entries")
+    captions = axis.get("captions", {})
+    if not (isinstance(captions, dict) and all(
+            quantity in example["steps"] and isinstance(texts, list) and len(texts) == count
+            and all(isinstance(text, str) and text for text in texts) for quantity, texts in captions.items())):
+        raise BuildError(f"example {name}: leading_axis.captions must be {{quantity of its steps: [one caption per "
+                         f"entry, {count} in all]}}, got {captions!r}")
 
 
 def _forbidden(example, key, arr):

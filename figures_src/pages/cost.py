@@ -469,7 +469,8 @@ def sparse_snippets(data):
     n, window, stride = SPARSE_LONG
     long = data["long"]
     return {"long": (
-        f"At $n = {n:,}$, with a band of {window - 1} neighbours on each side and a stride of {stride}: the full "
+        f"At $n = {n:,}$, where local + global has a band of {window - 1} neighbours on each side and strided lets each "
+        f"token see its last {stride} keys and every {stride}th key before them: the full "
         f"bidirectional table has {long['full']:,} scores and the local + global pattern {long['local + global']:,} "
         f"({long['local + global'] / long['full']:.1%} of them); the full causal table has $n(n+1)/2$ = "
         f"{long['causal']:,} and the strided pattern {long['strided']:,} ({long['strided'] / long['causal']:.1%} "
@@ -541,6 +542,9 @@ def models_snippets(data):
         "crossover": cross,
         "rule": rule + (": the projections cost $4 n d_{\\text{model}}^2$ multiply-adds and the two attention products "
                         "$2 n^2 d_{\\text{model}}$, which are equal at $n = 2 d_{\\text{model}}$."),
+        "takeover": (f"So for {by_width[0]['name']}, {by_width[0]['crossover']:,} tokens already make attention's own "
+                     "products the larger part of the layer's work; a wider model gets further before its table takes "
+                     "over. (The feed-forward network, counted separately, pushes the point further out.)\n"),
         "sources": "The sizes are the papers': " + "; ".join(f"{m['name']}, {m['source']}" for m in models) + ".",
     }
 

@@ -61,7 +61,10 @@ def tasks_data():
         raise BuildError(f"demo-tasks: the deepest red cell of the scaled scores, ({tokens[reddest[0]]!r}, "
                          f"{tokens[reddest[1]]!r}), is not the cell of the largest weight, ({tokens[top_row]!r}, "
                          f"{tokens[top_key]!r}): the hover task no longer holds")
-    even = int(np.argmax(entropy))  # the most even row at the published scale
+    even = int(np.argmax(entropy))  # the most even row at the published scale: the highest entropy
+    if np.sum(entropy == entropy[even]) > 1 or num(entropy[even]) == num(np.delete(entropy, even).max()):
+        raise BuildError(f"demo-tasks: the highest row entropy, {entropy[even]:.4f} nats (row {tokens[even]!r}), is not "
+                         "above every other row's as printed: the page names one most even row")
     _, sharp = weights_at(example, SHARPEST)
     _, flat = weights_at(example, FLATTEST)
     _, causal = weights_at(example, mask=attention.causal_mask(n))
@@ -91,7 +94,8 @@ def tasks_data():
                 "score": float(np.asarray(example["steps"]["scaled_scores"])[top_row, top_key])},
         "sharp": {"row": even, "key": int(np.argmax(sharp[even])), "before": float(weights[even].max()),
                   "after": float(sharp[even].max()), "entropy_before": float(entropy[even]),
-                  "entropy_after": float(attention.row_entropy(sharp[even]))},
+                  "entropy_after": float(attention.row_entropy(sharp[even])),
+                  "next_entropy": float(np.delete(entropy, even).max())},
         "flat": {"low": float(flat.min()), "high": float(flat.max()), "even": 1 / n},
         "causal": {"first": causal[0].tolist(), "second": causal[1].tolist()},
         "follow": {"row": followed, "nearest": nearest, "weight": float(weights[followed, nearest]),
@@ -128,7 +132,8 @@ def tasks_snippets(data):
         f"on itself and 0 everywhere else, whatever the scale. The second row, {quote(1)}, splits its budget "
         f"between two keys, {num(causal['second'][0])} and {num(causal['second'][1])}.",
         f"**Set the mask back to none and drag the scale to the right end** (×{sharpest}). "
-        f"The row of {quote(sharp['row'])}, the most even one at ×{num(1.0)} (its largest weight {num(sharp['before'])}), "
+        f"The row of {quote(sharp['row'])}, the most even one at ×{num(1.0)} (its entropy, {num(sharp['entropy_before'])} "
+        f"nats, is the highest of any row, against {num(sharp['next_entropy'])} for the next), "
         f"collapses onto {quote(sharp['key'])}: {num(sharp['after'])} of its weight, and its entropy bar shrinks "
         f"from {num(sharp['entropy_before'])} to {num(sharp['entropy_after'])} nats.",
         f"**Drag the scale to the left end** (×{flattest}). Every row goes almost flat: every weight in the grid "

@@ -217,3 +217,21 @@ def test_make_pdf_holds_every_section_heading_and_example_id(tmp_path):
     nav = re.findall(r"^  - [^:]+: (\S+)\.md$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
     sections = re.findall(r'<section class="aih-print-page" id="print-([a-z-]+)">', printed)
     assert sections == nav, "the print edition has every page, in the nav's order"
+
+
+def test_print_edition_says_where_the_controls_its_instructions_mention_are():
+    """The print copy has no controls: a page whose text says hover, click or drag the slider (the demo's "What to do"
+    and "Try this") gets a note after its title with its web address; a page without such instructions gets none."""
+    sys.path.insert(0, str(ROOT / "hooks"))
+    import print_edition  # noqa: PLC0415
+
+    printed = (SITE / "print" / "index.html").read_text(encoding="utf-8")
+    sections = dict(re.findall(r'<section class="aih-print-page" id="print-([a-z-]+)">(.*?)</section>', printed, re.S))
+    demo = sections["demo"]
+    assert "What to do" in demo and "Try this" in demo
+    note = re.search(r'</h1><p class="aih-web-note"><em>[^<]*<a href="(http[^"]+)">\1</a>', demo)
+    assert note and note.group(1).endswith("/demo/"), demo[:600]
+    assert "aih-web-note" in sections["learning"]  # its Step slider
+    assert "aih-web-note" not in sections["qkv"]
+    assert print_edition.web_note("<h1>T</h1><p>Plain text.</p>", "http://x/p/") == "<h1>T</h1><p>Plain text.</p>"
+    assert 'href="http://x/p/"' in print_edition.web_note("<h1>T</h1><p>Drag the slider.</p>", "http://x/p/")

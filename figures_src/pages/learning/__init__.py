@@ -117,8 +117,8 @@ def backprop_snippets(example):
         ),
         "forward": (
             by_keys(A, "A") + "\n" + by_dims(s["V"], "V", 1) + "\n"
-            + by_dims(example["outputs"]["out"], "out") + "\n" + by_dims(example["inputs"]["target"], "T", 1)
-            + f"\nThe loss is $L = \\tfrac{{1}}{{2}}\\sum (\\text{{out}} - T)^2 = {latex_number(s['loss'], 4)}$.\n"
+            + by_dims(example["outputs"]["out"], "O") + "\n" + by_dims(example["inputs"]["target"], "T", 1)
+            + f"\nThe loss is $L = \\tfrac{{1}}{{2}}\\sum (O - T)^2 = {latex_number(s['loss'], 4)}$.\n"
         ),
         "dO": by_dims(s["dO"], "dO"),
         "dV": by_dims(s["dV"], "dV"),
@@ -139,8 +139,8 @@ def backprop_snippets(example):
             "With $dW_Q = X^{\\text{T}} dQ$, $dW_K = X^{\\text{T}} dK$ and $dW_V = X^{\\text{T}} dV$, each matrix takes one step of "
             f"gradient descent with a learning rate of {rate}: $W_Q \\leftarrow W_Q - {rate}\\, dW_Q$, and the same "
             f"for $W_K$ and $W_V$. Run forward again with the new matrices and the loss drops from "
-            f"{num(s['loss'], 4)} to {num(example['outputs']['loss_next'], 4)}. The score of “{tokens[i]}” for "
-            f"“{tokens[j]}” goes from {num(before, 3)} to {num(after, 3)}, "
+            f"{num(s['loss'], 4)} to {num(example['outputs']['loss_next'], 4)}. The scaled score of query “{tokens[i]}” on key "
+            f"“{tokens[j]}” (row {i + 1}, column {j + 1}) goes from {num(before, 3)} to {num(after, 3)}, "
             f"{'down' if after < before else 'up'}, against its gradient, and {moved} "
             f"{descent['total']} scaled scores moved against the sign of its entry of $d\\tilde{{S}}$. The step moves $W_Q$ and $W_K$, not the scores themselves, so this is "
             "what happened here, not a rule.\n"
@@ -176,13 +176,16 @@ def checkpoints_example():
     snapshots = main_run()["snapshots"]
     per_step = [training.forward(snapshots[c], X, None) for c in CHECKPOINTS]
     Q, K, V, out, weights = (np.stack(parts) for parts in zip(*per_step))  # (checkpoints, n, ·)
+    words = [training.TOKENS[t] for t in tokens]
     return {
         "seed": MAIN.seed,
         "tokens": [training.TOKENS[t] for t in tokens],
         "d_k": MAIN.d_k,
         "scale": float(1 / np.sqrt(MAIN.d_k)),
         "checkpoints": list(CHECKPOINTS),
-        "leading_axis": {"name": "step", "labels": [str(c) for c in CHECKPOINTS]},  # the caption's "step 20"
+        # the caption's "step 20", and the caption the interactive figure shows at each checkpoint
+        "leading_axis": {"name": "step", "labels": [str(c) for c in CHECKPOINTS],
+                         "captions": {"weights": [checkpoint_caption(words, c, w) for c, w in zip(CHECKPOINTS, weights)]}},
         "inputs": {"X": X},
         "steps": {"Q": Q, "K": K, "V": V, "scores": attention.scores(Q, K), "scaled_scores": attention.scaled_scores(Q, K),
                   "weights": weights, "entropy": attention.row_entropy(weights)},
@@ -208,14 +211,27 @@ def checkpoints_render(example, fig):
     return drawn
 
 
+BRIGHTNESS = "brighter means more weight, from dark purple at 0 to yellow at 1"  # heatmap.py's WEIGHT_CMAP, viridis
+
+
+def checkpoint_caption(tokens, step, weights):
+    """The interactive figure's caption while it shows the checkpoint at `step` as the build computed it."""
+    return (
+        f"The weights of the sequence “{' '.join(tokens)}” at step {step} of training ({BRIGHTNESS}); the Step slider "
+        f"picks another checkpoint from {', '.join(map(str, CHECKPOINTS))}. The right answer is the cell just left of "
+        f"the diagonal in every row after the first; the mean weight on it here is "
+        f"{num(training.previous_token_weight(np.asarray(weights)), 2)}."
+    )
+
+
 def checkpoints_caption(example):
-    target = ", ".join(f"{num(w, 2)}" for w in np.array(example["steps"]["weights"])[:, np.arange(1, 8), np.arange(7)].mean(axis=1))
+    """The static figure's caption (the print edition's, and the page's without JavaScript)."""
+    target = ", ".join(num(training.previous_token_weight(w), 2) for w in np.asarray(example["steps"]["weights"]))
     return (
         f"The weights of the sequence “{' '.join(example['tokens'])}” at steps {', '.join(map(str, SHOWN_PANELS))} "
-        f"of training; the interactive version shows one checkpoint at a time, picked with the Step slider from "
-        f"{', '.join(map(str, example['checkpoints']))}. "
+        f"of training, queries down and keys across: {BRIGHTNESS}. "
         f"The right answer is the cell just left of the diagonal in every row after the first. "
-        f"Mean weight on it at each checkpoint: {target}."
+        f"Mean weight on it at each checkpoint ({', '.join(map(str, example['checkpoints']))}): {target}."
     )
 
 
@@ -299,11 +315,16 @@ def history_alt(data):
 
 def history_table(data):
     return {
-        "caption": "Loss, weight on the previous token and ‖dW_Q‖, every fifth step",
+        "caption": "Loss, weight on the previous token and ‖dW_Q‖, every fifth step and the last",
         "columns": ["step", "loss", "weight on t − 1", "‖dW_Q‖"],
         "rows": [[s, f"{data['loss'][s]:.4f}", f"{data['match'][s]:.4f}", f"{data['grad_W_Q'][s]:.5f}"]
-                 for s in range(0, MAIN.steps, 5)],
+                 for s in history_table_steps()],
     }
+
+
+def history_table_steps():
+    """Every fifth step and the last one, which the page's sentence on the gradient cites."""
+    return sorted({*range(0, MAIN.steps, 5), MAIN.steps - 1})
 
 
 def history_claims(data):
@@ -324,7 +345,8 @@ def history_snippets(data):
     return {
         "gradient": (
             f"The gradient at $W_Q$ grows while the pattern forms, from {num(data['grad_W_Q'][0], 3)} at step 0 to "
-            f"{num(data['grad_W_Q'][peak], 3)} at step {peak}, then shrinks to {num(data['grad_W_Q'][-1], 4)}: once "
+            f"{num(data['grad_W_Q'][peak], 3)} at step {peak}, then shrinks to {data['grad_W_Q'][-1]:.5f} at step "
+            f"{MAIN.steps - 1}, the table's last row: once "
             "every row is confident and right, there is little left to correct.\n"
         ),
         "numbers": (
@@ -416,10 +438,10 @@ def experiment_caption(data):
 def experiment_alt(data):
     scaled, unscaled = summary(data, "scaled"), summary(data, "unscaled")
     return (
-        f"Three panels over {WIDE_STEPS} steps. Scaled runs start with a row entropy of "
-        f"{num(data['entropy_scaled'][:, 0].mean(), 2)} nats and unscaled ones with "
-        f"{num(data['entropy_unscaled'][:, 0].mean(), 2)}. Final loss, scaled: {num(scaled['final'].mean(), 3)} on average; "
-        f"unscaled: {num(unscaled['final'].mean(), 3)}."
+        f"Three panels over {WIDE_STEPS} steps, medians over the seeds. Scaled runs start with a row entropy of "
+        f"{num(np.median(data['entropy_scaled'][:, 0]), 3)} nats and unscaled ones with "
+        f"{num(np.median(data['entropy_unscaled'][:, 0]), 3)}. Final loss, scaled: {num(np.median(scaled['final']), 4)}; "
+        f"unscaled: {num(np.median(unscaled['final']), 4)}."
     )
 
 
@@ -459,25 +481,29 @@ def experiment_snippets(data):
                         f"{len(reached)} of {len(s['reached'])}", spread(s["match"], 3)])
         mechanics.append([name, spread(data[f"entropy_{label}"][:, 0], 3), spread(data[f"grad_W_Q_{label}"][:, 0], 4),
                           spread_log(s["late_grad"])])
-    claim(data["entropy_unscaled"][:, 0].mean() < data["entropy_scaled"][:, 0].mean(), "learning-scale",
+    median = lambda key: np.median(data[key][:, 0])  # noqa: E731  the statistic the tables print
+    claim(median("entropy_unscaled") < median("entropy_scaled"), "learning-scale",
           "the unscaled rows start nearer one-hot (a lower entropy) than the scaled ones")
-    claim(data["grad_W_Q_unscaled"][:, 0].mean() >= data["grad_W_Q_scaled"][:, 0].mean(), "learning-scale",
+    claim(median("grad_W_Q_unscaled") >= median("grad_W_Q_scaled"), "learning-scale",
           "the gradient reaching W_Q is not smaller without the scale at the start")
     claim(un["late_grad"].max() < sc["late_grad"].min(), "learning-scale",
           "once one-hot, the unscaled runs' late gradient at W_Q is below every scaled run's")
     sc_reached = [r for r in sc["reached"] if r is not None]
     un_reached = [r for r in un["reached"] if r is not None]
     un_never = len(un["reached"]) - len(un_reached)
-    ratio = np.mean(un_reached) / np.mean(sc_reached) if un_reached and sc_reached else None
+    # the medians as the outcome table prints them (whole steps), so the ratio follows from the printed numbers
+    un_steps, sc_steps = ((float(num(np.median(r), 0)) if r else None) for r in (un_reached, sc_reached))
+    ratio = un_steps / sc_steps if un_steps and sc_steps else None
     text = [
         f"Over seeds {SEEDS.start}–{SEEDS.stop - 1}: the median, with the lowest and the highest seed in brackets (the step "
         "counts are over the runs that got there; the table under the figure has every run):\n",
         table(["scale", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
                "weight on t − 1 at the end"], outcome),
         "",
-        f"Without the scale, the rows start almost one-hot (entropy {num(data['entropy_unscaled'][:, 0].mean(), 2)} nats "
-        f"against {num(data['entropy_scaled'][:, 0].mean(), 2)} with it, out of at most {num(np.log(training.N_POSITIONS), 2)}). "
-        + (f"The unscaled runs that got below {THRESHOLD} took {num(ratio, 1)} times as many steps as the scaled ones, on average. "
+        f"Without the scale, the rows start almost one-hot (a median entropy of {num(median('entropy_unscaled'), 3)} nats "
+        f"against {num(median('entropy_scaled'), 3)} with it, out of at most {num(np.log(training.N_POSITIONS), 2)}). "
+        + (f"The unscaled runs that got below {THRESHOLD} took a median of {num(un_steps, 0)} steps to get there, against "
+           f"{num(sc_steps, 0)} with the scale: {num(un_steps, 0)}/{num(sc_steps, 0)} = {num(ratio, 2)} times as many. "
            if ratio else "")
         + (f"{un_never} of the {len(un['reached'])} unscaled runs never got there in {WIDE_STEPS} steps: "
            + "; ".join(f"seed {seed} ends with a mean weight of {num(match, 3)} on the previous token"
@@ -488,7 +514,7 @@ def experiment_snippets(data):
            f"Every unscaled run did get there within {WIDE_STEPS} steps: Adam divides each step by the gradient's own "
            "recent size, so a small gradient still moves the weights. ")
         + f"The gradient reaching $W_Q$ is not smaller without the scale at the start "
-        f"({num(data['grad_W_Q_unscaled'][:, 0].mean(), 3)} against {num(data['grad_W_Q_scaled'][:, 0].mean(), 3)}): "
+        f"(medians {num(median('grad_W_Q_unscaled'), 4)} against {num(median('grad_W_Q_scaled'), 4)}): "
         "dropping the factor $1/\\sqrt{d_k}$ also drops it from $dQ = d\\tilde{S}\\,K / \\sqrt{d_k}$. What the "
         "saturated rows lose is a gradient for the *wrong* keys: a row that is already one-hot on the wrong key "
         "has $d\\tilde{S} \\approx 0$ and is slow to move off it. And once the unscaled rows are one-hot, the gradient at "
