@@ -691,3 +691,13 @@ def test_the_page_says_exactly_which_sets_the_kit_carries():
     assert set(re.findall(r"#([a-z-]+)\)", sentence.group(1))) == carried
     for set_id in left_out:
         assert re.search(rf"\(#{set_id}\)[^.]* not in the kit", kit_section), f"say that {set_id} is not in the kit"
+
+
+@pytest.mark.parametrize(("set_id", "v"), [(s, v) for s, v in VARIANTS if s in ("masks", "soften-rows")], ids=
+                         [v["id"] for s, v in VARIANTS if s in ("masks", "soften-rows")])
+def test_the_row_maxima_are_introduced_in_one_sentence_and_the_first_hint_names_the_row_max(set_id, v):
+    text = next(s["text"] for s in v["solution"] if s["key"] == "row_max")
+    assert text.endswith("The row maxima, over the allowed keys only:" if set_id == "masks" else "The row maxima:")
+    if set_id == "soften-rows":  # "row 1 minus 1 is …" read as arithmetic with the number 1
+        m = fmt(steps(v)["row_max"][0, 0])
+        assert f"row 1 minus its largest score ({m}) is {problems_sets.fmt_vec(steps(v)['shifted'][0])}." in v["hints"][0]

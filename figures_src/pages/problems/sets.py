@@ -139,7 +139,7 @@ def softmax_solution(S, sm, rows, cols, masked_note=""):
     """Solution steps for softmax given softmax_steps(S) = sm."""
     return [
         step("row_max", "Take each row on its own. Subtracting the row's largest score leaves the softmax unchanged "
-             "and keeps every exponential at most 1. The row maxima:" + masked_note,
+             "and keeps every exponential at most 1. The row maxima" + (f",{masked_note}:" if masked_note else ":"),
              matrix("row_max", "Row maximum m", sm["row_max"][:, None], rows, ["m"])),
         step("shifted", "Each score minus its row's maximum:",
              matrix("shifted", "S̃ − m", sm["shifted"], rows, cols)),
@@ -224,8 +224,8 @@ def soften_rows(index, seed):
     sm = softmax_steps(S)
     parts = [with_slips(part("weights", "Weights A = softmax(S̃)", weights, rows, cols), [columns_slip(A.softmax(S.T).T)])]
     hints = [
-        f"Work on one row at a time. Subtract the row's largest score: row 1 minus {fmt(sm['row_max'][0])} "
-        f"is {fmt_vec(sm['shifted'][0])}.",
+        f"Work on one row at a time. Subtract the row's largest score: row 1 minus its largest score "
+        f"({fmt(sm['row_max'][0])}) is {fmt_vec(sm['shifted'][0])}.",
         f"Take the exponential of each entry: row 1 becomes {fmt_vec(sm['exp'][0])}.",
         f"Divide by the row's sum, {fmt(sm['sums'][0])}: row 1 of the weights is {fmt_vec(weights[0])}, "
         "which adds up to 1.",
