@@ -346,3 +346,19 @@ def test_a_leading_axis_names_itself_unless_it_is_heads_or_a_batch(published):
         check_example({**grids, "leading_axis": {"name": "step", "labels": ["0"]}})
     with pytest.raises(BuildError, match=r"example ex-x: leading_axis must be"):
         check_example({**grids, "leading_axis": {"name": "", "labels": ["0", "10"]}})
+
+
+def test_the_masks_step_table_prints_scores_by_the_sites_number_rule():
+    """masks/ "From −∞ to a weight of 0": s̃ follows engine/text.cell (2 decimals, 3 only for an exact tie),
+    as everywhere else: −0.18, not −0.180; each masked entry is −∞ and each allowed one repeats its s̃."""
+    from figures_src.engine.text import cell
+    from figures_src.pages import masks
+
+    example = masks.EX_MASK_CAUSAL.data()
+    text = masks.causal_snippets(example)["step"]
+    i = len(example["tokens"]) // 2
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| **") and "total" not in line]
+    assert len(rows) == len(example["tokens"])
+    for row, s, allowed in zip(rows, example["steps"]["scaled_scores"][i], example["inputs"]["mask"][i]):
+        assert row[1] == cell(s) and row[2] == (cell(s) if allowed else "−∞"), row
+    assert any(row[1] == "−0.18" for row in rows)  # the case the proofreader found ("−0.180")
