@@ -286,3 +286,18 @@ def test_a_sentence_in_the_link_is_cut_at_the_boxs_limit_and_the_page_says_so(pa
     page.reload()
     expect(page.locator("#aih-yours-text")).to_have_value("short")
     expect(page.locator("[data-slot=status]")).not_to_contain_text("was cut")
+
+
+@pytest.mark.parametrize("text", ["", "   \t "])
+def test_an_empty_box_is_refused_and_the_model_not_run(page, site_url, text):
+    """An empty or whitespace-only box would run the model on [CLS] [SEP] alone and score heads on nothing."""
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(site_url + "your-sentence/", wait_until="networkidle")
+    page.fill("#aih-yours-text", text)
+    page.click("[data-slot=run]")
+    expect(page.locator("[data-slot=status]")).to_contain_text("Type a sentence first")
+    page.wait_for_timeout(500)
+    assert page.locator("#aih-yours").get_attribute("data-state") is None
+    expect(page.locator("[data-slot=results]")).to_be_hidden()
+    assert not [url for url in requests if "/models/" in url or "your-sentence-app" in url]
