@@ -301,3 +301,12 @@ def test_an_empty_box_is_refused_and_the_model_not_run(page, site_url, text):
     assert page.locator("#aih-yours").get_attribute("data-state") is None
     expect(page.locator("[data-slot=results]")).to_be_hidden()
     assert not [url for url in requests if "/models/" in url or "your-sentence-app" in url]
+
+
+def test_a_later_pronoun_is_scored_when_the_first_has_no_candidate(page, site_url):
+    """"She" and "her" have no content word two tokens before them; "its" has "cat" (and "said"), so the page
+    scores "its" instead of saying the sentence has no pronoun link."""
+    run(page, site_url, "She said her cat ate its dinner.")
+    rows = score_rows(page)
+    assert "pronoun" in rows and rows["pronoun"][0].startswith("“its” → "), rows
+    expect(page.locator("[data-slot=no-pronoun]")).to_be_hidden()
