@@ -310,3 +310,5 @@ def test_a_later_pronoun_is_scored_when_the_first_has_no_candidate(page, site_ur
     rows = score_rows(page)
     assert "pronoun" in rows and rows["pronoun"][0].startswith("“its” → "), rows
     expect(page.locator("[data-slot=no-pronoun]")).to_be_hidden()
+    # the explanation under the table names the pronoun the page scores: the first one that has a candidate
+    expect(page.locator("#aih-yours")).to_contain_text("from the first pronoun that has an earlier content word")
