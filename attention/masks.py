@@ -1,4 +1,4 @@
-"""Masks: boolean tables, True = may attend (PyTorch's convention)."""
+"""Masks: boolean tables, True = may attend (the convention of PyTorch's scaled_dot_product_attention)."""
 import numpy as np
 
 from ._checks import positive_int

@@ -119,3 +119,21 @@ def test_float32_agrees_with_torch_float32():
     out, weights = A.attend(Q, K, V, mask)
     assert out.dtype == weights.dtype == np.float32
     np.testing.assert_allclose(out, expected.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_the_masks_docstring_names_the_torch_api_whose_convention_it_shares():
+    """attention/masks.py (shown on the masks page) says True = may attend is scaled_dot_product_attention's
+    convention, not "PyTorch's": nn.MultiheadAttention reads the same mask the other way round."""
+    import attention.masks
+
+    summary = attention.masks.__doc__.splitlines()[0]
+    assert "True = may attend (the convention of PyTorch's scaled_dot_product_attention)" in summary
+    causal = A.causal_mask(4)
+    x = to_torch(np.random.default_rng(0).normal(size=(1, 4, 4)))
+    with torch.no_grad():
+        sdpa = F.scaled_dot_product_attention(x, x, x, attn_mask=to_torch(causal))
+        mha = torch.nn.MultiheadAttention(4, 1, batch_first=True, dtype=torch.float64).eval()
+        _, mha_weights = mha(x[:, 1:3], x, x, attn_mask=to_torch(causal[1:3]))  # rows with a blocked key left
+    np.testing.assert_allclose(sdpa.numpy(), A.attend(x.numpy(), x.numpy(), x.numpy(), causal)[0], **TOL)
+    # our mask given to nn.MultiheadAttention blocks exactly the keys we allow
+    assert (mha_weights.numpy()[0][causal[1:3]] == 0).all() and (mha_weights.numpy()[0][~causal[1:3]] > 0).all()

@@ -346,3 +346,39 @@ def test_a_leading_axis_names_itself_unless_it_is_heads_or_a_batch(published):
         check_example({**grids, "leading_axis": {"name": "step", "labels": ["0"]}})
     with pytest.raises(BuildError, match=r"example ex-x: leading_axis must be"):
         check_example({**grids, "leading_axis": {"name": "", "labels": ["0", "10"]}})
+
+
+def test_the_masks_step_table_prints_scores_by_the_sites_number_rule():
+    """masks/ "From −∞ to a weight of 0": s̃ follows engine/text.cell (2 decimals, 3 only for an exact tie),
+    as everywhere else: −0.18, not −0.180; each masked entry is −∞ and each allowed one repeats its s̃."""
+    from figures_src.engine.text import cell
+    from figures_src.pages import masks
+
+    example = masks.EX_MASK_CAUSAL.data()
+    text = masks.causal_snippets(example)["step"]
+    i = len(example["tokens"]) // 2
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| **") and "total" not in line]
+    assert len(rows) == len(example["tokens"])
+    for row, s, allowed in zip(rows, example["steps"]["scaled_scores"][i], example["inputs"]["mask"][i]):
+        assert row[1] == cell(s) and row[2] == (cell(s) if allowed else "−∞"), row
+    assert any(row[1] == "−0.18" for row in rows)  # the case the proofreader found ("−0.180")
+
+
+def test_the_blend_table_adds_up_by_hand():
+    """output/ "The numbers as a table" under the blend figure: each printed sum is the sum of the printed terms,
+    and each term is the printed weight times the value to 1 decimal (4-decimal terms did not add up)."""
+    from decimal import Decimal
+
+    from figures_src.pages import output
+
+    data = output.blend_data()
+    table = output.blend_table(data)
+    number = lambda text: Decimal(text.replace("−", "-"))  # noqa: E731
+    *terms, sums = table["rows"]
+    assert sums[0] == "output (sum)"
+    for c in range(1, len(table["columns"])):
+        assert sum(number(row[c]) for row in terms) == number(sums[c]), table["columns"][c]
+        assert round(float(number(sums[c])), 4) == round(float(data["out"][c - 1]), 4)
+    for row, vj in zip(terms, data["V"]):
+        weight = number(row[0].split("w = ")[1].rstrip(")"))
+        assert [number(x) for x in row[1:]] == [weight * Decimal(f"{v:.1f}") for v in vj], row[0]

@@ -72,7 +72,7 @@ def test_answers_match_library_and_loops(set_id, v):
             np.testing.assert_allclose(H, A.row_entropy(weights), **EXACT)
             np.testing.assert_allclose(H, [loops.row_entropy(row) for row in as_lists(weights)], **EXACT)
     elif set_id == "weighted-sum":
-        W, V = x["W"], x["V"]
+        W, V = x["A"], x["V"]
         out = answer(v, "out")
         np.testing.assert_allclose(out, W @ V, **EXACT)
         np.testing.assert_allclose(out, loops.matmul(as_lists(W), as_lists(V)), **EXACT)
@@ -127,7 +127,7 @@ def check_multi_head(v):
 def check_push_gradient(x, v):
     """dV and dS against torch's autograd through softmax and W·V, and against plain loops."""
     torch = pytest.importorskip("torch")
-    W, V, dO = x["W"], x["V"], x["dO"]
+    W, V, dO = x["A"], x["V"], x["dO"]
     positive = W > 0
     S = torch.tensor(np.where(positive, np.log(np.where(positive, W, 1.0)), -np.inf), requires_grad=True)
     tV = torch.tensor(V, requires_grad=True)
@@ -172,7 +172,7 @@ def slip_tables(set_id, v):
         out["entropy", "bits"] = [[loops.row_entropy(row, base=2)] for row in loops.softmax(x["S"])]
         out["entropy", "sign"] = [[-h] for h in H]
     elif set_id == "weighted-sum":
-        W, V = x["W"], x["V"]
+        W, V = x["A"], x["V"]
         if len(W) == len(W[0]):
             out["out", "transposed_weights"] = loops.matmul(transpose(W), V)
         if len(V[0]) == len(W):
@@ -208,7 +208,7 @@ def slip_tables(set_id, v):
                                               for r, m in zip(loops.softmax(S), mask)]
         out["weights", "columns"] = transpose(loops.softmax(transpose(S), transpose(mask)))
     elif set_id == "push-gradient":
-        W, V, dO = x["W"], x["V"], x["dO"]
+        W, V, dO = x["A"], x["V"], x["dO"]
         if len(W) == len(W[0]):
             out["dV", "not_transposed"] = loops.matmul(W, dO)
         dA = loops.matmul(dO, transpose(V))
@@ -268,7 +268,7 @@ def test_inputs_are_hand_friendly(set_id, v):
     if set_id == "scale-scores":
         assert inputs(v)["Q"].shape[1] <= 4
     if set_id in ("weighted-sum", "push-gradient"):
-        np.testing.assert_allclose(inputs(v)["W"].sum(axis=1), 1, atol=1e-12)
+        np.testing.assert_allclose(inputs(v)["A"].sum(axis=1), 1, atol=1e-12)
 
 
 def test_each_set_has_at_least_ten_distinct_variants():
@@ -296,10 +296,10 @@ def test_variants_are_reproducible():
 # their id, so changing one is a deliberate act: update this fingerprint in the same commit.
 # A set added later gets a fingerprint of its own, so adding one leaves the others' untouched.
 # Variants added to a set later (end-to-end-13 on, with other sizes than d_k = 4) are frozen by a digest of
-# their own, so adding them left the first twelve's untouched. The labels' symbols changed once (issue 40: S̃ and A);
-# the inputs' numbers did not.
-PUBLISHED_INPUTS_SHA256 = "96de9aa6ea2f777ec741c6c03044cca35c1cf64e16ccfb48316bf6cb787a35a5"
-ADDED_SETS_SHA256 = {"push-gradient": "d72edfdbbf26b4a86cc43883e41e2c0c2a55dcc5ae92c89550f6f0e5d9e4bdd1"}
+# their own, so adding them left the first twelve's untouched. The labels' symbols changed once (issue 40: S̃ and A),
+# and the weights' input name once (W -> A, as the page and the kit's parameters call them); the inputs' numbers did not.
+PUBLISHED_INPUTS_SHA256 = "ddc83df9a11ddce7e86c6f73894ffed29db0dfe3c7e3e0dd0a22eea1387d5919"
+ADDED_SETS_SHA256 = {"push-gradient": "293159c653956079fc57cf1b337d89c8e2e7401cd9df96400f48cbd3a8bc3bb1"}
 FIRST_PUBLISHED = 12
 ADDED_VARIANTS_SHA256 = {"end-to-end": "7e874a57061ab447cd01ed7ebafef5d218e8dc1597913f69ef42470e8f3d8fee"}
 
@@ -358,11 +358,11 @@ def test_solution_steps_are_consistent(set_id, v):
     if set_id == "masks":
         np.testing.assert_array_equal(np.isinf(st["masked"]), ~x["mask"])
     if set_id == "push-gradient":
-        np.testing.assert_allclose(st["dW"], x["dO"] @ x["V"].T, **EXACT)
-        np.testing.assert_allclose(st["pull"][:, 0], (st["dW"] * x["W"]).sum(axis=1), **EXACT)
-        np.testing.assert_allclose(st["dS"], x["W"] * (st["dW"] - st["pull"]), **EXACT)
+        np.testing.assert_allclose(st["dA"], x["dO"] @ x["V"].T, **EXACT)
+        np.testing.assert_allclose(st["pull"][:, 0], (st["dA"] * x["A"]).sum(axis=1), **EXACT)
+        np.testing.assert_allclose(st["dS"], x["A"] * (st["dA"] - st["pull"]), **EXACT)
         np.testing.assert_allclose(st["dS"].sum(axis=1), 0, atol=1e-12)
-        np.testing.assert_allclose(st["dV"], x["W"].T @ x["dO"], **EXACT)
+        np.testing.assert_allclose(st["dV"], x["A"].T @ x["dO"], **EXACT)
     if set_id == "weighted-sum":  # one sentence per row, ending in that row of the output
         for i, row in enumerate(answer(v, "out")):
             text = next(s["text"] for s in v["solution"] if s["key"] == f"row_{i + 1}")
@@ -544,10 +544,10 @@ def run_kit(kit_file, solution=None):
 LIBRARY_SOLUTION = """
 kit.scale_scores = lambda Q, K: A.scaled_scores(Q, K)
 kit.soften_rows = lambda S, mask=None: A.softmax(S, mask)
-kit.weighted_sum = lambda W, V: W @ V
+kit.weighted_sum = lambda A, V: A @ V
 kit.attention_end_to_end = lambda X, W_Q, W_K, W_V, mask=None: A.attend(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
-kit.value_gradient = lambda W, V, dO: W.T @ dO
-kit.score_gradient = lambda W, V, dO: W * (dO @ V.T - (W * (dO @ V.T)).sum(axis=1, keepdims=True))
+kit.value_gradient = lambda A, V, dO: A.T @ dO
+kit.score_gradient = lambda A, V, dO: A * (dO @ V.T - (A * (dO @ V.T)).sum(axis=1, keepdims=True))
 """
 
 
@@ -599,7 +599,7 @@ def test_kit_survives_a_huge_view_and_an_answer_that_raises_when_read(kit_file, 
     exception while reading the answer fails that step, named, and the kit goes on to the others."""
     solution = LIBRARY_SOLUTION + (
         "class Bad:\n    def __array__(self, *args, **kwargs):\n        raise RuntimeError('no array here')\n"
-        f"kit.weighted_sum = lambda W, V: {returned}\n")
+        f"kit.weighted_sum = lambda A, V: {returned}\n")
     result = run_kit(kit_file, solution)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "6 of 7 steps pass" in result.stdout and "Traceback" not in result.stderr
@@ -609,7 +609,7 @@ def test_kit_survives_a_huge_view_and_an_answer_that_raises_when_read(kit_file, 
 
 def test_kit_reports_a_crash_and_a_wrong_shape(kit_file):
     broken = LIBRARY_SOLUTION + (
-        "kit.weighted_sum = lambda W, V: 1 / 0\n"
+        "kit.weighted_sum = lambda A, V: 1 / 0\n"
         "kit.soften_rows = lambda S, mask=None: A.softmax(S, mask).T\n")
     result = run_kit(kit_file, broken)
     assert result.returncode == 1
@@ -645,15 +645,15 @@ def test_javascript_formats_and_judges_as_the_build_does(tmp_path):
 
 
 @pytest.mark.parametrize("returned, message", [
-    ("W @ V + 5j", r"returned an array of complex128 \(complex128\), expected real numbers"),
-    ("(W @ V).astype(str)", r"returned an array of <U\d+ \(str_\), expected real numbers"),
-    ("np.array([[object()] * V.shape[1]] * W.shape[0])", r"returned an array of object \(object\)"),
+    ("A @ V + 5j", r"returned an array of complex128 \(complex128\), expected real numbers"),
+    ("(A @ V).astype(str)", r"returned an array of <U\d+ \(str_\), expected real numbers"),
+    ("np.array([[object()] * V.shape[1]] * A.shape[0])", r"returned an array of object \(object\)"),
     ("None", r"returned None \(forgot to return\?\)"),
-    ("(W @ V) > 0.5", r"returned an array of bool"),
+    ("(A @ V) > 0.5", r"returned an array of bool"),
     ("sys.exit(0)", r"raised SystemExit: 0"),
 ])
 def test_kit_fails_what_is_not_an_array_of_real_numbers_and_survives_sys_exit(kit_file, returned, message):
-    result = run_kit(kit_file, LIBRARY_SOLUTION + f"kit.weighted_sum = lambda W, V: {returned}\n")
+    result = run_kit(kit_file, LIBRARY_SOLUTION + f"kit.weighted_sum = lambda A, V: {returned}\n")
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{len(problems.KIT_STEPS) - 1} of {len(problems.KIT_STEPS)} steps pass" in result.stdout
     (line,) = [line for line in result.stdout.splitlines() if "weighted_sum" in line]
@@ -691,3 +691,34 @@ def test_the_page_says_exactly_which_sets_the_kit_carries():
     assert set(re.findall(r"#([a-z-]+)\)", sentence.group(1))) == carried
     for set_id in left_out:
         assert re.search(rf"\(#{set_id}\)[^.]* not in the kit", kit_section), f"say that {set_id} is not in the kit"
+
+
+@pytest.mark.parametrize(("set_id", "v"), [(s, v) for s, v in VARIANTS if s in ("masks", "soften-rows")], ids=
+                         [v["id"] for s, v in VARIANTS if s in ("masks", "soften-rows")])
+def test_the_row_maxima_are_introduced_in_one_sentence_and_the_first_hint_names_the_row_max(set_id, v):
+    text = next(s["text"] for s in v["solution"] if s["key"] == "row_max")
+    assert text.endswith("The row maxima, over the allowed keys only:" if set_id == "masks" else "The row maxima:")
+    if set_id == "soften-rows":  # "row 1 minus 1 is …" read as arithmetic with the number 1
+        m = fmt(steps(v)["row_max"][0, 0])
+        assert f"row 1 minus its largest score ({m}) is {problems_sets.fmt_vec(steps(v)['shifted'][0])}." in v["hints"][0]
+
+
+def test_the_weights_are_called_A_in_the_json_the_kit_and_its_step_titles():
+    """The page shows the weights as A (W is kept for the projections); the kit calls each function with the
+    published inputs by name, so the JSON's names and the kit's parameters must be the same."""
+    import ast
+
+    functions = {node.name: [a.arg for a in node.args.args]
+                 for node in ast.parse(problems.KIT_TEMPLATE.read_text(encoding="utf-8")).body if isinstance(node, ast.FunctionDef)}
+    for title, set_id, _ in problems.KIT_STEPS:
+        name = title.split("(")[0]
+        shown = title[len(name) + 1:-1].split(", ")
+        assert shown == functions[name][:len(shown)], title  # soften_rows(S) leaves its optional mask out
+        for v in BY_SET[set_id]["variants"]:
+            assert {m["name"] for m in v["inputs"]} <= set(functions[name]), (title, v["id"])
+    for set_id in ("weighted-sum", "push-gradient"):
+        for v in BY_SET[set_id]["variants"]:
+            assert v["inputs"][0]["name"] == "A" and v["inputs"][0]["label"].startswith("A (")
+            assert "W" not in {m["name"] for m in v["inputs"]} | {s["key"] for s in v["solution"]}
+            assert "dW" not in {s["key"] for s in v["solution"]}
+    assert functions["weighted_sum"] == ["A", "V"] and functions["score_gradient"] == ["A", "V", "dO"]

@@ -229,7 +229,7 @@ class Heatmap {
     this.slot("gradient").style.background = `linear-gradient(to right,${scale.map(cssColour)})`;
     this.panel.classList.toggle("aih-masks", !!this.mask?.flat().includes(false));
     this.fill({
-      scale: `×${formatNumber(scaleMultiplier)} → ${this.formatScaled(this.example.scale * scaleMultiplier)}`,
+      scale: `×${formatNumber(scaleMultiplier)} (scores × 1/√dₖ × ${formatNumber(scaleMultiplier)} = ${this.formatScaled(this.example.scale * scaleMultiplier)})`,
       low: formatNumber(showsWeights ? 0 : -limit),
       high: formatNumber(limit),
       quantity: QUANTITY_NAMES[quantity],

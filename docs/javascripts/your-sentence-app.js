@@ -38,13 +38,15 @@ export function patternScores(weights, heads, n) {
   };
 }
 
-// The first pronoun, and per head the earlier word its row weighs most among the candidates a pronoun can
-// stand for: words before it, not the one just before, not a function word, a piece of a word or punctuation.
+// The first pronoun with a candidate before it, and per head the earlier word its row weighs most among the
+// candidates a pronoun can stand for: words before it, not the one just before, not a function word, a piece
+// of a word or punctuation ("She said her cat ate its dinner." links "its", as "she" and "her" have none).
 export function pronounLinks(weights, heads, tokens) {
   const n = tokens.length;
-  const query = tokens.findIndex((token) => PRONOUNS.has(token));
-  const words = tokens.map((token, j) => j > 0 && j < query - 1 && /^[\p{L}\p{N}]+$/u.test(token) && !FUNCTION_WORDS.has(token));
-  if (query < 0 || !words.includes(true)) return null;
+  const content = tokens.map((token, j) => j > 0 && /^[\p{L}\p{N}]+$/u.test(token) && !FUNCTION_WORDS.has(token));
+  const query = tokens.findIndex((token, i) => PRONOUNS.has(token) && content.slice(0, i - 1).includes(true));
+  if (query < 0) return null;
+  const words = content.map((word, j) => word && j < query - 1);
   const link = (layer, head) => {
     let best = -1;
     for (let j = 1; j < query; j++) if (words[j] && (best < 0 || weights[layer][(head * n + query) * n + j] > weights[layer][(head * n + query) * n + best])) best = j;

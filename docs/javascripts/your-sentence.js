@@ -17,6 +17,11 @@ document$.subscribe(() => {
   let app = null; // the loaded page, once asked for
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (!input.value.trim()) { // the model would read only [CLS] and [SEP], and its scores would mean nothing
+      root.querySelector("[data-slot=status]").textContent = "Type a sentence first: the box is empty, so the model is not run.";
+      input.focus();
+      return;
+    }
     app ||= import("./your-sentence-app.js").then((module) => module.start(root));
     (await app).run(input.value);
   });

@@ -6,7 +6,7 @@ import attention
 from ..engine import Example, Figure, example_heatmap
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH, weights_colorbar
-from ..engine.text import num, softmax_by_hand, table
+from ..engine.text import MASKED, MINUS, cell, num, softmax_by_hand, table
 from . import sentences
 from .qkv import EX_QKV
 
@@ -21,10 +21,11 @@ def causal_snippets(example):
     tokens, steps, mask = example["tokens"], example["steps"], example["inputs"]["mask"]
     i = len(tokens) // 2
     s, allowed, w = steps["scaled_scores"][i], mask[i], steps["weights"][i]
-    masked = np.where(allowed, s, -np.inf)
-    hand = softmax_by_hand([a if ok else None for a, ok in zip(s, allowed)], w)  # from the printed numbers
-    rows = [[f"**{t}**", num(a, 3), num(m, 3), e, wj]
-            for t, a, m, e, wj in zip(tokens, s, masked, hand["exponentials"], hand["weights"])]
+    shown = [cell(a) for a in s]  # the site's rule: 2 decimals, 3 only for an exact tie (−0.925, not −0.180)
+    printed = [float(text.replace(MINUS, "-")) for text in shown]
+    hand = softmax_by_hand([a if ok else None for a, ok in zip(printed, allowed)], w)  # from the printed numbers
+    rows = [[f"**{t}**", a, a if ok else MASKED, e, wj]
+            for t, a, ok, e, wj in zip(tokens, shown, allowed, hand["exponentials"], hand["weights"])]
     rows.append(["**total**", "", "", hand["total"], hand["weight_total"]])
     return {
         "step": (

@@ -20,19 +20,27 @@ def followed_row(example):
     return int(np.argsort(top)[len(top) // 2])
 
 
+def weighted_sum_by_hand(w, V, out):
+    """One output row as a reader redoes it from the printed numbers: the weights to the fewest decimals (4 or
+    more) whose products with the printed values (one decimal) add up to the output to 4 decimals.
+
+    -> (digits, weights, values, sums) as Decimals; a product or sum printed with digits + 1 decimals is exact.
+    """
+    values = [[by_hand(x, 1)[1] for x in vj] for vj in V]
+    for digits in range(4, 9):
+        weights = [by_hand(wj, digits)[1] for wj in w]
+        sums = [sum(wj * vj[c] for wj, vj in zip(weights, values)) for c in range(V.shape[1])]
+        if all(num(s, 4) == num(x, 4) and (s * 10**4).copy_abs() % 1 != Decimal("0.5") for s, x in zip(sums, out)):
+            return digits, weights, values, sums
+    raise ValueError(f"no weights of 4 to 8 decimals give the output {vector(out, 4)} by hand")
+
+
 def output_snippets(example):
     tokens, steps = example["tokens"], example["steps"]
     i = followed_row(example)
     w, V, out = steps["weights"][i], steps["V"], example["outputs"]["out"][i]
     d_v = V.shape[1]
-    # By hand from the printed numbers: the weights to the fewest decimals (4 or more) whose products with the
-    # printed values (one decimal) add up to the output to 4 decimals; the products and sums printed exactly.
-    values = [[by_hand(x, 1)[1] for x in vj] for vj in V]
-    for digits in range(4, 9):
-        weights = [by_hand(wj, digits)[1] for wj in w]
-        sums = [sum(wj * vj[c] for wj, vj in zip(weights, values)) for c in range(d_v)]
-        if all(num(s, 4) == num(x, 4) and (s * 10**4).copy_abs() % 1 != Decimal("0.5") for s, x in zip(sums, out)):
-            break
+    digits, weights, values, sums = weighted_sum_by_hand(w, V, out)
     exact = digits + 1
     rows = [[f"**{t}**", num(wj, digits), *(num(wj * x, exact) for x in vj)] for t, wj, vj in zip(tokens, weights, values)]
     rows.append(["**sum**", num(sum(weights), digits), *(f"**{num(s, exact)}**" for s in sums)])
@@ -92,11 +100,14 @@ def blend_alt(data):
 
 
 def blend_table(data):
+    """Every term is the printed weight times the printed value, exactly, so each column adds up by hand."""
     tokens = data["tokens"]
     d_v = data["V"].shape[1]
-    rows = [[f"{t} (w = {num(w, 4)})", *(num(x, 4) for x in sv)] for t, w, sv in zip(tokens, data["w"], data["scaled"])]
-    rows.append(["output (sum)", *(num(x, 4) for x in data["out"])])
-    return {"caption": f"The scaled value rows aⱼvⱼ for the query “{tokens[data['query']]}”, and their sum",
+    digits, weights, values, sums = weighted_sum_by_hand(data["w"], data["V"], data["out"])
+    rows = [[f"{t} (w = {num(w, digits)})", *(num(w * x, digits + 1) for x in vj)] for t, w, vj in zip(tokens, weights, values)]
+    rows.append(["output (sum)", *(num(s, digits + 1) for s in sums)])
+    return {"caption": f"The scaled value rows aⱼvⱼ for the query “{tokens[data['query']]}” (each the weight shown "
+                       "times the value to 1 decimal, exactly), and their sum",
             "columns": ["key", *(f"entry {c + 1}" for c in range(d_v))], "rows": rows}
 
 

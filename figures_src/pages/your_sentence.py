@@ -119,7 +119,7 @@ def page_snippets(data):
 </table>
 </div>
 <p data-slot="no-pronoun" hidden>There is no pronoun link to score: the sentence has no pronoun (it, he, she, they, him, her, them, its, his, their) with a content word at least two tokens before it.</p>
-<p>The scores are the site's real-heads scores for this one sentence: the previous-token and next-token scores average, over the rows, the weight on the neighbouring token; the sink score averages the weight on [CLS] plus [SEP]; the pronoun link is the largest weight from the first pronoun to an earlier content word (not the word just before it).</p>
+<p>The scores are the site's real-heads scores for this one sentence: the previous-token and next-token scores average, over the rows, the weight on the neighbouring token; the sink score averages the weight on [CLS] plus [SEP]; the pronoun link is the largest weight from the first pronoun that has an earlier content word (not the word just before it) to such a word.</p>
 <p data-slot="open" role="status">Choose a head in the grid (click it, or focus the grid and press Enter or the arrow keys) to open it below.</p>
 <figure id="your-sentence-viewer" class="aih-figure aih-heatmap" data-quantity="weights" data-head="0" hidden>
 <div class="aih-figure__graphic"></div>

@@ -243,7 +243,8 @@ def test_scale_slider_recomputes_weights_and_entropy(demo):
         entropy = attention.row_entropy(weights)
         shown = demo.eval_on_selector_all(f"{DEMO} .aih-grid [role=row] > :last-child:not([role=columnheader])", "cs => cs.map(c => c.textContent)")
         assert shown == [fmt(h) for h in entropy]
-        assert slot(demo, DEMO, "scale") == f"×{fmt(multiplier)} → {exact(ex['scale'] * multiplier)}"
+        # the label says what the factor is: 1/√dₖ times the multiplier ("×1.00 → 0.50" did not)
+        assert slot(demo, DEMO, "scale") == f"×{fmt(multiplier)} (scores × 1/√dₖ × {fmt(multiplier)} = {exact(ex['scale'] * multiplier)})"
         cell(demo, DEMO, 1, 1).hover()
         assert slot(demo, DEMO, "factor") == f"1/√{ex['d_k']} × {fmt(multiplier)}"
         slots = readout_slots(demo, DEMO)

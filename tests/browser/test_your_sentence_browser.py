@@ -286,3 +286,29 @@ def test_a_sentence_in_the_link_is_cut_at_the_boxs_limit_and_the_page_says_so(pa
     page.reload()
     expect(page.locator("#aih-yours-text")).to_have_value("short")
     expect(page.locator("[data-slot=status]")).not_to_contain_text("was cut")
+
+
+@pytest.mark.parametrize("text", ["", "   \t "])
+def test_an_empty_box_is_refused_and_the_model_not_run(page, site_url, text):
+    """An empty or whitespace-only box would run the model on [CLS] [SEP] alone and score heads on nothing."""
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(site_url + "your-sentence/", wait_until="networkidle")
+    page.fill("#aih-yours-text", text)
+    page.click("[data-slot=run]")
+    expect(page.locator("[data-slot=status]")).to_contain_text("Type a sentence first")
+    page.wait_for_timeout(500)
+    assert page.locator("#aih-yours").get_attribute("data-state") is None
+    expect(page.locator("[data-slot=results]")).to_be_hidden()
+    assert not [url for url in requests if "/models/" in url or "your-sentence-app" in url]
+
+
+def test_a_later_pronoun_is_scored_when_the_first_has_no_candidate(page, site_url):
+    """"She" and "her" have no content word two tokens before them; "its" has "cat" (and "said"), so the page
+    scores "its" instead of saying the sentence has no pronoun link."""
+    run(page, site_url, "She said her cat ate its dinner.")
+    rows = score_rows(page)
+    assert "pronoun" in rows and rows["pronoun"][0].startswith("“its” → "), rows
+    expect(page.locator("[data-slot=no-pronoun]")).to_be_hidden()
+    # the explanation under the table names the pronoun the page scores: the first one that has a candidate
+    expect(page.locator("#aih-yours")).to_contain_text("from the first pronoun that has an earlier content word")

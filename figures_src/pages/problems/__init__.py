@@ -24,10 +24,10 @@ KIT_STEPS = [
     ("scale_scores(Q, K)", "scale-scores", "scaled_scores"),
     ("soften_rows(S)", "soften-rows", "weights"),
     ("soften_rows(S, mask)", "masks", "weights"),
-    ("weighted_sum(W, V)", "weighted-sum", "out"),
+    ("weighted_sum(A, V)", "weighted-sum", "out"),
     ("attention_end_to_end(X, W_Q, W_K, W_V, mask)", "end-to-end", "out"),
-    ("value_gradient(W, V, dO)", "push-gradient", "dV"),
-    ("score_gradient(W, V, dO)", "push-gradient", "dS"),
+    ("value_gradient(A, V, dO)", "push-gradient", "dV"),
+    ("score_gradient(A, V, dO)", "push-gradient", "dS"),
 ]
 
 

@@ -30,9 +30,9 @@ def soften_rows(S, mask=None):
     raise NotImplementedError("soften_rows: compute the softmax of each row")
 
 
-def weighted_sum(W, V):
-    """W (n_q, n_k) weights, V (n_k, d_v) values -> the output W·V, shape (n_q, d_v)."""
-    raise NotImplementedError("weighted_sum: compute W·V")
+def weighted_sum(A, V):
+    """A (n_q, n_k) weights, V (n_k, d_v) values -> the output A·V, shape (n_q, d_v)."""
+    raise NotImplementedError("weighted_sum: compute A·V")
 
 
 def attention_end_to_end(X, W_Q, W_K, W_V, mask=None):
@@ -43,16 +43,16 @@ def attention_end_to_end(X, W_Q, W_K, W_V, mask=None):
     raise NotImplementedError("attention_end_to_end: project, score, soften, sum")
 
 
-def value_gradient(W, V, dO):
-    """W (n_q, n_k) weights, V (n_k, d_v) values, dO (n_q, d_v) the loss's gradient at the output W·V
-    -> dV = Wᵀ·dO, the gradient reaching the values, shape (n_k, d_v). (V is given but not needed.)"""
-    raise NotImplementedError("value_gradient: compute Wᵀ·dO")
+def value_gradient(A, V, dO):
+    """A (n_q, n_k) weights, V (n_k, d_v) values, dO (n_q, d_v) the loss's gradient at the output A·V
+    -> dV = Aᵀ·dO, the gradient reaching the values, shape (n_k, d_v). (V is given but not needed.)"""
+    raise NotImplementedError("value_gradient: compute Aᵀ·dO")
 
 
-def score_gradient(W, V, dO):
-    """W (n_q, n_k), V (n_k, d_v), dO (n_q, d_v) -> dS, the gradient reaching the scores, shape (n_q, n_k):
-    dW = dO·Vᵀ, then dS = W ⊙ (dW − the row sums of dW ⊙ W). Every row of dS adds up to 0."""
-    raise NotImplementedError("score_gradient: compute dW = dO·Vᵀ, then W ⊙ (dW − rowsum(dW ⊙ W))")
+def score_gradient(A, V, dO):
+    """A (n_q, n_k), V (n_k, d_v), dO (n_q, d_v) -> dS, the gradient reaching the scores, shape (n_q, n_k):
+    dA = dO·Vᵀ, then dS = A ⊙ (dA − the row sums of dA ⊙ A). Every row of dS adds up to 0."""
+    raise NotImplementedError("score_gradient: compute dA = dO·Vᵀ, then A ⊙ (dA − rowsum(dA ⊙ A))")
 
 
 # ---------------------------------------------------------------- the checker (no need to read on)
@@ -89,10 +89,10 @@ STEPS = [
     ("scale_scores(Q, K)", "scale_scores"),
     ("soften_rows(S)", "soften_rows"),
     ("soften_rows(S, mask)", "soften_rows"),
-    ("weighted_sum(W, V)", "weighted_sum"),
+    ("weighted_sum(A, V)", "weighted_sum"),
     ("attention_end_to_end(X, W_Q, W_K, W_V, mask)", "attention_end_to_end"),
-    ("value_gradient(W, V, dO)", "value_gradient"),
-    ("score_gradient(W, V, dO)", "score_gradient"),
+    ("value_gradient(A, V, dO)", "value_gradient"),
+    ("score_gradient(A, V, dO)", "score_gradient"),
 ]
 
 

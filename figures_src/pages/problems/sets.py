@@ -139,7 +139,7 @@ def softmax_solution(S, sm, rows, cols, masked_note=""):
     """Solution steps for softmax given softmax_steps(S) = sm."""
     return [
         step("row_max", "Take each row on its own. Subtracting the row's largest score leaves the softmax unchanged "
-             "and keeps every exponential at most 1. The row maxima:" + masked_note,
+             "and keeps every exponential at most 1. The row maxima" + (f",{masked_note}:" if masked_note else ":"),
              matrix("row_max", "Row maximum m", sm["row_max"][:, None], rows, ["m"])),
         step("shifted", "Each score minus its row's maximum:",
              matrix("shifted", "S̃ − m", sm["shifted"], rows, cols)),
@@ -224,8 +224,8 @@ def soften_rows(index, seed):
     sm = softmax_steps(S)
     parts = [with_slips(part("weights", "Weights A = softmax(S̃)", weights, rows, cols), [columns_slip(A.softmax(S.T).T)])]
     hints = [
-        f"Work on one row at a time. Subtract the row's largest score: row 1 minus {fmt(sm['row_max'][0])} "
-        f"is {fmt_vec(sm['shifted'][0])}.",
+        f"Work on one row at a time. Subtract the row's largest score: row 1 minus its largest score "
+        f"({fmt(sm['row_max'][0])}) is {fmt_vec(sm['shifted'][0])}.",
         f"Take the exponential of each entry: row 1 becomes {fmt_vec(sm['exp'][0])}.",
         f"Divide by the row's sum, {fmt(sm['sums'][0])}: row 1 of the weights is {fmt_vec(weights[0])}, "
         "which adds up to 1.",
@@ -321,7 +321,7 @@ def weighted_sum(index, seed):
     return {
         "prompt": f"A holds the attention weights of {n_q} queries over {n_k} keys (each row adds up to 1) and V "
                   f"holds one value vector of length {d_v} per key. Compute the output A·V.",
-        "inputs": [matrix("W", f"A ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries)],
+        "inputs": [matrix("A", f"A ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries)],
         "parts": [with_slips(part("out", "Output A·V", out, rows, entries), output_slips(W, V))],
         "hints": [
             "Row i of the output is a weighted average of the rows of V, with the weights in row i of A.",
@@ -601,7 +601,7 @@ def push_gradient(index, seed):
         "prompt": f"A holds the attention weights of {n_q} queries over {n_k} keys, V one value row of length {d_v} per "
                   f"key, and dO the gradient of the loss with respect to the output A·V. Compute dV, the gradient "
                   "reaching the values, and dS̃, the gradient reaching the scores the softmax was given.",
-        "inputs": [matrix("W", f"A ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries),
+        "inputs": [matrix("A", f"A ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries),
                    matrix("dO", f"dO ({n_q} × {d_v})", dO, rows, entries)],
         "parts": [with_slips(part("dV", "dV = Aᵀ dO", dV, vrows, entries), [
                       slip("not_transposed", "This is A dO, with A not transposed: dV = Aᵀ dO, so value row j collects "
@@ -625,8 +625,8 @@ def push_gradient(index, seed):
         "solution": [
             step("dV", "dV = Aᵀ dO, one dot product of a column of A with a column of dO per entry:",
                  matrix("dV", "dV = Aᵀ dO", dV, vrows, entries)),
-            step("dW", "The gradient reaching the weights, dA = dO Vᵀ: entry (i, j) is dO_i · v_j.",
-                 matrix("dW", "dA = dO Vᵀ", dW, rows, keys)),
+            step("dA", "The gradient reaching the weights, dA = dO Vᵀ: entry (i, j) is dO_i · v_j.",
+                 matrix("dA", "dA = dO Vᵀ", dW, rows, keys)),
             step("pull", "Each row's weighted average of dA, Σ_j a_ij dA_ij:",
                  matrix("pull", "rowsum(dA ⊙ A)", pull[:, None], rows, ["Σ"])),
             step("dS", "dS̃ = A ⊙ (dA − rowsum(dA ⊙ A)): each entry of dA minus its row's average, times its weight. "
