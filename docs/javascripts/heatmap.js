@@ -24,13 +24,6 @@ import { fetchJSON, h } from "./dom.js";
 import { exampleProblem } from "./example-check.js";
 import { keptPins, rememberPlace } from "./place.js";
 
-const QUANTITY_NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
-// The caption once the reader has changed what the figure shows: [what, how to read its colours]
-const CAPTIONS = {
-  scores: ["Raw scores QKᵀ", "red above zero, blue below"],
-  scaled_scores: ["Scaled scores QKᵀ/√dₖ", "red above zero, blue below"],
-  weights: ["Attention weights", "every row adds up to 1, brighter means more"],
-};
 const widgetListeners = new WeakMap(); // figure -> the AbortController of its widget's listeners
 const examples = new Map(); // path -> its JSON (a promise), fetched once for all the figures showing it
 
@@ -96,6 +89,11 @@ class Heatmap {
 
   slot(name) {
     return this.panel.querySelector(`[data-slot=${name}]`);
+  }
+
+  // The template's button of a quantity: its data-name, data-what and data-colours are the words for it
+  modeButton(quantity) {
+    return this.slot("modes").querySelector(`[value=${quantity}]`);
   }
 
   // {slotName: text}: every element of each slot (one number may show in several places)
@@ -195,7 +193,7 @@ class Heatmap {
   drawGrid(values, limit) {
     const { tokens, mask, result } = this;
     const { quantity } = this.state;
-    const quantityName = QUANTITY_NAMES[quantity];
+    const quantityName = this.modeButton(quantity).dataset.name;
     const [headerRow, ...queryRows] = this.rows;
     this.grid.setAttribute("aria-label", `${quantityName}s: queries down, keys across`);
     tokens.forEach((token, j) => (headerRow.children[j + 1].textContent = token));
@@ -232,7 +230,7 @@ class Heatmap {
       scale: `×${formatNumber(scaleMultiplier)} (scores × 1/√dₖ × ${formatNumber(scaleMultiplier)} = ${this.formatScaled(this.example.scale * scaleMultiplier)})`,
       low: formatNumber(showsWeights ? 0 : -limit),
       high: formatNumber(limit),
-      quantity: QUANTITY_NAMES[quantity],
+      quantity: this.modeButton(quantity).dataset.name,
     });
   }
 
@@ -242,20 +240,20 @@ class Heatmap {
     if (!this.caption) return;
     const { quantity, scaleMultiplier, maskName, leadIndex } = this.state;
     const asBuilt = scaleMultiplier === 1 && maskName === this.publishedMaskName;
-    const [what, colours] = CAPTIONS[quantity];
+    // the words, from the template: the quantity's button names it and its colours, the hidden "words" the rest
+    const { what, colours } = this.modeButton(quantity).dataset;
+    const words = this.slot("words").dataset;
     const axis = this.example.leading_axis; // an axis that names itself: "step 20", its label, not its position
     // the build's caption of this grid (one per checkpoint, say), else of the figure, while it shows what that says
     const built = axis?.captions?.[quantity]?.[leadIndex] ??
       (leadIndex === this.initialLead ? this.publishedCaptions[quantity] : "");
     const lead = !this.leadCount ? "" : axis ? `, ${axis.name} ${axis.labels[leadIndex]}`
       : `, ${this.example.n_heads ? "head" : "sequence"} ${Number(leadIndex) + 1}`;
-    const scale = scaleMultiplier === 1 ? "" : `, with the scale multiplied by ${formatNumber(scaleMultiplier)}`;
-    const mask = maskName === "none" ? "" : `, under the ${maskName} mask (grey, hatched cells are masked)`;
+    const scale = scaleMultiplier === 1 ? "" : words.scale + formatNumber(scaleMultiplier);
+    const mask = maskName === "none" ? "" : `, under the ${maskName}${words.mask}`;
     this.caption.textContent = (asBuilt && built) ||
-      `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}. Queries down, keys across` +
-      (this.noEntropy ? "." : "; the bar after each row is its entropy, and its dotted end an even spread over the keys " +
-        "the row may attend to.") +
-      (this.tie && ` Cells show 2 decimals, or 3 where 2 would round a value that lies exactly halfway, as ${this.tie}.`);
+      `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}${words.across}` +
+      (this.noEntropy ? "." : `${words.entropy}.`) + (this.tie && `${words.tie}${this.tie}.`);
   }
 
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid. The
