@@ -195,7 +195,7 @@ class Heatmap {
     const { quantity } = this.state;
     const quantityName = this.modeButton(quantity).dataset.name;
     const [headerRow, ...queryRows] = this.rows;
-    this.grid.setAttribute("aria-label", `${quantityName}s: queries down, keys across`);
+    this.grid.setAttribute("aria-label", quantityName + "s" + this.slot("words").dataset.grid);
     tokens.forEach((token, j) => (headerRow.children[j + 1].textContent = token));
     this.tie = ""; // the first cell printed with 3 decimals, which the caption explains
     queryRows.forEach((gridRow, i) => {
@@ -253,7 +253,7 @@ class Heatmap {
     const mask = maskName === "none" ? "" : `, under the ${maskName}${words.mask}`;
     this.caption.textContent = (asBuilt && built) ||
       `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}${words.across}` +
-      (this.noEntropy ? "." : `${words.entropy}.`) + (this.tie && `${words.tie}${this.tie}.`);
+      `${this.noEntropy ? "" : words.entropy}.` + (this.tie && `${words.tie}${this.tie}.`);
   }
 
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid. The
@@ -434,8 +434,9 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve));
 
 // A short visible note in `figure` saying why it stays static (its figure and table show every number).
 function noteStatic(figure, why) {
-  figure.querySelector(".aih-figure__graphic").before(
-    h("p", { class: "aih-static-note" }, `Static figure: ${why}. The table below lists every number.`));
+  const note = document.getElementById("aih-heatmap").content.lastElementChild.cloneNode(true); // the template's words
+  note.firstElementChild.textContent = why;
+  figure.querySelector(".aih-figure__graphic").before(note);
 }
 
 // (Re)makes `figure` interactive, e.g. after a change of its data-example or data-head; the `merged`
