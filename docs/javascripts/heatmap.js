@@ -77,6 +77,7 @@ class Heatmap {
     this.keyCount = this.forLead(this.steps.K).length;
     this.causalMask = causalMask(this.queryCount, this.keyCount);
     this.panel = document.getElementById("aih-heatmap").content.firstElementChild.cloneNode(true);
+    this.words = this.slot("words").dataset; // the caption's fixed words (the template's hidden "words")
     this.grid = this.slot("grid");
     this.readout = this.panel.querySelector(".aih-readout");
     this.buildMenus();
@@ -89,11 +90,6 @@ class Heatmap {
 
   slot(name) {
     return this.panel.querySelector(`[data-slot=${name}]`);
-  }
-
-  // The template's button of a quantity: its data-name, data-what and data-colours are the words for it
-  modeButton(quantity) {
-    return this.slot("modes").querySelector(`[value=${quantity}]`);
   }
 
   // {slotName: text}: every element of each slot (one number may show in several places)
@@ -170,6 +166,8 @@ class Heatmap {
     }
     const values = this.result[quantity];
     const limit = quantity === "weights" ? 1 : scoreLimit(values);
+    // the words for the quantity shown, on its button in the template: its data-name, data-what and data-colours
+    this.named = this.slot("modes").querySelector(`[value=${quantity}]`).dataset;
     for (const button of this.slot("modes").children) button.setAttribute("aria-pressed", button.value === quantity);
     this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d k`);
     if (example.checkpoints) {
@@ -193,9 +191,9 @@ class Heatmap {
   drawGrid(values, limit) {
     const { tokens, mask, result } = this;
     const { quantity } = this.state;
-    const quantityName = this.modeButton(quantity).dataset.name;
+    const quantityName = this.named.name;
     const [headerRow, ...queryRows] = this.rows;
-    this.grid.setAttribute("aria-label", quantityName + "s" + this.slot("words").dataset.grid);
+    this.grid.setAttribute("aria-label", quantityName + "s" + this.words.grid);
     tokens.forEach((token, j) => (headerRow.children[j + 1].textContent = token));
     this.tie = ""; // the first cell printed with 3 decimals, which the caption explains
     queryRows.forEach((gridRow, i) => {
@@ -230,7 +228,7 @@ class Heatmap {
       scale: `×${formatNumber(scaleMultiplier)} (scores × 1/√dₖ × ${formatNumber(scaleMultiplier)} = ${this.formatScaled(this.example.scale * scaleMultiplier)})`,
       low: formatNumber(showsWeights ? 0 : -limit),
       high: formatNumber(limit),
-      quantity: this.modeButton(quantity).dataset.name,
+      quantity: this.named.name,
     });
   }
 
@@ -240,9 +238,7 @@ class Heatmap {
     if (!this.caption) return;
     const { quantity, scaleMultiplier, maskName, leadIndex } = this.state;
     const asBuilt = scaleMultiplier === 1 && maskName === this.publishedMaskName;
-    // the words, from the template: the quantity's button names it and its colours, the hidden "words" the rest
-    const { what, colours } = this.modeButton(quantity).dataset;
-    const words = this.slot("words").dataset;
+    const { named: { what, colours }, words } = this;
     const axis = this.example.leading_axis; // an axis that names itself: "step 20", its label, not its position
     // the build's caption of this grid (one per checkpoint, say), else of the figure, while it shows what that says
     const built = axis?.captions?.[quantity]?.[leadIndex] ??
