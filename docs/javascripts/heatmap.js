@@ -205,8 +205,9 @@ class Heatmap {
         const masked = mask && !mask[i][j] && quantity !== "scores"; // raw scores come before the mask
         const colour = cellColour(values[i][j], quantity, limit);
         // 3 decimals where 2 would round an exact tie (0.415): as text.py's cell() prints the static figure
-        cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j], isTie(values[i][j]) ? 3 : 2);
-        if (!this.tie && /\.\d{3}$/.test(cell.textContent)) this.tie = cell.textContent;
+        const digits = isTie(values[i][j]) ? 3 : 2; // (a masked weight, 0, is no tie)
+        cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j], digits);
+        if (digits > 2) this.tie ||= cell.textContent;
         cell.style.backgroundColor = cssColour(colour); // only the colour: .aih-masked adds its hatching
         cell.style.color = textColour(colour);
         cell.classList.toggle("aih-masked", !!masked);
@@ -328,6 +329,7 @@ class Heatmap {
     if (pair.weight !== shownWeight) pair = first; // (only when the vectors' rounding moves the weight)
     const { rowMax, shifted, exponents, numerator, denominator } = pair;
     const pairWeight = pair.weight || formatNumber(result.weights[row][column]);
+    const keyCount = this.allowedKeys(row);
     this.rows.forEach((gridRow, y) =>
       [...gridRow.children].forEach((cell, x) => cell.classList.toggle("aih-hl", pointed && (y === row + 1 || x === column + 1))));
     this.fill({
@@ -348,8 +350,8 @@ class Heatmap {
       denominator,
       pairWeight,
       entropy: formatNumber(result.entropy[row]),
-      keyCount: this.allowedKeys(row),
-      flatEntropy: formatNumber(Math.log(this.allowedKeys(row))),
+      keyCount,
+      flatEntropy: formatNumber(Math.log(keyCount)),
     });
     this.slot("terms").replaceChildren(...exponents.flatMap((x, k) => [k ? " + e" : "e", h("sup", {}, x)]));
     this.panel.classList.toggle("aih-pair-masked", masked);
