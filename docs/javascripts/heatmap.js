@@ -24,13 +24,6 @@ import { fetchJSON, h } from "./dom.js";
 import { exampleProblem } from "./example-check.js";
 import { keptPins, rememberPlace } from "./place.js";
 
-const QUANTITY_NAMES = { scores: "raw score", scaled_scores: "scaled score", weights: "weight" };
-// The caption once the reader has changed what the figure shows: [what, how to read its colours]
-const CAPTIONS = {
-  scores: ["Raw scores QKᵀ", "red above zero, blue below"],
-  scaled_scores: ["Scaled scores QKᵀ/√dₖ", "red above zero, blue below"],
-  weights: ["Attention weights", "every row adds up to 1, brighter means more"],
-};
 const widgetListeners = new WeakMap(); // figure -> the AbortController of its widget's listeners
 const examples = new Map(); // path -> its JSON (a promise), fetched once for all the figures showing it
 
@@ -84,6 +77,7 @@ class Heatmap {
     this.keyCount = this.forLead(this.steps.K).length;
     this.causalMask = causalMask(this.queryCount, this.keyCount);
     this.panel = document.getElementById("aih-heatmap").content.firstElementChild.cloneNode(true);
+    this.words = this.slot("words").dataset; // the caption's fixed words (the template's hidden "words")
     this.grid = this.slot("grid");
     this.readout = this.panel.querySelector(".aih-readout");
     this.buildMenus();
@@ -172,6 +166,8 @@ class Heatmap {
     }
     const values = this.result[quantity];
     const limit = quantity === "weights" ? 1 : scoreLimit(values);
+    // the words for the quantity shown, on its button in the template: its data-name, data-what and data-colours
+    this.named = this.slot("modes").querySelector(`[value=${quantity}]`).dataset;
     for (const button of this.slot("modes").children) button.setAttribute("aria-pressed", button.value === quantity);
     this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d k`);
     if (example.checkpoints) {
@@ -195,9 +191,9 @@ class Heatmap {
   drawGrid(values, limit) {
     const { tokens, mask, result } = this;
     const { quantity } = this.state;
-    const quantityName = QUANTITY_NAMES[quantity];
+    const quantityName = this.named.name;
     const [headerRow, ...queryRows] = this.rows;
-    this.grid.setAttribute("aria-label", `${quantityName}s: queries down, keys across`);
+    this.grid.setAttribute("aria-label", quantityName + "s" + this.words.grid);
     tokens.forEach((token, j) => (headerRow.children[j + 1].textContent = token));
     this.tie = ""; // the first cell printed with 3 decimals, which the caption explains
     queryRows.forEach((gridRow, i) => {
@@ -209,8 +205,9 @@ class Heatmap {
         const masked = mask && !mask[i][j] && quantity !== "scores"; // raw scores come before the mask
         const colour = cellColour(values[i][j], quantity, limit);
         // 3 decimals where 2 would round an exact tie (0.415): as text.py's cell() prints the static figure
-        cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j], isTie(values[i][j]) ? 3 : 2);
-        if (!this.tie && /\.\d{3}$/.test(cell.textContent)) this.tie = cell.textContent;
+        const digits = isTie(values[i][j]) ? 3 : 2; // (a masked weight, 0, is no tie)
+        cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j], digits);
+        if (digits > 2) this.tie ||= cell.textContent;
         cell.style.backgroundColor = cssColour(colour); // only the colour: .aih-masked adds its hatching
         cell.style.color = textColour(colour);
         cell.classList.toggle("aih-masked", !!masked);
@@ -232,7 +229,7 @@ class Heatmap {
       scale: `×${formatNumber(scaleMultiplier)} (scores × 1/√dₖ × ${formatNumber(scaleMultiplier)} = ${this.formatScaled(this.example.scale * scaleMultiplier)})`,
       low: formatNumber(showsWeights ? 0 : -limit),
       high: formatNumber(limit),
-      quantity: QUANTITY_NAMES[quantity],
+      quantity: this.named.name,
     });
   }
 
@@ -242,20 +239,18 @@ class Heatmap {
     if (!this.caption) return;
     const { quantity, scaleMultiplier, maskName, leadIndex } = this.state;
     const asBuilt = scaleMultiplier === 1 && maskName === this.publishedMaskName;
-    const [what, colours] = CAPTIONS[quantity];
+    const { named: { what, colours }, words } = this;
     const axis = this.example.leading_axis; // an axis that names itself: "step 20", its label, not its position
     // the build's caption of this grid (one per checkpoint, say), else of the figure, while it shows what that says
     const built = axis?.captions?.[quantity]?.[leadIndex] ??
       (leadIndex === this.initialLead ? this.publishedCaptions[quantity] : "");
     const lead = !this.leadCount ? "" : axis ? `, ${axis.name} ${axis.labels[leadIndex]}`
       : `, ${this.example.n_heads ? "head" : "sequence"} ${Number(leadIndex) + 1}`;
-    const scale = scaleMultiplier === 1 ? "" : `, with the scale multiplied by ${formatNumber(scaleMultiplier)}`;
-    const mask = maskName === "none" ? "" : `, under the ${maskName} mask (grey, hatched cells are masked)`;
+    const scale = scaleMultiplier === 1 ? "" : words.scale + formatNumber(scaleMultiplier);
+    const mask = maskName === "none" ? "" : `, under the ${maskName}${words.mask}`;
     this.caption.textContent = (asBuilt && built) ||
-      `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}. Queries down, keys across` +
-      (this.noEntropy ? "." : "; the bar after each row is its entropy, and its dotted end an even spread over the keys " +
-        "the row may attend to.") +
-      (this.tie && ` Cells show 2 decimals, or 3 where 2 would round a value that lies exactly halfway, as ${this.tie}.`);
+      `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}${words.across}` +
+      `${this.noEntropy ? "" : words.entropy}.` + (this.tie && `${words.tie}${this.tie}.`);
   }
 
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid. The
@@ -334,6 +329,7 @@ class Heatmap {
     if (pair.weight !== shownWeight) pair = first; // (only when the vectors' rounding moves the weight)
     const { rowMax, shifted, exponents, numerator, denominator } = pair;
     const pairWeight = pair.weight || formatNumber(result.weights[row][column]);
+    const keyCount = this.allowedKeys(row);
     this.rows.forEach((gridRow, y) =>
       [...gridRow.children].forEach((cell, x) => cell.classList.toggle("aih-hl", pointed && (y === row + 1 || x === column + 1))));
     this.fill({
@@ -354,8 +350,8 @@ class Heatmap {
       denominator,
       pairWeight,
       entropy: formatNumber(result.entropy[row]),
-      keyCount: this.allowedKeys(row),
-      flatEntropy: formatNumber(Math.log(this.allowedKeys(row))),
+      keyCount,
+      flatEntropy: formatNumber(Math.log(keyCount)),
     });
     this.slot("terms").replaceChildren(...exponents.flatMap((x, k) => [k ? " + e" : "e", h("sup", {}, x)]));
     this.panel.classList.toggle("aih-pair-masked", masked);
@@ -436,8 +432,9 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve));
 
 // A short visible note in `figure` saying why it stays static (its figure and table show every number).
 function noteStatic(figure, why) {
-  figure.querySelector(".aih-figure__graphic").before(
-    h("p", { class: "aih-static-note" }, `Static figure: ${why}. The table below lists every number.`));
+  const note = document.getElementById("aih-heatmap").content.lastElementChild.cloneNode(true); // the template's words
+  note.firstElementChild.textContent = why;
+  figure.querySelector(".aih-figure__graphic").before(note);
 }
 
 // (Re)makes `figure` interactive, e.g. after a change of its data-example or data-head; the `merged`

@@ -71,7 +71,7 @@ function comeBack() {
   const sameWidth = kept.includes(here);
   const place = keptPlace(session[sameWidth ? here : kept[0]], document.documentElement.scrollHeight, innerHeight);
   if (!place) return; // nothing usable kept for this page
-  const { offset, heights, onTop, top } = place;
+  const [offset, heights, onTop, top] = place;
   for (const [id, height, shown, pin] of sameWidth ? heights : []) {
     const figure = document.getElementById(id);
     if (!figure?.matches("figure.aih-heatmap") || shownIn(figure) !== shown) continue;
@@ -83,28 +83,29 @@ function comeBack() {
   if (block && top != null) scrollBy(0, block.getBoundingClientRect().top - top);
 }
 
-// The place kept as text (savePlace's [scrollY, heights, onTop, its top]) -> { offset, heights, onTop, top }, or
+// The place kept as text (savePlace's [scrollY, heights, onTop, its top]) -> [offset, heights, onTop, top], or
 // null if it is not one. Storage is the reader's to edit and outlives a change of the site, so every field is
 // checked, an entry that is not one is skipped, and every length is clamped to the page (pageHeight), a readout's
 // to the screen (screenHeight): a kept height of 1e9 held a heatmap, and the page, that tall, and a readout's kept
 // it so after the heatmap was drawn.
-export function keptPlace(text, pageHeight, screenHeight) {
-  let kept;
+function keptPlace(text, pageHeight, screenHeight) {
+  // a number clamped to [least, most], or `otherwise` when it is not one
+  const within = (value, most = pageHeight, least = 0, otherwise) =>
+    (Number.isFinite(value) ? Math.min(Math.max(value, least), most) : otherwise);
+  const isEntry = (item) => Array.isArray(item) && typeof item[0] === "string" && typeof item[2] === "string" &&
+    Number.isFinite(item[1]);
   try {
-    kept = JSON.parse(text);
+    const [offset, heights, onTop, top] = JSON.parse(text); // throws on what is not text of a list
+    return Number.isFinite(offset) ? [
+      within(offset),
+      (Array.isArray(heights) ? heights : []).filter(isEntry)
+        .map(([id, height, shown, pin]) => [id, within(height), shown, within(pin, screenHeight)]),
+      Number.isInteger(onTop) ? onTop : -1,
+      within(top, pageHeight, -pageHeight, null),
+    ] : null;
   } catch {
     return null;
   }
-  const length = (value, most = pageHeight) => (Number.isFinite(value) ? Math.min(Math.max(value, 0), most) : undefined);
-  if (!Array.isArray(kept) || length(kept[0]) === undefined) return null;
-  const [offset, heights, onTop, top] = kept;
-  const entry = (item) => Array.isArray(item) && typeof item[0] === "string" && typeof item[2] === "string" && length(item[1]) !== undefined;
-  return {
-    offset: length(offset),
-    heights: (Array.isArray(heights) ? heights : []).filter(entry).map(([id, height, shown, pin]) => [id, length(height), shown, length(pin, screenHeight)]),
-    onTop: Number.isInteger(onTop) ? onTop : -1,
-    top: Number.isFinite(top) ? Math.min(Math.max(top, -pageHeight), pageHeight) : null,
-  };
 }
 
 // When the page is there (document$: the theme's signal, on DOMContentLoaded), before heatmap.js's own
