@@ -49,7 +49,11 @@ def snippet(example_id, url):
 
 
 def caption(example):
-    """The embed page's caption: what its static figure shows (the first grid of a leading axis)."""
+    """The embed page's caption: what its static figure shows (the first grid of a leading axis). A leading axis
+    with captions of its own (a training run's checkpoints) gives its first, as the interactive heatmap shows it."""
+    built = example.get("leading_axis", {}).get("captions", {}).get("weights")
+    if built:
+        return built[0]
     first = (" of head 1" if "n_heads" in example else " of the first sequence" if "batch_tokens" in example
              else f" at step {example['checkpoints'][0]}" if "checkpoints" in example else "")
     return f"The attention weights{first} of this worked example: one row per query, one column per key."
