@@ -334,7 +334,9 @@ def test_a_leading_axis_names_itself_unless_it_is_heads_or_a_batch(published):
     from figures_src.engine.examples import check_example  # noqa: PLC0415
 
     ex = published["ex-learning-checkpoints"]
-    assert ex["leading_axis"] == {"name": "step", "labels": [str(step) for step in ex["checkpoints"]]}
+    axis = ex["leading_axis"]
+    assert (axis["name"], axis["labels"]) == ("step", [str(step) for step in ex["checkpoints"]])
+    assert [f"step {step}" in text for step, text in zip(ex["checkpoints"], axis["captions"]["weights"])] == [True] * len(ex["checkpoints"])
     assert len(ex["leading_axis"]["labels"]) == len(ex["steps"]["Q"])
     grids = {"id": "ex-x", "title": "t", "page": "p", "library_version": "0", "seed": 0, "inputs": {}, "outputs": {},
              "steps": {"Q": np.zeros((2, 3, 4))}}

@@ -878,8 +878,11 @@ def test_ctrl_c_stops_the_build_in_one_line_with_exit_130_and_nothing_half_writt
     (tmp_path / "src" / package / "__init__.py").write_text("")
     (tmp_path / "src" / package / "page.py").write_text(SLOW_PAGE.format(started=str(started)))
     script = RUN_BUILD.format(src=str(tmp_path / "src"), page=f"{package}.page", out=str(out), jobs=jobs)
+    # A shell that starts a command in the background without job control (CI may) has it ignore SIGINT, and a
+    # Python started ignoring it never turns it into KeyboardInterrupt: the build gets Ctrl-C as a terminal gives it.
     build = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, start_new_session=True)
+                             text=True, start_new_session=True, env={**os.environ, "SITE_URL": "https://example.org/aih/"},
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         for _ in range(600):
             if started.exists() or build.poll() is not None:
