@@ -60,7 +60,7 @@ def rounding_note(weights, labels):
     for label, row in zip(labels, np.asarray(weights, dtype=float)):
         total = sum(Decimal(cell(w)) for w in row)
         if total != 1:
-            return (f"Weights are printed to 2 decimals, so a printed row may add up to 0.99 or 1.01 instead of 1: "
+            return (f"Weights are printed to 2 decimals, so a printed row need not add up to exactly 1: "
                     f"the row of “{label}” adds up to {num(total)}.")
     return ""
 
