@@ -244,3 +244,53 @@ X = np.ones((3, 4))
 def test_rope_errors(x, positions, kwargs, error, message):
     with pytest.raises(error, match=re.escape(message)):
         A.rope(x, positions, **kwargs)
+
+
+# --- the page: its worked example by plain loops, and its claims failing the build when false ------
+
+def test_the_rope_example_redone_with_plain_loops():
+    from figures_src.pages import positions as page
+
+    example = page.EX_ROPE.compute()
+    q, k = example["inputs"]["Q"].tolist(), example["inputs"]["K"].tolist()
+    positions = example["positions"]
+    Q_turned = loops.rope(q * len(positions), positions, example["base"])
+    K_turned = loops.rope(k * len(positions), positions, example["base"])
+    np.testing.assert_allclose(example["steps"]["Q_rotated"], Q_turned, **TOL)
+    np.testing.assert_allclose(example["steps"]["K_rotated"], K_turned, **TOL)
+    np.testing.assert_allclose(example["steps"]["scores"], loops.scores(Q_turned, K_turned), **TOL)
+    angles = [[p / example["base"] ** (2 * r / len(q[0])) for r in range(len(q[0]) // 2)] for p in positions]
+    np.testing.assert_allclose(example["steps"]["angles"], angles, **TOL)
+
+
+def test_the_offsets_table_fails_the_build_when_its_claim_does_not_hold(monkeypatch):
+    from figures_src.engine import BuildError
+    from figures_src.pages import positions as page
+
+    S = np.array(page.EX_ROPE.compute()["steps"]["scores"])
+    page.offset_rows(S)  # holds as built
+    broken = S.copy()
+    broken[4, 1] += 1e-9  # one cell of the offset-3 diagonal moved
+    with pytest.raises(BuildError, match=r"the same offset 3 but scores"):
+        page.offset_rows(broken)
+    with pytest.raises(BuildError, match="different offsets print the same score"):
+        page.offset_rows(np.ones_like(S))
+    monkeypatch.setitem(page.OFFSETS, 3, [(3, 0), (4, 2)])
+    with pytest.raises(BuildError, match=re.escape("do not all have p − p′ = 3")):
+        page.offset_rows(S)
+
+
+def test_the_worked_turn_and_score_fail_the_build_when_the_printed_numbers_do_not_add_up():
+    from figures_src.engine import BuildError
+    from figures_src.pages import positions as page
+
+    example = page.EX_ROPE.compute()
+    q, angles, turned = example["inputs"]["Q"][0], example["steps"]["angles"][5], example["steps"]["Q_rotated"][5]
+    assert page.turn_by_hand(q, angles, turned)["turned"] == [page.num(v, 4) for v in turned]
+    with pytest.raises(BuildError, match="no printing of cos and sin"):
+        page.turn_by_hand(q, angles, turned + 0.01)
+    k_turned = example["steps"]["K_rotated"][2]
+    q_text, k_text = [page.num(v, 4) for v in turned], [page.num(v, 4) for v in k_turned]
+    page.dot_by_hand(q_text, k_text, example["steps"]["scores"][5, 2])
+    with pytest.raises(BuildError, match="the products added up by hand give"):
+        page.dot_by_hand(q_text, k_text, example["steps"]["scores"][5, 2] + 0.01)

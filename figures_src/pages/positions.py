@@ -53,7 +53,7 @@ def term(text):
 
 # ---------------------------------------------------------------- sinusoidal positions
 
-TABLE_POSITIONS, TABLE_D = 6, 8  # the printed table: d = 8 gives ω = 1, 0.1, 0.01, 0.001
+TABLE_POSITIONS, TABLE_D = 5, 8  # the printed table: d = 8 gives ω = 1, 0.1, 0.01, 0.001
 TABLE_DIGITS = 3
 WORKED_P, WORKED_PAIR = 3, 2  # the entry worked out in the text (pair counted from 1)
 MAP_POSITIONS, MAP_D = 50, 16  # the heatmap
@@ -70,10 +70,9 @@ def omega_label(i):
 
 def sinusoidal_snippets(data):
     pe, omega = data["pe"], data["omega"]
-    columns = ["p"]
-    for i in range(1, TABLE_D // 2 + 1):
-        columns += [f"sin p{omega_label(i)}", f"cos p{omega_label(i)}"]
-    rows = [[str(p)] + [num(v, TABLE_DIGITS) for v in pe[p]] for p in range(TABLE_POSITIONS)]
+    columns = ["entry"] + [f"p = {p}" for p in range(TABLE_POSITIONS)]  # one column per position: it fits a page
+    labels = [f"{c + 1}: {'sin' if c % 2 == 0 else 'cos'} p{omega_label(c // 2 + 1)}" for c in range(TABLE_D)]
+    rows = [[label] + [num(v, TABLE_DIGITS) for v in pe[:, c]] for c, label in enumerate(labels)]
     frequencies_line = ", ".join(f"{omega_label(i + 1)} = {num(w, 4, trim=True)}" for i, w in enumerate(omega))
 
     # The worked entry: the angle from the printed frequency, its sine and cosine from the printed angle.
@@ -85,22 +84,22 @@ def sinusoidal_snippets(data):
     angle = p * w_exact
     angle_text = num(angle, 4, trim=True)
     sin_text, cos_text = num(np.sin(float(angle)), TABLE_DIGITS), num(np.cos(float(angle)), TABLE_DIGITS)
-    if (sin_text, cos_text) != (rows[p][2 * pair - 1], rows[p][2 * pair]):
+    in_table = (rows[2 * pair - 2][p + 1], rows[2 * pair - 1][p + 1])
+    if (sin_text, cos_text) != in_table:
         raise BuildError(f"positions: sin and cos of the printed angle {angle_text} print as {sin_text}, {cos_text}, "
-                         f"but row p = {p} of the table prints {rows[p][2 * pair - 1]}, {rows[p][2 * pair]}")
+                         f"but column p = {p} of the table prints {in_table[0]}, {in_table[1]}")
     first, last = num(omega[0], 4, trim=True), num(omega[-1], 4, trim=True)
     return {
         "table": (
             f"With d = {TABLE_D} there are {TABLE_D // 2} pairs, and the frequencies are {frequencies_line}. "
-            f"The first {TABLE_POSITIONS} position vectors, to {TABLE_DIGITS} decimals:\n\n"
+            f"The first {TABLE_POSITIONS} position vectors, one per column, to {TABLE_DIGITS} decimals:\n\n"
             + table(columns, rows)
         ),
         "step": (
             f"Take p = {p} and pair {pair}, entries {2 * pair - 1} and {2 * pair}. The angle is "
             f"p{omega_label(pair)} = {p} × {w_text} = {angle_text} radians, and sin {angle_text} = {sin_text}, "
-            f"cos {angle_text} = {cos_text}: the two numbers in row p = {p}, under sin p{omega_label(pair)} and "
-            f"cos p{omega_label(pair)}. Pair 1 turns {first} radian per position and pair {TABLE_D // 2} only "
-            f"{last}, so the first entries change fast from one position to the next and the last ones hardly at "
+            f"cos {angle_text} = {cos_text}: entries {2 * pair - 1} and {2 * pair} of the column p = {p}. Pair 1 "
+            f"turns {first} radian per position and pair {TABLE_D // 2} only {last}, so the first entries change fast from one position to the next and the last ones hardly at "
             "all, like the second, minute and hour hands of a clock.\n"
         ),
     }
