@@ -10,6 +10,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 import matplotlib as mpl
 import numpy as np
 from matplotlib.colors import Normalize
+from matplotlib.patches import Circle, FancyArrowPatch
 
 import attention
 from attention.positions import frequencies
@@ -336,6 +337,83 @@ EX_ROPE = Example("ex-rope", page=PAGE, title="RoPE: one query and one key turne
                   data=rope_data, snippets=rope_snippets)
 
 
+def pair_points(example, r):
+    """The query's pair r (counted from 0 here) at every position: (P, 2)."""
+    return np.asarray(example["steps"]["Q_rotated"])[:, 2 * r: 2 * r + 2]
+
+
+def turn_render(example, fig):
+    """One panel per pair: the query's pair as an arrow from the origin, one arrow per position, on its circle."""
+    omega = example["frequencies"]
+    axes = fig.subplots(1, len(omega))
+    # the page's text colour (black becomes it when inlined), fainter for the earlier positions: legible in both schemes
+    opacities = np.linspace(0.3, 1.0, len(example["positions"]))
+    for r, ax in enumerate(axes):
+        points = pair_points(example, r)
+        radius = float(np.hypot(*points[0]))
+        reach = 1.35 * radius
+        ax.add_patch(Circle((0, 0), radius, fill=False, linewidth=0.6, linestyle=":", color="#9e9e9e"))
+        ax.axhline(0, color="#000000", linewidth=0.4, alpha=0.4)
+        ax.axvline(0, color="#000000", linewidth=0.4, alpha=0.4)
+        for p, ((x, y), opacity) in enumerate(zip(points, opacities)):
+            ax.add_patch(FancyArrowPatch((0, 0), (x, y), arrowstyle="-|>", mutation_scale=9, color="#000000",
+                                         alpha=opacity, linewidth=1.4, shrinkA=0, shrinkB=0))
+            if r == 0:
+                ax.text(1.18 * x, 1.18 * y, str(p), ha="center", va="center", fontsize=9)
+        if r > 0:  # a slow pair's arrows overlap: one label for all of them, beside the bundle
+            x, y = points[-1]
+            ax.text(x + 0.12 * radius, 1.18 * y, f"0 to {len(points) - 1}", ha="left", va="center", fontsize=9)
+        ax.set_xlim(-reach, reach)
+        ax.set_ylim(-reach, reach)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.set_title(f"pair {r + 1}, entries {2 * r + 1} and {2 * r + 2}\n{omega_label(r + 1)} = "
+                     f"{num(omega[r], 4, trim=True)} per position", fontsize=9)
+
+
+def turn_caption(example):
+    positions, omega = example["positions"], example["frequencies"]
+    last = positions[-1]
+    return (
+        f"The query's two pairs turned to every position from 0 to {last} (the number at each arrow is p, and the "
+        f"earlier the position, the fainter the arrow). Every arrow of a pair has the same length; pair 1 turns {num(omega[0], 4, trim=True)} radian further at each "
+        f"position, pair 2 only {num(omega[1], 4, trim=True)}, so by p = {last} it has turned "
+        f"{num(last * omega[1], 4, trim=True)} radians in all and its arrows nearly coincide."
+    )
+
+
+def turn_alt(example):
+    lengths = [float(np.hypot(*pair_points(example, r)[0])) for r in range(len(example["frequencies"]))]
+    return (
+        f"Two panels of arrows from the origin, one arrow per position. Left, pair 1: {len(example['positions'])} "
+        f"arrows of length {num(lengths[0])}, fanned around the circle, each turned "
+        f"{num(example['frequencies'][0], 4, trim=True)} radian further than the last. "
+        f"Right, pair 2: {len(example['positions'])} arrows of length {num(lengths[1])} that almost overlap."
+    )
+
+
+def turn_table(example):
+    pairs = len(example["frequencies"])
+    return {
+        "caption": "The query's pairs after turning, one row per position p",
+        "columns": ["p"] + [f"pair {r + 1} (entries {2 * r + 1}, {2 * r + 2})" for r in range(pairs)],
+        "rows": [[str(p)] + [vector(pair_points(example, r)[p]) for r in range(pairs)] for p in example["positions"]],
+    }
+
+
+def check_turn(example):
+    """The caption's claims: every arrow of a pair as long as the unturned pair."""
+    q = np.asarray(example["inputs"]["Q"][0])
+    for r in range(len(example["frequencies"])):
+        lengths = np.hypot(*pair_points(example, r).T)
+        if np.abs(lengths - np.hypot(*q[2 * r: 2 * r + 2])).max() > 1e-12:
+            raise BuildError(f"rope-turn: pair {r + 1} changes length as it turns: {lengths}")
+    return example
+
+
 def scores_render(example, ax):
     S = example["steps"]["scores"]
     labels = [str(p) for p in example["positions"]]
@@ -380,6 +458,9 @@ ITEMS = [
            data=lambda: check_distinct_rows(map_data()), render=map_render, caption=map_caption, alt=map_alt,
            table=map_table, size=(PHONE_WIDTH, 4.0)),
     EX_ROPE,
+    Figure("rope-turn", title="RoPE: the query's pairs turned to each position.",
+           data=lambda: check_turn(EX_ROPE.compute()), render=turn_render, caption=turn_caption, alt=turn_alt,
+           table=turn_table, size=(PHONE_WIDTH, 2.4)),
     Figure("rope-scores", title="RoPE: the score of a turned query and key depends on p − p′ only.",
            data=EX_ROPE.compute, render=scores_render, caption=scores_caption, alt=scores_alt, table=scores_table,
            size=(PHONE_WIDTH, 3.6)),
