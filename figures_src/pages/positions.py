@@ -199,8 +199,8 @@ def rope_data():
         "pairing": "interleaved, as in RoFormer: entries (1, 2), (3, 4), ... counted from 1; (0, 1), (2, 3) in code",
         "positions": positions.tolist(),
         "frequencies": omega.tolist(),
-        "note": ("inputs.Q is one query and inputs.K one key. steps.angles[p][i] = p × frequencies[i]; "
-                 "row p of steps.Q_rotated is the query turned to position p, row p′ of steps.K_rotated the key "
+        "note": ("inputs.Q is one query and inputs.K one key. steps.angles[p][r] = p × frequencies[r], pair r "
+                 "counted from 0 here; row p of steps.Q_rotated is the query turned to position p, row p′ of steps.K_rotated the key "
                  "turned to position p′, and steps.scores[p][p′] their dot product, which depends on p − p′ only."),
         "inputs": {"Q": q, "K": k},
         "steps": {"angles": positions[:, None] * omega, "Q_rotated": Q_rotated, "K_rotated": K_rotated, "scores": S},
