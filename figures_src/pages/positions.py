@@ -91,6 +91,7 @@ def sinusoidal_snippets(data):
                          f"but column p = {p} of the table prints {in_table[0]}, {in_table[1]}")
     first, last = num(omega[0], 4, trim=True), num(omega[-1], 4, trim=True)
     return {
+        "distance": distance_sentence(pe),
         "table": (
             f"With d = {TABLE_D} there are {TABLE_D // 2} pairs, and the frequencies are {frequencies_line}. "
             f"The first {TABLE_POSITIONS} position vectors, one per column, to {TABLE_DIGITS} decimals:\n\n"
@@ -104,6 +105,25 @@ def sinusoidal_snippets(data):
             "all, like the second, minute and hour hands of a clock.\n"
         ),
     }
+
+
+DISTANCE_PAIRS = [(0, 2), (1, 3), (2, 4)]  # positions two apart, from the printed table
+
+
+def distance_sentence(pe):
+    """PE_p · PE_p′ for pairs of positions the same distance apart: equal, since sin α sin β + cos α cos β =
+    cos(α − β) in every pair of entries. Checked, and the sentence names the distance's value."""
+    dots = [float(pe[a] @ pe[b]) for a, b in DISTANCE_PAIRS]
+    gaps = {b - a for a, b in DISTANCE_PAIRS}
+    if len(gaps) != 1 or max(dots) - min(dots) > 1e-12:
+        raise BuildError(f"positions: the position pairs {DISTANCE_PAIRS} are not equally far apart with equal dot "
+                         f"products: {dots}")
+    same = " = ".join(f"$\\text{{PE}}_{a} \\cdot \\text{{PE}}_{b}$" for a, b in DISTANCE_PAIRS)
+    return (
+        f"One property points ahead to RoPE. In each pair, sin α sin β + cos α cos β = cos(α − β), so the dot "
+        f"product of two position vectors depends only on how far apart the positions are: {same} = "
+        f"{num(dots[0], 3)}, for positions {gaps.pop()} apart.\n"
+    )
 
 
 def map_data():
@@ -285,6 +305,7 @@ def rope_snippets(example):
     )
 
     def turn_part(name, x, p, turned_row):
+        v = name[0]  # the symbol: q or k
         hand = turn_by_hand(x, angles[p], turned_row)
         angle_rows = [[str(i + 1), f"{p} × {omega_texts[i]} = {num(angles[p][i], 4, trim=True)}", hand["cos"][i], hand["sin"][i]]
                       for i in range(pairs)]
@@ -295,7 +316,8 @@ def rope_snippets(example):
         return (
             f"The {name} at p = {p}: each pair turns by p{omega_label(1)}, p{omega_label(2)}, … radians.\n\n"
             + table(["pair", "angle θ", "cos θ", "sin θ"], angle_rows)
-            + "\nThen each pair (a, b) becomes $(a\\cos\\theta + b\\,(-\\sin\\theta),\\ a\\sin\\theta + b\\cos\\theta)$, written as sums of products:\n\n"
+            + f"\nThen pair $r$, $({v}_{{2r-1}}, {v}_{{2r}})$, becomes $({v}_{{2r-1}}\\cos\\theta + {v}_{{2r}}(-\\sin\\theta),\\ "
+            + f"{v}_{{2r-1}}\\sin\\theta + {v}_{{2r}}\\cos\\theta)$, written as sums of products:\n\n"
             + table(["c", "products, added", f"{name} at p = {p}"], entry_rows)
         ), hand["turned"]
 
