@@ -316,8 +316,8 @@ def rope_snippets(example):
         return (
             f"The {name} at p = {p}: each pair turns by p{omega_label(1)}, p{omega_label(2)}, … radians.\n\n"
             + table(["pair", "angle θ", "cos θ", "sin θ"], angle_rows)
-            + f"\nThen pair $r$, $({v}_{{2r-1}}, {v}_{{2r}})$, becomes $({v}_{{2r-1}}\\cos\\theta + {v}_{{2r}}(-\\sin\\theta),\\ "
-            + f"{v}_{{2r-1}}\\sin\\theta + {v}_{{2r}}\\cos\\theta)$, written as sums of products:\n\n"
+            + f"\nThen pair $r$ becomes the two entries ${v}_{{2r-1}}\\cos\\theta + {v}_{{2r}}(-\\sin\\theta)$ and "
+            + f"${v}_{{2r-1}}\\sin\\theta + {v}_{{2r}}\\cos\\theta$, written as sums of products:\n\n"
             + table(["c", "products, added", f"{name} at p = {p}"], entry_rows)
         ), hand["turned"]
 
