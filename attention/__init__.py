@@ -8,6 +8,7 @@ from .backward import attend_backward, multi_head_attention_backward, softmax_ba
 from .cost import attention_cost, multi_head_cost
 from .masks import causal_mask, global_mask, padding_mask, sliding_window_mask, strided_mask
 from .multihead import merge_heads, multi_head_attention, split_heads
+from .positions import rope, sinusoidal_positions
 from .scores import scaled_scores, scores
 from .softmax import row_entropy, softmax
 
@@ -25,9 +26,11 @@ __all__ = [
     "multi_head_attention_backward",
     "multi_head_cost",
     "padding_mask",
+    "rope",
     "row_entropy",
     "scaled_scores",
     "scores",
+    "sinusoidal_positions",
     "sliding_window_mask",
     "softmax",
     "softmax_backward",

@@ -16,6 +16,7 @@ PAGES = [
     "softmax",
     "demo",
     "output",
+    "positions",
     "multi_head",  # docs/multi-head.md
     "masks",
     "cost",

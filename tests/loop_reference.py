@@ -109,3 +109,30 @@ def global_mask(n, positions):
 def padding_mask(lengths, n):
     """One (1, n) mask per sequence: [[[j < length for j]] for each length]."""
     return [[[j < length for j in range(n)]] for length in lengths]
+
+
+def sinusoidal_positions(n, d, base=10000):
+    """Row p: sin and cos of p / base^(2i/d) at entries 2i and 2i + 1, as the original transformer writes it."""
+    rows = []
+    for p in range(n):
+        row = []
+        for entry in range(d):
+            i = entry // 2
+            angle = p / base ** (2 * i / d)
+            row.append(math.sin(angle) if entry % 2 == 0 else math.cos(angle))
+        rows.append(row)
+    return rows
+
+
+def rope(x, positions, base=10000):
+    """Each row x[r] at position positions[r]: pair (x[2i], x[2i + 1]) turned by positions[r] / base^(2i/d)."""
+    out = []
+    for row, p in zip(x, positions, strict=True):
+        d = len(row)
+        turned = []
+        for i in range(d // 2):
+            a, b = row[2 * i], row[2 * i + 1]
+            angle = p / base ** (2 * i / d)
+            turned += [a * math.cos(angle) - b * math.sin(angle), a * math.sin(angle) + b * math.cos(angle)]
+        out.append(turned)
+    return out

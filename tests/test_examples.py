@@ -28,7 +28,8 @@ DECLARED = {example.id: example for example in registry.examples()}
 ARRAY_NAMES = {"X", "memory", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask", "scores", "scaled_scores", "weights", "out",
                "entropy", "heads", "concat",
                "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V",
-               "W_Q_next", "W_K_next", "W_V_next", "loss_next"}
+               "W_Q_next", "W_K_next", "W_V_next", "loss_next",
+               "angles", "Q_rotated", "K_rotated"}
 # Examples a heatmap figure declares as its own: the interactive layer loads them.
 INTERACTIVE = sorted({item.example.id for item in registry.items()
                       if isinstance(item, Figure) and isinstance(item.example, Example)})
