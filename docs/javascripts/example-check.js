@@ -1,7 +1,7 @@
 // Can the interactive heatmap draw this worked example's JSON? Pure, no DOM: heatmap.js asks before it
-// touches the page, and keeps the static figure (with a note) when the answer is a problem.
-
-export const MAX_TOKENS = 64; // above this many queries or keys the grid is too slow and too small to read
+// touches the page, and keeps the static figure (with a note) when the answer is a problem. MAX_TOKENS, above
+// which the grid is too slow and too small to read, is the build's (figures_src/engine/embed.py, via contract.js).
+import { MAX_TOKENS } from "./contract.js";
 
 const isNumber = (x) => Number.isFinite(x); // false for null (a JSON −∞), strings, NaN
 const isBoolean = (x) => typeof x === "boolean";
