@@ -7,7 +7,7 @@ formatCell take their digits and tie rule from the contract this module's consta
 (figures_src/engine/contract.py), and tests/test_contract.py runs both languages over the same cases.
 """
 import re
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 from html import escape
 
 import numpy as np
@@ -43,14 +43,20 @@ def num(value, digits=DIGITS, trim=False):
     return text.replace("-", MINUS)
 
 
+def is_tie(value, digits=DIGITS, noise=0):
+    """Whether `value` (a float, or a Decimal known exactly) lies halfway between two numbers of `digits` decimals,
+    within `noise` units of the last digit: printed, it could be read either way (0.185 with 2 decimals). The one
+    tie rule of the build's arithmetic; docs/javascripts/attention-math.js's isTie is its twin for the page."""
+    shifted = abs(Decimal(value)).scaleb(digits)
+    return abs(shifted - shifted.to_integral_value(ROUND_FLOOR) - Decimal("0.5")) <= Decimal(noise)
+
+
 def cell(value):
     """A heatmap cell's or a figure table's number: 2 decimals, or 3 where 2 would round an exact tie
     (0.415, 0.675, a raw score over √4), which then prints as it is instead of rounding one way here and
     the other way there. The interactive heatmap prints its grid cells the same way (formatCell)."""
-    if isinstance(value, (float, np.floating)) and np.isfinite(value):
-        last_digit = abs(float(value)) * 10**DIGITS % 1
-        if abs(last_digit - 0.5) < TIE_NOISE:
-            return num(value, TIE_DIGITS)
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and is_tie(value, DIGITS, TIE_NOISE):
+        return num(value, TIE_DIGITS)
     return num(value)
 
 
