@@ -78,17 +78,20 @@ def js():
         "textColour": fills(),
         "cellColour": [[x, "weights", 1] for x in np.linspace(0, 1, 101)] + [["-Infinity", "scores", 2.7]],
         "exampleProblem": [[tiny_example(n), None] for n in SIZES]
-                          + [[tiny_example(2, bad=value), None] for value in ("NaN", "Infinity", "-Infinity")],
+                          + [[tiny_example(2, bad=value), None] for value in ("NaN", "Infinity", "-Infinity")]
+                          + [[tiny_example(2, drop=step), None] for step in embed.DRAWN_STEPS],
     })
 
 
-def tiny_example(n, bad=None):
-    """A self-attention example the heatmap can draw: n tokens, d_k 1; `bad` (a SPECIAL name) in its Q."""
+def tiny_example(n, bad=None, drop=None):
+    """A self-attention example the heatmap can draw: n tokens, d_k 1; `bad` (a SPECIAL name) in its Q; without
+    step `drop`."""
     Q = [[0.5 * (i % 3)] for i in range(n)]
     if bad is not None:
         Q[0][0] = bad
-    return {"tokens": [f"t{i}" for i in range(n)], "d_k": 1, "scale": 1.0, "inputs": {}, "outputs": {"out": Q},
-            "steps": {"Q": Q, "K": Q, "V": Q, "weights": [[1 / n] * n for _ in range(n)], "entropy": [math.log(n)] * n}}
+    steps = {"Q": Q, "K": Q, "V": Q, "weights": [[1 / n] * n for _ in range(n)], "entropy": [math.log(n)] * n}
+    steps.pop(drop, None)
+    return {"tokens": [f"t{i}" for i in range(n)], "d_k": 1, "scale": 1.0, "inputs": {}, "outputs": {"out": Q}, "steps": steps}
 
 
 def test_the_emitted_contract_is_the_pythons(js):
@@ -121,7 +124,7 @@ def test_python_refuses_a_nan_or_infinite_number_and_the_page_refuses_an_example
         with pytest.raises(ValueError, match="not a number to print"):
             num(bad)
     assert num(-math.inf) == "−∞" and num(None) == "−∞"
-    *sizes, nan, inf, minus_inf = js["exampleProblem"]
+    nan, inf, minus_inf = js["exampleProblem"][len(SIZES):len(SIZES) + 3]
     for problem in (nan, inf, minus_inf):
         assert problem.startswith("Q row 0 is not 1 finite numbers"), problem
 
@@ -130,6 +133,14 @@ def test_the_token_limit_is_the_same_for_the_embed_pages_and_the_widget(js):
     problems = js["exampleProblem"][:len(SIZES)]
     assert [not problem for problem in problems] == [embed.embeddable(tiny_example(n)) for n in SIZES] == [True] * 3 + [False]
     assert problems[-1] == f"{embed.MAX_TOKENS + 1} × {embed.MAX_TOKENS + 1} is above the 64 × 64 it draws"
+
+
+def test_an_example_without_a_step_the_heatmap_draws_from_is_refused_by_both(js):
+    missing = js["exampleProblem"][len(SIZES) + 3:]
+    assert len(missing) == len(embed.DRAWN_STEPS) == 5
+    for step, problem in zip(embed.DRAWN_STEPS, missing, strict=True):
+        assert problem == "steps Q, K, V, weights, entropy are not all there", step
+        assert not embed.embeddable(tiny_example(2, drop=step))
 
 
 def test_subscripts_are_typeset_the_same(js):

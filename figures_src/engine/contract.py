@@ -8,7 +8,8 @@ written in both languages:
 - typesetting: the pattern of a symbol with a subscript (text.SUBSCRIPTED);
 - colour scales and the text-colour rule (heatmap.py): each scale's nodes as hex, the masked cells' grey, the
   two text colours and the luminance at which dark text takes over;
-- the example schema's limit: MAX_TOKENS queries or keys (embed.py).
+- the example schema's part the heatmap reads: the steps it draws from, and at most MAX_TOKENS queries or keys
+  (embed.py).
 
 The algorithms that apply them (formatNumber, the colour ramp) are the few lines each language needs;
 tests/test_contract.py runs both over the same cases. The page view carries these files (within its 10 KB), so
@@ -19,14 +20,14 @@ import json
 import re
 import sys
 
-from .embed import MAX_TOKENS
+from .embed import DRAWN_STEPS, MAX_TOKENS
 from .heatmap import DARK_TEXT, LIGHT_TEXT, MASKED_FILL, TEXT_THRESHOLD, scale_nodes
 from .text import DIGITS, PROBLEM_DIGITS, SUBSCRIPTED, TIE_DIGITS, TIE_NOISE
 
 # Each page loads only what its scripts read: a module per reader, published beside the scripts that import it.
 MODULES = {
-    "contract.js": ("DIGITS", "TIE_DIGITS", "TIE_NOISE", "MAX_TOKENS", "DIVERGING", "SEQUENTIAL", "MASKED_FILL",
-                    "TEXT_COLOURS", "TEXT_THRESHOLD"),  # the heatmap's scripts (attention-math.js, example-check.js)
+    "contract.js": ("DIGITS", "TIE_DIGITS", "TIE_NOISE", "DRAWN_STEPS", "MAX_TOKENS", "DIVERGING", "SEQUENTIAL",
+                    "MASKED_FILL", "TEXT_COLOURS", "TEXT_THRESHOLD"),  # the heatmap's scripts (attention-math.js, example-check.js)
     "contract-problems.js": ("PROBLEM_DIGITS", "SUBSCRIPTED"),  # problems.js
 }
 
@@ -38,6 +39,7 @@ def constants():
         "TIE_DIGITS": TIE_DIGITS,
         "TIE_NOISE": TIE_NOISE,
         "PROBLEM_DIGITS": PROBLEM_DIGITS,
+        "DRAWN_STEPS": list(DRAWN_STEPS),
         "MAX_TOKENS": MAX_TOKENS,
         "DIVERGING": " ".join(scale_nodes("scores")),
         "SEQUENTIAL": " ".join(scale_nodes("weights")),

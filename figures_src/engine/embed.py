@@ -25,6 +25,7 @@ import numpy as np
 POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
           "font-src 'self'; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'self'; "
           "form-action 'self'")
+DRAWN_STEPS = ("Q", "K", "V", "weights", "entropy")  # the steps the interactive heatmap draws from (contract.py)
 MAX_TOKENS = 64  # above this many queries or keys the interactive grid is too slow and too small to read (contract.py)
 LICENCE = "Text and figures CC BY 4.0 · code MIT"  # mkdocs.yml's copyright
 
@@ -33,7 +34,7 @@ def embeddable(example):
     """Whether the interactive heatmap can draw `example` (a computed example): self-attention with the steps it
     reads, at most MAX_TOKENS tokens; heads, a batch or checkpoints on a leading axis."""
     steps = example.get("steps", {})
-    if not all(name in steps for name in ("Q", "K", "V", "weights", "entropy")) or "key_tokens" in example:
+    if not all(name in steps for name in DRAWN_STEPS) or "key_tokens" in example:
         return False
     q, k = np.asarray(steps["Q"], dtype=float), np.asarray(steps["K"], dtype=float)
     if q.ndim not in (2, 3) or q.shape[:-1] != k.shape[:-1] or q.shape[-2] > MAX_TOKENS:
