@@ -1,4 +1,6 @@
-"""Fill in the Content-Security-Policy of overrides/main.html: the sha256 of each inline script on the page.
+"""Write the Content-Security-Policy into every page overrides/main.html renders: the site's one policy
+(figures_src/engine/embed.py's POLICY, which the embed pages carry as it is) with the sha256 of each inline
+script on the page added to its script-src.
 
 The page template writes a few small inline scripts (the theme's storage helpers; overrides/'s light/dark
 toggle and its early change of <html>'s classes); one of them holds the page's relative base URL, so the
@@ -17,7 +19,10 @@ import re
 
 from mkdocs.exceptions import PluginError
 
-PLACEHOLDER = "'aih-inline-script-hashes'"
+from figures_src.engine.embed import POLICY as SITE_POLICY
+
+PLACEHOLDER = "'aih-policy'"
+SCRIPT_SRC = "script-src 'self'"
 # <script> elements without src; data blocks (type="application/json") are never executed, so need no hash.
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)([^>]*)>(.*?)</script>", re.S)
 DATA_BLOCK = re.compile(r"""\btype=["']?application/(?:ld\+)?json""")
@@ -59,7 +64,8 @@ def fill_policy(html, name):
     article = re.search(r"<article\b.*?</article>", html, re.S)
     if article and script_hashes(article.group(0)):
         raise PluginError(f"csp hook: {name} has an inline <script> in its content; put it in docs/javascripts/")
-    html = html.replace(PLACEHOLDER, " ".join(script_hashes(html)))
+    policy = SITE_POLICY.replace(SCRIPT_SRC, " ".join([SCRIPT_SRC, *script_hashes(html)]))
+    html = html.replace(PLACEHOLDER, policy)
     policy = POLICY.search(html)
     return html[:policy.start()] + preload_hints(html[policy.end():]) + html[policy.start():]
 

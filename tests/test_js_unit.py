@@ -20,10 +20,16 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 
+from figures_src.engine import contract
 from hooks.minify_js import minify_all
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "docs" / "javascripts"
+# Published beside the scripts by the figure build, not kept in docs/ (figures_src/engine/contract.py), and
+# written into the shipped scripts that import them (hooks/minify_js.py): no page fetches them. The Node tests
+# generate them on the fly (tests/js/contract-loader.mjs).
+CONTRACT = {SCRIPTS / name: name for name in contract.MODULES}
+NODE_TEST = ["--import", "./tests/js/contract-loader.mjs", "--test", "tests/js/"]
 PAGE_VIEW_BUDGET_BYTES = 10 * 1024
 ON_DEMAND_BUDGET_BYTES = 10 * 1024
 
@@ -34,7 +40,7 @@ STATIC_IMPORT = re.compile(r"""^\s*(?:(?:import|export)\s[^;]*?\bfrom|import)\s*
 def test_node_unit_tests_pass():
     node = shutil.which("node")
     assert node, "Node.js is needed for tests/js (make test installs the npm tooling with it)"
-    result = subprocess.run([node, "--test", "tests/js/"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run([node, *NODE_TEST], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "# fail 0" in result.stdout and "# pass 0" not in result.stdout, result.stdout[-2000:]
 
@@ -57,6 +63,8 @@ def static_imports(script):
     for specifier in STATIC_IMPORT.findall(script.read_text(encoding="utf-8")):
         assert specifier.startswith(("./", "../")), f"{script.name} imports {specifier!r}: no bundler, so only our own files"
         target = (script.parent / specifier).resolve()
+        if target in CONTRACT:
+            continue  # written into the script it ships in
         assert target.is_file(), f"{script.name} imports {specifier}, which is not there"
         found.append(target)
     return found
@@ -76,7 +84,8 @@ def page_view_scripts(entry_points):
 @functools.cache
 def shipped_copies():
     """{file name: what hooks/minify_js.py ships for it}, for every script under docs/javascripts/."""
-    return minify_all({path.name: path.read_text(encoding="utf-8") for path in sorted(SCRIPTS.glob("*.js"))})
+    return minify_all({path.name: path.read_text(encoding="utf-8") for path in sorted(SCRIPTS.glob("*.js"))},
+                      {name: contract.module(name) for name in contract.MODULES})
 
 
 def gzipped_size(script):
@@ -144,7 +153,7 @@ def test_imports_are_followed_from_the_extra_javascript_entries(tmp_path):
 
 def test_every_page_loads_site_js_and_each_widget_only_where_it_is_shown():
     every_page = {p.name for p in page_view_scripts(extra_javascript())}
-    assert every_page == {"site.js", "place.js"}, every_page
+    assert every_page == {"site.js", "place.js", "dom.js"}, every_page
     modules = {p.name for p in widget_modules()}
     assert {"heatmap.js", "problems.js", "real-heads.js", "your-sentence.js"} <= modules, modules
     views = {widget.name: {p.name for p in scripts} for widget, scripts in page_views().items()}

@@ -636,7 +636,9 @@ def test_javascript_formats_and_judges_as_the_build_does(tmp_path):
             "import { readFileSync } from 'node:fs';\n"
             f"const d = JSON.parse(readFileSync({json.dumps(str(tmp_path / 'values.json'))}, 'utf8'));\n"
             "console.log(JSON.stringify({fmt: d.values.map(fmt), judge: d.judged.map(a => judge(...a))}));\n")
-    result = subprocess.run([node, "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60)
+    # problems.js imports the build's contract-problems.js, which the loader generates (tests/js/contract-loader.mjs)
+    result = subprocess.run([node, "--import", "./tests/js/contract-loader.mjs", "--input-type=module", "-e", code],
+                            cwd=script.parents[2], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     mismatches = [(x, js, fmt(x)) for x, js in zip(values, out["fmt"]) if js != fmt(x)]

@@ -1,5 +1,7 @@
 // attention/'s arithmetic, and how the page prints and colours its numbers: pure functions, no DOM.
-// Matrices are arrays of rows; masks hold booleans, true = may attend.
+// Matrices are arrays of rows; masks hold booleans, true = may attend. The rules the static figures follow too
+// (digits, ties, colour scales, the text colour) come from the build: contract.js (figures_src/engine/contract.py).
+import { DIGITS, DIVERGING, MASKED_FILL, SEQUENTIAL, TEXT_COLOURS, TEXT_THRESHOLD, TIE_DIGITS, TIE_NOISE } from "./contract.js";
 
 // Q (n_q, d_k), K (n_k, d_k) -> Q Kᵀ (n_q, n_k)
 export const scores = (Q, K) => Q.map((query) => K.map((key) => query.reduce((sum, x, c) => sum + x * key[c], 0)));
@@ -49,8 +51,11 @@ export function classifyMask(mask) {
 // sequence is a padding batch).
 export const classifyMasks = (masks) => masks.map(classifyMask).find((name) => name !== "causal") || "causal";
 
-// as figures_src/heatmap.py's format_number: f"{x:.2f}" (an exact tie rounds to even, unlike toFixed), true minus
-export function formatNumber(x, digits = 2) {
+// as figures_src/engine/text.py's num: `digits` decimals, an exact tie rounded to even (unlike toFixed), a
+// true minus and never "−0", −∞ for a masked score (tests/test_contract.py runs both over the same cases). For
+// numbers below 2^53 / 10^digits: NaN and +∞, which num refuses, never get here (example-check.js refuses an
+// example with one before anything is drawn).
+export function formatNumber(x, digits = DIGITS) {
   if (x === -Infinity) return "−∞";
   const magnitude = Math.abs(x);
   const truncated = Math.floor(magnitude * 10 ** digits);
@@ -73,7 +78,10 @@ export function exactDigits(x, fewest = 2, most = 4) {
 }
 
 // whether x lies halfway between two numbers of `digits` decimals (up to float noise): printed either way
-export const isTie = (x, digits = 2) => Math.abs(Math.abs((x * 10 ** digits) % 1) - 0.5) < 1e-6;
+export const isTie = (x, digits = DIGITS) => Math.abs(Math.abs((x * 10 ** digits) % 1) - 0.5) < TIE_NOISE;
+
+// a heatmap cell's number, as text.py's cell: 2 decimals, or 3 where 2 would round an exact tie (0.415)
+export const formatCell = (x) => formatNumber(x, isTie(x) ? TIE_DIGITS : DIGITS);
 
 // the number a printed text stands for: "−0.185" -> -0.185
 export const parseNumber = (text) => Number(text.replace("−", "-"));
@@ -87,14 +95,9 @@ export const formatSignificant = (x, significant = 4) => x.toPrecision(significa
 // printed terms added up, "0.50 + (−1.20) + 0.30": a negative term in brackets, so "+ −" never appears
 export const formatSum = (terms) => terms.map((term) => (term.startsWith("−") ? `(${term})` : term)).join(" + ");
 
-// figures_src/heatmap.py's colormaps as matplotlib reads them: RdBu_r (its nodes), viridis (21 samples)
-const hexColours = (text) => text.split(" ").map((hex) => [0, 2, 4].map((k) => parseInt(hex.slice(k, k + 2), 16)));
-export const SCALES = {
-  diverging: hexColours("053061 2166ac 4393c3 92c5de d1e5f0 f7f7f7 fddbc7 f4a582 d6604d b2182b 67001f"),
-  sequential: hexColours(
-    "440154 471365 482475 463480 414487 3b528b 355f8d 2f6c8e 2a788e 25848e 21918c 1e9c89 22a884 2fb47c 44bf70 5ec962 7ad151 9bd93c bddf26 dfe318 fde725"
-  ),
-};
+// figures_src/engine/heatmap.py's colormaps as matplotlib reads them: RdBu_r (its nodes), viridis (21 samples)
+const hexColours = (text) => text.split(" ").map((hex) => hex.match(/../g).map((channel) => parseInt(channel, 16)));
+export const SCALES = { diverging: hexColours(DIVERGING), sequential: hexColours(SEQUENTIAL) };
 
 // the colour at t in [0, 1], as matplotlib picks it: t to one of 256 levels, then between the scale's two nearest colours
 export function ramp(scale, t) {
@@ -106,7 +109,7 @@ export function ramp(scale, t) {
 
 // weights on [0, 1]; scores within ±limit; masked grey
 export const cellColour = (value, quantity, limit) =>
-  value === -Infinity ? [158, 158, 158]
+  value === -Infinity ? hexColours(MASKED_FILL)[0]
     : quantity === "weights" ? ramp(SCALES.sequential, value)
       : ramp(SCALES.diverging, 0.5 + value / (2 * limit));
 
@@ -123,8 +126,7 @@ const linearChannel = (channel) => {
 };
 export const luminance = (rgb) => rgb.reduce((total, channel, c) => total + CHANNEL_WEIGHTS[c] * linearChannel(channel), 0);
 
-// black or white text, whichever contrasts more (WCAG): black wins when (L + 0.05) / 0.05 ≥ 1.05 / (L + 0.05).
-// Over both scales that is at least 4.58:1.
-export const textColour = (rgb) => ((luminance(rgb) + 0.05) ** 2 >= 0.0525 ? "#000" : "#fff");
+// dark or light text, whichever contrasts more (WCAG), as figures_src/engine/heatmap.py's text_colour
+export const textColour = (rgb) => TEXT_COLOURS[+(luminance(rgb) < TEXT_THRESHOLD)];
 
 export const cssColour = (rgb) => `rgb(${rgb.map(Math.round)})`;

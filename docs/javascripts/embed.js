@@ -3,11 +3,11 @@
 // saying the interactive view failed (bad JSON, a failed request). The heatmap's words live in the site's
 // <template id="aih-heatmap"> (overrides/main.html), which every page Material renders carries: take it from
 // the smallest one, 404.html. Without it the heatmap cannot draw, and says so the same way.
+import { fetchChecked } from "./dom.js";
 import { enhance } from "./heatmap.js";
 
 try {
-  const response = await fetch(new URL("../404.html", import.meta.url));
-  const site = new DOMParser().parseFromString(await response.text(), "text/html");
+  const site = new DOMParser().parseFromString(await fetchChecked("404.html", "text"), "text/html");
   document.body.append(document.adoptNode(site.getElementById("aih-heatmap")));
 } catch {
   // no words: the heatmap below fails to draw and keeps the static figure, with its note

@@ -1,7 +1,8 @@
 // Can the interactive heatmap draw this worked example's JSON? Pure, no DOM: heatmap.js asks before it
-// touches the page, and keeps the static figure (with a note) when the answer is a problem.
-
-export const MAX_TOKENS = 64; // above this many queries or keys the grid is too slow and too small to read
+// touches the page, and keeps the static figure (with a note) when the answer is a problem. The steps it draws
+// from, DRAWN_STEPS, and MAX_TOKENS, above which the grid is too slow and too small to read, are the build's
+// (figures_src/engine/embed.py, via contract.js).
+import { DRAWN_STEPS, MAX_TOKENS } from "./contract.js";
 
 const isNumber = (x) => Number.isFinite(x); // false for null (a JSON −∞), strings, NaN
 const isBoolean = (x) => typeof x === "boolean";
@@ -17,8 +18,8 @@ function tableProblem(value, rows, columns, isEntry = isNumber) {
 // head: the figure's data-head (a string, or undefined).
 export function exampleProblem(example, head) {
   const { steps, outputs, inputs, n_heads: heads, batch_tokens: batch, leading_axis: axis } = example || {};
-  if (!steps || !["Q", "K", "V", "weights", "entropy"].every((name) => Array.isArray(steps[name]))) {
-    return "steps Q, K, V, weights and entropy are not all there";
+  if (!steps || !DRAWN_STEPS.every((name) => Array.isArray(steps[name]))) {
+    return `steps ${DRAWN_STEPS.join(", ")} are not all there`;
   }
   if (!isNumber(example.scale) || !(example.d_k > 0)) return "scale or d_k is not a number";
   // heads, sequences or another axis that names itself (a training run's steps) first: Q is a list of matrices

@@ -8,6 +8,7 @@ import {
   classifyMasks,
   cssColour,
   exactDigits,
+  formatCell,
   formatNumber,
   formatSignificant,
   formatSum,
@@ -20,7 +21,7 @@ import {
   scores,
   textColour,
 } from "./attention-math.js";
-import { fetchJSON, h } from "./dom.js";
+import { ARROWS, fetchChecked, h, loadNearViewport } from "./dom.js";
 import { exampleProblem } from "./example-check.js";
 import { keptPins, rememberPlace } from "./place.js";
 
@@ -30,11 +31,8 @@ const examples = new Map(); // path -> its JSON (a promise), fetched once for al
 // The [query, key] cell a key moves the focus to in a grid of rowCount × columnCount cells (the keys of
 // WAI-ARIA's grid pattern), or undefined for a key the grid leaves alone. Past an edge means: stay.
 export function cellAfterKey(key, ctrlKey, [row, column], [rowCount, columnCount]) {
-  return {
-    ArrowUp: [row - 1, column],
-    ArrowDown: [row + 1, column],
-    ArrowLeft: [row, column - 1],
-    ArrowRight: [row, column + 1],
+  const move = ARROWS[key];
+  return move ? [row + move[0], column + move[1]] : {
     Home: [ctrlKey ? 0 : row, 0],
     End: [ctrlKey ? rowCount - 1 : row, columnCount - 1],
     PageUp: [0, column],
@@ -204,10 +202,9 @@ class Heatmap {
       cells.forEach((cell, j) => {
         const masked = mask && !mask[i][j] && quantity !== "scores"; // raw scores come before the mask
         const colour = cellColour(values[i][j], quantity, limit);
-        // 3 decimals where 2 would round an exact tie (0.415): as text.py's cell() prints the static figure
-        const digits = isTie(values[i][j]) ? 3 : 2; // (a masked weight, 0, is no tie)
-        cell.textContent = masked && quantity === "weights" ? "0" : formatNumber(values[i][j], digits);
-        if (digits > 2) this.tie ||= cell.textContent;
+        // 3 decimals where 2 would round an exact tie (0.415), as the static figure prints it (a masked weight, 0, is no tie)
+        cell.textContent = masked && quantity === "weights" ? "0" : formatCell(values[i][j]);
+        if (isTie(values[i][j])) this.tie ||= cell.textContent;
         cell.style.backgroundColor = cssColour(colour); // only the colour: .aih-masked adds its hatching
         cell.style.color = textColour(colour);
         cell.classList.toggle("aih-masked", !!masked);
@@ -447,7 +444,7 @@ export async function enhance(figure, merged = [], data = null) {
   const controller = new AbortController();
   widgetListeners.set(figure, controller);
   const path = `examples/${figure.dataset.example}.json`;
-  if (!data && !examples.has(path)) examples.set(path, fetchJSON(path));
+  if (!data && !examples.has(path)) examples.set(path, fetchChecked(path));
   let widget;
   let problem;
   try {
@@ -492,8 +489,7 @@ export async function enhance(figure, merged = [], data = null) {
 }
 
 // Once the page is there (document$, the theme's signal), a run of figures is made interactive (and its
-// example's JSON fetched) when it comes within a screen of the viewport, not all at once on load: a long page
-// pays only for what the reader reaches.
+// example's JSON fetched) when it comes within a screen of the viewport, not all at once on load.
 globalThis.document$?.subscribe(() => {
   const runs = new Map(); // the first figure of each run of adjacent figures showing one example -> the others
   let last;
@@ -501,12 +497,5 @@ globalThis.document$?.subscribe(() => {
     if (last?.at(-1) === figure.previousElementSibling && last[0].dataset.example === figure.dataset.example) last.push(figure);
     else runs.set(figure, (last = [figure]));
   }
-  const nearViewport = new IntersectionObserver((entries) => {
-    for (const { target, isIntersecting } of entries) {
-      if (!isIntersecting) continue;
-      nearViewport.unobserve(target);
-      enhance(target, runs.get(target).slice(1));
-    }
-  }, { rootMargin: "100% 0px" });
-  for (const figure of runs.keys()) nearViewport.observe(figure);
+  loadNearViewport(runs.keys(), (figure) => enhance(figure, runs.get(figure).slice(1)));
 });

@@ -2,11 +2,12 @@
 // (its static markup: figures_src/pages/problems/html.py), from problems/<set>.json. localStorage keeps the
 // variant each set shows, nothing the reader typed.
 import { formatNumber } from "./attention-math.js";
-import { fetchJSON, h } from "./dom.js";
+import { PROBLEM_DIGITS, SUBSCRIPTED } from "./contract-problems.js";
+import { fetchChecked, h, loadNearViewport } from "./dom.js";
 
-// as figures_src/pages/problems/sets.py's fmt: at most 4 decimals, no trailing zeros
-export const fmt = (x) =>
-  x === null ? "−∞" : typeof x === "boolean" ? `${Number(x)}` : formatNumber(x, 4).replace(/\.?0+$/, "");
+// a problem's number, as figures_src/pages/problems/sets.py's fmt (text.py's num, trimmed): at most 4 decimals, no
+// trailing zeros; null (a JSON −∞) is −∞, a mask's booleans 1 and 0
+export const fmt = (x) => (x === null ? "−∞" : formatNumber(+x, PROBLEM_DIGITS).replace(/\.?0+$/, ""));
 
 // a reader's entry -> "right" | "wrong" | "empty" | "bad" (not a number); a true minus or a dash counts as minus
 export function judge(text, want, tolerance) {
@@ -46,7 +47,7 @@ function remember(key, value) {
 }
 
 // Plain text with its subscripts set as <sub>: "W_Q" -> W<sub>Q</sub>, as figures_src/engine/text.py's typeset
-const SUBSCRIPTED = /(?<![A-Za-z0-9_])(XW|dW|dA|dS̃|dS|dO|∂a|∂s̃|s̃|[dWqkvasδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])/u;
+// (whose pattern, SUBSCRIPTED, the contract brings)
 export const typeset = (text) =>
   text.split(SUBSCRIPTED).map((piece, k) => (k % 3 === 2 ? h("sub", {}, piece) : piece)).filter((piece) => piece !== "");
 
@@ -214,22 +215,11 @@ function setUpQuiz(root, data) {
 // Once the page is there (document$, the theme's signal), each problem's and quiz's data is fetched when it comes
 // within a screen of the viewport, not all on load.
 globalThis.document$?.subscribe(() => {
-  const load = (root) => {
+  loadNearViewport(document.querySelectorAll(".aih-problem[data-src], .aih-quiz[data-src]"), (root) => {
     const quiz = root.matches(".aih-quiz");
-    return fetchJSON(root.dataset.src)
+    fetchChecked(root.dataset.src)
       .then((data) => (quiz ? setUpQuiz(root, data) : new Problem(root, data)))
       .catch((error) => quiz || (root.querySelector(".aih-problem__status").textContent =
         `The problem's data did not load (${error.message}); the hints and solution below still work.`));
-  };
-  const nearViewport = globalThis.IntersectionObserver && new IntersectionObserver((entries) => {
-    for (const { target, isIntersecting } of entries) {
-      if (!isIntersecting) continue;
-      nearViewport.unobserve(target);
-      load(target);
-    }
-  }, { rootMargin: "100% 0px" });
-  for (const root of document.querySelectorAll(".aih-problem[data-src], .aih-quiz[data-src]")) {
-    if (nearViewport) nearViewport.observe(root);
-    else load(root);
-  }
+  });
 });

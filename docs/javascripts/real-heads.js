@@ -2,12 +2,11 @@
 // grid's image) becomes a button that opens its head in the viewer heatmap; its <svg> becomes a group, since
 // an img may hold no buttons. A grid's 72 buttons are made when it comes within a screen of the viewport, or
 // when the pointer or the focus first enters it, whichever is first: not all 216 in one task at load.
-import { setAttributes } from "./dom.js";
+import { ARROWS, loadNearViewport, setAttributes } from "./dom.js";
 import { enhance } from "./heatmap.js";
 
 const THUMBNAIL_ID = /^real-heads-grid-([a-z]+)-l(\d+)-h(\d+)$/;
 const VIEWER_EXAMPLE = /^real-heads-([a-z]+)-layer(\d+)$/;
-const ARROW_MOVES = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] }; // [layer, head]
 
 const thumbnailId = ({ sentence, layer, head }) => `real-heads-grid-${sentence}-l${layer}-h${head}`;
 
@@ -19,11 +18,9 @@ class HeadGrids {
       if (event.target.matches("[data-slot='lead']")) this.label({ ...this.shownHead(), head: event.target.value });
     });
     // a grid within a screen of the viewport (heatmap.js's margin), or one the pointer or the focus enters
-    const near = new IntersectionObserver((entries) => {
-      for (const { isIntersecting, target } of entries) if (isIntersecting) this.make(target);
-    }, { rootMargin: "100% 0px" });
-    for (const grid of document.querySelectorAll("figure[id^='fig-real-heads-grid-']")) {
-      near.observe(grid);
+    const grids = document.querySelectorAll("figure[id^='fig-real-heads-grid-']");
+    loadNearViewport(grids, (grid) => this.make(grid));
+    for (const grid of grids) {
       grid.addEventListener("pointerover", () => this.make(grid));
       grid.addEventListener("focusin", () => this.make(grid));
     }
@@ -83,13 +80,13 @@ class HeadGrids {
     });
     element.addEventListener("click", () => this.open(thumbnail));
     element.addEventListener("keydown", (event) => {
-      const move = ARROW_MOVES[event.key];
+      const move = ARROWS[event.key]; // [layer, head]
       const next = move && document.getElementById(
         thumbnailId({ sentence, layer: Number(layer) + move[0], head: Number(head) + move[1] }));
       if (event.key === "Enter" || event.key === " ") this.open(thumbnail);
       else if (next) {
-        element.setAttribute("tabindex", -1);
-        next.setAttribute("tabindex", 0);
+        element.tabIndex = -1;
+        next.tabIndex = 0;
         next.focus();
       } else return;
       event.preventDefault();

@@ -3,6 +3,7 @@
 // signal, which replays the page to a late subscriber: a widget's module sets itself up through it too).
 // place.js, on every page: Back, Forward and a reload bring the reader back to their place.
 import "./place.js";
+import { fetchChecked, loadNearViewport } from "./dom.js";
 
 const WIDGETS = {
   "figure.aih-heatmap[data-example][data-quantity]": "./heatmap.js",
@@ -16,26 +17,22 @@ const requested = new Set();
 // opened (with scripting on, a <noscript> holds its body as text). A source listing
 // (figures_src/engine/sources.py) gets its linked file, highlighted, when first opened.
 const parse = (markup) => document.createRange().createContextualFragment(markup);
-const unwrap = (waiting) => waiting.replaceWith(...parse(waiting.textContent).childNodes);
+const unwrap = (waiting) => waiting?.replaceWith(...parse(waiting.textContent).childNodes); // none: unwrapped already
 document.addEventListener("toggle", async ({ target }) => {
   const waiting = target.open && target.querySelector?.("noscript.aih-lazy");
   if (waiting) unwrap(waiting);
   if (target.open && target.matches?.(".aih-source:not(.aih-loaded)")) {
     target.classList.add("aih-loaded");
-    target.append(parse(await (await fetch(`${target.querySelector("a").href}.highlight`)).text()));
+    target.append(parse(await fetchChecked(`${target.querySelector("a").href}.highlight`, "text")));
   }
 }, true);
-// One in an SVG's <foreignObject> (a real-heads grid's image, real_heads/grid.py) gets its body when the
-// figure comes into view.
-const inView = new IntersectionObserver((entries) => entries.forEach(({ isIntersecting, target }) => {
-  const waiting = isIntersecting && target.querySelector("noscript");
-  if (waiting) inView.unobserve(target), unwrap(waiting);
-}));
 // Printed from the browser, a page shows every table and listing (docs/stylesheets/print.css opens them).
 addEventListener("beforeprint", () => document.querySelectorAll("noscript.aih-lazy").forEach(unwrap));
 
 document$.subscribe(() => {
-  for (const box of document.querySelectorAll("foreignObject")) inView.observe(box);
+  // one in an SVG's <foreignObject> (a real-heads grid's image, real_heads/grid.py) gets its body when the
+  // figure comes into view
+  loadNearViewport(document.querySelectorAll("foreignObject"), (box) => unwrap(box.querySelector("noscript")), "0px");
   for (const [selector, module] of Object.entries(WIDGETS)) {
     if (!requested.has(module) && document.querySelector(selector)) {
       requested.add(module);

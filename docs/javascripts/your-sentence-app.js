@@ -2,6 +2,7 @@
 // downloads the weights (with a progress bar) and runs the encoder; this module draws every layer's and head's
 // weights on one canvas, scores the heads for the sentence, and opens a head in the site's heatmap widget.
 import { cellColour, entropy, formatNumber } from "./attention-math.js";
+import { ARROWS } from "./dom.js";
 import { enhance } from "./heatmap.js";
 
 const PRONOUNS = new Set(["it", "its", "he", "him", "his", "she", "her", "they", "them", "their"]);
@@ -251,8 +252,7 @@ class YourSentence {
   }
 
   key(event) {
-    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
-    const move = moves[event.key] || ((event.key === "Enter" || event.key === " ") && [0, 0]);
+    const move = ARROWS[event.key] || ((event.key === "Enter" || event.key === " ") && [0, 0]);
     if (!move || !this.result) return;
     event.preventDefault();
     const layer = Math.min(this.layers - 1, Math.max(0, this.selected.layer + move[0]));

@@ -5,8 +5,8 @@ No theme chrome: the page is the heatmap, the example's title, a link back to it
 The heatmap is first the static figure the reading pages show (its inline SVG, and its numbers as a table, open),
 so a frame shows the example without JavaScript, or when its JSON cannot be read; docs/javascripts/embed.js
 then lets docs/javascripts/heatmap.js make it interactive, and heatmap.js keeps the static figure, with a note
-saying the interactive view failed, when it cannot. It has the site's Content-Security-Policy
-(overrides/main.html's, with no inline script to hash) and requests nothing from another host; embed.js takes
+saying the interactive view failed, when it cannot. It has the site's Content-Security-Policy (POLICY, with
+no inline script to hash) and requests nothing from another host; embed.js takes
 the heatmap's words from the site's own <template id="aih-heatmap"> (in every page Material renders: it reads
 404.html), so the words are never copied.
 
@@ -19,12 +19,14 @@ from html import escape
 
 import numpy as np
 
-# overrides/main.html's policy; an embed page has no inline script, so nothing to hash (tests/test_downloads.py
-# checks the two stay the same).
+# The site's one Content-Security-Policy: an embed page carries it as it is (it has no inline script), and
+# hooks/csp.py writes it into every page overrides/main.html renders, with the hashes of that page's inline scripts
+# added to script-src.
 POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
           "font-src 'self'; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'self'; "
           "form-action 'self'")
-MAX_TOKENS = 64  # docs/javascripts/example-check.js's MAX_TOKENS
+DRAWN_STEPS = ("Q", "K", "V", "weights", "entropy")  # the steps the interactive heatmap draws from (contract.py)
+MAX_TOKENS = 64  # above this many queries or keys the interactive grid is too slow and too small to read (contract.py)
 LICENCE = "Text and figures CC BY 4.0 · code MIT"  # mkdocs.yml's copyright
 
 
@@ -32,7 +34,7 @@ def embeddable(example):
     """Whether the interactive heatmap can draw `example` (a computed example): self-attention with the steps it
     reads, at most MAX_TOKENS tokens; heads, a batch or checkpoints on a leading axis."""
     steps = example.get("steps", {})
-    if not all(name in steps for name in ("Q", "K", "V", "weights", "entropy")) or "key_tokens" in example:
+    if not all(name in steps for name in DRAWN_STEPS) or "key_tokens" in example:
         return False
     q, k = np.asarray(steps["Q"], dtype=float), np.asarray(steps["K"], dtype=float)
     if q.ndim not in (2, 3) or q.shape[:-1] != k.shape[:-1] or q.shape[-2] > MAX_TOKENS:

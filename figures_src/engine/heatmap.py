@@ -28,8 +28,9 @@ SCORE_CMAP = "RdBu_r"  # ColorBrewer diverging: blue < 0 < red, readable with re
 WEIGHT_CMAP = "viridis"  # perceptually uniform, colour-blind safe, dark (0) to bright (1)
 MASKED_FILL = "#9e9e9e"
 CELL_EDGE = "#ffffff"  # thin white gaps between cells: visible on light and dark pages
-DARK_TEXT = "#1b1b1b"  # not pure black: the SVG post-processor turns #000000 into the page's colour
+DARK_TEXT = "#010101"  # black, but not #000000, which the SVG post-processor turns into the page's colour
 LIGHT_TEXT = "#ffffff"
+LUMINANCE_WEIGHTS = (0.2126, 0.7152, 0.0722)  # WCAG's relative luminance of sRGB's red, green and blue
 QUANTITIES = {
     "scores": "raw scores QKᵀ",
     "scaled_scores": "scaled scores QKᵀ/√dₖ",
@@ -172,16 +173,33 @@ def colour_scale(values, quantity, limit=None):
     return mpl.colormaps[SCORE_CMAP], TwoSlopeNorm(0.0, -limit, limit)
 
 
-def text_colour(fill):
-    """Dark or light text, whichever contrasts more with `fill` (WCAG relative luminance)."""
-    r, g, b = (_linear(c) for c in mpl.colors.to_rgb(fill))
-    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    dark = mpl.colors.to_rgb(DARK_TEXT)
-    dark_luminance = 0.2126 * _linear(dark[0]) + 0.7152 * _linear(dark[1]) + 0.0722 * _linear(dark[2])
-    contrast_dark = (luminance + 0.05) / (dark_luminance + 0.05)
-    contrast_light = 1.05 / (luminance + 0.05)
-    return DARK_TEXT if contrast_dark >= contrast_light else LIGHT_TEXT
+def luminance(colour):
+    """WCAG's relative luminance of a matplotlib colour (0 black, 1 white)."""
+    return sum(weight * _linear(channel) for weight, channel in zip(LUMINANCE_WEIGHTS, mpl.colors.to_rgb(colour)))
 
 
 def _linear(c):
     return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+# Dark text contrasts more than light text with a fill at least this luminous: the luminance L at which
+# (L + 0.05) / (dark + 0.05) = (light + 0.05) / (L + 0.05), to 4 decimals (short, for the page's JavaScript).
+# Over both colour scales the text chosen so contrasts at least 4.5:1 with its cell (tests/test_contract.py).
+TEXT_THRESHOLD = round(((luminance(DARK_TEXT) + 0.05) * (luminance(LIGHT_TEXT) + 0.05)) ** 0.5 - 0.05, 4)
+
+
+def text_colour(fill):
+    """Dark or light text, whichever contrasts more with `fill` (WCAG): the interactive heatmap's rule too."""
+    return DARK_TEXT if luminance(fill) >= TEXT_THRESHOLD else LIGHT_TEXT
+
+
+def scale_nodes(quantity):
+    """The colours the interactive heatmap interpolates between for `quantity`, as hex "rrggbb" from dark end to
+    bright: the diverging map's own nodes (it is linear between them), the sequential map at 21 evenly spaced
+    points (within 4/255 of matplotlib's everywhere between, tests/browser/test_parity.py)."""
+    cmap = mpl.colormaps[WEIGHT_CMAP if quantity == "weights" else SCORE_CMAP]
+    if quantity == "weights":
+        rgb = cmap(np.linspace(0, 1, 21))[:, :3]
+    else:
+        rgb = np.array([[node[1] for node in cmap._segmentdata[c]] for c in ("red", "green", "blue")]).T
+    return [mpl.colors.to_hex(colour)[1:] for colour in np.round(rgb * 255) / 255]

@@ -1,23 +1,30 @@
 """The site's one vocabulary for printing numbers, vectors and tables, in Markdown, LaTeX and figures.
 
 Every number a page, a figure, a table or a problem prints goes through `num`: a fixed number of decimals,
-ties rounded as Python rounds the exact binary value (as docs/javascripts/attention-math.js's formatNumber
-does; a browser test keeps the two identical), a true minus sign, never "−0", and −∞ for a masked score.
+ties rounded as Python rounds the exact binary value, a true minus sign, never "−0", and −∞ for a masked score.
+The page's JavaScript prints with the same rules: docs/javascripts/attention-math.js's formatNumber and
+formatCell take their digits and tie rule from the contract this module's constants are emitted in
+(figures_src/engine/contract.py), and tests/test_contract.py runs both languages over the same cases.
 """
 import re
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 from html import escape
 
 import numpy as np
 
 MINUS = "−"
 MASKED = "−∞"
+DIGITS = 2  # a heatmap cell's, a table's, a caption's number
+TIE_DIGITS = 3  # a cell whose 2 decimals would round an exact tie (see cell())
+TIE_NOISE = 1e-6  # how far from halfway (in units of the last digit) a value still counts as a tie
+PROBLEM_DIGITS = 4  # a problem's number: at most 4 decimals, trailing zeros dropped
 
 
-def num(value, digits=2, trim=False):
+def num(value, digits=DIGITS, trim=False):
     """`value` with `digits` decimals; trim=True drops trailing zeros (0.30 -> 0.3, 2.00 -> 2).
 
-    None (a masked score in the JSON) and −inf print as −∞; booleans as 1 and 0 (a mask's entries).
+    None (a masked score in the JSON) and −inf print as −∞; booleans as 1 and 0 (a mask's entries). NaN and +inf
+    are no number a reader should see: ValueError.
     """
     if value is None:
         return MASKED
@@ -26,6 +33,8 @@ def num(value, digits=2, trim=False):
     value = float(value)
     if value == -np.inf:
         return MASKED
+    if not np.isfinite(value):
+        raise ValueError(f"{value} is not a number to print")
     text = f"{value:.{digits}f}"
     if trim and "." in text:
         text = text.rstrip("0").rstrip(".")
@@ -34,14 +43,20 @@ def num(value, digits=2, trim=False):
     return text.replace("-", MINUS)
 
 
+def is_tie(value, digits=DIGITS, noise=0):
+    """Whether `value` (a float, or a Decimal known exactly) lies halfway between two numbers of `digits` decimals,
+    within `noise` units of the last digit: printed, it could be read either way (0.185 with 2 decimals). The one
+    tie rule of the build's arithmetic; docs/javascripts/attention-math.js's isTie is its twin for the page."""
+    shifted = abs(Decimal(value)).scaleb(digits)
+    return abs(shifted - shifted.to_integral_value(ROUND_FLOOR) - Decimal("0.5")) <= Decimal(noise)
+
+
 def cell(value):
     """A heatmap cell's or a figure table's number: 2 decimals, or 3 where 2 would round an exact tie
     (0.415, 0.675, a raw score over √4), which then prints as it is instead of rounding one way here and
-    the other way there. docs/javascripts/heatmap.js prints its grid cells the same way."""
-    if isinstance(value, (float, np.floating)) and np.isfinite(value):
-        hundredths = abs(float(value)) * 100 % 1
-        if abs(hundredths - 0.5) < 1e-6:
-            return num(value, 3)
+    the other way there. The interactive heatmap prints its grid cells the same way (formatCell)."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and is_tie(value, DIGITS, TIE_NOISE):
+        return num(value, TIE_DIGITS)
     return num(value)
 
 
@@ -66,7 +81,7 @@ def rounding_note(weights, labels):
 
 
 # A symbol with a subscript, as plain text writes it: d_k, d_model, W_Q, XW_Q, a_ij, s̃_ij, dO_i, Σ_j (not code names
-# such as attend_chunked). docs/javascripts/problems.js has the same pattern.
+# such as attend_chunked). The Problems page's JavaScript typesets with this pattern too (the contract emits it).
 SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dA|dS̃|dS|dO|∂a|∂s̃|s̃|[dWqkvasδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])")
 
 

@@ -15,7 +15,7 @@ import attention
 from ..engine import Example, Figure, Snippets
 from ..engine.errors import BuildError
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import by_hand, latex_number, latex_vector, num, table
+from ..engine.text import by_hand, is_tie, latex_number, latex_vector, num, table
 from . import sentences
 
 PAGE = "cost.md"
@@ -260,10 +260,9 @@ def online_example():
 def exact_text(value, digits):
     """`value` (a Decimal known exactly) printed with `digits` decimals, refusing a tie a reader could round either
     way; -> (text, the Decimal a reader reads)."""
-    quantum = Decimal(1).scaleb(-digits)
-    rounded = value.quantize(quantum)
-    if (value - rounded).copy_abs() * 2 == quantum:
+    if is_tie(value, digits):
         raise BuildError(f"ex-online-softmax: {value} printed with {digits} decimals is a tie")
+    rounded = value.quantize(Decimal(1).scaleb(-digits))
     return num(rounded, digits), rounded
 
 
@@ -301,7 +300,7 @@ def online_snippets(example):
     chunked = example["outputs"]["out"][i]
     for exp_digits in range(4, 9):  # the fewest decimals whose walk lands on the printed output
         hand = online_by_hand(example, exp_digits)
-        if all(num(h, 4) == num(c, 4) and not tie(h, 4) for h, c in zip(hand["out"], chunked)):
+        if all(num(h, 4) == num(c, 4) and not is_tie(h, 4) for h, c in zip(hand["out"], chunked)):
             break
     else:
         raise BuildError("ex-online-softmax: the printed walk does not reach attend_chunked's output to 4 decimals")
@@ -359,12 +358,6 @@ def online_snippets(example):
         f"`block_size={example['block_size']}` and what `attend` returns from the whole table."
     )
     return parts
-
-
-def tie(value, digits):
-    quantum = Decimal(1).scaleb(-digits)
-    value = Decimal(value)
-    return (value - value.quantize(quantum)).copy_abs() * 2 == quantum
 
 
 EX_ONLINE = Example("ex-online-softmax", page=PAGE, title="Online softmax: one query's output from two blocks of keys",

@@ -1,10 +1,12 @@
 """Attention as a weighted average (docs/index.md): the running sentence's weights, shown before anything else,
-and the list of the site's pages, made from mkdocs.yml's nav and each page's `description:` front matter."""
+and the list of the site's pages, made from mkdocs.yml's nav and each page's `description:` front matter.
+The home page also publishes what every page's JavaScript shares with the build: javascripts/contract.js
+(figures_src/engine/contract.py)."""
 from pathlib import Path
 
 import yaml
 
-from ..engine import Snippets, example_heatmap
+from ..engine import Snippets, contract, example_heatmap
 from ..engine.errors import BuildError
 from ..engine.style import PHONE_WIDTH
 from .softmax import EX_SOFTMAX
@@ -84,4 +86,5 @@ ITEMS = [
                     title="Attention weights of a five-token sentence: who looks at whom.", caption=weights_caption,
                     controls=()),  # the weights alone: the controls come on the pages that explain them
     Snippets("index-pages", data=pages_data, snippets=pages_snippets),
+    Snippets("javascript-contract", data=lambda: None, public=contract.public),
 ]

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { scoreLimit } from "../../docs/javascripts/attention-math.js";
-import { exampleProblem, MAX_TOKENS } from "../../docs/javascripts/example-check.js";
+import { MAX_TOKENS } from "../../docs/javascripts/contract.js";
+import { exampleProblem } from "../../docs/javascripts/example-check.js";
 
 const matrix = (rows, columns, seed = 1) =>
   Array.from({ length: rows }, (_, i) => Array.from({ length: columns }, (_, j) => Math.sin(seed * (i + 1) + j)));

@@ -19,11 +19,11 @@ import numpy as np
 
 import attention as A
 
+from ...engine.text import PROBLEM_DIGITS as DIGITS
 from ...engine.text import dims, num, vector
 
 N_VARIANTS = 12
 TOLERANCE = 0.01
-DIGITS = 4
 
 
 # ---------------------------------------------------------------- numbers and labels
@@ -31,7 +31,7 @@ DIGITS = 4
 
 def fmt(x):
     """A problem's number: at most DIGITS decimals, no trailing zeros (the site's `num`; the Problems page's
-    JavaScript prints the same)."""
+    JavaScript prints the same, with formatNumber and the contract's PROBLEM_DIGITS)."""
     return num(x, DIGITS, trim=True)
 
 

@@ -1,0 +1,29 @@
+// `node --import ./tests/js/contract-loader.mjs --test tests/js/`: the scripts under docs/javascripts/ import
+// ./contract.js and ./contract-problems.js, which the build publishes beside them (figures_src/engine/contract.py)
+// and docs/ does not hold. Here each is generated now from the Python on disk, so the tests never read a stale
+// copy and need no build.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { register } from "node:module";
+import { isMainThread } from "node:worker_threads";
+
+const ROOT = new URL("../../", import.meta.url);
+const SCRIPTS = new URL("docs/javascripts/", ROOT).href;
+const CONTRACT = /^contract(-[a-z]+)?\.js$/; // figures_src/engine/contract.py's MODULES
+const generated = (url) => url?.startsWith(SCRIPTS) && CONTRACT.test(url.slice(SCRIPTS.length));
+
+if (isMainThread) register(import.meta.url);
+
+export async function resolve(specifier, context, nextResolve) {
+  const url = context.parentURL && new URL(specifier, context.parentURL).href;
+  return generated(url) ? { url, shortCircuit: true } : nextResolve(specifier, context);
+}
+
+export async function load(url, context, nextLoad) {
+  if (!generated(url)) return nextLoad(url, context);
+  const venv = new URL(".venv/bin/python", ROOT);
+  const python = process.env.PYTHON || (existsSync(venv) ? venv.pathname : "python3");
+  const name = url.slice(SCRIPTS.length);
+  const source = execFileSync(python, ["-m", "figures_src.engine.contract", name], { cwd: ROOT.pathname, encoding: "utf-8" });
+  return { format: "module", source, shortCircuit: true };
+}
