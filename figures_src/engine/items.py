@@ -39,14 +39,21 @@ class Example:
     """
 
     id: str
-    page: str  # the Markdown file under docs/ that shows it: "scores.md"
     title: str
     data: Callable[[], dict]
     snippets: Callable[[dict], dict] | None = None
     cite_line: bool = True
+    page: str | None = None  # the Markdown file under docs/ that shows it, "scores.md": see place()
 
     def __post_init__(self):
         _check_name("example", self.id)
+
+    def place(self, page):
+        """The registry gives an example the page whose module lists it in ITEMS (figures_src/registry.py);
+        a declaration may also name it, as a test's page does."""
+        if self.page not in (None, page):
+            raise BuildError(f"example {self.id} says page={self.page!r} but is listed in the ITEMS of {page}")
+        object.__setattr__(self, "page", page)
 
     @property
     def name(self):
@@ -55,6 +62,9 @@ class Example:
     @property
     def url_path(self):
         """The page's path below the site's address: "scores/"."""
+        if self.page is None:
+            raise BuildError(f"example {self.id} has no page: list it in a page module's ITEMS "
+                             "and load that module through figures_src.registry")
         return page_path(self.page)
 
     def compute(self):

@@ -7,13 +7,12 @@ from ..engine.examples import permalink
 from ..engine.site import site_url
 from ..engine.text import table
 
-PAGE = "cite.md"
 
 
 def cite_data():
     """Every example with a cite line of its own (the real model's are listed on their page), from the pages' declarations."""
-    figures = [(item, module.PAGE) for module in map(registry.page_module, registry.PAGES)
-               for item in module.ITEMS if isinstance(item, Figure)]
+    figures = [(item, page.markdown) for page in registry.nav() if page.has_module
+               for item in registry.load(page.module).ITEMS if isinstance(item, Figure)]
     return {"examples": [example for example in registry.examples() if example.cite_line], "site_url": site_url(),
             "version": attention.__version__, "figures": figures}
 

@@ -15,8 +15,6 @@ from ...engine import BuildError, Snippets
 from .html import concepts_html, intro_markdown, problem_html, variants_markdown
 from .sets import all_sets, concepts_set
 
-PAGE = "problems.md"
-INPUTS = ["figures_src/pages/problems/kit_template.py"]  # read as text, not imported
 KIT_TEMPLATE = Path(__file__).with_name("kit_template.py")
 KIT_MARKER = 'CASES = json.loads("{}")'
 # Which kit step checks which set: (step title in the kit, set id, the part holding the expected answer).
