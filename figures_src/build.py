@@ -40,6 +40,7 @@ import os
 import signal
 import sys
 import traceback
+from collections import Counter
 from pathlib import Path
 
 from . import registry
@@ -267,46 +268,51 @@ def _forget_project_modules(recorder):
             delattr(sys.modules[parent], child)
 
 
-def build_page(connection, page, plan):
-    """In a page's process: import the page, send ("declared", names), then ("built", name, files, inputs) for
-    each item `plan` wants, and ("error", message) if something fails."""
+def build_page(connection, task, plan):
+    """In a page's process: import the page, send ("declared", names) (the first part of a page only), then
+    ("built", name, files, inputs) for each item `plan` wants in this part of the page, and ("error", message) if
+    something fails. task: (page, part, parts): the wanted items are cut into `parts` runs, in order."""
     signal.signal(signal.SIGINT, lambda *_: os._exit(130))  # the main process says what happened, once
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by run_pages until this handler is set
+    page, part, parts = task
     try:
         from .engine.render import outputs  # noqa: PLC0415  (matplotlib only when something is drawn)
 
         recorder = Recorder()
         _forget_project_modules(recorder)
         items = declarations(page, plan["markdown"])
-        connection.send(("declared", [item.name for item in items]))
-        for item in items:
-            if plan["wants"](page, item.name):
-                try:
-                    files = outputs(item, plan["markdown"].get(page))
-                except BuildError as exc:
-                    raise BuildError(f"{item.name} (page {page}): {exc}") from None
-                except Exception as exc:
-                    raise BuildError(f"{item.name} (page {page}) failed: {type(exc).__name__}: {exc}\n"
-                                     f"{traceback.format_exc()}") from None
-                connection.send(("built", item.name, files, recorder.inputs()))
+        if part == 0:
+            connection.send(("declared", [item.name for item in items]))
+        wanted = [item for item in items if plan["wants"](page, item.name)]
+        for item in wanted[len(wanted) * part // parts:len(wanted) * (part + 1) // parts]:
+            try:
+                files = outputs(item, plan["markdown"].get(page))
+            except BuildError as exc:
+                raise BuildError(f"{item.name} (page {page}): {exc}") from None
+            except Exception as exc:
+                raise BuildError(f"{item.name} (page {page}) failed: {type(exc).__name__}: {exc}\n"
+                                 f"{traceback.format_exc()}") from None
+            connection.send(("built", item.name, files, recorder.inputs()))
     except BuildError as exc:
         connection.send(("error", str(exc)))
     connection.close()
 
 
-def run_pages(pages, plan, jobs):
-    """Yield (page, message) for every page, page by page in the given order, running up to `jobs` pages at once."""
+def run_pages(tasks, plan, jobs, first=()):
+    """Yield (page, message) for every task (page, part, parts), task by task in the given order, running up to
+    `jobs` at once; the tasks in `first` start first (the largest, so that no core waits for them at the end)."""
     import multiprocessing  # noqa: PLC0415
     from multiprocessing.connection import wait  # noqa: PLC0415
 
     context = multiprocessing.get_context("fork")
-    waiting, running, received, finished = list(pages), {}, {page: [] for page in pages}, set()
+    waiting = [task for task in first if task in tasks] + [task for task in tasks if task not in first]
+    running, received, finished = {}, {task: [] for task in tasks}, set()
     try:
-        for page in pages:
-            while page not in finished or received[page]:
-                while received[page]:
-                    yield page, received[page].pop(0)
-                if page in finished:
+        for task in tasks:
+            while task not in finished or received[task]:
+                while received[task]:
+                    yield task[0], received[task].pop(0)
+                if task in finished:
                     break
                 while waiting and len(running) < jobs:
                     reader, writer = context.Pipe(duplex=False)
@@ -326,7 +332,7 @@ def run_pages(pages, plan, jobs):
                     except EOFError:
                         process.join()
                         if process.exitcode:
-                            received[other].append(("error", f"page {other}: its build process stopped "
+                            received[other].append(("error", f"page {other[0]}: its build process stopped "
                                                              f"(exit code {process.exitcode})"))
                         finished.add(other)
                         del running[reader]
@@ -335,6 +341,16 @@ def run_pages(pages, plan, jobs):
             process.kill()
             process.join()
             reader.close()
+
+
+def plan_tasks(pages, stale_counts, jobs):
+    """Each page one task, or, when there are fewer pages than cores, its stale items cut into several parts
+    (each part imports the page on its own); and the tasks to start first, the largest."""
+    parts = max(1, jobs // max(1, len(pages)))
+    tasks = [(page, part, n) for page in pages for n in [max(1, min(parts, stale_counts.get(page, 1)))]
+             for part in range(n)]
+    first = sorted(tasks, key=lambda task: -stale_counts.get(task[0], 0) / task[2])
+    return tasks, first
 
 
 # ---------------------------------------------------------------- the build
@@ -358,7 +374,7 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
         requested = [name.replace("_", "-") for name in only]
         if any(name not in short and name not in known for name in requested):  # new to the manifest: ask every page
             known = {}
-            for page, message in run_pages(pages, {**plan, "wants": lambda page, name: False}, jobs):
+            for page, message in run_pages([(page, 0, 1) for page in pages], {**plan, "wants": lambda page, name: False}, jobs):
                 if message[0] == "error":
                     raise BuildError(message[1])
                 known |= dict.fromkeys(message[1], page)
@@ -385,7 +401,9 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
 
     names = {name: page for name, page in known.items() if page not in to_run}  # item -> its page, every page
     rebuilt, declared = [], {}
-    for page, message in run_pages(to_run, plan, jobs):
+    stale_counts = Counter(known[name] for name in known if plan["wants"](known[name], name))
+    tasks, first = plan_tasks(to_run, stale_counts, jobs)
+    for page, message in run_pages(tasks, plan, jobs, first):
         match message:
             case ("error", text):
                 raise BuildError(text)
