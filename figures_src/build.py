@@ -11,8 +11,8 @@ its items in ITEMS (figures_src/engine/items.py says what each kind writes):
 
 What is rebuilt: the manifest, generated/.manifest.json, keeps per item the files it was built from, each with
 its SHA-256, as recorded while it built (figures_src/engine/inputs.py), and the files it wrote, each with the
-SHA-256 of the bytes written. An item is skipped when every one of those inputs, the environment (package
-versions, Python, SITE_URL) and every file it wrote are unchanged; a page whose items are all skipped is not even
+SHA-256 of the bytes written. An item is skipped when every one of those inputs, the environment (Python,
+SITE_URL) and every file it wrote are unchanged; a page whose items are all skipped is not even
 imported, so a build with nothing to do reads only the manifest and hashes files. A file edited, truncated or
 corrupted since the build wrote it makes its item stale, so it is written again.
 
@@ -26,8 +26,9 @@ The manifest:
 
     {"pages": {"figures_src.pages.scores": {"items": ["ex-scores", "scores-heatmap", ...]}},
      "items": {"scores-heatmap": {"page": "figures_src.pages.scores",
-                                  "environment": "matplotlib <v> numpy <v> pillow <v>; python 3.11; site_url <SITE_URL>",
-                                  "inputs": {"attention/core.py": "<sha256>", "figures_src/pages/scores.py": "<sha256>", ...},
+                                  "environment": "python 3.11; site_url <SITE_URL>",
+                                  "inputs": {"attention/scores.py": "<sha256>", "figures_src/pages/scores.py": "<sha256>",
+                                             ..., "package:numpy": "<version>", ...},
                                   "outputs": {"figures/scores-heatmap.html": "<sha256>", ...}}}}
 
 A page's entry is written once every one of its items is built; "absent" is the digest of an input that was
@@ -45,7 +46,7 @@ from pathlib import Path
 
 from . import registry
 from .engine.errors import BuildError
-from .engine.inputs import Digests, Recorder, environment
+from .engine.inputs import Digests, Recorder, distributions, environment
 from .engine.site import DEFAULT_SITE_URL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -295,6 +296,8 @@ def build_page(connection, task, plan):
             connection.send(("built", item.name, files, recorder.inputs()))
     except BuildError as exc:
         connection.send(("error", str(exc)))
+    except Exception as exc:  # the build's own failure, not a page's: still named, still one message
+        connection.send(("error", f"page {page}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
     connection.close()
 
 
@@ -398,6 +401,8 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
         import matplotlib.figure  # noqa: F401, PLC0415  (imported once here, inherited by every page's process)
 
         from .engine import render  # noqa: F401, PLC0415
+
+        distributions()  # once, for every page's process
 
     names = {name: page for name, page in known.items() if page not in to_run}  # item -> its page, every page
     rebuilt, declared = [], {}

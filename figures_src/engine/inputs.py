@@ -12,15 +12,19 @@ imported (figures_src/build.py). There a `Recorder` sees:
 
 An item's inputs are everything recorded from the page module's import up to the end of that item's build: an
 earlier item of the page may have filled a cache (`functools.cache`, an example computed once) that this one
-reads without opening anything. The build stores them in generated/.manifest.json, per item, as
-{path: SHA-256} ("absent" for a file looked for and not found), with `environment()`: the versions of numpy,
-matplotlib and Pillow, Python's, and SITE_URL. An item is rebuilt when any of these differs.
+reads without opening anything. An installed package whose modules were imported or whose files were read
+(numpy, matplotlib, the model package your_sentence.py reads) counts by its version, as "package:<name>".
+The build stores them in generated/.manifest.json, per item, as {path: SHA-256} ("absent" for a file looked for
+and not found) and {"package:numpy": "<version>"}, with `environment()`: Python's version and SITE_URL.
+An item is rebuilt when any of these differs.
 
-Not inputs: a module's compiled cache (.pyc: its source is), files under the Python installation and its site-packages (their versions stand for them), devices,
+Not inputs: a module's compiled cache (.pyc: its source is), the standard library (Python's version stands for
+it), devices,
 a file the process itself wrote, and the build's driver (figures_src/build.py and this module), which decides
 what to build, not what an item writes. A subprocess's reads are not seen: a page that runs one (cost.py measures
 in a fresh interpreter) depends on what that process imports through its own imports.
 """
+import functools
 import hashlib
 import importlib.metadata
 import os
@@ -31,16 +35,15 @@ from pathlib import Path
 from .site import site_url
 
 ROOT = Path(__file__).resolve().parents[2]
-VERSIONED = ("matplotlib", "numpy", "pillow")
+PACKAGE = "package:"
 DRIVER = {str(ROOT / "figures_src" / "build.py"), str(Path(__file__).resolve())}
 ABSENT = "absent"
 
 
 def environment():
-    """What every item depends on besides its recorded files: a line a reader of the manifest can check."""
-    versions = " ".join(f"{name} {importlib.metadata.version(name)}" for name in VERSIONED)
+    """What every item depends on besides its recorded inputs: a line a reader of the manifest can check."""
     python = ".".join(map(str, sys.version_info[:2]))  # a page may measure the interpreter (cost's peaks)
-    return f"{versions}; python {python}; site_url {site_url()}"
+    return f"python {python}; site_url {site_url()}"
 
 
 def label(path):
@@ -49,7 +52,23 @@ def label(path):
     return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
 
+def package_version(name):
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return ABSENT
+
+
+@functools.cache
+def distributions():
+    """{top-level import name: [distribution names]}: slow to compute, so the build does it once, before the fork."""
+    return importlib.metadata.packages_distributions()
+
+
 def file_digest(path):
+    """A recorded input as it is now: a file's SHA-256, or an installed package's version ("package:numpy")."""
+    if str(path).startswith(PACKAGE):
+        return package_version(str(path).removeprefix(PACKAGE))
     path = ROOT / path
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -75,10 +94,7 @@ class Digests:
         return next((name for name, digest in sorted(recorded.items()) if self(name) != digest), None)
 
 
-def _installation():
-    """Folders whose files are the Python installation's and its packages', never the project's."""
-    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(), site.getusersitepackages(),
-               "/dev", "/proc", "/sys"}
+def _folders(*folders):
     return tuple(os.path.join(os.path.abspath(f), "") for f in folders if f and not ROOT.is_relative_to(f))
 
 
@@ -90,8 +106,11 @@ class Recorder:
 
     def __init__(self):
         global _recorder
-        self.installation = _installation()
+        self.packages = _folders(*site.getsitepackages(), site.getusersitepackages(),
+                                 *(p for p in sys.path if os.path.basename(p) == "site-packages"))
+        self.installation = _folders(sys.prefix, sys.base_prefix, sys.exec_prefix, "/dev", "/proc", "/sys") + self.packages
         self.read = {}  # absolute path -> digest when first opened
+        self.installed = set()  # top-level names of the installed packages used: "numpy", "PIL"
         self.written = set()
         self._busy = False
         _recorder = self
@@ -115,19 +134,31 @@ class Recorder:
         self._busy = True  # hashing opens the file too
         try:
             path = os.path.abspath(path)
-            if path not in self.read and not path.startswith(self.installation) and not path.endswith(".pyc"):
+            if path in self.read or path.endswith(".pyc"):
+                return
+            if not path.startswith(self.installation):
                 self.read[path] = file_digest(path)
+            elif folder := next((f for f in self.packages if path.startswith(f)), None):
+                top = path.removeprefix(folder).split(os.sep)[0]
+                self.installed.add(top.removesuffix(".py").split(".")[0])
         finally:
             self._busy = False
 
     def inputs(self):
-        """{label: digest} of every file read and every project module imported so far, sorted."""
+        """{label: digest} of every file read and every project module imported so far, and {"package:<name>":
+        version} of every installed package used, sorted."""
         for module in list(sys.modules.values()):
             file = getattr(module, "__file__", None)
             if file:
                 self.note(file)
-        return {label(path): digest for path, digest in sorted(self.read.items())
-                if path not in self.written and path not in DRIVER}
+        files = {label(path): digest for path, digest in self.read.items() if path not in self.written and path not in DRIVER}
+        self._busy = True  # a version is read from the package's metadata files
+        try:
+            packages = {f"{PACKAGE}{name}": package_version(name)
+                        for top in sorted(self.installed) for name in distributions().get(top, ())}
+        finally:
+            self._busy = False
+        return dict(sorted((files | packages).items()))
 
 
 def note_input(path):
