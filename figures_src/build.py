@@ -370,33 +370,12 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
     manifest = Manifest(out)
     env = environment()
     jobs = jobs or os.cpu_count() or 1
-    plan = {"markdown": registry.markdown_files(), "wants": lambda page, name: True}
-    known = {name: entry["page"] for name, entry in manifest.items.items() if entry["page"] in pages}
-    if only:
-        short = _short_names(pages)
-        requested = [name.replace("_", "-") for name in only]
-        if any(name not in short and name not in known for name in requested):  # new to the manifest: ask every page
-            known = {}
-            for page, message in run_pages([(page, 0, 1) for page in pages], {**plan, "wants": lambda page, name: False}, jobs):
-                if message[0] == "error":
-                    raise BuildError(message[1])
-                known |= dict.fromkeys(message[1], page)
-        for name in requested:
-            if name not in short and name not in known:
-                raise BuildError(f"--only: unknown item or page {name!r}; pages: {sorted(short)}; items: {sorted(known)}")
-        wanted_pages = {short[name] for name in requested if name in short}
-        wanted_items = {name for name in requested if name not in short}
-        to_run = [page for page in pages if page in wanted_pages | {known[name] for name in wanted_items}]
-    else:
-        to_run = [page for page in pages if force or not manifest.page_is_fresh(page, env)]
-    fresh = set() if force else {name for name in known if manifest.item_is_fresh(name, env)}
-    plan["wants"] = lambda page, name: name not in fresh and (not only or page in wanted_pages or name in wanted_items)
-    for name in sorted(set(known) - fresh):
+    markdown = registry.markdown_files()
+    to_run, known, wants = _select(pages, only, force, manifest, env, markdown, jobs)
+    for name in sorted(known):
         changed = manifest.changed_output(name) if manifest.inputs_unchanged(name, env) else None
-        if changed and plan["wants"](known[name], name):
-            path, how = changed
-            if manifest.items[name]["outputs"][path]:  # a manifest of an older layout recorded no hash: nothing we know of
-                log(f"{Path(out) / path}: {how} since the build wrote it; rebuilding {name}")
+        if changed and wants(known[name], name) and manifest.items[name]["outputs"][changed[0]]:  # "": an older layout
+            log(f"{Path(out) / changed[0]}: {changed[1]} since the build wrote it; rebuilding {name}")
     if to_run:
         import matplotlib.figure  # noqa: F401, PLC0415  (imported once here, inherited by every page's process)
 
@@ -404,11 +383,11 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
 
         distributions()  # once, for every page's process
 
-    names = {name: page for name, page in known.items() if page not in to_run}  # item -> its page, every page
+    # item -> its page, for every page (a page not run: from the manifest)
+    names = {name: page for page in pages if page not in to_run for name in manifest.pages.get(page, {}).get("items", ())}
     rebuilt, declared = [], {}
-    stale_counts = Counter(known[name] for name in known if plan["wants"](known[name], name))
-    tasks, first = plan_tasks(to_run, stale_counts, jobs)
-    for page, message in run_pages(tasks, plan, jobs, first):
+    tasks, first = plan_tasks(to_run, Counter(page for name, page in known.items() if wants(page, name)), jobs)
+    for page, message in run_pages(tasks, {"markdown": markdown, "wants": wants}, jobs, first):
         match message:
             case ("error", text):
                 raise BuildError(text)
@@ -436,6 +415,35 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
         manifest.pages = {page: entry for page, entry in manifest.pages.items() if page in pages}
     manifest.save()
     return rebuilt
+
+
+def _select(pages, only, force, manifest, env, markdown, jobs):
+    """-> (the pages to run, {item: page} as far as known, wants(page, item): whether to build it)."""
+    known = {name: entry["page"] for name, entry in manifest.items.items() if entry["page"] in pages}
+    wanted_pages, wanted_items = set(pages), None
+    if only:  # --only NAME: an item (scores-heatmap or scores_heatmap), or a page (all its items)
+        short = _short_names(pages)
+        requested = [name.replace("_", "-") for name in only]
+        if any(name not in short and name not in known for name in requested):  # new to the manifest: ask every page
+            known = {}
+            for page, message in run_pages([(page, 0, 1) for page in pages],
+                                           {"markdown": markdown, "wants": lambda page, name: False}, jobs):
+                if message[0] == "error":
+                    raise BuildError(message[1])
+                known |= dict.fromkeys(message[1], page)
+        for name in requested:
+            if name not in short and name not in known:
+                raise BuildError(f"--only: unknown item or page {name!r}; pages: {sorted(short)}; items: {sorted(known)}")
+        wanted_pages = {short[name] for name in requested if name in short}
+        wanted_items = {name for name in requested if name not in short}
+        to_run = [page for page in pages if page in wanted_pages | {known[name] for name in wanted_items}]
+    else:
+        to_run = [page for page in pages if force or not manifest.page_is_fresh(page, env)]
+    fresh = set() if force else {name for name in known if manifest.item_is_fresh(name, env)}
+
+    def wants(page, name):
+        return name not in fresh and (page in wanted_pages or wanted_items is not None and name in wanted_items)
+    return to_run, known, wants
 
 
 def _short_names(pages):

@@ -55,8 +55,8 @@ def module_name(markdown):
 
 
 @functools.cache
-def _nav(path=MKDOCS):
-    config = yaml.load(path.read_text(encoding="utf-8"), Loader=_ConfigLoader)
+def _nav():
+    config = yaml.load(MKDOCS.read_text(encoding="utf-8"), Loader=_ConfigLoader)
     pages = []
     for entry in config.get("nav") or []:
         if not (isinstance(entry, dict) and len(entry) == 1 and isinstance(next(iter(entry.values())), str)):

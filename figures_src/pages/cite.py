@@ -8,7 +8,6 @@ from ..engine.site import site_url
 from ..engine.text import table
 
 
-
 def cite_data():
     """Every example with a cite line of its own (the real model's are listed on their page), from the pages' declarations."""
     figures = [(item, page.markdown) for page in registry.nav() if page.has_module

@@ -11,7 +11,6 @@ from ..engine.text import by_hand, dims, matrix, num, table, vector
 from . import sentences
 
 
-
 def followed_row(example):
     """The query followed through on the page: the one whose largest weight is the median of the rows',
     so its output is a visible mix rather than a copy of one value or a plain average."""

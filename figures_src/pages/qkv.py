@@ -4,7 +4,6 @@ from ..engine.text import dims, latex_vector, matrix, num, table
 from . import sentences
 
 
-
 def qkv_snippets(example):
     tokens, inputs, steps = example["tokens"], example["inputs"], example["steps"]
     X = inputs["X"]

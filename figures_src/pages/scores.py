@@ -10,7 +10,6 @@ from ..engine.text import latex_vector, num, table
 from . import sentences
 
 
-
 def worked_entry(example):
     """(i, j) of the largest raw score: the pair the page works out by hand."""
     i, j = np.unravel_index(np.argmax(example["steps"]["scores"]), example["steps"]["scores"].shape)

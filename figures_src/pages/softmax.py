@@ -8,7 +8,6 @@ from ..engine.text import num, rounding_note, softmax_by_hand, table
 from . import sentences
 
 
-
 def peaked_and_flat(example):
     """Row indices of the lowest- and highest-entropy rows."""
     entropy = example["steps"]["entropy"]

@@ -22,7 +22,6 @@ from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_images, gri
 from .text import text_data, text_snippets
 
 
-
 # ---------------------------------------------------------------- one worked example per sentence and layer
 
 
