@@ -347,12 +347,13 @@ def run_pages(tasks, plan, jobs, first=()):
 
 
 def plan_tasks(pages, stale_counts, jobs):
-    """Each page one task, or, when there are fewer pages than cores, its stale items cut into several parts
-    (each part imports the page on its own); and the tasks to start first, the largest."""
-    parts = max(1, jobs // max(1, len(pages)))
-    tasks = [(page, part, n) for page in pages for n in [max(1, min(parts, stale_counts.get(page, 1)))]
-             for part in range(n)]
-    first = sorted(tasks, key=lambda task: -stale_counts.get(task[0], 0) / task[2])
+    """Each page one task, or several when it holds a large share of the stale items (each part imports the page
+    on its own; an edited page still renders on every core); and the order to start them in, the largest first."""
+    total = sum(stale_counts.get(page, 1) for page in pages)
+    parts = {page: max(1, min(stale_counts.get(page, 1), round(jobs * stale_counts.get(page, 1) / total)))
+             for page in pages}
+    tasks = [(page, part, parts[page]) for page in pages for part in range(parts[page])]
+    first = sorted(tasks, key=lambda task: -stale_counts.get(task[0], 1) / task[2])
     return tasks, first
 
 

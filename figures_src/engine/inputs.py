@@ -52,6 +52,7 @@ def label(path):
     return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
 
+@functools.cache  # per process: a build does not install packages
 def package_version(name):
     try:
         return importlib.metadata.version(name)
@@ -110,6 +111,7 @@ class Recorder:
                                  *(p for p in sys.path if os.path.basename(p) == "site-packages"))
         self.installation = _folders(sys.prefix, sys.base_prefix, sys.exec_prefix, "/dev", "/proc", "/sys") + self.packages
         self.read = {}  # absolute path -> digest when first opened
+        self.seen = set()  # every path noted, inside the project or not
         self.installed = set()  # top-level names of the installed packages used: "numpy", "PIL"
         self.written = set()
         self._busy = False
@@ -133,6 +135,9 @@ class Recorder:
             return
         self._busy = True  # hashing opens the file too
         try:
+            if path in self.seen:
+                return
+            self.seen.add(path)
             path = os.path.abspath(path)
             if path in self.read or path.endswith(".pyc"):
                 return
