@@ -17,7 +17,8 @@ imported, so a build with nothing to do reads only the manifest and hashes files
 corrupted since the build wrote it makes its item stale, so it is written again.
 
 Each page with something to build runs in a process of its own, forked from this one (up to --jobs at once), so
-what it imports and reads is its own; the files are written here, in navigation order. Every file is written to
+what it imports and reads is its own; a page holding a large share of the stale items is cut into parts, one
+process each. The files are written here, in navigation order. Every file is written to
 a temporary name and renamed, so a failure leaves no half-written file; the first failure stops the build with
 an error naming the item and its page. `check_generated()` is the same check at publish time: the site build
 (hooks/generated_files.py) publishes nothing that differs from what the build wrote.
