@@ -37,6 +37,7 @@ looked for and not found.
 """
 import argparse
 import hashlib
+import importlib
 import json
 import os
 import signal
@@ -240,12 +241,12 @@ def check_generated(folder=GENERATED):
 KEPT = ("__main__", "figures_src", "figures_src.build", "figures_src.registry", "figures_src.engine")
 
 
-def declarations(page, markdown):
+def declarations(page):
     """The items page module `page` declares; a page that fails to import is named."""
     from .engine.items import Example, Figure, Snippets  # noqa: PLC0415
 
     try:
-        module = registry.load(page, markdown)
+        module = importlib.import_module(page)
     except BuildError as exc:
         raise BuildError(f"page {page}: {exc}") from None
     except Exception as exc:
@@ -282,7 +283,7 @@ def build_page(connection, task, plan):
 
         recorder = Recorder()
         _forget_project_modules(recorder)
-        items = declarations(page, plan["markdown"])
+        items = declarations(page)
         if part == 0:
             connection.send(("declared", [item.name for item in items]))
         wanted = [item for item in items if plan["wants"](page, item.name)]

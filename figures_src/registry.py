@@ -7,7 +7,7 @@ figures_src/pages/ that declares `ITEMS` but matches no nav entry is an error; o
 (sentences.py) is a helper the pages import.
 
 So adding a page is its Markdown, its module and one nav line. Its module declares its items in `ITEMS`; an
-Example there needs no `page=`: `load()` gives every Example the page of the module whose ITEMS list it.
+Example there needs no `page=`: its page is the one whose module lists it (`_page_of`, which the engine asks).
 """
 import functools
 import importlib
@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from .engine import Example
+from .engine.items import find_pages_with
 from .engine.errors import BuildError
 from .engine.inputs import note_input
 
@@ -99,22 +100,21 @@ def markdown_files():
     return {page.module: page.markdown for page in _nav()}
 
 
-def load(module, markdown=None):
-    """Import page module `module`, and give every Example of every page module imported so far the page whose
-    ITEMS list it (masks.py shows qkv.py's example: it is still qkv.md's). `markdown`: {module: file}."""
-    markdown = markdown_files() if markdown is None else markdown
-    loaded = importlib.import_module(module)
-    for name, file in markdown.items():
-        page = sys.modules.get(name)
-        for item in getattr(page, "ITEMS", None) or ():
-            if isinstance(item, Example):
-                item.place(file)
-    return loaded
+def _page_of(example):
+    """The nav page whose module, imported by now, lists `example` in ITEMS (masks.py shows qkv.py's example: it
+    is still qkv.md's)."""
+    for module, markdown in markdown_files().items():
+        if any(item is example for item in getattr(sys.modules.get(module), "ITEMS", None) or ()):
+            return markdown
+    return None
+
+
+find_pages_with(_page_of)
 
 
 def items():
     """Every declared item of every page, in build order."""
-    return [item for module in page_modules() for item in load(module).ITEMS]
+    return [item for module in page_modules() for item in importlib.import_module(module).ITEMS]
 
 
 def examples():

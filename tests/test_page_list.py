@@ -81,10 +81,10 @@ def test_a_page_module_the_nav_does_not_name_stops_the_build(copy, tmp_path):
     assert "figures_src/pages/orphan.py declares ITEMS, but mkdocs.yml's nav names no page for it" in result.stderr
 
 
-def test_an_example_that_names_another_page_than_its_own_is_refused():
+def test_an_example_no_nav_page_lists_has_no_page():
     from figures_src.engine import Example  # noqa: PLC0415
 
-    example = Example("ex-elsewhere", title="Declared on one page, claiming another", data=dict, page="scores.md")
-    example.place("scores.md")
-    with pytest.raises(BuildError, match="ex-elsewhere says page='scores.md' but is listed in the ITEMS of masks.md"):
-        example.place("masks.md")
+    stray = Example("ex-stray", title="Declared, listed in no page's ITEMS", data=dict)
+    with pytest.raises(BuildError, match="example ex-stray is listed in no page module's ITEMS"):
+        stray.url_path
+    assert Example("ex-named", title="A test page's example", data=dict, page="scores.md").url_path == "scores/"

@@ -180,6 +180,6 @@ def cite_line(example, embeddable=False):
                  f"<pre><code>{escape(embed_snippet(example.id, url))}</code></pre></details>\n")
     return (
         f'<p class="aih-cite" id="{example.id}" markdown>Worked example <code>{example.id}</code>: cite it as '
-        f"[{permalink(example)}]({example.page}#{example.id}) · "
+        f"[{permalink(example)}]({example.markdown}#{example.id}) · "
         f"[download the numbers of {example.id} (JSON)](examples/{example.id}.json)" + (embed or "</p>\n")
     )

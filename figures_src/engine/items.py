@@ -79,6 +79,15 @@ EXAMPLE_HEADER = ("id", "title", "page", "library_version")
 CONTROLS = ("modes", "scale", "mask", "readout", "softmax", "entropy", "output")
 
 
+_page_finder = None  # example -> its page's Markdown file, or None: set by figures_src.registry
+
+
+def find_pages_with(finder):
+    """How an Example learns its page: the registry knows the nav; the engine never imports it."""
+    global _page_finder
+    _page_finder = finder
+
+
 def _check_name(kind, name):
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise BuildError(f"{kind} name {name!r}: use lower-case words joined by hyphens "
@@ -101,29 +110,30 @@ class Example:
     data: Callable[[], dict]
     snippets: Callable[[dict], dict] | None = None
     cite_line: bool = True
-    page: str | None = None  # the Markdown file under docs/ that shows it, "scores.md": see place()
+    page: str | None = None  # optional: by default the page whose module lists it in ITEMS (see `markdown`)
 
     def __post_init__(self):
         _check_name("example", self.id)
-
-    def place(self, page):
-        """The registry gives an example the page whose module lists it in ITEMS (figures_src/registry.py);
-        a declaration may also name it, as a test's page does."""
-        if self.page not in (None, page):
-            raise BuildError(f"example {self.id} says page={self.page!r} but is listed in the ITEMS of {page}")
-        object.__setattr__(self, "page", page)
 
     @property
     def name(self):
         return self.id
 
     @property
+    def markdown(self):
+        """The Markdown file under docs/ that shows it, "scores.md": the page whose module lists it in ITEMS, as
+        figures_src/registry.py finds it (a declaration may also name it, as a test's page does)."""
+        if self.page is None:
+            found = _page_finder(self) if _page_finder else None
+            if found is None:
+                raise BuildError(f"example {self.id} is listed in no page module's ITEMS that mkdocs.yml's nav names")
+            object.__setattr__(self, "page", found)
+        return self.page
+
+    @property
     def url_path(self):
         """The page's path below the site's address: "scores/"."""
-        if self.page is None:
-            raise BuildError(f"example {self.id} has no page: list it in a page module's ITEMS "
-                             "and load that module through figures_src.registry")
-        return page_path(self.page)
+        return page_path(self.markdown)
 
     def compute(self):
         """The whole example, header first; computed once per process."""
