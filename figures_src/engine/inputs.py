@@ -3,10 +3,10 @@
 Each page builds in a process of its own, forked from the build with no page, attention/ or realheads/ module
 imported (figures_src/build.py). There a `Recorder` sees:
 
-- every file opened for reading: an audit hook on "open" (open(), Path.read_*, numpy.load, yaml, and the import
-  system reading a module's source). The file is hashed (SHA-256) when it is opened, before it is read;
-- every module in sys.modules whose file is a source file of the project (the engine, imported by the build
-  before the fork, is there too);
+- every file opened for reading: an audit hook on "open" (open(), Path.read_*, numpy.load, yaml). The file is
+  hashed (SHA-256) when it is opened, before it is read;
+- every module in sys.modules, by its source file (the import system may read only its .pyc; the engine, imported
+  by the build before the fork, is there too);
 - what a function notes with `note_input(path)`: a file whose content it serves from a cache filled before the
   fork (the registry's reading of mkdocs.yml).
 
@@ -19,9 +19,9 @@ and not found) and {"package:numpy": "<version>"}, with `environment()`: Python'
 An item is rebuilt when any of these differs.
 
 Not inputs: a module's compiled cache (.pyc: its source is), the standard library (Python's version stands for
-it), devices,
-a file the process itself wrote, and the build's driver (figures_src/build.py and this module), which decides
-what to build, not what an item writes. A subprocess's reads are not seen: a page that runs one (cost.py measures
+it), devices, a file the process itself wrote, and the build's driver (figures_src/build.py and this module),
+which decides what to build, not what an item writes. Nor is a folder's listing: an item that globs a folder
+sees a new file there only once something else it reads changes. A subprocess's reads are not seen: a page that runs one (cost.py measures
 in a fresh interpreter) depends on what that process imports through its own imports.
 """
 import functools
