@@ -2,20 +2,38 @@
 
     python -m figures_src.build [--force] [--only NAME ...] [--out DIR] [--jobs N]
 
-figures_src/registry.py lists the pages; each page module declares its items in ITEMS
-(figures_src/engine/items.py says what each kind writes):
+mkdocs.yml's nav lists the pages (figures_src/registry.py derives each page's module); each page module declares
+its items in ITEMS (figures_src/engine/items.py says what each kind writes):
 
 - an Example: generated/public/examples/<id>.json (published at examples/<id>.json) and snippets/<id>-cite.md;
 - a Figure: generated/figures/<name>.html, the <figure> fragment a page includes;
 - snippets(data): generated/snippets/<name>[-<part>].md; public(data): generated/public/<path>.
 
-A page whose inputs hash to what the manifest holds, and whose items' files all hold the bytes the build wrote
-(the manifest keeps each file's SHA-256), is skipped without being imported (figures_src/engine/inputs.py).
-Otherwise its stale items are rendered, up to --jobs at once, and written in registry order: a file edited,
-truncated or corrupted since the build wrote it makes its item stale, so it is written again. Every file is
-written to a temporary name and renamed, so a failure leaves no half-written file; the first failure stops the
-build with an error naming the item and its page. `check_generated()` is the same check at publish time:
-the site build (hooks/generated_files.py) publishes nothing that differs from what the build wrote.
+What is rebuilt: the manifest, generated/.manifest.json, keeps per item the files it was built from, each with
+its SHA-256, as recorded while it built (figures_src/engine/inputs.py), and the files it wrote, each with the
+SHA-256 of the bytes written. An item is skipped when every one of those inputs, the environment (Python,
+SITE_URL) and every file it wrote are unchanged; a page whose items are all skipped is not even
+imported, so a build with nothing to do reads only the manifest and hashes files. A file edited, truncated or
+corrupted since the build wrote it makes its item stale, so it is written again.
+
+Each page with something to build runs in a process of its own, forked from this one (up to --jobs at once), so
+what it imports and reads is its own; a page holding a large share of the stale items is cut into parts, one
+process each. The files are written here, in navigation order. Every file is written to
+a temporary name and renamed, so a failure leaves no half-written file; the first failure stops the build with
+an error naming the item and its page. `check_generated()` is the same check at publish time: the site build
+(hooks/generated_files.py) publishes nothing that differs from what the build wrote.
+
+The manifest:
+
+    {"pages": {"figures_src.pages.scores": {"items": ["ex-scores", "scores-heatmap", ...]}},
+     "items": {"scores-heatmap": {"page": "figures_src.pages.scores",
+                                  "environment": "python 3.11; site_url <SITE_URL>",
+                                  "inputs": {"attention/scores.py": "<sha256>", "figures_src/pages/scores.py": "<sha256>",
+                                             ..., "package:numpy": "<version>", ...},
+                                  "outputs": {"figures/scores-heatmap.html": "<sha256>", ...}}}}
+
+A page's entry is written once every one of its items is built; "absent" is the digest of an input that was
+looked for and not found.
 """
 import argparse
 import hashlib
@@ -25,10 +43,12 @@ import os
 import signal
 import sys
 import traceback
+from collections import Counter
 from pathlib import Path
 
+from . import registry
 from .engine.errors import BuildError
-from .engine.inputs import InputHasher, registered_pages
+from .engine.inputs import Digests, Recorder, distributions, environment
 from .engine.site import DEFAULT_SITE_URL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,24 +84,23 @@ def write_atomic(path, text):
 
 
 class Manifest:
-    """generated/.manifest.json: per item, its page, the hash of the page's inputs it was built from and the
-    files it wrote, each with the SHA-256 of the bytes written; per page, that hash and its items' names once
-    every one of them is built from it."""
+    """generated/.manifest.json (the module's docstring shows it): per item, its page, the environment and the
+    inputs it was built from and the files it wrote; per page, its items' names once every one is built."""
 
     def __init__(self, folder):
         self.folder = Path(folder)
         self.path = self.folder / MANIFEST
         stored = self._read()
         if isinstance(stored, dict) and "items" not in stored:  # an older layout: keep its files listed, so the build can remove them
-            stored = {"pages": {}, "items": {name: {"page": None, **entry} if isinstance(entry, dict) else entry
-                                             for name, entry in stored.items()}}
-        items = stored.get("items") if isinstance(stored, dict) else None
-        for entry in items.values() if isinstance(items, dict) else ():
-            if isinstance(entry, dict) and _strings(entry.get("outputs")):  # an older layout: no file hashes, so stale
-                entry["outputs"] = dict.fromkeys(entry["outputs"], "")
+            stored = {"pages": {}, "items": stored}
+        if isinstance(stored, dict) and isinstance(stored.get("items"), dict) and isinstance(stored.get("pages"), dict):
+            stored["items"] = {name: _recorded(entry) for name, entry in stored["items"].items()}
+            stored["pages"] = {page: {"items": entry.get("items")} if isinstance(entry, dict) else entry
+                               for page, entry in stored["pages"].items()}
         self._check(stored)
         self.pages, self.items = stored["pages"], stored["items"]
         self._on_disk = {}  # path -> SHA-256 of the file's bytes now (None: no such file), read once per build
+        self.digests = Digests()
 
     def _read(self):
         if not self.path.exists():
@@ -103,12 +122,14 @@ class Manifest:
         if not isinstance(pages, dict) or not isinstance(items, dict):
             raise self._invalid('"pages" and "items" must be objects')
         for page, entry in pages.items():
-            if not (isinstance(entry, dict) and isinstance(entry.get("hash"), str) and _strings(entry.get("items"))):
-                raise self._invalid(f"page {page!r} needs a string hash and a list of item names")
+            if not (isinstance(entry, dict) and _strings(entry.get("items"))):
+                raise self._invalid(f"page {page!r} needs a list of item names")
         for name, entry in items.items():
-            if not (isinstance(entry, dict) and isinstance(entry.get("hash"), str) and _file_hashes(entry.get("outputs"))
+            if not (isinstance(entry, dict) and isinstance(entry.get("environment"), str)
+                    and _file_hashes(entry.get("inputs")) and _file_hashes(entry.get("outputs"))
                     and (entry.get("page") is None or isinstance(entry["page"], str))):
-                raise self._invalid(f"item {name!r} needs a page, a string hash and its outputs as {{path: SHA-256}}")
+                raise self._invalid(f"item {name!r} needs a page, an environment, and its inputs and outputs as "
+                                    "{path: SHA-256}")
             for path in entry["outputs"]:
                 if not self.inside(path):
                     raise self._invalid(f"item {name!r} lists {path!r}, which is not a file inside {self.folder}")
@@ -139,20 +160,24 @@ class Manifest:
                 return path, "missing" if now is None else "changed"
         return None
 
-    def item_is_fresh(self, name, digest):
+    def inputs_unchanged(self, name, env):
         entry = self.items.get(name)
-        return bool(entry) and entry["hash"] == digest and self.changed_output(name) is None
+        return (bool(entry) and bool(entry["inputs"]) and entry["environment"] == env
+                and self.digests.changed(entry["inputs"]) is None)
 
-    def page_is_fresh(self, page, digest):
+    def item_is_fresh(self, name, env):
+        return self.inputs_unchanged(name, env) and self.changed_output(name) is None
+
+    def page_is_fresh(self, page, env):
         entry = self.pages.get(page)
-        return bool(entry) and entry["hash"] == digest and all(self.item_is_fresh(n, digest) for n in entry["items"])
+        return bool(entry) and all(self.item_is_fresh(n, env) for n in entry["items"])
 
-    def record(self, name, page, digest, files):
-        """Item `name` wrote `files` ({path: text or bytes}); the files it wrote before and writes no more go,
-        unless another item writes them."""
+    def record(self, name, page, env, inputs, files):
+        """Item `name` was built from `inputs` ({label: SHA-256}) and wrote `files` ({path: text or bytes}); the
+        files it wrote before and writes no more go, unless another item writes them."""
         previous = self.items.get(name, {}).get("outputs", {})
         hashes = {path: sha256(encoded(text)) for path, text in sorted(files.items())}
-        self.items[name] = {"page": page, "hash": digest, "outputs": hashes}
+        self.items[name] = {"page": page, "environment": env, "inputs": inputs, "outputs": hashes}
         self._on_disk.update(hashes)
         self.remove_unowned(set(previous) - set(files))
 
@@ -166,6 +191,16 @@ class Manifest:
                 raise BuildError(f"{self.path}: refusing to delete {path!r}, which is outside {self.folder}")
             (self.folder / path).unlink(missing_ok=True)
             self._on_disk.pop(path, None)
+
+
+def _recorded(entry):
+    """An item's entry of an older layout (a page hash, perhaps no file hashes) as one of this layout that is stale."""
+    if not isinstance(entry, dict) or "inputs" in entry:
+        return entry
+    outputs = entry.get("outputs")
+    if _strings(outputs):
+        outputs = dict.fromkeys(outputs, "")
+    return {"page": entry.get("page"), "environment": "", "inputs": {}, "outputs": outputs}
 
 
 def _strings(value):
@@ -198,11 +233,16 @@ def check_generated(folder=GENERATED):
                              "then run `make figures`")
 
 
-# ---------------------------------------------------------------- the pages' declarations
+# ---------------------------------------------------------------- one page, in a process of its own
+
+# The build's own modules stay imported in a page's process (their classes must stay one); every other module of
+# the project is imported afresh there, so the recorder sees it, and a second build in one process renders the
+# code on disk.
+KEPT = ("__main__", "figures_src", "figures_src.build", "figures_src.registry", "figures_src.engine")
 
 
 def declarations(page):
-    """The items page module `page` declares, imported fresh; a page that fails to import is named."""
+    """The items page module `page` declares; a page that fails to import is named."""
     from .engine.items import Example, Figure, Snippets  # noqa: PLC0415
 
     try:
@@ -220,137 +260,197 @@ def declarations(page):
     return items
 
 
-def forget_modules(pages, hasher):
-    """Drop the pages' modules, and the figures_src modules they import, from sys.modules, so a second build
-    in one process (a test, a maintainer's session) renders the code on disk, not the code imported first.
-    The engine and attention/ stay imported: the hash covers them, and their classes must stay one."""
-    paths = {str(p) for page in pages for p in hasher.input_files(page)} - {str(p) for p in hasher.shared}
+def _forget_project_modules(recorder):
     for name, module in list(sys.modules.items()):
-        if getattr(module, "__file__", None) in paths:
-            del sys.modules[name]
-            parent, _, child = name.rpartition(".")
-            if getattr(sys.modules.get(parent), child, None) is module:  # `from . import child` looks here first
-                delattr(sys.modules[parent], child)
+        file = getattr(module, "__file__", None)
+        if not file or os.path.abspath(file).startswith(recorder.installation) or name in KEPT or name.startswith("figures_src.engine."):
+            continue
+        del sys.modules[name]
+        parent, _, child = name.rpartition(".")
+        if getattr(sys.modules.get(parent), child, None) is module:  # `from . import child` looks here first
+            delattr(sys.modules[parent], child)
 
 
-# ---------------------------------------------------------------- rendering, in parallel
-
-_RENDERING = []  # (page, item) pairs of the current build; forked workers inherit the list
-
-
-def render_one(index):
-    """(outputs, None) or (None, an error message naming the item); runs in a worker process too."""
-    page, item = _RENDERING[index]
+def build_page(connection, task, plan):
+    """In a page's process: import the page, send ("declared", names) (the first part of a page only), then
+    ("built", name, files, inputs) for each item `plan` wants in this part of the page, and ("error", message) if
+    something fails. task: (page, part, parts): the wanted items are cut into `parts` runs, in order."""
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))  # the main process says what happened, once
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by run_pages until this handler is set
+    page, part, parts = task
     try:
         from .engine.render import outputs  # noqa: PLC0415  (matplotlib only when something is drawn)
 
-        return outputs(item, getattr(sys.modules.get(page), "PAGE", None)), None
+        recorder = Recorder()
+        _forget_project_modules(recorder)
+        items = declarations(page)
+        if part == 0:
+            connection.send(("declared", [item.name for item in items]))
+        wanted = [item for item in items if plan["wants"](page, item.name)]
+        for item in wanted[len(wanted) * part // parts:len(wanted) * (part + 1) // parts]:
+            try:
+                files = outputs(item, plan["markdown"].get(page))
+            except BuildError as exc:
+                raise BuildError(f"{item.name} (page {page}): {exc}") from None
+            except Exception as exc:
+                raise BuildError(f"{item.name} (page {page}) failed: {type(exc).__name__}: {exc}\n"
+                                 f"{traceback.format_exc()}") from None
+            connection.send(("built", item.name, files, recorder.inputs()))
     except BuildError as exc:
-        return None, f"{item.name} (page {page}): {exc}"
-    except Exception as exc:
-        return None, f"{item.name} (page {page}) failed: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+        connection.send(("error", str(exc)))
+    except Exception as exc:  # the build's own failure, not a page's: still named, still one message
+        connection.send(("error", f"page {page}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+    connection.close()
 
 
-def _quiet_on_interrupt():
-    """A worker stops at Ctrl-C without a traceback of its own; the main process says what happened, once.
-    A worker only renders in memory: the main process writes every file."""
-    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
-
-
-def render_all(stale, jobs):
-    """Yield ((page, item), outputs, error) in the given order, rendering up to `jobs` items at once."""
-    _RENDERING[:] = stale
-    if jobs <= 1 or len(stale) <= 1:
-        for index, pair in enumerate(stale):
-            yield (pair, *render_one(index))
-        return
+def run_pages(tasks, plan, jobs, first=()):
+    """Yield (page, message) for every task (page, part, parts), task by task in the given order, running up to
+    `jobs` at once; the tasks in `first` start first (the largest, so that no core waits for them at the end)."""
     import multiprocessing  # noqa: PLC0415
-    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+    from multiprocessing.connection import wait  # noqa: PLC0415
 
-    import matplotlib.figure  # noqa: F401, PLC0415  (imported once here, inherited by the forked workers)
+    context = multiprocessing.get_context("fork")
+    waiting = [task for task in first if task in tasks] + [task for task in tasks if task not in first]
+    running, received, finished = {}, {task: [] for task in tasks}, set()
+    try:
+        for task in tasks:
+            while task not in finished or received[task]:
+                while received[task]:
+                    yield task[0], received[task].pop(0)
+                if task in finished:
+                    break
+                while waiting and len(running) < jobs:
+                    reader, writer = context.Pipe(duplex=False)
+                    started = waiting.pop(0)
+                    process = context.Process(target=build_page, args=(writer, started, plan))
+                    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # Ctrl-C now waits: see build_page
+                    try:
+                        process.start()
+                    finally:
+                        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+                    writer.close()
+                    running[reader] = (started, process)
+                for reader in wait(list(running)):
+                    other, process = running[reader]
+                    try:
+                        received[other].append(reader.recv())
+                    except EOFError:
+                        process.join()
+                        if process.exitcode:
+                            received[other].append(("error", f"page {other[0]}: its build process stopped "
+                                                             f"(exit code {process.exitcode})"))
+                        finished.add(other)
+                        del running[reader]
+    finally:
+        for reader, (_, process) in running.items():
+            process.kill()
+            process.join()
+            reader.close()
 
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_quiet_on_interrupt) as pool:
-        futures = [pool.submit(render_one, index) for index in range(len(stale))]
-        try:
-            for pair, future in zip(stale, futures):
-                yield (pair, *future.result())
-        finally:
-            for future in futures:
-                future.cancel()
+
+def plan_tasks(pages, stale_counts, jobs):
+    """Each page one task, or several when it holds a large share of the stale items (each part imports the page
+    on its own; an edited page still renders on every core); and the order to start them in, the largest first."""
+    total = sum(stale_counts.get(page, 1) for page in pages)
+    parts = {page: max(1, min(stale_counts.get(page, 1), round(jobs * stale_counts.get(page, 1) / total)))
+             for page in pages}
+    tasks = [(page, part, parts[page]) for page in pages for part in range(parts[page])]
+    first = sorted(tasks, key=lambda task: -stale_counts.get(task[0], 1) / task[2])
+    return tasks, first
 
 
 # ---------------------------------------------------------------- the build
 
 
 def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=print):
-    """Build the items of `pages` (dotted module names; default: the registry). Returns the names rebuilt.
+    """Build the items of `pages` (dotted module names; default: the nav's). Returns the names rebuilt.
 
     only: item names (or page names: all of that page's items) to build instead of everything.
     """
-    pages = registered_pages() if pages is None else list(pages)
+    pages = registry.page_modules() if pages is None else list(pages)
     if len(set(pages)) != len(pages):
-        raise BuildError("figures_src/registry.py lists a page twice")
+        raise BuildError("the build was given a page twice")
     manifest = Manifest(out)
-    hasher = InputHasher()
-    digests = {page: hasher(page) for page in pages}
-    to_import = pages if only else [p for p in pages if force or not manifest.page_is_fresh(p, digests[p])]
-    forget_modules(to_import, hasher)
-    declared = {page: declarations(page) for page in to_import}
+    env = environment()
+    jobs = jobs or os.cpu_count() or 1
+    markdown = registry.markdown_files()
+    to_run, known, wants = _select(pages, only, force, manifest, env, markdown, jobs)
+    for name in sorted(known):
+        changed = manifest.changed_output(name) if manifest.inputs_unchanged(name, env) else None
+        if changed and wants(known[name], name) and manifest.items[name]["outputs"][changed[0]]:  # "": an older layout
+            log(f"{Path(out) / changed[0]}: {changed[1]} since the build wrote it; rebuilding {name}")
+    if to_run:
+        import matplotlib.figure  # noqa: F401, PLC0415  (imported once here, inherited by every page's process)
 
-    names = {}  # item name -> its page, for every page (a skipped page's names come from the manifest)
-    for page in pages:
-        for name in [item.name for item in declared[page]] if page in declared else manifest.pages[page]["items"]:
-            if name in names:
-                raise BuildError(f"item {name} is declared twice: by {names[name]} and by {page}")
-            names[name] = page
+        from .engine import render  # noqa: F401, PLC0415
 
-    candidates = [(page, item) for page, items in declared.items() for item in items]
-    if only:
-        wanted = _resolve_only(only, names, pages)
-        candidates = [(page, item) for page, item in candidates if item.name in wanted]
-    stale = [(page, item) for page, item in candidates if force or not manifest.item_is_fresh(item.name, digests[page])]
-    for page, item in stale:
-        entry = manifest.items.get(item.name)
-        if not force and entry and entry["hash"] == digests[page] and (changed := manifest.changed_output(item.name)):
-            path, how = changed
-            if entry["outputs"][path]:  # a manifest of an older layout recorded no hash: nothing changed that we know of
-                log(f"{Path(out) / path}: {how} since the build wrote it; rebuilding {item.name}")
+        distributions()  # once, for every page's process
 
-    rebuilt = []
-    for (page, item), files, error in render_all(stale, jobs or os.cpu_count() or 1):
-        if error is not None:
-            raise BuildError(error)
-        for path, text in files.items():
-            write_atomic(Path(out) / path, text)
-        manifest.record(item.name, page, digests[page], files)
-        manifest.save()
-        rebuilt.append(item.name)
-        log(f"built {item.name}: {', '.join(sorted(files))}")
+    # item -> its page, for every page (a page not run: from the manifest)
+    names = {name: page for page in pages if page not in to_run for name in manifest.pages.get(page, {}).get("items", ())}
+    rebuilt, declared = [], {}
+    tasks, first = plan_tasks(to_run, Counter(page for name, page in known.items() if wants(page, name)), jobs)
+    for page, message in run_pages(tasks, {"markdown": markdown, "wants": wants}, jobs, first):
+        match message:
+            case ("error", text):
+                raise BuildError(text)
+            case ("declared", page_names):
+                for name in page_names:
+                    if names.get(name, page) != page:
+                        raise BuildError(f"item {name} is declared twice: by {names[name]} and by {page}")
+                    names[name] = page
+                declared[page] = page_names
+            case ("built", name, files, inputs):
+                for path, text in files.items():
+                    write_atomic(Path(out) / path, text)
+                manifest.record(name, page, env, inputs, files)
+                manifest.save()
+                rebuilt.append(name)
+                log(f"built {name}: {', '.join(sorted(files))}")
 
-    for page, items in declared.items():
-        if all(manifest.item_is_fresh(item.name, digests[page]) for item in items):
-            manifest.pages[page] = {"hash": digests[page], "items": [item.name for item in items]}
+    for page, page_names in declared.items():
+        if all(manifest.item_is_fresh(name, env) for name in page_names):
+            manifest.pages[page] = {"items": page_names}
     if not only:  # what no page declares any more: its files go
         for name in sorted(set(manifest.items) - set(names)):
             manifest.forget(name)
             log(f"removed {name} (no page declares it any more)")
-        manifest.pages = {page: entry for page, entry in manifest.pages.items() if page in digests}
+        manifest.pages = {page: entry for page, entry in manifest.pages.items() if page in pages}
     manifest.save()
     return rebuilt
 
 
-def _resolve_only(only, names, pages):
-    """--only NAME: an item (either spelling, scores-heatmap or scores_heatmap), or a page (all its items)."""
-    short = {page.rsplit(".", 1)[-1].replace("_", "-"): page for page in pages}
-    wanted = set()
-    for name in (o.replace("_", "-") for o in only):
-        if name in short:
-            wanted |= {item for item, page in names.items() if page == short[name]}
-        elif name in names:
-            wanted.add(name)
-        else:
-            raise BuildError(f"--only: unknown item or page {name!r}; pages: {sorted(short)}; items: {sorted(names)}")
-    return wanted
+def _select(pages, only, force, manifest, env, markdown, jobs):
+    """-> (the pages to run, {item: page} as far as known, wants(page, item): whether to build it)."""
+    known = {name: entry["page"] for name, entry in manifest.items.items() if entry["page"] in pages}
+    wanted_pages, wanted_items = set(pages), None
+    if only:  # --only NAME: an item (scores-heatmap or scores_heatmap), or a page (all its items)
+        short = _short_names(pages)
+        requested = [name.replace("_", "-") for name in only]
+        if any(name not in short and name not in known for name in requested):  # new to the manifest: ask every page
+            known = {}
+            for page, message in run_pages([(page, 0, 1) for page in pages],
+                                           {"markdown": markdown, "wants": lambda page, name: False}, jobs):
+                if message[0] == "error":
+                    raise BuildError(message[1])
+                known |= dict.fromkeys(message[1], page)
+        for name in requested:
+            if name not in short and name not in known:
+                raise BuildError(f"--only: unknown item or page {name!r}; pages: {sorted(short)}; items: {sorted(known)}")
+        wanted_pages = {short[name] for name in requested if name in short}
+        wanted_items = {name for name in requested if name not in short}
+        to_run = [page for page in pages if page in wanted_pages | {known[name] for name in wanted_items}]
+    else:
+        to_run = [page for page in pages if force or not manifest.page_is_fresh(page, env)]
+    fresh = set() if force else {name for name in known if manifest.item_is_fresh(name, env)}
+
+    def wants(page, name):
+        return name not in fresh and (page in wanted_pages or wanted_items is not None and name in wanted_items)
+    return to_run, known, wants
+
+
+def _short_names(pages):
+    return {page.rsplit(".", 1)[-1].replace("_", "-"): page for page in pages}
 
 
 def main(argv=None):

@@ -4,6 +4,7 @@ Two kinds of test: the real pages built into a temporary folder (their fragments
 checked), and small throw-away page packages written under tmp_path (to make the build skip, rebuild and break).
 """
 import base64
+import importlib
 import io
 import itertools
 import json
@@ -62,7 +63,7 @@ def test_every_declared_item_produces_its_files(built):
     manifest = json.loads((built / ".manifest.json").read_text())
     names = [item.name for item in registry.items()]
     assert sorted(manifest["items"]) == sorted(names)
-    assert sorted(manifest["pages"]) == sorted(f"figures_src.pages.{page}" for page in registry.PAGES)
+    assert sorted(manifest["pages"]) == sorted(registry.page_modules())
     for name in names:
         assert manifest["items"][name]["outputs"], name
         for path in manifest["items"][name]["outputs"]:
@@ -70,22 +71,12 @@ def test_every_declared_item_produces_its_files(built):
     assert not list(built.rglob("*.tmp*")), "temporary files left behind"
 
 
-def test_the_registry_lists_every_page_in_navigation_order():
-    config = (ROOT / "mkdocs.yml").read_text()
-    nav = yaml.safe_load("nav:\n" + config.split("\nnav:\n", 1)[1])["nav"]  # the rest uses tags safe_load lacks
-    assert [registry.page_module(name).PAGE for name in registry.PAGES] == [next(iter(e.values())) for e in nav]
-    folder = ROOT / "figures_src" / "pages"
-    packages = {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
-    modules = {p.stem for p in folder.glob("*.py")} | packages
-    assert modules - {"__init__", "sentences"} == set(registry.PAGES), "a page module the registry does not list"
-
-
 def test_examples_declare_the_page_that_shows_them():
-    for page in registry.PAGES:
-        module = registry.page_module(page)
-        for item in module.ITEMS:
+    markdown = registry.markdown_files()
+    for page in registry.page_modules():
+        for item in importlib.import_module(page).ITEMS:
             if isinstance(item, Example):
-                assert item.page == module.PAGE, f"{item.id} is declared on {module.PAGE} but says {item.page}"
+                assert item.markdown == markdown[page], f"{item.id} is declared on {markdown[page]} but says {item.markdown}"
 
 
 def test_every_output_is_used_by_a_page(built):
@@ -308,16 +299,17 @@ def test_every_item_of_an_edited_page_is_rebuilt(tmp_path, monkeypatch):
     assert sorted(quiet_build(pages, out)) == ["fig-a", "fig-b"]
 
 
-def test_a_change_in_a_shared_input_rebuilds_everything(tmp_path, monkeypatch):
-    pages = make_package(tmp_path, monkeypatch, one=good_page("fig-one", 0.25))
+def test_a_module_imported_while_building_is_an_input(tmp_path, monkeypatch):
+    """Recorded, not guessed: a module a figure imports inside data() (no import line at the top) counts."""
+    lazy = good_page("fig-one", 0.25).replace('data=lambda: {"w"', 'data=lambda: __import__("aih_lazy_helper") and {"w"')
+    assert lazy != good_page("fig-one", 0.25)
+    pages = make_package(tmp_path, monkeypatch, one=lazy)
+    helper = tmp_path / "src" / "aih_lazy_helper.py"
+    helper.write_text("A = 1\n")
     out = tmp_path / "out"
-    quiet_build(pages, out)
-    fake_shared = tmp_path / "shared_helper.py"
-    fake_shared.write_text("A = 1\n")
-    real_shared = build_inputs.shared_files
-    monkeypatch.setattr(build_inputs, "shared_files", lambda: real_shared() | {fake_shared})
     assert quiet_build(pages, out) == ["fig-one"]
-    fake_shared.write_text("A = 2\n")
+    assert quiet_build(pages, out) == []
+    helper.write_text("A = 2\n")
     assert quiet_build(pages, out) == ["fig-one"]
     assert quiet_build(pages, out) == []
 
@@ -349,7 +341,7 @@ def test_a_sibling_module_import_is_an_input(tmp_path, monkeypatch):
     assert "0.75" in (out / "figures" / "fig.html").read_text(), "rebuilt from the module imported first"
 
 
-def test_a_data_file_listed_in_inputs_is_an_input(tmp_path, monkeypatch):
+def test_a_data_file_read_while_building_is_an_input(tmp_path, monkeypatch):
     table = tmp_path / "table.txt"
     table.write_text("0.5 0.5\n")
     reads_data = f'''
@@ -360,7 +352,7 @@ def test_a_data_file_listed_in_inputs_is_an_input(tmp_path, monkeypatch):
     from figures_src.engine.heatmap import heatmap
 
     PAGE = "index.md"
-    INPUTS = ["{table}"]
+    TABLE = "{table}"
 
 
     def render(data, ax):
@@ -368,7 +360,7 @@ def test_a_data_file_listed_in_inputs_is_an_input(tmp_path, monkeypatch):
 
 
     ITEMS = [Figure("fig", title="Numbers from a file.", caption="Numbers from a file.", render=render,
-                    data=lambda: {{"w": [[float(x) for x in Path(INPUTS[0]).read_text().split()]]}})]
+                    data=lambda: {{"w": [[float(x) for x in Path(TABLE).read_text().split()]]}})]
     '''
     pages = make_package(tmp_path, monkeypatch, page=reads_data)
     out = tmp_path / "out"
@@ -377,7 +369,7 @@ def test_a_data_file_listed_in_inputs_is_an_input(tmp_path, monkeypatch):
     table.write_text("0.25 0.75\n")
     assert quiet_build(pages, out) == ["fig"]
     table.unlink()
-    with pytest.raises(BuildError, match="INPUTS names .*table.txt"):
+    with pytest.raises(BuildError, match="fig .*failed: FileNotFoundError.*table.txt"):
         quiet_build(pages, out)
 
 
@@ -863,7 +855,7 @@ RUN_BUILD = '''
 import sys
 sys.path.insert(0, {src!r})
 from figures_src import build
-build.registered_pages = lambda: [{page!r}]
+build.registry.page_modules = lambda: [{page!r}]
 sys.exit(build.main(["--out", {out!r}, "--jobs", "{jobs}"]))
 '''
 
@@ -938,7 +930,6 @@ def test_measured_peaks_sit_well_inside_their_rounding_step(measured_peaks):
 
 
 def test_the_python_version_is_an_input_of_every_page(monkeypatch):
-    page = build_inputs.registered_pages()[0]
-    before = build_inputs.InputHasher()(page)
+    before = build_inputs.environment()
     monkeypatch.setattr(sys, "version_info", (3, sys.version_info[1] + 1, 0, "final", 0))
-    assert build_inputs.InputHasher()(page) != before
+    assert build_inputs.environment() != before

@@ -324,14 +324,15 @@ def test_the_site_build_needs_no_model_libraries(tmp_path):
     assert (tmp_path / "figures" / "real-heads-viewer.html").is_file()
 
 
-def test_every_real_heads_item_is_rebuilt_when_the_committed_data_changes():
-    """The build hashes what a page's modules list in INPUTS (CONTRIBUTING.md): the real-heads page must count
-    both data files (and realheads/) among its inputs."""
-    from figures_src.engine.inputs import ROOT, InputHasher
-
-    inputs = set(InputHasher().input_files("figures_src.pages.real_heads"))
-    for path in ("data/real_heads.npz", "data/real_heads.json", "realheads/analysis.py", "realheads/data.py"):
-        assert ROOT / path in inputs, path
+def test_every_real_heads_item_records_the_committed_data_among_its_inputs():
+    """The build records what each item read (figures_src/engine/inputs.py): every real-heads item counts both data
+    files and realheads/ among its inputs, so a new extraction rebuilds them (tests/test_recorded_deps.py)."""
+    manifest = json.loads((Path(__file__).resolve().parents[1] / "generated" / ".manifest.json").read_text())
+    entries = {name: e for name, e in manifest["items"].items() if e["page"] == "figures_src.pages.real_heads"}
+    assert entries, "generated/ has no real-heads item: run `make figures`"
+    for name, entry in entries.items():
+        for path in ("data/real_heads.npz", "data/real_heads.json", "realheads/analysis.py", "realheads/data.py"):
+            assert path in entry["inputs"], (name, path)
 
 
 def test_the_grid_thumbnails_are_one_palette_image_of_the_weights():

@@ -4,7 +4,7 @@
     render     outputs(item): the files one item writes (figures.py draws, examples.py writes example JSON)
     heatmap    the one heatmap helper; svg, style: matplotlib's SVG made inline-safe, the shared style
     text       the one vocabulary for printing numbers, vectors and tables
-    inputs     what a page depends on, hashed, so an unchanged page is skipped
+    inputs     what each item read while it built (recorded), so an item whose inputs are unchanged is skipped
     site, errors   the site's address; BuildError, which names what broke
 
 Nothing here imports the pages or the build entry point: the dependencies point one way.

@@ -1,6 +1,6 @@
 """What a reader can take away from a figure: its files under figures/ and the small menu that links them.
 
-Every figure `<name>` publishes, beside the inline SVG of its page (CONTRIBUTING.md, "Generated names"):
+Every figure `<name>` publishes, beside the inline SVG of its page (figures_src/engine/figures.py, "Generated names"):
 
 - `figures/<name>.svg`: standalone, in the light scheme (black ink on white), text drawn as paths so no font
   is needed to open it (Inkscape, a browser, a slide), nothing referenced outside the file;

@@ -1,4 +1,45 @@
-"""Worked examples: the contract every example's JSON keeps, the one writer of that JSON, and its cite line."""
+"""Worked examples: the contract every example's JSON keeps, the one writer of that JSON, and its cite line.
+
+The contract: generated/public/examples/<id>.json (figures_src/engine/examples.py keeps it, the tests hold it).
+
+IDs are stable (`ex-scores`, `ex-softmax`, ...) and are also the HTML anchor of the example on its page.
+The numbers are frozen by `tests/golden/`: changing a published number is a deliberate act.
+
+```json
+{
+  "id": "ex-scores",
+  "title": "Scores for a five-token sentence",
+  "page": "scores/",
+  "library_version": "1.0.0",
+  "seed": 0,
+  "tokens": ["the", "cat", "sat", "on", "mats"],
+  "d_k": 4,
+  "scale": 0.5,
+  "inputs":  {"X": [[...]], "W_Q": [[...]], "W_K": [[...]], "W_V": [[...]], "mask": [[true, ...]]},
+  "steps":   {"Q": [[...]], "K": [[...]], "V": [[...]], "scores": [[...]], "scaled_scores": [[...]], "weights": [[...]], "entropy": [...]},
+  "outputs": {"out": [[...]], "weights": [[...]]}
+}
+```
+
+- `tokens` labels the queries and keys (self-attention); `key_tokens` is added when the keys differ
+  (cross-attention, `ex-cross-attention`: `inputs.X` gives the queries, `inputs.memory` the keys and values).
+- `scale` is the factor the scores were multiplied by (1/√d_k unless the example says otherwise).
+- Arrays use the library's names; masks are booleans, True = may attend. Multi-head examples put the
+  head axis first (`Q` is `(n_heads, n, d_k)`, `weights` is `(n_heads, n, n)`) and add `"n_heads"`; the
+  padded-batch examples put the batch axis first and list their tokens under `batch_tokens`.
+- The backward step (`ex-backprop-step`) adds `target`, `loss`, the gradients `dO`, `dV`, `dW`, `dS`, `dQ`, `dK`,
+  `dW_Q`, `dW_K`, `dW_V`, and the matrices after one step (`W_Q_next`, ..., `loss_next`). A training run's
+  checkpoints (`ex-learning-checkpoints`) put the checkpoint axis first and list the steps under `"checkpoints"`;
+  the interactive layer then shows a Step slider instead of a menu. A leading axis that is neither heads nor a
+  batch names itself: `"leading_axis": {"name": "step", "labels": ["0", "10", ...]}`, one label per entry (the
+  contract refuses it missing or of the wrong length), and the interactive caption prints "step 10" from it.
+- RoPE (`ex-rope`, docs/positions.md) has one query `inputs.Q` and one key `inputs.K` (1 × d_k), turned to every
+  position in `"positions"`: `steps.angles` (position × pair), `steps.Q_rotated` and `steps.K_rotated` (one row per
+  position) and `steps.scores`, query position by key position; `"frequencies"` and `"base"` give the angles.
+- The real model's examples (`real-heads-<sentence>-layer<L>`) have `"seed": null` and name their model and
+  source; the golden file covers the seeded ones, `tests/test_real_heads.py` the others.
+- Floats are written at full precision (Python's `repr`), never rounded; a masked score (−∞) is `null`.
+"""
 import json
 from html import escape
 
@@ -10,7 +51,7 @@ from .finite import check_finite
 from .site import site_url
 
 REQUIRED_KEYS = ["id", "title", "page", "library_version", "seed", "inputs", "steps", "outputs"]
-# The library's names: the only keys inputs, steps and outputs may use (CONTRIBUTING.md, "Worked examples").
+# The library's names: the only keys inputs, steps and outputs may use (the contract above).
 ARRAY_NAMES = {
     "X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask",
     "memory",  # cross-attention: the encoder's vectors the keys and values come from (X gives the queries)
@@ -139,6 +180,6 @@ def cite_line(example, embeddable=False):
                  f"<pre><code>{escape(embed_snippet(example.id, url))}</code></pre></details>\n")
     return (
         f'<p class="aih-cite" id="{example.id}" markdown>Worked example <code>{example.id}</code>: cite it as '
-        f"[{permalink(example)}]({example.page}#{example.id}) · "
+        f"[{permalink(example)}]({example.markdown}#{example.id}) · "
         f"[download the numbers of {example.id} (JSON)](examples/{example.id}.json)" + (embed or "</p>\n")
     )

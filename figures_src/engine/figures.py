@@ -1,5 +1,29 @@
 """Drawing one figure: matplotlib in a fresh style -> clean inline SVG -> a <figure> fragment with its
-caption and its numbers as a table (CONTRIBUTING.md, "Generated names")."""
+caption and its numbers as a table (its names below).
+
+Heatmap figures, what the interactive layer addresses:
+
+- The fragment is `<figure class="aih-figure aih-heatmap" id="fig-<name>" data-example="<id>" data-quantity="scaled_scores|weights|scores" [data-head="h"]>`.
+- Keys on x, queries on y, everywhere. Query i is row i (top row is 0); key j is column j.
+- Every cell is its own SVG element with `id="<name>-cell-<i>-<j>"`; its printed number is a `<text>` inside
+  an element with `id="<name>-value-<i>-<j>"`. All other ids in the SVG are prefixed with `<name>-`.
+- Scores use a diverging colormap centred at 0; weights a sequential one (see `figures_src/engine/heatmap.py`).
+- The interactive layer (`docs/javascripts/heatmap.js`) enhances every such figure that has `data-example` and
+  `data-quantity`, from `examples/<id>.json`; neighbouring figures of one example become one heatmap. To show
+  another example or head in a figure, set its `data-example` / `data-head` and call `enhance(figure)`
+  (`import { enhance } from "./heatmap.js"`). Its words are in `<template id="aih-heatmap">` (`overrides/main.html`).
+
+Generated names:
+
+- `generated/figures/<name>.html`: `<figure class="aih-figure[ aih-heatmap]" id="fig-<name>" ...>` holding
+  `<div class="aih-figure__graphic"><svg id="<name>-svg" class="aih-svg" role="img" aria-labelledby=...>`,
+  a `<figcaption>`, then `<details class="aih-data">` with one `<table class="aih-numbers" id="<name>-table">`
+  per heatmap (`<name>-table-<k>` when there are several).
+- The fragment's `<details class="aih-download">` (after the `<figcaption>`) links the figure's downloads from
+  the site root (`figures/<name>.svg`, ...); `hooks/figures.py` makes them relative to the page.
+- `generated/snippets/<id>-cite.md`: the cite line of worked example `<id>`. It carries the anchor
+  `id="<id>"`: include it where the example starts, once, on the page the example declares.
+"""
 import inspect
 import io
 import re

@@ -1,151 +1,172 @@
-"""What a page's items depend on, and one hash of it all: the build skips a page whose hash is unchanged.
+"""What an item was built from, recorded while it builds, so the next build skips it only if none of it changed.
 
-A page module depends on itself, on the figures_src modules it imports (relatively or by their full name,
-transitively; importing figures_src.registry means depending on every page it lists), on the data files
-it lists in a literal `INPUTS = ["data/real_heads.npz", ...]` (paths from the repository root), and on what
-every page shares: the engine, the attention/ library, the versions of numpy, matplotlib, Pillow and
-Python, and SITE_URL. Sources are read with `ast`, never imported: hashing runs on every build, even one
-with nothing to do.
+Each page builds in a process of its own, forked from the build with no page, attention/ or realheads/ module
+imported (figures_src/build.py). There a `Recorder` sees:
+
+- every file opened for reading: an audit hook on "open" (open(), Path.read_*, numpy.load, yaml). The file is
+  hashed (SHA-256) when it is opened, before it is read;
+- every module in sys.modules, by its source file (the import system may read only its .pyc; the engine, imported
+  by the build before the fork, is there too);
+- what a function notes with `note_input(path)`: a file whose content it serves from a cache filled before the
+  fork (the registry's reading of mkdocs.yml).
+
+An item's inputs are everything recorded from the page module's import up to the end of that item's build: an
+earlier item of the page may have filled a cache (`functools.cache`, an example computed once) that this one
+reads without opening anything. An installed package whose modules were imported or whose files were read
+(numpy, matplotlib, the model package your_sentence.py reads) counts by its version, as "package:<name>".
+The build stores them in generated/.manifest.json, per item, as {path: SHA-256} ("absent" for a file looked for
+and not found) and {"package:numpy": "<version>"}, with `environment()`: Python's version and SITE_URL.
+An item is rebuilt when any of these differs.
+
+Not inputs: a module's compiled cache (.pyc: its source is), the standard library (Python's version stands for
+it), devices, a file the process itself wrote, and the build's driver (figures_src/build.py and this module),
+which decides what to build, not what an item writes. Nor is a folder's listing: an item that globs a folder
+sees a new file there only once something else it reads changes. A subprocess's reads are not seen: a page that runs one (cost.py measures
+in a fresh interpreter) depends on what that process imports through its own imports.
 """
-import ast
+import functools
 import hashlib
 import importlib.metadata
-import importlib.util
+import os
+import site
 import sys
 from pathlib import Path
 
-from .errors import BuildError
 from .site import site_url
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "figures_src"
-REGISTRY = PACKAGE / "registry.py"
-VERSIONED = ("matplotlib", "numpy", "pillow")
+PACKAGE = "package:"
+DRIVER = {str(ROOT / "figures_src" / "build.py"), str(Path(__file__).resolve())}
+ABSENT = "absent"
 
 
-def shared_files():
-    """What every page's outputs depend on: the engine and the attention library."""
-    return set((PACKAGE / "engine").glob("*.py")) | set((ROOT / "attention").glob("*.py"))
+def environment():
+    """What every item depends on besides its recorded inputs: a line a reader of the manifest can check."""
+    python = ".".join(map(str, sys.version_info[:2]))  # a page may measure the interpreter (cost's peaks)
+    return f"python {python}; site_url {site_url()}"
 
 
-def module_path(dotted):
-    """figures_src.pages.scores -> figures_src/pages/scores.py (or .../scores/__init__.py); None if there is none.
-    Only the packages above it are imported to find it, never the module itself."""
+def label(path):
+    """A file's name in the manifest: relative to the repository when inside it, else absolute."""
+    path = Path(path)
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
+@functools.cache  # per process: a build does not install packages
+def package_version(name):
     try:
-        spec = importlib.util.find_spec(dotted)
-    except ModuleNotFoundError:
-        return None
-    return Path(spec.origin) if spec and spec.origin else None
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return ABSENT
 
 
-def _label(path):
-    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+@functools.cache
+def distributions():
+    """{top-level import name: [distribution names]}: slow to compute, so the build does it once, before the fork."""
+    return importlib.metadata.packages_distributions()
 
 
-def registered_pages(registry=REGISTRY):
-    """The page modules registry.py lists in PAGES, as dotted names, read without importing it."""
-    for node in ast.parse(registry.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
-            try:
-                names = ast.literal_eval(node.value)
-            except ValueError:
-                raise BuildError(f"{_label(registry)}: PAGES must be a literal list of module names") from None
-            return [f"figures_src.pages.{name}" for name in names]
-    raise BuildError(f"{_label(registry)} defines no PAGES")
+def file_digest(path):
+    """A recorded input as it is now: a file's SHA-256, or an installed package's version ("package:numpy")."""
+    if str(path).startswith(PACKAGE):
+        return package_version(str(path).removeprefix(PACKAGE))
+    path = ROOT / path
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return ABSENT
+    except (IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+        return type(exc).__name__
 
 
-def _imported_files(path, tree):
-    """The figures_src modules (files) a module imports, each import resolved against the module's package."""
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = path.parent
-                for _ in range(node.level - 1):
-                    base = base.parent
-                target = base.joinpath(*(node.module or "").split(".")) if node.module else base
-            elif node.module and node.module.split(".")[0] == "figures_src":
-                target = ROOT.joinpath(*node.module.split("."))
-            else:
-                continue
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[0] == "figures_src":
-                    found |= {p for p in [module_path(alias.name)] if p}
-            continue
-        else:
-            continue
-        for candidate in (target.with_suffix(".py"), target / "__init__.py"):
-            if candidate.is_file():
-                found.add(candidate)
-        for name in names:  # `from . import x`: x may be a module of the package
-            sub = target / name
-            for candidate in (sub.with_suffix(".py"), sub / "__init__.py"):
-                if candidate.is_file():
-                    found.add(candidate)
-    return found
-
-
-def _data_inputs(path, tree):
-    """The files a module lists in `INPUTS = [...]`."""
-    found = set()
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "INPUTS" for t in node.targets):
-            try:
-                listed = ast.literal_eval(node.value)
-            except ValueError:
-                raise BuildError(f"{_label(path)}: INPUTS must be a literal list of paths") from None
-            for name in listed:
-                if not (ROOT / name).is_file():
-                    raise BuildError(f"{_label(path)}: INPUTS names {name}, which does not exist")
-                found.add(ROOT / name)
-    return found
-
-
-class InputHasher:
-    """Hashes of pages' inputs; each file is read (and parsed for imports) once per build."""
+class Digests:
+    """The SHA-256 of each file as it is now, read once per build: {manifest label: digest}."""
 
     def __init__(self):
-        versions = " ".join(f"{p} {importlib.metadata.version(p)}" for p in VERSIONED)
-        python = ".".join(map(str, sys.version_info[:2]))  # a page may measure the interpreter (cost's peaks)
-        self.preamble = f"{versions}\npython {python}\nsite_url {site_url()}\n".encode()
-        self.shared = shared_files()
-        self._dependencies = {}
-        self._digests = {}
+        self._seen = {}
 
-    def dependencies(self, path):
-        if path not in self._dependencies:
-            if path.suffix != ".py":
-                found = set()
-            elif path == REGISTRY:
-                found = {module_path(page) for page in registered_pages()} - {None}
-            else:
-                try:
-                    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-                except SyntaxError as exc:
-                    raise BuildError(f"{_label(path)}: {exc}") from None
-                found = _imported_files(path, tree) | _data_inputs(path, tree)
-            self._dependencies[path] = found
-        return self._dependencies[path]
+    def __call__(self, name):
+        if name not in self._seen:
+            self._seen[name] = file_digest(name)
+        return self._seen[name]
 
-    def input_files(self, dotted):
-        """The page module, everything it depends on (transitively), and the shared files."""
-        start = module_path(dotted)
-        if start is None:
-            raise BuildError(f"page {dotted}: no such module (is it spelled right in figures_src/registry.py?)")
-        seen, todo = set(), [start]
-        while todo:
-            path = todo.pop()
-            if path not in seen:
-                seen.add(path)
-                todo.extend(self.dependencies(path) - seen)
-        return sorted(seen | self.shared)
+    def changed(self, recorded):
+        """The first recorded input ({label: digest}) that differs now, or None."""
+        return next((name for name, digest in sorted(recorded.items()) if self(name) != digest), None)
 
-    def __call__(self, dotted):
-        digest = hashlib.sha256(self.preamble)
-        for path in self.input_files(dotted):
-            if path not in self._digests:
-                self._digests[path] = hashlib.sha256(_label(path).encode() + b"\0" + path.read_bytes()).digest()
-            digest.update(self._digests[path])
-        return digest.hexdigest()
+
+def _folders(*folders):
+    return tuple(os.path.join(os.path.abspath(f), "") for f in folders if f and not ROOT.is_relative_to(f))
+
+
+_recorder = None
+
+
+class Recorder:
+    """Records the inputs of the process it is installed in (one page's process: an audit hook stays for life)."""
+
+    def __init__(self):
+        global _recorder
+        self.packages = _folders(*site.getsitepackages(), site.getusersitepackages(),
+                                 *(p for p in sys.path if os.path.basename(p) == "site-packages"))
+        self.installation = _folders(sys.prefix, sys.base_prefix, sys.exec_prefix, "/dev", "/proc", "/sys") + self.packages
+        self.read = {}  # absolute path -> digest when first opened
+        self.seen = set()  # every path noted, inside the project or not
+        self.installed = set()  # top-level names of the installed packages used: "numpy", "PIL"
+        self.written = set()
+        self._busy = False
+        _recorder = self
+        sys.addaudithook(self._audit)
+
+    def _audit(self, event, args):
+        if event != "open" or self._busy:
+            return
+        path, mode, flags = args
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            return  # a file descriptor
+        path = os.fsdecode(path)
+        if (flags & os.O_ACCMODE) != os.O_RDONLY if mode is None else any(c in mode for c in "wax+"):
+            self.written.add(os.path.abspath(path))
+        else:
+            self.note(path)
+
+    def note(self, path):
+        if self._busy:
+            return
+        self._busy = True  # hashing opens the file too
+        try:
+            if path in self.seen:
+                return
+            self.seen.add(path)
+            path = os.path.abspath(path)
+            if path in self.read or path.endswith(".pyc"):
+                return
+            if not path.startswith(self.installation):
+                self.read[path] = file_digest(path)
+            elif folder := next((f for f in self.packages if path.startswith(f)), None):
+                top = path.removeprefix(folder).split(os.sep)[0]
+                self.installed.add(top.removesuffix(".py").split(".")[0])
+        finally:
+            self._busy = False
+
+    def inputs(self):
+        """{label: digest} of every file read and every project module imported so far, and {"package:<name>":
+        version} of every installed package used, sorted."""
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if file:
+                self.note(file)
+        files = {label(path): digest for path, digest in self.read.items() if path not in self.written and path not in DRIVER}
+        self._busy = True  # a version is read from the package's metadata files
+        try:
+            packages = {f"{PACKAGE}{name}": package_version(name)
+                        for top in sorted(self.installed) for name in distributions().get(top, ())}
+        finally:
+            self._busy = False
+        return dict(sorted((files | packages).items()))
+
+
+def note_input(path):
+    """Count `path` as read by what is building now, if anything is being recorded."""
+    if _recorder is not None:
+        _recorder.note(os.fspath(path))

@@ -1,4 +1,6 @@
 """Cite and reuse (docs/cite.md): every worked example with its permalink and its data, and the site's BibTeX."""
+import importlib
+
 import attention
 
 from .. import registry
@@ -7,13 +9,11 @@ from ..engine.examples import permalink
 from ..engine.site import site_url
 from ..engine.text import table
 
-PAGE = "cite.md"
-
 
 def cite_data():
     """Every example with a cite line of its own (the real model's are listed on their page), from the pages' declarations."""
-    figures = [(item, module.PAGE) for module in map(registry.page_module, registry.PAGES)
-               for item in module.ITEMS if isinstance(item, Figure)]
+    figures = [(item, page.markdown) for page in registry.nav() if page.has_module
+               for item in importlib.import_module(page.module).ITEMS if isinstance(item, Figure)]
     return {"examples": [example for example in registry.examples() if example.cite_line], "site_url": site_url(),
             "version": attention.__version__, "figures": figures}
 
@@ -22,7 +22,7 @@ def cite_snippets(data):
     rows = []
     for example in data["examples"]:
         example_id = example.id
-        rows.append([f"[`{example_id}`]({example.page}#{example_id}): {example.title}",
+        rows.append([f"[`{example_id}`]({example.markdown}#{example_id}): {example.title}",
                      f"<{permalink(example)}><br>[{example_id}.json](examples/{example_id}.json)"])
     bibtex = (
         "```bibtex\n"

@@ -18,7 +18,6 @@ from ..engine.style import PHONE_WIDTH
 from ..engine.text import by_hand, is_tie, latex_number, latex_vector, num, table
 from . import sentences
 
-PAGE = "cost.md"
 D_K = 64
 ITEMSIZE = 4  # float32
 WINDOW = 512
@@ -360,7 +359,7 @@ def online_snippets(example):
     return parts
 
 
-EX_ONLINE = Example("ex-online-softmax", page=PAGE, title="Online softmax: one query's output from two blocks of keys",
+EX_ONLINE = Example("ex-online-softmax", title="Online softmax: one query's output from two blocks of keys",
                     data=online_example, snippets=online_snippets)
 
 

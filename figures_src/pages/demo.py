@@ -11,11 +11,10 @@ from ..engine.style import PHONE_WIDTH
 from ..engine.text import num, vector
 from . import sentences
 
-PAGE = "demo.md"
 # The slider's ends (heatmap.js: 10 ** value for value in [-1, 1]), as multipliers of 1/√d_k.
 SHARPEST, FLATTEST = 10.0, 0.1
 
-EX_DEMO = Example("ex-demo", page=PAGE, title="Scaled scores and weights of a six-token sentence",
+EX_DEMO = Example("ex-demo", title="Scaled scores and weights of a six-token sentence",
                   data=lambda: sentences.self_attention_example(sentences.DEMO))
 
 

@@ -6,25 +6,13 @@ from pathlib import Path
 
 import yaml
 
+from .. import registry
 from ..engine import Snippets, contract, example_heatmap
 from ..engine.errors import BuildError
 from ..engine.style import PHONE_WIDTH
 from .softmax import EX_SOFTMAX
 
-PAGE = "index.md"
 ROOT = Path(__file__).resolve().parents[2]
-# What the list of pages is made from: the nav, and every page it lists (the build checks that none is missing).
-INPUTS = ["mkdocs.yml", "docs/index.md", "docs/qkv.md", "docs/scores.md", "docs/scaling.md", "docs/softmax.md",
-          "docs/demo.md", "docs/output.md",
-          "docs/positions.md", "docs/multi-head.md", "docs/masks.md", "docs/cost.md", "docs/learning.md",
-          "docs/problems.md", "docs/real-heads.md", "docs/your-sentence.md", "docs/cite.md"]
-
-
-class _ConfigLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml for its nav: MkDocs' own tags (!ENV, !relative) are read as nothing."""
-
-
-_ConfigLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
 
 
 def front_matter(path):
@@ -38,31 +26,16 @@ def front_matter(path):
     return yaml.safe_load(text[4:end]) or {}
 
 
-def nav_pages():
-    """mkdocs.yml's nav as [(title, Markdown file)], in order."""
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_ConfigLoader)
-    nav = config.get("nav") or []
-    pages = []
-    for entry in nav:
-        if not (isinstance(entry, dict) and len(entry) == 1 and isinstance(next(iter(entry.values())), str)):
-            raise BuildError(f"mkdocs.yml: nav entry {entry!r} is not `Title: page.md`; the list on Home reads only those")
-        ((title, file),) = entry.items()
-        pages.append((title, file))
-    return pages
-
-
 def pages_data():
     """Every nav page but Home: its title, its file and the one-line `description:` of its front matter."""
     pages = []
-    for title, file in nav_pages():
-        if f"docs/{file}" not in INPUTS:
-            raise BuildError(f"figures_src/pages/index.py: add docs/{file} to INPUTS (the list on Home reads it)")
-        description = front_matter(ROOT / "docs" / file).get("description")
+    for page in registry.nav():
+        description = front_matter(ROOT / "docs" / page.markdown).get("description")
         if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
-            raise BuildError(f"docs/{file}: give the page a one-line `description:` in its front matter "
+            raise BuildError(f"docs/{page.markdown}: give the page a one-line `description:` in its front matter "
                              "(Home's list of pages shows it)")
-        if file != PAGE:
-            pages.append({"title": title, "file": file, "description": description.strip()})
+        if page.module != __name__:
+            pages.append({"title": page.title, "file": page.markdown, "description": description.strip()})
     return pages
 
 

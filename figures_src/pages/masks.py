@@ -10,7 +10,6 @@ from ..engine.text import MASKED, MINUS, cell, num, softmax_by_hand, table
 from . import sentences
 from .qkv import EX_QKV
 
-PAGE = "masks.md"
 WINDOW = 3
 
 
@@ -38,7 +37,7 @@ def causal_snippets(example):
 
 
 EX_MASK_CAUSAL = Example(
-    "ex-mask-causal", page=PAGE, title="A causal mask on a five-token sentence",
+    "ex-mask-causal", title="A causal mask on a five-token sentence",
     data=lambda: sentences.self_attention_example(sentences.RUNNING, mask=attention.causal_mask(sentences.RUNNING.n)),
     snippets=causal_snippets,
 )
@@ -96,9 +95,9 @@ def padding_snippets(example):
     }
 
 
-EX_MASK_PADDING = Example("ex-mask-padding", page=PAGE, title="Padding in a batch of two sentences of different lengths",
+EX_MASK_PADDING = Example("ex-mask-padding", title="Padding in a batch of two sentences of different lengths",
                           data=lambda: batch_example(causal=False), snippets=padding_snippets)
-EX_MASK_COMBINED = Example("ex-mask-combined", page=PAGE,
+EX_MASK_COMBINED = Example("ex-mask-combined",
                            title="Padding and a causal mask combined, in a batch of two sentences",
                            data=lambda: batch_example(causal=True))
 
@@ -119,7 +118,7 @@ def batch_render(example, fig):
 # ---------------------------------------------------------------- sliding window
 
 EX_MASK_WINDOW = Example(
-    "ex-mask-window", page=PAGE, title=f"A sliding-window mask of width {WINDOW} on a six-token sentence",
+    "ex-mask-window", title=f"A sliding-window mask of width {WINDOW} on a six-token sentence",
     data=lambda: sentences.self_attention_example(
         sentences.DEMO, mask=attention.sliding_window_mask(sentences.DEMO.n, WINDOW), window=WINDOW),
 )

@@ -10,7 +10,6 @@ from ..engine.style import PHONE_WIDTH, weights_colorbar
 from ..engine.text import dims, matrix, num, table
 from . import sentences
 
-PAGE = "multi-head.md"
 SEED = 100
 N_HEADS = 2
 
@@ -68,7 +67,7 @@ def multi_head_snippets(example):
     }
 
 
-EX_MULTI_HEAD = Example("ex-multi-head", page=PAGE, title="Two heads attending over the same five-token sentence",
+EX_MULTI_HEAD = Example("ex-multi-head", title="Two heads attending over the same five-token sentence",
                         data=multi_head_example, snippets=multi_head_snippets)
 
 
@@ -251,7 +250,7 @@ def cross_snippets(example):
     }
 
 
-EX_CROSS = Example("ex-cross-attention", page=PAGE, title="Cross-attention: three decoder tokens reading a five-token sentence",
+EX_CROSS = Example("ex-cross-attention", title="Cross-attention: three decoder tokens reading a five-token sentence",
                    data=cross_attention_example, snippets=cross_snippets)
 
 

@@ -10,8 +10,6 @@ from ..engine.style import PHONE_WIDTH
 from ..engine.text import by_hand, dims, matrix, num, table, vector
 from . import sentences
 
-PAGE = "output.md"
-
 
 def followed_row(example):
     """The query followed through on the page: the one whose largest weight is the median of the rows',
@@ -59,7 +57,7 @@ def output_snippets(example):
     }
 
 
-EX_OUTPUT = Example("ex-output", page=PAGE, title="The output of attention on a five-token sentence: weights times values",
+EX_OUTPUT = Example("ex-output", title="The output of attention on a five-token sentence: weights times values",
                     data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=output_snippets)
 
 
@@ -195,7 +193,7 @@ def permutation_snippets(example):
     }
 
 
-EX_PERMUTATION = Example("ex-permutation", page=PAGE, title="The running sentence shuffled: the output rows move with their tokens",
+EX_PERMUTATION = Example("ex-permutation", title="The running sentence shuffled: the output rows move with their tokens",
                          data=permutation_example, snippets=permutation_snippets)
 
 

@@ -20,7 +20,6 @@ from ..engine.heatmap import SCORE_CMAP, CellImage, heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import MINUS, num, table, vector
 
-PAGE = "positions.md"
 BASE = 10000  # the library's default, the original transformer's and RoFormer's
 
 # ---------------------------------------------------------------- by hand, from the printed numbers
@@ -355,7 +354,7 @@ def latex(values):
                               for t in (num(v, 1).replace(MINUS, "-") for v in values)) + "]"
 
 
-EX_ROPE = Example("ex-rope", page=PAGE, title="RoPE: one query and one key turned to six positions",
+EX_ROPE = Example("ex-rope", title="RoPE: one query and one key turned to six positions",
                   data=rope_data, snippets=rope_snippets)
 
 

@@ -3,8 +3,6 @@ from ..engine import Example
 from ..engine.text import dims, latex_vector, matrix, num, table
 from . import sentences
 
-PAGE = "qkv.md"
-
 
 def qkv_snippets(example):
     tokens, inputs, steps = example["tokens"], example["inputs"], example["steps"]
@@ -40,7 +38,7 @@ def qkv_snippets(example):
     return parts
 
 
-EX_QKV = Example("ex-qkv", page=PAGE, title="Queries, keys and values of a five-token sentence",
+EX_QKV = Example("ex-qkv", title="Queries, keys and values of a five-token sentence",
                  data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=qkv_snippets)
 
 ITEMS = [EX_QKV]

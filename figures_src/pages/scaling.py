@@ -15,7 +15,6 @@ from ..engine.style import PHONE_WIDTH
 from ..engine.text import num
 from .softmax import EX_SOFTMAX
 
-PAGE = "scaling.md"
 D_K = 2 ** np.arange(0, 11)  # 1, 2, 4, …, 1024
 PAIRS = 4000  # query-key pairs per d_k for the variance
 ROWS = 500  # score rows per d_k for saturation and gradients

@@ -9,8 +9,6 @@ from ..engine.style import PHONE_WIDTH
 from ..engine.text import latex_vector, num, table
 from . import sentences
 
-PAGE = "scores.md"
-
 
 def worked_entry(example):
     """(i, j) of the largest raw score: the pair the page works out by hand."""
@@ -204,7 +202,7 @@ def asymmetry_render(example, ax):
         spine.set_visible(False)
 
 
-EX_SCORES = Example("ex-scores", page=PAGE, title="Scores for a five-token sentence",
+EX_SCORES = Example("ex-scores", title="Scores for a five-token sentence",
                     data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=scores_snippets)
 
 ITEMS = [

@@ -67,7 +67,7 @@ def attention_steps(X, W_Q, W_K, W_V, mask=None):
 
 
 def self_attention_example(sentence, mask=None, **extra):
-    """A worked example's numbers (CONTRIBUTING.md, "Worked examples") for one sentence and an optional mask."""
+    """A worked example's numbers (the contract in figures_src/engine/examples.py) for one sentence and an optional mask."""
     X = token_vectors(sentence)
     W_Q, W_K, W_V = projections(sentence)
     inputs = {"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V}

@@ -7,8 +7,6 @@ from ..engine.style import PHONE_WIDTH
 from ..engine.text import num, rounding_note, softmax_by_hand, table
 from . import sentences
 
-PAGE = "softmax.md"
-
 
 def peaked_and_flat(example):
     """Row indices of the lowest- and highest-entropy rows."""
@@ -48,7 +46,7 @@ def softmax_snippets(example):
     }
 
 
-EX_SOFTMAX = Example("ex-softmax", page=PAGE, title="Softmax weights and row entropies of a five-token sentence",
+EX_SOFTMAX = Example("ex-softmax", title="Softmax weights and row entropies of a five-token sentence",
                      data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=softmax_snippets)
 
 

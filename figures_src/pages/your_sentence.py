@@ -22,8 +22,6 @@ from ..engine import Snippets
 from ..engine.text import num
 from .real_heads.committed import extraction
 
-PAGE = "your-sentence.md"
-INPUTS = ["realheads/shipped.py", "realheads/encoder.py", "realheads/model.py"]
 FOLDER = "models"  # under the site root
 MAX_TOKENS = 64  # [CLS] + at most 62 pieces + [SEP]: the browser cuts longer inputs there
 MAX_CHARACTERS = 2000  # the box's maxlength; a sentence from the link (#s=) is cut there too

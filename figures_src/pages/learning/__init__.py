@@ -19,7 +19,6 @@ from ...engine.text import dims, latex_number, matrix, num, table
 from .. import sentences
 from . import training
 
-PAGE = "learning.md"
 
 def claim(holds, where, what):
     """A sentence the page prints about the data: a BuildError naming the item and the claim when it is false."""
@@ -148,7 +147,7 @@ def backprop_snippets(example):
     }
 
 
-EX_BACKPROP = Example("ex-backprop-step", page=PAGE, title="One gradient step through attention, three tokens",
+EX_BACKPROP = Example("ex-backprop-step", title="One gradient step through attention, three tokens",
                       data=backprop_step, snippets=backprop_snippets)
 
 # ---------------------------------------------------------------- the training run
@@ -193,7 +192,7 @@ def checkpoints_example():
     }
 
 
-EX_CHECKPOINTS = Example("ex-learning-checkpoints", page=PAGE,
+EX_CHECKPOINTS = Example("ex-learning-checkpoints",
                          title="A copy-the-previous-token layer's weights through training",
                          data=checkpoints_example)
 

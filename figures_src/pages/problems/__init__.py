@@ -7,6 +7,20 @@ and a set of conceptual questions (problems-concepts.md, problems/concepts.json)
 - public/problems/problems.py: the kit, six stubs and a checker over the same variants.
 
 sets.py makes the variants, html.py the blocks; kit_template.py is the kit before the variants are written in.
+
+The JSON, generated/public/problems/<set>.json:
+
+Sets `scale-scores`, `soften-rows`, `weighted-sum`, `end-to-end`, `masks`, `multi-head` (`figures_src/pages/problems/`).
+The conceptual set `concepts` (`concept_questions()` in sets.py, `concepts_html()` in html.py) is multiple choice:
+`{"set", "title", "page", "library_version", "questions": [{"id": "concepts-<k>", "prompt", "choices", "answer"
+(an index), "explanation", "evidence"}]}`, where `evidence` holds the numbers the explanation cites, as the library
+computed them; its block is `<div class="aih-quiz" data-src="problems/concepts.json">` with one form per question.
+`{"set", "title", "page", "library_version", "variants": [{"id": "<set>-01", "seed", "prompt", "inputs": [matrix],
+"parts": [matrix + "tolerance"], "hints": [text], "solution": [{"key", "text", "matrix"?}]}]}`, where a matrix is
+`{"name", "label", "values" (rows; null = −∞; booleans for masks), "rows", "cols"}` (row and column labels).
+`parts` are what the reader types, row-major. The page block `<div class="aih-problem" data-src="problems/<set>.json">`
+(generated/snippets/problems-<set>.md) and docs/javascripts/problems.js share the `aih-problem*` class names.
+The kit `problems/problems.py` carries the same variants.
 """
 import json
 from pathlib import Path
@@ -15,8 +29,6 @@ from ...engine import BuildError, Snippets
 from .html import concepts_html, intro_markdown, problem_html, variants_markdown
 from .sets import all_sets, concepts_set
 
-PAGE = "problems.md"
-INPUTS = ["figures_src/pages/problems/kit_template.py"]  # read as text, not imported
 KIT_TEMPLATE = Path(__file__).with_name("kit_template.py")
 KIT_MARKER = 'CASES = json.loads("{}")'
 # Which kit step checks which set: (step title in the kit, set id, the part holding the expected answer).

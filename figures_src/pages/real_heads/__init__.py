@@ -21,8 +21,6 @@ from .committed import KIND_SENTENCE, N_LAYERS, extraction, picks, scores
 from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_images, grid_table, render_grid
 from .text import text_data, text_snippets
 
-PAGE = "real-heads.md"
-
 
 # ---------------------------------------------------------------- one worked example per sentence and layer
 
@@ -53,7 +51,7 @@ def layer_example(sentence_id, layer):
 
 LAYER_EXAMPLES = {
     (sentence.id, layer): Example(
-        f"real-heads-{sentence.id}-layer{layer}", page=PAGE,
+        f"real-heads-{sentence.id}-layer{layer}",
         title=f"Layer {layer + 1} of {MODEL_NAME} on the {sentence.id} sentence",
         data=functools.partial(layer_example, sentence.id, layer),
         cite_line=False,  # listed together in the page's "Cite and download" section

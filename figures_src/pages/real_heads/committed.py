@@ -7,16 +7,6 @@ import functools
 from realheads import analysis
 from realheads import data as realdata
 
-# What every real-heads item reads besides figures_src/: the build rehashes these (CONTRIBUTING.md).
-INPUTS = [
-    "data/real_heads.npz",
-    "data/real_heads.json",
-    "realheads/__init__.py",
-    "realheads/analysis.py",
-    "realheads/data.py",
-    "realheads/encoder.py",
-    "realheads/model.py",
-]
 N_LAYERS = 6  # all-MiniLM-L6-v2; `extraction()` checks the committed data agrees
 PATTERN_KINDS = {"previous": "previous token", "next": "next token", "sink": "[CLS]/[SEP] sink"}
 # Which sentence shows each kind of head: the long one for the neighbour heads, the others their own.

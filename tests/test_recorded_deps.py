@@ -1,0 +1,53 @@
+"""The cache follows what each item read while it built (figures_src/engine/inputs.py), not a list written by hand.
+
+On a copy of the repository, three pages are built (qkv, real-heads, your-sentence: about 25 s on the 2-core
+machine, the whole module), then one file at a time is changed: exactly the items whose recorded inputs name it
+are rebuilt, and nothing else.
+"""
+import json
+
+import pytest
+
+from repo_copy import copy_repository, run_build
+
+PAGES = ["--only", "qkv", "--only", "real-heads", "--only", "your-sentence"]
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory):
+    copy = copy_repository(tmp_path_factory.mktemp("repository"))
+    assert run_build(copy, *PAGES), "the first build built nothing"
+    assert run_build(copy, *PAGES) == [], "a second build with nothing changed rebuilt something"
+    return copy
+
+
+def users(copy, path):
+    """The items whose recorded inputs name `path`, from the manifest the build wrote."""
+    manifest = json.loads((copy / "generated" / ".manifest.json").read_text())
+    return {name for name, entry in manifest["items"].items() if path in entry["inputs"]}
+
+
+def touch(copy, path, text):
+    with open(copy / path, "a", encoding="utf-8") as file:
+        file.write(text)
+
+
+def test_a_new_extraction_in_data_rebuilds_exactly_the_items_that_read_it(copy):
+    readers = users(copy, "data/real_heads.json")
+    assert "real-heads-viewer" in readers and "your-sentence" in readers and "ex-qkv" not in readers
+    touch(copy, "data/real_heads.json", "\n")
+    assert set(run_build(copy, *PAGES)) == readers
+    assert run_build(copy, *PAGES) == []
+
+
+def test_an_edit_in_realheads_rebuilds_exactly_the_items_that_imported_it(copy):
+    """realheads/shipped.py was never listed anywhere by hand: only the in-browser model's page imports it."""
+    assert users(copy, "realheads/shipped.py") == {"your-sentence"}
+    touch(copy, "realheads/shipped.py", "# an edit\n")
+    assert run_build(copy, *PAGES) == ["your-sentence"]
+
+
+def test_an_edit_to_one_page_module_rebuilds_only_that_page(copy):
+    touch(copy, "figures_src/pages/qkv.py", "# an edit\n")
+    assert run_build(copy, *PAGES) == ["ex-qkv"]
+    assert users(copy, "figures_src/pages/qkv.py") == {"ex-qkv"}
