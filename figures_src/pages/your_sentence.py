@@ -10,6 +10,7 @@ prints that number; tests/test_your_sentence.py checks it on more sentences.
 import hashlib
 import html
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -20,10 +21,13 @@ from realheads.shipped import dequantize, quantize, read_safetensors
 
 from ..engine import Snippets
 from ..engine.text import num
+from ..engine.wasm import compile_wat
 from .real_heads.committed import extraction
 
 PAGE = "your-sentence.md"
-INPUTS = ["realheads/shipped.py", "realheads/encoder.py", "realheads/model.py"]
+KERNELS = Path(__file__).with_name("your_sentence_kernels.wat")  # the encoder's WebAssembly, compiled here
+INPUTS = ["realheads/shipped.py", "realheads/encoder.py", "realheads/model.py", "figures_src/pages/your_sentence_kernels.wat",
+          "figures_src/engine/wat2wasm.mjs", "package-lock.json"]
 FOLDER = "models"  # under the site root
 MAX_TOKENS = 64  # [CLS] + at most 62 pieces + [SEP]: the browser cuts longer inputs there
 MAX_CHARACTERS = 2000  # the box's maxlength; a sentence from the link (#s=) is cut there too
@@ -66,12 +70,14 @@ def model_data():
     original = EncoderParams.from_state_dict(state, config)
     shipped = EncoderParams.from_state_dict(dequantize(layout, blob), config)
     vocabulary = (folder / "vocab.txt").read_bytes()
-    files = {"weights": content_name("minilm-l6-int8", "bin", blob), "vocabulary": content_name("vocab", "txt", vocabulary)}
+    kernels = compile_wat(KERNELS)
+    files = {"weights": content_name("minilm-l6-int8", "bin", blob), "vocabulary": content_name("vocab", "txt", vocabulary),
+             "kernels": content_name("encoder-kernels", "wasm", kernels)}
     manifest = {
         "model": MODEL_NAME,
         "source": f"{DISTRIBUTION} {package_version()}",
         "files": files,
-        "integrity": {"weights": integrity(blob), "vocabulary": integrity(vocabulary)},
+        "integrity": {"weights": integrity(blob), "vocabulary": integrity(vocabulary), "kernels": integrity(kernels)},
         "config": {"n_layers": config.n_layers, "n_heads": config.n_heads, "d_model": config.d_model, "d_ff": config.d_ff,
                    "layer_norm_eps": config.layer_norm_eps, "vocab_size": config.vocab_size},
         "tokenizer": {"lowercase": True, "strip_accents": True, "unknown": "[UNK]", "prefix": "##",
@@ -82,8 +88,8 @@ def model_data():
     manifest_bytes = (json.dumps(manifest, indent=1) + "\n").encode()
     manifest_name = content_name("model", "json", manifest_bytes)
     return {
-        "blob": blob, "vocabulary": vocabulary, "files": files, "manifest": manifest_bytes, "manifest_name": manifest_name,
-        "download_bytes": len(blob) + len(vocabulary) + len(manifest_bytes),
+        "blob": blob, "vocabulary": vocabulary, "kernels": kernels, "files": files, "manifest": manifest_bytes, "manifest_name": manifest_name,
+        "download_bytes": sum(entry["bytes"] for entry in manifest["integrity"].values()),  # as the page's progress bar counts
         "accuracy": measure_accuracy(original, shipped, config),
     }
 
@@ -130,7 +136,7 @@ def page_snippets(data):
     honesty = (
         "Everything happens in your browser: a background worker cuts your text into the model's tokens with the "
         "same WordPiece rules as the model's own tokenizer, then runs the six layers with the site's encoder "
-        "translated line by line from numpy into JavaScript. Nothing you type leaves the page. Inputs are cut at "
+        "translated step by step from numpy into JavaScript, its matrix products in WebAssembly. Nothing you type leaves the page. Inputs are cut at "
         f"{MAX_TOKENS} tokens ([CLS], {MAX_TOKENS - 2} pieces of your text, [SEP]); the page says when it cuts.\n\n"
         f"The download is {size}: the model's weights as 8-bit integers with a "
         f"scale for every 32 numbers ([weights]({data['files']['weights']})), its vocabulary "
@@ -147,7 +153,7 @@ def page_snippets(data):
 
 def public_files(data):
     return {data["files"]["weights"]: data["blob"], data["files"]["vocabulary"]: data["vocabulary"],
-            data["manifest_name"]: data["manifest"]}
+            data["files"]["kernels"]: data["kernels"], data["manifest_name"]: data["manifest"]}
 
 
 ITEMS = [Snippets("your-sentence", data=model_data, snippets=page_snippets, public=public_files)]
