@@ -171,12 +171,14 @@ class YourSentence {
     this.slot("cut").hidden = !cut;
     this.slot("cut").textContent = cut ? `Your text has ${pieceCount} tokens; the first ${n - 2} are kept, the limit being ${n} with [CLS] and [SEP].` : "";
     this.drawGrid();
-    this.drawScores();
-    if (!this.viewer.hidden) this.open(this.selected); // a head is open: show it for the new sentence
+    const strongest = this.drawScores();
     this.status(`${n} tokens, 6 layers × 12 heads, computed in your browser in ${formatNumber(result.forwardMilliseconds, 0)} ms.`);
     this.root.dataset.state = "done";
+    this.root.dataset.text = result.text; // the sentence on screen, which the box may no longer hold
     this.root.dataset.forwardMilliseconds = result.forwardMilliseconds; // for scripts/bench_your_sentence.py
     performance.mark("aih-yours-grid");
+    // the new sentence in the heatmap at once: the first pattern's strongest head (the reader can choose another)
+    this.open(strongest).then(() => performance.mark("aih-yours-head"));
   }
 
   drawGrid() {
@@ -233,6 +235,7 @@ class YourSentence {
       return row;
     }));
     this.slot("no-pronoun").hidden = !!links;
+    return rows[0][2]; // the first pattern's strongest head
   }
 
   // the head under the pointer, or none between thumbnails (a narrow screen shows the canvas scaled down)
@@ -266,8 +269,8 @@ class YourSentence {
     this.viewer.hidden = false;
     this.canvas.setAttribute("aria-label",
       `Every head's weights, 6 layers down and 12 heads across; layer ${layer + 1}, head ${head + 1} is open below (arrow keys move).`);
-    this.slot("open").textContent = `Showing layer ${layer + 1}, head ${head + 1}; the menu switches heads within layer ${layer + 1}.`;
-    enhance(this.viewer, [], layerExample(this.result, layer, { n_heads: this.heads, d_model: this.result.projections[0][0].length / this.result.tokens.length }));
+    this.slot("open").textContent = `Showing layer ${layer + 1}, head ${head + 1}; the menu switches heads within layer ${layer + 1}, and the grid above opens any head.`;
+    return enhance(this.viewer, [], layerExample(this.result, layer, { n_heads: this.heads, d_model: this.result.projections[0][0].length / this.result.tokens.length }));
   }
 }
 

@@ -11,11 +11,10 @@ const fileName = (url) => new URL(url).pathname.split("/").pop();
 const hex = (buffer) => Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
 
 // The file at `url` as an ArrayBuffer, reporting the bytes read so far. An error names the file, and its HTTP
-// status when there was an answer. Every file's name holds a hash of its content, so a copy in the browser's
-// cache, however old, is the right one (and the page looks there before it runs a link's sentence at once).
+// status when there was an answer.
 async function download(url, signal, onProgress = () => {}) {
   const failed = (what) => new Error(`${fileName(url)}: ${what}`);
-  const response = await fetch(url, { signal, cache: "force-cache" }).catch((error) => {
+  const response = await fetch(url, { signal }).catch((error) => {
     throw failed(error.message);
   });
   if (!response.ok) throw failed(`HTTP ${response.status}`);
@@ -53,22 +52,43 @@ async function verified(url, buffer, expected) {
   return buffer;
 }
 
+// Cache Storage keeps the model's files once checked, so a later visit (a #s= link) runs without downloading;
+// your-sentence.js looks there, by this name, before it runs a link's sentence at once.
+const CACHE = "aih-your-sentence-model";
+
+// The file at `url`, from the cache if it is there (every file's name holds a hash of its content, so a kept copy
+// is the right one), else downloaded and kept.
+async function fetchFile(store, url, signal, onProgress = () => {}) {
+  const kept = await store?.match(url);
+  if (kept) {
+    const buffer = await kept.arrayBuffer();
+    onProgress(buffer.byteLength);
+    return buffer;
+  }
+  const buffer = await download(url, signal, onProgress);
+  await store?.put(url, new Response(buffer)).catch(() => {}); // full storage: the next visit downloads again
+  return buffer;
+}
+
 async function load(manifestUrl) {
   const controller = new AbortController(); // the first download that fails stops the others
   const { signal } = controller;
+  const store = await globalThis.caches?.open(CACHE).catch(() => null); // none on a plain-http page
   let manifest;
   try {
-    manifest = JSON.parse(new TextDecoder().decode(await download(manifestUrl, signal)));
+    manifest = JSON.parse(new TextDecoder().decode(await fetchFile(store, manifestUrl, signal)));
   } catch (error) {
+    store?.delete(manifestUrl);
     throw error instanceof SyntaxError ? new Error(`${fileName(manifestUrl)} is not valid JSON`) : error;
   }
   const root = new URL("..", manifestUrl); // the manifest's file names are from the site root
   const file = async (kind, onProgress) => {
     const url = new URL(manifest.files[kind], root).href;
     try {
-      return await verified(url, await download(url, signal, onProgress), manifest.integrity[kind]);
+      return await verified(url, await fetchFile(store, url, signal, onProgress), manifest.integrity[kind]);
     } catch (error) {
       controller.abort();
+      store?.delete(url); // a corrupted copy is never used twice
       throw error;
     }
   };

@@ -109,7 +109,9 @@ def page_snippets(data):
 <label for="aih-yours-text">Your sentence</label>
 <input type="text" id="aih-yours-text" name="s" maxlength="{MAX_CHARACTERS}" autocomplete="off" spellcheck="false" value="{html.escape(PRESETS['coreference'], quote=True)}">
 <button type="submit" class="aih-yours__run" data-slot="run" disabled>Run the model ({size} download, once)</button>
+<button type="button" data-slot="copy" hidden>Copy link</button>
 <p class="aih-yours__presets">Or start from the real-heads page's sentences: {presets}</p>
+<p class="aih-yours__copied" data-slot="copied" role="status"></p>
 </form>
 <progress data-slot="progress" max="1" value="0" hidden aria-label="Download of the model"></progress>
 <p class="aih-yours__status" data-slot="status" role="status">This part of the page needs JavaScript, and a download of {size} that starts only when you ask for it; everything else on the page works without it.</p>
