@@ -66,7 +66,9 @@ export async function createEncoder(params, config, kernelBytes) {
   // Y = X · W + b for W packed (d_in, d_out); X and Y (tokens, ·) at their regions
   const product = (x, dIn, w, dOut, b, y, tokens) => linear(x, 4 * dIn, tokens, dIn, w, 32, 32 * dIn, dOut / 8, b, y, 4 * dOut);
 
-  return function encode(ids) {
+  // attentionOnly: the page shows every layer's weights and Q, K, V, which the last layer's W_O and feed-forward
+  // sub-layer do not change, so it skips them (and hiddenStates ends with the last layer's input)
+  return function encode(ids, { attentionOnly = false } = {}) {
     const n = ids.length;
     if (n < 1 || n > params.position_embeddings.rows) throw new Error(`${n} tokens; this model takes 1 to ${params.position_embeddings.rows}`);
     const tokens = Math.ceil(n / 8) * 8; // padded: the kernel takes rows 4 and key panels 8 at a time
@@ -86,6 +88,7 @@ export async function createEncoder(params, config, kernelBytes) {
     const projections = [];
     params.layers.forEach((layer, index) => {
       const w = layers[index];
+      const last = attentionOnly && index === params.layers.length - 1; // only its weights and Q, K, V are needed
       // multi-head attention: each head's softmax(Q_h K_hᵀ/√d_k) V_h, the heads side by side, then W_O
       product(at.X, d, w.W_Q, d, w.b_Q, at.Q, tokens);
       product(at.X, d, w.W_K, d, w.b_K, at.K, tokens);
@@ -97,22 +100,23 @@ export async function createEncoder(params, config, kernelBytes) {
         linear(at.Q + 4 * h * dK, 4 * d, tokens, dK, at.KT + 4 * h * dK * tokens, 4 * tokens, 32, tokens / 8, at.zeros, at.S, 4 * tokens);
         softmax(at.S, n, tokens, 1 / Math.sqrt(dK));
         for (let i = 0; i < n; i++) layerWeights.set(S.subarray(i * tokens, i * tokens + n), (h * n + i) * n);
-        linear(at.S, 4 * tokens, tokens, tokens, at.V + 4 * h * dK, 4 * d, 32, dK / 8, at.zeros, at.heads + 4 * h * dK, 4 * d);
+        if (!last) linear(at.S, 4 * tokens, tokens, tokens, at.V + 4 * h * dK, 4 * d, 32, dK / 8, at.zeros, at.heads + 4 * h * dK, 4 * d);
       }
+      weights.push(layerWeights);
+      projections.push({ Q: copy(Q), K: copy(K), V: copy(V) });
+      if (last) return;
       product(at.heads, d, w.W_O, d, w.b_O, at.A, tokens);
-      for (let index = 0; index < n * d; index++) A[index] += X[index];
+      for (let cell = 0; cell < n * d; cell++) A[cell] += X[cell];
       layerNorm(A, d, n, layer.norm1_gamma, layer.norm1_beta, eps);
       A.fill(0, n * d); // padding rows stay 0, so nothing they hold can reach a real token's row
       // the feed-forward sub-layer
       product(at.A, d, w.W_1, dFF, w.b_1, at.H, tokens);
       gelu(at.H, n * dFF);
       product(at.H, dFF, w.W_2, d, w.b_2, at.out, tokens);
-      for (let index = 0; index < n * d; index++) X[index] = A[index] + out[index];
+      for (let cell = 0; cell < n * d; cell++) X[cell] = A[cell] + out[cell];
       layerNorm(X, d, n, layer.norm2_gamma, layer.norm2_beta, eps);
       X.fill(0, n * d);
       hiddenStates.push(copy(X));
-      weights.push(layerWeights);
-      projections.push({ Q: copy(Q), K: copy(K), V: copy(V) });
     });
     return { weights, hiddenStates, projections };
   };

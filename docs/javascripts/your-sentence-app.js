@@ -177,8 +177,9 @@ class YourSentence {
     this.root.dataset.text = result.text; // the sentence on screen, which the box may no longer hold
     this.root.dataset.forwardMilliseconds = result.forwardMilliseconds; // for scripts/bench_your_sentence.py
     performance.mark("aih-yours-grid");
-    // the new sentence in the heatmap at once: the first pattern's strongest head (the reader can choose another)
-    this.open(strongest).then(() => performance.mark("aih-yours-head"));
+    // the new sentence in the heatmap at once, the first pattern's strongest head (the reader can choose another), in
+    // a task of its own: no task keeps the page busy for long (the heatmap builds itself in a few more)
+    setTimeout(() => this.open(strongest).then(() => performance.mark("aih-yours-head")));
   }
 
   drawGrid() {
@@ -266,6 +267,8 @@ class YourSentence {
   open({ layer, head }) {
     this.selected = { layer, head };
     this.viewer.dataset.head = head;
+    const longest = Math.max(...this.result.tokens.map((token) => token.length));
+    this.viewer.style.setProperty("--aih-yours-tokens", `${Math.min(longest + 3, 16)}ch`); // your-sentence.css
     this.viewer.hidden = false;
     this.canvas.setAttribute("aria-label",
       `Every head's weights, 6 layers down and 12 heads across; layer ${layer + 1}, head ${head + 1} is open below (arrow keys move).`);

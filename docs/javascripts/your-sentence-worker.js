@@ -112,7 +112,7 @@ function run(text) {
   const { manifest, encode, tokenizer } = model;
   const { tokens, ids, pieceCount, cut } = tokenizer.encode(text, manifest.tokenizer.max_tokens);
   const started = performance.now();
-  const { weights: layers, projections } = encode(ids); // (n_heads, n, n) per layer
+  const { weights: layers, projections } = encode(ids, { attentionOnly: true }); // (n_heads, n, n) per layer
   const forwardMilliseconds = performance.now() - started;
   const qkv = projections.map(({ Q, K, V }) => [Q, K, V]); // (n, d_model) each
   layers.forEach((layerWeights, layer) => { // a NaN would be drawn and scored as if it were a number
