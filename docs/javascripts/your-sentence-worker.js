@@ -96,6 +96,9 @@ async function load(manifestUrl) {
   let loaded = 0;
   const progress = (bytes) => postMessage({ type: "progress", loaded: (loaded += bytes), total });
   const [weights, vocabulary, kernels] = await Promise.all(["weights", "vocabulary", "kernels"].map((kind) => file(kind, progress)));
+  // files of an earlier model (their names hold another hash) are of no more use
+  const current = new Set([manifestUrl, ...Object.values(manifest.files).map((name) => new URL(name, root).href)]);
+  for (const request of (await store?.keys()) || []) if (!current.has(request.url)) store.delete(request);
   const { tokenizer: settings } = manifest;
   model = {
     manifest,
