@@ -182,6 +182,7 @@ class YourSentence {
     setTimeout(() => this.open(strongest).then(() => performance.mark("aih-yours-head")));
   }
 
+  // Every head's weights as a thumbnail, all in one image (each device pixel takes the cell under it), then the labels
   drawGrid() {
     const { weights, tokens } = this.result;
     const n = tokens.length;
@@ -191,24 +192,30 @@ class YourSentence {
     const ratio = devicePixelRatio || 1;
     const width = LEFT + heads * (THUMBNAIL + GAP);
     const height = TOP + layers * (THUMBNAIL + GAP);
-    Object.assign(this.canvas, { width: width * ratio, height: height * ratio });
+    Object.assign(this.canvas, { width: Math.round(width * ratio), height: Math.round(height * ratio) });
     this.canvas.style.width = `${width}px`;
     const context = this.canvas.getContext("2d");
-    context.scale(ratio, ratio);
-    context.imageSmoothingEnabled = false;
-    context.fillStyle = getComputedStyle(this.canvas).color;
-    context.font = "11px sans-serif";
-    const image = new ImageData(n, n);
-    const pixels = new Uint32Array(image.data.buffer); // one RGBA pixel per cell, in the platform's byte order
-    const thumbnail = new OffscreenCanvas(n, n);
+    const image = context.createImageData(this.canvas.width, this.canvas.height);
+    const pixels = new Uint32Array(image.data.buffer); // one RGBA pixel each, in the platform's byte order
+    const size = Math.round(THUMBNAIL * ratio); // a thumbnail's side in device pixels
+    const cellOf = Array.from({ length: size }, (_, pixel) => Math.floor((pixel * n) / size)); // pixel -> row or column
     for (let layer = 0; layer < layers; layer++) {
-      context.fillText(`layer ${layer + 1}`, 0, TOP + layer * (THUMBNAIL + GAP) + THUMBNAIL / 2 + 4);
       for (let head = 0; head < heads; head++) {
-        for (let cell = 0; cell < n * n; cell++) pixels[cell] = COLOURS[Math.round(weights[layer][head * n * n + cell] * 255)];
-        thumbnail.getContext("2d").putImageData(image, 0, 0);
-        context.drawImage(thumbnail, LEFT + head * (THUMBNAIL + GAP), TOP + layer * (THUMBNAIL + GAP), THUMBNAIL, THUMBNAIL);
+        const left = Math.round((LEFT + head * (THUMBNAIL + GAP)) * ratio);
+        const top = Math.round((TOP + layer * (THUMBNAIL + GAP)) * ratio);
+        const offset = head * n * n;
+        for (let y = 0; y < size; y++) {
+          const row = offset + cellOf[y] * n;
+          const start = (top + y) * image.width + left;
+          for (let x = 0; x < size; x++) pixels[start + x] = COLOURS[Math.round(weights[layer][row + cellOf[x]] * 255)];
+        }
       }
     }
+    context.putImageData(image, 0, 0);
+    context.scale(ratio, ratio);
+    context.fillStyle = getComputedStyle(this.canvas).color;
+    context.font = "11px sans-serif";
+    for (let layer = 0; layer < layers; layer++) context.fillText(`layer ${layer + 1}`, 0, TOP + layer * (THUMBNAIL + GAP) + THUMBNAIL / 2 + 4);
     for (let head = 0; head < heads; head++) context.fillText(head + 1, LEFT + head * (THUMBNAIL + GAP) + THUMBNAIL / 2 - 3, TOP - 4);
   }
 

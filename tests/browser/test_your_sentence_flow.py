@@ -132,11 +132,13 @@ def test_no_main_thread_task_runs_over_50_ms_from_run_to_the_open_head(page, sit
     page.goto(site_url + "your-sentence/")
     run(page, SECOND)  # the download and the first run, not watched
     page.evaluate("""() => { window.longTasks = [];
-        new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => Math.round(e.duration))))
-          .observe({ type: "longtask" }); }""")
+        new PerformanceObserver((list) => window.longTasks.push(...list.getEntries())).observe({ type: "longtask" }); }""")
     page.evaluate("() => performance.clearMarks()")
     run(page, " ".join(["word"] * 62))  # 64 tokens with [CLS] and [SEP], the most the page runs
     assert len(page.locator("[data-slot=tokens]").inner_text().split(" ")) == 64
     page.wait_for_function("() => performance.getEntriesByName('aih-yours-head').length")
     page.wait_for_timeout(1000)  # the rendering after the heatmap was built
-    assert page.evaluate("() => window.longTasks") == []
+    # from the press of Run on (the click itself and the typing before it are Playwright's, not the page's)
+    long_tasks = page.evaluate("""() => window.longTasks.filter((task) =>
+        task.startTime >= performance.getEntriesByName('aih-yours-run')[0].startTime).map((task) => Math.round(task.duration))""")
+    assert long_tasks == []
