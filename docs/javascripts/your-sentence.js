@@ -30,6 +30,7 @@ document$.subscribe(() => {
   status(`Nothing is downloaded until you press the button (${root.dataset.size}).${cut}`);
   // a sentence in the box that is not the one on screen: the status says what to do
   const changed = (what) => {
+    slot("copied").textContent = ""; // a link copied before is not this sentence's
     if (root.dataset.state !== "failed") status(`${what} Press Run to see its heads.`);
   };
   for (const preset of root.querySelectorAll("[data-preset]")) {
