@@ -54,7 +54,7 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --silent --no-audit --no-fund
 	touch $@
 
-figures: $(SITE_STAMP)
+figures: $(SITE_STAMP) $(NODE_STAMP)  # Node and wabt compile the your-sentence model's WebAssembly
 	$(PY) -m figures_src.build $(FIGURE_FLAGS)
 
 site: figures $(NODE_STAMP)

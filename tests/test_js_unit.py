@@ -6,7 +6,7 @@ would send it):
   modules site.js loads on a page that shows their widget (its WIDGETS), each with its imports. Checked here for
   every widget, and in the browser for every real page (tests/browser/test_javascript_budget.py);
 - on demand, 10 KB: any other file under docs/javascripts/, loaded by a dynamic import() when a reader asks.
-  The your-sentence page's model (your-sentence-app.js, its worker, encoder.js, wordpiece.js: 8.4 KB) is
+  The your-sentence page's model (your-sentence-app.js, its worker, encoder.js, wordpiece.js: 8.6 KB) is
   on demand; its weights (24.5 MB) are data, counted by tests/test_your_sentence.py.
 """
 import functools

@@ -203,7 +203,7 @@ def test_the_shipped_file_is_what_quantize_writes_and_fits_the_limit(model, ship
     layout, expected = quantize(state)
     assert blob == expected and manifest["tensors"] == layout
     vocabulary = (PUBLIC / manifest["files"]["vocabulary"]).read_bytes()
-    total = len(blob) + len(vocabulary) + manifest_path.stat().st_size
+    total = len(blob) + len(vocabulary) + len((PUBLIC / manifest["files"]["kernels"]).read_bytes()) + manifest_path.stat().st_size
     print(f"\ndownload: {total:,} bytes ({len(blob):,} weights, {len(vocabulary):,} vocabulary)")
     assert total <= DOWNLOAD_LIMIT
     for path in (manifest["files"]["weights"], manifest["files"]["vocabulary"], manifest_path.relative_to(PUBLIC).as_posix()):
@@ -214,7 +214,7 @@ def test_the_shipped_file_is_what_quantize_writes_and_fits_the_limit(model, ship
 def test_the_manifest_records_each_files_length_and_sha256_for_the_page_to_check(shipped):
     """The worker refuses a download whose length or SHA-256 differs from these (the browser tests corrupt one)."""
     manifest, _, _ = shipped
-    assert sorted(manifest["integrity"]) == sorted(manifest["files"]) == ["vocabulary", "weights"]
+    assert sorted(manifest["integrity"]) == sorted(manifest["files"]) == ["kernels", "vocabulary", "weights"]
     for kind, path in manifest["files"].items():
         content = (PUBLIC / path).read_bytes()
         assert manifest["integrity"][kind] == {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}, kind

@@ -1,30 +1,15 @@
-// all-MiniLM-L6-v2's forward pass in plain JavaScript, step for step as realheads/encoder.py and with its names:
-// embed (word + position + token-type embeddings, LayerNorm), then per layer
+// all-MiniLM-L6-v2's forward pass in JavaScript and WebAssembly, step for step as realheads/encoder.py and with its
+// names: embed (word + position + token-type embeddings, LayerNorm), then per layer
 //     A = LayerNorm(X + MultiHead(X)),   X' = LayerNorm(A + GELU(A·W_1 + b_1)·W_2 + b_2).
-// Pure functions on flat typed arrays, no DOM: the page's worker and Node's tests import it. Weights are
-// float32 (the shipped int8 numbers times their scales, as realheads/shipped.py dequantizes them); the
-// arithmetic runs in float64 (JavaScript's numbers). A matrix is { data, rows, cols }, row-major.
-// The weights keep the file's layout, a Linear's (d_out, d_in) as in PyTorch, so `linear` takes the dot
-// product of X's row with W's row: the same y = x·Wᵀ + b as the numpy encoder's x·W + b on the transpose.
+// No DOM: the page's worker and Node's tests import it. The arithmetic is float32, as the numpy encoder's on the
+// shipped (dequantized) weights. The matrix products (99% of the work), GELU and the softmax are WebAssembly SIMD
+// (figures_src/pages/your_sentence_kernels.wat, compiled by the build); the rest (embedding, LayerNorm, the
+// residuals) is here. A matrix in params is { data, rows, cols }, row-major, a Linear's (d_out, d_in) as in PyTorch.
 
-// Abramowitz & Stegun 7.1.26, as realheads.encoder.erf_formula: |error| <= 1.5e-7
-const AS_P = 0.3275911;
-const AS_A = [1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592]; // a5 … a1, for Horner
-
-export function erf(x) {
-  const a = Math.abs(x);
-  const t = 1 / (1 + AS_P * a);
-  let poly = AS_A[0];
-  for (const coefficient of AS_A.slice(1)) poly = poly * t + coefficient;
-  poly *= t;
-  return Math.sign(x) * (1 - poly * Math.exp(-a * a));
-}
-
-export const gelu = (x) => 0.5 * x * (1 + erf(x * Math.SQRT1_2));
-
-// Each row to mean 0 and variance 1 (biased, eps inside the root), then scaled and shifted. X (n, d), in place.
-export function layerNorm(X, d, gamma, beta, eps) {
-  for (let row = 0; row < X.length; row += d) {
+// Rows 0 … rows-1 of X (…, d), each to mean 0 and variance 1 (biased, eps inside the root), then scaled and
+// shifted; in place.
+export function layerNorm(X, d, rows, gamma, beta, eps) {
+  for (let row = 0; row < rows * d; row += d) {
     let mean = 0;
     for (let k = 0; k < d; k++) mean += X[row + k];
     mean /= d;
@@ -33,111 +18,108 @@ export function layerNorm(X, d, gamma, beta, eps) {
     const inverse = 1 / Math.sqrt(variance / d + eps);
     for (let k = 0; k < d; k++) X[row + k] = (X[row + k] - mean) * inverse * gamma[k] + beta[k];
   }
-  return X;
 }
 
-// X (n, d_in) · Wᵀ + b, W (d_out, d_in) -> (n, d_out). Each row of W is read once and used for every row of X
-// (W is megabytes and X a few hundred kilobytes, so this order keeps the memory traffic low); four sums at
-// a time keep the adds independent.
-export function linear(X, n, W, b) {
+// W (d_out, d_in) as the kernel reads a weight matrix: Wᵀ in panels of 8 columns, each panel's d_in rows of 8
+// in a row. W is { data, rows: d_out, cols: d_in } -> target (d_out · d_in)
+function packPanels(W, target) {
   const { rows: dOut, cols: dIn, data } = W;
-  const Y = new Float64Array(n * dOut);
-  for (let o = 0; o < dOut; o++) {
-    const w = o * dIn;
-    for (let i = 0; i < n; i++) {
-      const x = i * dIn;
-      let sum0 = 0;
-      let sum1 = 0;
-      let sum2 = 0;
-      let sum3 = 0;
-      for (let k = 0; k < dIn; k += 4) { // d_in is a multiple of 4 (384, 1536)
-        sum0 += X[x + k] * data[w + k];
-        sum1 += X[x + k + 1] * data[w + k + 1];
-        sum2 += X[x + k + 2] * data[w + k + 2];
-        sum3 += X[x + k + 3] * data[w + k + 3];
-      }
-      Y[i * dOut + o] = sum0 + sum1 + sum2 + sum3 + b[o];
+  if (dOut % 8) throw new Error(`a weight matrix has ${dOut} outputs, not a multiple of 8`);
+  for (let panel = 0; panel < dOut / 8; panel++) {
+    for (let k = 0; k < dIn; k++) {
+      for (let column = 0; column < 8; column++) target[(panel * dIn + k) * 8 + column] = data[(panel * 8 + column) * dIn + k];
     }
   }
-  return Y;
 }
 
-// Word + position + token-type (all segment 0) embeddings, then LayerNorm. ids (n,) -> X (n, d_model)
-export function embed(params, config, ids) {
-  const d = config.d_model;
-  const X = new Float64Array(ids.length * d);
-  ids.forEach((id, position) => {
-    for (let k = 0; k < d; k++) {
-      X[position * d + k] = params.word_embeddings.data[id * d + k] + params.token_type_embeddings.data[k] +
-        params.position_embeddings.data[position * d + k];
-    }
-  });
-  return layerNorm(X, d, params.embed_gamma, params.embed_beta, config.layer_norm_eps);
-}
-
-// attention.multi_head_attention with biases: each head's softmax(Q_h K_hᵀ/√d_k) V_h, the heads side by side,
-// then W_O. X (n, d_model) -> { out (n, d_model), weights (n_heads, n, n), Q, K, V (n, d_model) }
-export function multiHeadAttention(X, n, layer, config) {
-  const { d_model: d, n_heads: heads } = config;
+// The encoder for params (loadParams's), config (the manifest's) and the kernel's compiled bytes: copies the
+// layers' weights into the kernel's memory once, and returns encode(ids) -> { weights: n_layers × (n_heads, n, n),
+// hiddenStates: n_layers + 1 × (n, d_model), projections: n_layers × {Q, K, V} (n, d_model) }, all Float32Array;
+// hiddenStates[l] is what layer l's W_Q, W_K and W_V multiply, and projections[l] the products (plus biases),
+// head h in columns h·d_k … (h+1)·d_k.
+export async function createEncoder(params, config, kernelBytes) {
+  const { d_model: d, d_ff: dFF, n_heads: heads, layer_norm_eps: eps } = config;
   const dK = d / heads;
-  const scale = 1 / Math.sqrt(dK);
-  const Q = linear(X, n, layer.W_Q, layer.b_Q); // (n, d_model): head h is columns h·d_k … (h+1)·d_k
-  const K = linear(X, n, layer.W_K, layer.b_K);
-  const V = linear(X, n, layer.W_V, layer.b_V);
-  const weights = new Float64Array(heads * n * n);
-  const concatenated = new Float64Array(n * d);
-  for (let h = 0; h < heads; h++) {
-    const offset = h * dK;
-    for (let i = 0; i < n; i++) {
-      const row = weights.subarray((h * n + i) * n, (h * n + i + 1) * n);
-      let largest = -Infinity;
-      for (let j = 0; j < n; j++) {
-        let score = 0;
-        for (let k = 0; k < dK; k++) score += Q[i * d + offset + k] * K[j * d + offset + k];
-        row[j] = score * scale;
-        largest = Math.max(largest, row[j]);
-      }
-      let total = 0;
-      for (let j = 0; j < n; j++) total += (row[j] = Math.exp(row[j] - largest));
-      for (let j = 0; j < n; j++) row[j] /= total;
-      for (let k = 0; k < dK; k++) {
-        let sum = 0;
-        for (let j = 0; j < n; j++) sum += row[j] * V[j * d + offset + k];
-        concatenated[i * d + offset + k] = sum;
-      }
-    }
-  }
-  return { out: linear(concatenated, n, layer.W_O, layer.b_O), weights, Q, K, V };
-}
+  const maxTokens = Math.ceil(params.position_embeddings.rows / 8) * 8;
+  // the memory's plan: every region's byte offset, 16-byte aligned for SIMD
+  let top = 0;
+  const region = (floats) => (top += Math.ceil(floats / 4) * 16) - Math.ceil(floats / 4) * 16;
+  const MATRICES = ["W_Q", "W_K", "W_V", "W_O", "W_1", "W_2"];
+  const BIASES = ["b_Q", "b_K", "b_V", "b_O", "b_1", "b_2"];
+  const layers = params.layers.map((layer) => Object.fromEntries([
+    ...MATRICES.map((name) => [name, region(layer[name].data.length)]),
+    ...BIASES.map((name) => [name, region(layer[name].length)]),
+  ]));
+  const matrix = () => region(maxTokens * d); // (tokens, d_model), tokens padded to a multiple of 8
+  const at = { X: matrix(), Q: matrix(), K: matrix(), V: matrix(), heads: matrix(), A: matrix(), out: matrix(),
+    KT: matrix(), S: region(maxTokens * maxTokens), H: region(maxTokens * dFF), zeros: region(Math.max(maxTokens, d)) };
+  const memory = new WebAssembly.Memory({ initial: Math.ceil(top / 65536) });
+  const { instance } = await WebAssembly.instantiate(kernelBytes, { env: { memory } });
+  const { linear, gelu, softmax } = instance.exports;
+  const floats = new Float32Array(memory.buffer);
+  const view = (offset, count) => floats.subarray(offset / 4, offset / 4 + count);
+  params.layers.forEach((layer, index) => {
+    for (const name of MATRICES) packPanels(layer[name], view(layers[index][name], layer[name].data.length));
+    for (const name of BIASES) view(layers[index][name], layer[name].length).set(layer[name]);
+  });
 
-// One layer: X (n, d_model) -> { X (n, d_model), weights (n_heads, n, n), projections {Q, K, V} (n, d_model) }
-export function encoderLayer(X, n, layer, config) {
-  const eps = config.layer_norm_eps;
-  const { out: attended, weights, Q, K, V } = multiHeadAttention(X, n, layer, config);
-  const A = layerNorm(X.map((x, index) => x + attended[index]), config.d_model, layer.norm1_gamma, layer.norm1_beta, eps);
-  const hidden = linear(A, n, layer.W_1, layer.b_1).map(gelu); // (n, d_ff)
-  const out = linear(hidden, n, layer.W_2, layer.b_2); // (n, d_model)
-  const next = layerNorm(A.map((a, index) => a + out[index]), config.d_model, layer.norm2_gamma, layer.norm2_beta, eps);
-  return { X: next, weights, projections: { Q, K, V } };
-}
+  // Y = X · W + b for W packed (d_in, d_out); X and Y (tokens, ·) at their regions
+  const product = (x, dIn, w, dOut, b, y, tokens) => linear(x, 4 * dIn, tokens, dIn, w, 32, 32 * dIn, dOut / 8, b, y, 4 * dOut);
 
-// The whole encoder on one sentence's ids -> { weights: n_layers × (n_heads, n, n), hiddenStates: n_layers + 1 ×
-// (n, d_model), projections: n_layers × {Q, K, V} (n, d_model) }; hiddenStates[l] is what layer l's W_Q, W_K and
-// W_V multiply, and projections[l] the products (plus biases), head h in columns h·d_k … (h+1)·d_k.
-export function encode(params, config, ids) {
-  const n = ids.length;
-  let X = embed(params, config, ids);
-  const hiddenStates = [X];
-  const weights = [];
-  const projections = [];
-  for (const layer of params.layers) {
-    const result = encoderLayer(X, n, layer, config);
-    X = result.X;
-    hiddenStates.push(X);
-    weights.push(result.weights);
-    projections.push(result.projections);
-  }
-  return { weights, hiddenStates, projections };
+  // attentionOnly: the page shows every layer's weights and Q, K, V, which the last layer's W_O and feed-forward
+  // sub-layer do not change, so it skips them (and hiddenStates ends with the last layer's input)
+  return function encode(ids, { attentionOnly = false } = {}) {
+    const n = ids.length;
+    if (n < 1 || n > params.position_embeddings.rows) throw new Error(`${n} tokens; this model takes 1 to ${params.position_embeddings.rows}`);
+    const tokens = Math.ceil(n / 8) * 8; // padded: the kernel takes rows 4 and key panels 8 at a time
+    const [X, Q, K, V, A, out, KT, S] = ["X", "Q", "K", "V", "A", "out", "KT", "S"].map((name) =>
+      view(at[name], name === "S" ? tokens * tokens : tokens * d));
+    X.fill(0);
+    ids.forEach((id, position) => {
+      for (let k = 0; k < d; k++) {
+        X[position * d + k] = params.word_embeddings.data[id * d + k] + params.token_type_embeddings.data[k] +
+          params.position_embeddings.data[position * d + k];
+      }
+    });
+    layerNorm(X, d, n, params.embed_gamma, params.embed_beta, eps);
+    const copy = (array) => array.slice(0, n * d);
+    const hiddenStates = [copy(X)];
+    const weights = [];
+    const projections = [];
+    params.layers.forEach((layer, index) => {
+      const w = layers[index];
+      const last = attentionOnly && index === params.layers.length - 1; // only its weights and Q, K, V are needed
+      // multi-head attention: each head's softmax(Q_h K_hᵀ/√d_k) V_h, the heads side by side, then W_O
+      product(at.X, d, w.W_Q, d, w.b_Q, at.Q, tokens);
+      product(at.X, d, w.W_K, d, w.b_K, at.K, tokens);
+      product(at.X, d, w.W_V, d, w.b_V, at.V, tokens);
+      for (let j = 0; j < tokens; j++) for (let c = 0; c < d; c++) KT[c * tokens + j] = K[j * d + c]; // (d_model, tokens)
+      const layerWeights = new Float32Array(heads * n * n);
+      for (let h = 0; h < heads; h++) {
+        // S = Q_h K_hᵀ (tokens, tokens), then its rows' softmax; A_h V_h into the heads' columns h·d_k …
+        linear(at.Q + 4 * h * dK, 4 * d, tokens, dK, at.KT + 4 * h * dK * tokens, 4 * tokens, 32, tokens / 8, at.zeros, at.S, 4 * tokens);
+        softmax(at.S, n, tokens, 1 / Math.sqrt(dK));
+        for (let i = 0; i < n; i++) layerWeights.set(S.subarray(i * tokens, i * tokens + n), (h * n + i) * n);
+        if (!last) linear(at.S, 4 * tokens, tokens, tokens, at.V + 4 * h * dK, 4 * d, 32, dK / 8, at.zeros, at.heads + 4 * h * dK, 4 * d);
+      }
+      weights.push(layerWeights);
+      projections.push({ Q: copy(Q), K: copy(K), V: copy(V) });
+      if (last) return;
+      product(at.heads, d, w.W_O, d, w.b_O, at.A, tokens);
+      for (let cell = 0; cell < n * d; cell++) A[cell] += X[cell];
+      layerNorm(A, d, n, layer.norm1_gamma, layer.norm1_beta, eps);
+      A.fill(0, n * d); // padding rows stay 0, so nothing they hold can reach a real token's row
+      // the feed-forward sub-layer
+      product(at.A, d, w.W_1, dFF, w.b_1, at.H, tokens);
+      gelu(at.H, n * dFF);
+      product(at.H, dFF, w.W_2, d, w.b_2, at.out, tokens);
+      for (let cell = 0; cell < n * d; cell++) X[cell] = A[cell] + out[cell];
+      layerNorm(X, d, n, layer.norm2_gamma, layer.norm2_beta, eps);
+      X.fill(0, n * d);
+      hiddenStates.push(copy(X));
+    });
+    return { weights, hiddenStates, projections };
+  };
 }
 
 // ---------------------------------------------------------------- the shipped file -> params

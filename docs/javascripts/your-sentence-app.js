@@ -172,14 +172,18 @@ class YourSentence {
     this.slot("cut").hidden = !cut;
     this.slot("cut").textContent = cut ? `Your text has ${pieceCount} tokens; the first ${n - 2} are kept, the limit being ${n} with [CLS] and [SEP].` : "";
     this.drawGrid();
-    this.drawScores();
-    if (!this.viewer.hidden) this.open(this.selected); // a head is open: show it for the new sentence
+    const strongest = this.drawScores();
     this.status(`${n} tokens, 6 layers × 12 heads, computed in your browser in ${formatNumber(result.forwardMilliseconds, 0)} ms.`);
     this.root.dataset.state = "done";
+    this.root.dataset.text = result.text; // the sentence on screen, which the box may no longer hold
     this.root.dataset.forwardMilliseconds = result.forwardMilliseconds; // for scripts/bench_your_sentence.py
     performance.mark("aih-yours-grid");
+    // the new sentence in the heatmap at once, the first pattern's strongest head (the reader can choose another), in
+    // a task of its own: no task keeps the page busy for long (the heatmap builds itself in a few more)
+    setTimeout(() => this.open(strongest).then(() => performance.mark("aih-yours-head")));
   }
 
+  // Every head's weights as a thumbnail, all in one image (each device pixel takes the cell under it), then the labels
   drawGrid() {
     const { weights, tokens } = this.result;
     const n = tokens.length;
@@ -189,24 +193,30 @@ class YourSentence {
     const ratio = devicePixelRatio || 1;
     const width = LEFT + heads * (THUMBNAIL + GAP);
     const height = TOP + layers * (THUMBNAIL + GAP);
-    Object.assign(this.canvas, { width: width * ratio, height: height * ratio });
+    Object.assign(this.canvas, { width: Math.round(width * ratio), height: Math.round(height * ratio) });
     this.canvas.style.width = `${width}px`;
     const context = this.canvas.getContext("2d");
-    context.scale(ratio, ratio);
-    context.imageSmoothingEnabled = false;
-    context.fillStyle = getComputedStyle(this.canvas).color;
-    context.font = "11px sans-serif";
-    const image = new ImageData(n, n);
-    const pixels = new Uint32Array(image.data.buffer); // one RGBA pixel per cell, in the platform's byte order
-    const thumbnail = new OffscreenCanvas(n, n);
+    const image = context.createImageData(this.canvas.width, this.canvas.height);
+    const pixels = new Uint32Array(image.data.buffer); // one RGBA pixel each, in the platform's byte order
+    const size = Math.round(THUMBNAIL * ratio); // a thumbnail's side in device pixels
+    const cellOf = Array.from({ length: size }, (_, pixel) => Math.floor((pixel * n) / size)); // pixel -> row or column
     for (let layer = 0; layer < layers; layer++) {
-      context.fillText(`layer ${layer + 1}`, 0, TOP + layer * (THUMBNAIL + GAP) + THUMBNAIL / 2 + 4);
       for (let head = 0; head < heads; head++) {
-        for (let cell = 0; cell < n * n; cell++) pixels[cell] = COLOURS[Math.round(weights[layer][head * n * n + cell] * 255)];
-        thumbnail.getContext("2d").putImageData(image, 0, 0);
-        context.drawImage(thumbnail, LEFT + head * (THUMBNAIL + GAP), TOP + layer * (THUMBNAIL + GAP), THUMBNAIL, THUMBNAIL);
+        const left = Math.round((LEFT + head * (THUMBNAIL + GAP)) * ratio);
+        const top = Math.round((TOP + layer * (THUMBNAIL + GAP)) * ratio);
+        const offset = head * n * n;
+        for (let y = 0; y < size; y++) {
+          const row = offset + cellOf[y] * n;
+          const start = (top + y) * image.width + left;
+          for (let x = 0; x < size; x++) pixels[start + x] = COLOURS[Math.round(weights[layer][row + cellOf[x]] * 255)];
+        }
       }
     }
+    context.putImageData(image, 0, 0);
+    context.scale(ratio, ratio);
+    context.fillStyle = getComputedStyle(this.canvas).color;
+    context.font = "11px sans-serif";
+    for (let layer = 0; layer < layers; layer++) context.fillText(`layer ${layer + 1}`, 0, TOP + layer * (THUMBNAIL + GAP) + THUMBNAIL / 2 + 4);
     for (let head = 0; head < heads; head++) context.fillText(head + 1, LEFT + head * (THUMBNAIL + GAP) + THUMBNAIL / 2 - 3, TOP - 4);
   }
 
@@ -234,6 +244,7 @@ class YourSentence {
       return row;
     }));
     this.slot("no-pronoun").hidden = !!links;
+    return rows[0][2]; // the first pattern's strongest head
   }
 
   // the head under the pointer, or none between thumbnails (a narrow screen shows the canvas scaled down)
@@ -263,11 +274,13 @@ class YourSentence {
   open({ layer, head }) {
     this.selected = { layer, head };
     this.viewer.dataset.head = head;
+    const longest = Math.max(...this.result.tokens.map((token) => token.length));
+    this.viewer.style.setProperty("--aih-yours-tokens", `${Math.min(longest + 3, 16)}ch`); // your-sentence.css
     this.viewer.hidden = false;
     this.canvas.setAttribute("aria-label",
       `Every head's weights, 6 layers down and 12 heads across; layer ${layer + 1}, head ${head + 1} is open below (arrow keys move).`);
-    this.slot("open").textContent = `Showing layer ${layer + 1}, head ${head + 1}; the menu switches heads within layer ${layer + 1}.`;
-    enhance(this.viewer, [], layerExample(this.result, layer, { n_heads: this.heads, d_model: this.result.projections[0][0].length / this.result.tokens.length }));
+    this.slot("open").textContent = `Showing layer ${layer + 1}, head ${head + 1}; the menu switches heads within layer ${layer + 1}, and the grid above opens any head.`;
+    return enhance(this.viewer, [], layerExample(this.result, layer, { n_heads: this.heads, d_model: this.result.projections[0][0].length / this.result.tokens.length }));
   }
 }
 

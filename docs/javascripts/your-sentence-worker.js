@@ -1,24 +1,23 @@
 // The your-sentence model, in a Web Worker so the page never freezes. Messages in: {type: "load", manifest
-// (its URL)} once, then {type: "run", text}. Messages out: "progress" {loaded, total}, "ready", "result" {tokens,
-// pieceCount, cut, weights, projections}, "error" {during: "load" or "run", message}. Large arrays travel as
-// transferred buffers.
-import { encode, loadParams } from "./encoder.js";
+// (its URL)} once, then {type: "run", text}. Messages out: "progress" {loaded, total} (bytes of all the files the
+// manifest lists), "ready", "result" {tokens, pieceCount, cut, weights, projections}, "error" {during: "load" or
+// "run", message}. Large arrays travel as transferred buffers.
+import { createEncoder, loadParams } from "./encoder.js";
 import { WordPiece } from "./wordpiece.js";
 
-let model = null; // { manifest, params, tokenizer }
+let model = null; // { manifest, encode, tokenizer }
 
 const fileName = (url) => new URL(url).pathname.split("/").pop();
 const hex = (buffer) => Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
 
-// The file at `url` as an ArrayBuffer, reporting the bytes read so far of `total`. An error names the file, and
-// its HTTP status when there was an answer.
+// The file at `url` as an ArrayBuffer, reporting the bytes read so far. An error names the file, and its HTTP
+// status when there was an answer.
 async function download(url, signal, onProgress = () => {}) {
   const failed = (what) => new Error(`${fileName(url)}: ${what}`);
   const response = await fetch(url, { signal }).catch((error) => {
     throw failed(error.message);
   });
   if (!response.ok) throw failed(`HTTP ${response.status}`);
-  const total = Number(response.headers.get("Content-Length")) || 0;
   const reader = response.body.getReader();
   const chunks = [];
   let loaded = 0;
@@ -29,7 +28,7 @@ async function download(url, signal, onProgress = () => {}) {
     if (done) break;
     chunks.push(value);
     loaded += value.length;
-    onProgress(loaded, total);
+    onProgress(value.length);
   }
   const bytes = new Uint8Array(loaded);
   let offset = 0;
@@ -53,33 +52,57 @@ async function verified(url, buffer, expected) {
   return buffer;
 }
 
+// Cache Storage keeps the model's files once checked, so a later visit (a #s= link) runs without downloading;
+// your-sentence.js looks there, by this name, before it runs a link's sentence at once.
+const CACHE = "aih-your-sentence-model";
+
+// The file at `url`, from the cache if it is there (every file's name holds a hash of its content, so a kept copy
+// is the right one), else downloaded and kept.
+async function fetchFile(store, url, signal, onProgress = () => {}) {
+  const kept = await store?.match(url);
+  if (kept) {
+    const buffer = await kept.arrayBuffer();
+    onProgress(buffer.byteLength);
+    return buffer;
+  }
+  const buffer = await download(url, signal, onProgress);
+  await store?.put(url, new Response(buffer)).catch(() => {}); // full storage: the next visit downloads again
+  return buffer;
+}
+
 async function load(manifestUrl) {
   const controller = new AbortController(); // the first download that fails stops the others
   const { signal } = controller;
+  const store = await globalThis.caches?.open(CACHE).catch(() => null); // none on a plain-http page
   let manifest;
   try {
-    manifest = JSON.parse(new TextDecoder().decode(await download(manifestUrl, signal)));
+    manifest = JSON.parse(new TextDecoder().decode(await fetchFile(store, manifestUrl, signal)));
   } catch (error) {
+    store?.delete(manifestUrl);
     throw error instanceof SyntaxError ? new Error(`${fileName(manifestUrl)} is not valid JSON`) : error;
   }
   const root = new URL("..", manifestUrl); // the manifest's file names are from the site root
   const file = async (kind, onProgress) => {
     const url = new URL(manifest.files[kind], root).href;
     try {
-      return await verified(url, await download(url, signal, onProgress), manifest.integrity[kind]);
+      return await verified(url, await fetchFile(store, url, signal, onProgress), manifest.integrity[kind]);
     } catch (error) {
       controller.abort();
+      store?.delete(url); // a corrupted copy is never used twice
       throw error;
     }
   };
-  const [weights, vocabulary] = await Promise.all([
-    file("weights", (loaded, total) => postMessage({ type: "progress", loaded, total })),
-    file("vocabulary"),
-  ]);
+  const total = Object.values(manifest.integrity).reduce((sum, { bytes }) => sum + bytes, 0); // the page's size too
+  let loaded = 0;
+  const progress = (bytes) => postMessage({ type: "progress", loaded: (loaded += bytes), total });
+  const [weights, vocabulary, kernels] = await Promise.all(["weights", "vocabulary", "kernels"].map((kind) => file(kind, progress)));
+  // files of an earlier model (their names hold another hash) are of no more use
+  const current = new Set([manifestUrl, ...Object.values(manifest.files).map((name) => new URL(name, root).href)]);
+  for (const request of (await store?.keys()) || []) if (!current.has(request.url)) store.delete(request);
   const { tokenizer: settings } = manifest;
   model = {
     manifest,
-    params: loadParams(manifest.tensors, weights, manifest.config),
+    encode: await createEncoder(loadParams(manifest.tensors, weights, manifest.config), manifest.config, kernels),
     tokenizer: new WordPiece(new TextDecoder().decode(vocabulary), {
       unknown: settings.unknown, prefix: settings.prefix, maxInputCharsPerWord: settings.max_input_chars_per_word,
       specialTokens: settings.special_tokens,
@@ -89,13 +112,12 @@ async function load(manifestUrl) {
 }
 
 function run(text) {
-  const { manifest, params, tokenizer } = model;
+  const { manifest, encode, tokenizer } = model;
   const { tokens, ids, pieceCount, cut } = tokenizer.encode(text, manifest.tokenizer.max_tokens);
   const started = performance.now();
-  const { weights, projections } = encode(params, manifest.config, ids);
+  const { weights: layers, projections } = encode(ids, { attentionOnly: true }); // (n_heads, n, n) per layer
   const forwardMilliseconds = performance.now() - started;
-  const layers = weights.map((layerWeights) => new Float32Array(layerWeights)); // (n_heads, n, n) each
-  const qkv = projections.map(({ Q, K, V }) => [Q, K, V].map((array) => new Float32Array(array))); // (n, d_model)
+  const qkv = projections.map(({ Q, K, V }) => [Q, K, V]); // (n, d_model) each
   layers.forEach((layerWeights, layer) => { // a NaN would be drawn and scored as if it were a number
     const arrays = { weights: layerWeights, Q: qkv[layer][0], K: qkv[layer][1], V: qkv[layer][2] };
     for (const [name, array] of Object.entries(arrays)) {

@@ -1,28 +1,71 @@
-// The your-sentence page, on page view: restore the sentence from the URL (#s=…) and arm the Run button. The model
-// (your-sentence-app.js, its worker and the weights) loads only when the reader presses it.
+// The your-sentence page, on page view: restore the sentence from the URL (#s=…), arm the Run and Copy link
+// buttons, and keep the status in step with the box. The model (your-sentence-app.js, its worker and the weights)
+// loads only when the reader presses Run, or at once for a link's sentence when the browser already holds the model.
+const linkTo = (text) => `${location.href.split("#")[0]}#s=${encodeURIComponent(text.toWellFormed())}`;
+
+// Whether the worker's Cache Storage (your-sentence-worker.js) holds the manifest and every file it lists: then a
+// link's sentence runs at once, with nothing to download.
+async function modelIsCached(manifestUrl) {
+  try {
+    const store = await caches.open("aih-your-sentence-model");
+    const manifest = await (await store.match(manifestUrl)).json();
+    const kept = await Promise.all(Object.values(manifest.files).map((name) => store.match(new URL(name, new URL("..", manifestUrl)).href)));
+    return kept.every(Boolean);
+  } catch {
+    return false; // not kept (or no Cache Storage): the reader presses Run, as on a first visit
+  }
+}
+
 document$.subscribe(() => {
   const root = document.getElementById("aih-yours");
   if (!root) return;
-  const form = root.querySelector("[data-slot=form]");
+  const slot = (name) => root.querySelector(`[data-slot=${name}]`);
+  const status = (text) => (slot("status").textContent = text);
+  const form = slot("form");
   const input = form.elements.s;
   const sentence = new URLSearchParams(location.hash.slice(1)).get("s");
   if (sentence) input.value = sentence.slice(0, input.maxLength); // the box's limit holds for a link too
   const cut = sentence?.length > input.maxLength ? ` The sentence in the link was cut to its first ${input.maxLength} characters, the box's limit.` : "";
-  const run = root.querySelector("[data-slot=run]");
-  run.disabled = false;
-  root.querySelector("[data-slot=status]").textContent = `Nothing is downloaded until you press the button (${root.dataset.size}).${cut}`;
+  slot("run").disabled = false;
+  status(`Nothing is downloaded until you press the button (${root.dataset.size}).${cut}`);
+  // a sentence in the box that is not the one on screen: the status says what to do
+  const changed = (what) => {
+    slot("copied").textContent = ""; // a link copied before is not this sentence's
+    if (root.dataset.state !== "failed") status(`${what} Press Run to see its heads.`);
+  };
   for (const preset of root.querySelectorAll("[data-preset]")) {
-    preset.addEventListener("click", () => (input.value = preset.dataset.preset));
+    preset.addEventListener("click", () => {
+      input.value = preset.dataset.preset;
+      changed(`The ${preset.textContent} sentence is in the box.`);
+    });
   }
+  input.addEventListener("input", () => changed("The box holds a new sentence."));
+  const copy = slot("copy");
+  copy.hidden = false;
+  copy.addEventListener("click", async () => {
+    const link = linkTo(input.value);
+    try {
+      await navigator.clipboard.writeText(link);
+      slot("copied").textContent = "Link copied: it opens this page with the sentence in the box.";
+    } catch {
+      slot("copied").textContent = `Copy this link: ${link}`; // no clipboard (an http page, or permission refused)
+    }
+  });
   let app = null; // the loaded page, once asked for
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
+  const run = async () => {
     if (!input.value.trim()) { // the model would read only [CLS] and [SEP], and its scores would mean nothing
-      root.querySelector("[data-slot=status]").textContent = "Type a sentence first: the box is empty, so the model is not run.";
+      status("Type a sentence first: the box is empty, so the model is not run.");
       input.focus();
       return;
     }
     app ||= import("./your-sentence-app.js").then((module) => module.start(root));
     (await app).run(input.value);
+  };
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    run();
   });
+  if (sentence && input.value.trim()) {
+    modelIsCached(new URL(`../${root.dataset.model}`, import.meta.url).href).then((cached) => cached && !app && run());
+  }
 });

@@ -10,6 +10,7 @@ prints that number; tests/test_your_sentence.py checks it on more sentences.
 import hashlib
 import html
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -20,8 +21,10 @@ from realheads.shipped import dequantize, quantize, read_safetensors
 
 from ..engine import Snippets
 from ..engine.text import num
+from ..engine.wasm import compile_wat
 from .real_heads.committed import extraction
 
+KERNELS = Path(__file__).with_name("your_sentence_kernels.wat")  # the encoder's WebAssembly, compiled here
 FOLDER = "models"  # under the site root
 MAX_TOKENS = 64  # [CLS] + at most 62 pieces + [SEP]: the browser cuts longer inputs there
 MAX_CHARACTERS = 2000  # the box's maxlength; a sentence from the link (#s=) is cut there too
@@ -64,12 +67,14 @@ def model_data():
     original = EncoderParams.from_state_dict(state, config)
     shipped = EncoderParams.from_state_dict(dequantize(layout, blob), config)
     vocabulary = (folder / "vocab.txt").read_bytes()
-    files = {"weights": content_name("minilm-l6-int8", "bin", blob), "vocabulary": content_name("vocab", "txt", vocabulary)}
+    kernels = compile_wat(KERNELS)
+    files = {"weights": content_name("minilm-l6-int8", "bin", blob), "vocabulary": content_name("vocab", "txt", vocabulary),
+             "kernels": content_name("encoder-kernels", "wasm", kernels)}
     manifest = {
         "model": MODEL_NAME,
         "source": f"{DISTRIBUTION} {package_version()}",
         "files": files,
-        "integrity": {"weights": integrity(blob), "vocabulary": integrity(vocabulary)},
+        "integrity": {"weights": integrity(blob), "vocabulary": integrity(vocabulary), "kernels": integrity(kernels)},
         "config": {"n_layers": config.n_layers, "n_heads": config.n_heads, "d_model": config.d_model, "d_ff": config.d_ff,
                    "layer_norm_eps": config.layer_norm_eps, "vocab_size": config.vocab_size},
         "tokenizer": {"lowercase": True, "strip_accents": True, "unknown": "[UNK]", "prefix": "##",
@@ -80,8 +85,8 @@ def model_data():
     manifest_bytes = (json.dumps(manifest, indent=1) + "\n").encode()
     manifest_name = content_name("model", "json", manifest_bytes)
     return {
-        "blob": blob, "vocabulary": vocabulary, "files": files, "manifest": manifest_bytes, "manifest_name": manifest_name,
-        "download_bytes": len(blob) + len(vocabulary) + len(manifest_bytes),
+        "blob": blob, "vocabulary": vocabulary, "kernels": kernels, "files": files, "manifest": manifest_bytes, "manifest_name": manifest_name,
+        "download_bytes": sum(entry["bytes"] for entry in manifest["integrity"].values()),  # as the page's progress bar counts
         "accuracy": measure_accuracy(original, shipped, config),
     }
 
@@ -101,7 +106,9 @@ def page_snippets(data):
 <label for="aih-yours-text">Your sentence</label>
 <input type="text" id="aih-yours-text" name="s" maxlength="{MAX_CHARACTERS}" autocomplete="off" spellcheck="false" value="{html.escape(PRESETS['coreference'], quote=True)}">
 <button type="submit" class="aih-yours__run" data-slot="run" disabled>Run the model ({size} download, once)</button>
+<button type="button" data-slot="copy" hidden>Copy link</button>
 <p class="aih-yours__presets">Or start from the real-heads page's sentences: {presets}</p>
+<p class="aih-yours__copied" data-slot="copied" role="status"></p>
 </form>
 <progress data-slot="progress" max="1" value="0" hidden aria-label="Download of the model"></progress>
 <p class="aih-yours__status" data-slot="status" role="status">This part of the page needs JavaScript, and a download of {size} that starts only when you ask for it; everything else on the page works without it.</p>
@@ -128,13 +135,15 @@ def page_snippets(data):
     honesty = (
         "Everything happens in your browser: a background worker cuts your text into the model's tokens with the "
         "same WordPiece rules as the model's own tokenizer, then runs the six layers with the site's encoder "
-        "translated line by line from numpy into JavaScript. Nothing you type leaves the page. Inputs are cut at "
+        "translated step by step from numpy into JavaScript, its matrix products in WebAssembly. Nothing you type leaves the page. Inputs are cut at "
         f"{MAX_TOKENS} tokens ([CLS], {MAX_TOKENS - 2} pieces of your text, [SEP]); the page says when it cuts.\n\n"
         f"The download is {size}: the model's weights as 8-bit integers with a "
         f"scale for every 32 numbers ([weights]({data['files']['weights']})), its vocabulary "
-        f"([vocab.txt]({data['files']['vocabulary']})), and a small file that describes both, with the length and "
-        "SHA-256 of each: the page checks both files against them before it uses either, and says so if a "
-        "download is corrupted. "
+        f"([vocab.txt]({data['files']['vocabulary']})) and the encoder's WebAssembly "
+        f"([kernels]({data['files']['kernels']}), compiled from a readable source when the site is built), with a "
+        "small file that describes them, with the length and SHA-256 of each: the page checks every file against "
+        "them before it uses any, and says so if a download is corrupted. The browser keeps the checked files, so "
+        "a later visit, or a link with a sentence, runs without downloading them again. "
         "Rounding the weights to 8 bits changes the attention a little: on the three sentences of the real-heads "
         f"page, the largest difference between a weight computed with the shipped numbers and one computed with "
         f"the original 32-bit numbers (both by the site's numpy encoder) is {num(worst, 4)}, on the "
@@ -145,7 +154,7 @@ def page_snippets(data):
 
 def public_files(data):
     return {data["files"]["weights"]: data["blob"], data["files"]["vocabulary"]: data["vocabulary"],
-            data["manifest_name"]: data["manifest"]}
+            data["files"]["kernels"]: data["kernels"], data["manifest_name"]: data["manifest"]}
 
 
 ITEMS = [Snippets("your-sentence", data=model_data, snippets=page_snippets, public=public_files)]

@@ -1,0 +1,170 @@
+;; The your-sentence model's hot loops in WebAssembly SIMD (docs/javascripts/encoder.js drives them): the matrix
+;; product, then GELU and the softmax, which need exp, four values at a time. The build compiles this file with wabt's wat2wasm (figures_src/engine/wasm.py) and publishes the
+;; binary beside the weights; no binary is committed.
+;;
+;;     Y (rows, 8·panels) = X (rows, d_in) · W (d_in, 8·panels) + b
+;;
+;; Everything is float32 in the memory the page gives the module; addresses and strides are in bytes, so one
+;; function serves every product of the forward pass:
+;; - X's row r starts at x + r·x_stride (a head's Q is a slice of the full Q: x_stride = 4·d_model);
+;; - W is read in panels of 8 columns: column 8p + c of row k is at w + p·w_panel + k·w_row + 4c. A weight
+;;   matrix is packed once at load so each panel is contiguous (w_row = 32, w_panel = 32·d_in); a row-major
+;;   matrix (V, or Kᵀ) is read in place (w_row = 4·its columns, w_panel = 32);
+;; - b holds 8·panels biases (a zero row where the product has none); Y's row r starts at y + r·y_stride.
+;; rows is a multiple of 4 (the caller pads the sentence): each step of the inner loop multiplies 4 rows of X
+;; by one panel of W, 4 × 8 sums kept in 8 SIMD registers, so each value loaded is used 4 or 8 times.
+(module
+  (import "env" "memory" (memory 1))
+  (func (export "linear")
+    (param $x i32) (param $x_stride i32) (param $rows i32) (param $d_in i32)
+    (param $w i32) (param $w_row i32) (param $w_panel i32) (param $panels i32)
+    (param $b i32) (param $y i32) (param $y_stride i32)
+    (local $panel i32) (local $row i32) (local $k i32) (local $k_end i32) (local $w_k i32) (local $w_start i32)
+    (local $x0 i32) (local $x1 i32) (local $x2 i32) (local $x3 i32) (local $out i32)
+    (local $bias_left v128) (local $bias_right v128) (local $left v128) (local $right v128) (local $xk v128)
+    ;; $sum<row><half>: row 0-3 of the block, the panel's left or right 4 columns
+    (local $sum0l v128) (local $sum0r v128) (local $sum1l v128) (local $sum1r v128)
+    (local $sum2l v128) (local $sum2r v128) (local $sum3l v128) (local $sum3r v128)
+    (local.set $k_end (i32.shl (local.get $d_in) (i32.const 2)))
+    (loop $panels_loop
+      (local.set $w_start (i32.add (local.get $w) (i32.mul (local.get $panel) (local.get $w_panel))))
+      (local.set $bias_left (v128.load (i32.add (local.get $b) (i32.shl (local.get $panel) (i32.const 5)))))
+      (local.set $bias_right (v128.load offset=16 (i32.add (local.get $b) (i32.shl (local.get $panel) (i32.const 5)))))
+      (local.set $row (i32.const 0))
+      (loop $rows_loop
+        (local.set $x0 (i32.add (local.get $x) (i32.mul (local.get $row) (local.get $x_stride))))
+        (local.set $x1 (i32.add (local.get $x0) (local.get $x_stride)))
+        (local.set $x2 (i32.add (local.get $x1) (local.get $x_stride)))
+        (local.set $x3 (i32.add (local.get $x2) (local.get $x_stride)))
+        (local.set $sum0l (local.get $bias_left)) (local.set $sum0r (local.get $bias_right))
+        (local.set $sum1l (local.get $bias_left)) (local.set $sum1r (local.get $bias_right))
+        (local.set $sum2l (local.get $bias_left)) (local.set $sum2r (local.get $bias_right))
+        (local.set $sum3l (local.get $bias_left)) (local.set $sum3r (local.get $bias_right))
+        (local.set $w_k (local.get $w_start))
+        (local.set $k (i32.const 0))
+        (loop $k_loop
+          (local.set $left (v128.load (local.get $w_k)))
+          (local.set $right (v128.load offset=16 (local.get $w_k)))
+          (local.set $xk (v128.load32_splat (i32.add (local.get $x0) (local.get $k))))
+          (local.set $sum0l (f32x4.add (local.get $sum0l) (f32x4.mul (local.get $xk) (local.get $left))))
+          (local.set $sum0r (f32x4.add (local.get $sum0r) (f32x4.mul (local.get $xk) (local.get $right))))
+          (local.set $xk (v128.load32_splat (i32.add (local.get $x1) (local.get $k))))
+          (local.set $sum1l (f32x4.add (local.get $sum1l) (f32x4.mul (local.get $xk) (local.get $left))))
+          (local.set $sum1r (f32x4.add (local.get $sum1r) (f32x4.mul (local.get $xk) (local.get $right))))
+          (local.set $xk (v128.load32_splat (i32.add (local.get $x2) (local.get $k))))
+          (local.set $sum2l (f32x4.add (local.get $sum2l) (f32x4.mul (local.get $xk) (local.get $left))))
+          (local.set $sum2r (f32x4.add (local.get $sum2r) (f32x4.mul (local.get $xk) (local.get $right))))
+          (local.set $xk (v128.load32_splat (i32.add (local.get $x3) (local.get $k))))
+          (local.set $sum3l (f32x4.add (local.get $sum3l) (f32x4.mul (local.get $xk) (local.get $left))))
+          (local.set $sum3r (f32x4.add (local.get $sum3r) (f32x4.mul (local.get $xk) (local.get $right))))
+          (local.set $w_k (i32.add (local.get $w_k) (local.get $w_row)))
+          (local.set $k (i32.add (local.get $k) (i32.const 4)))
+          (br_if $k_loop (i32.lt_u (local.get $k) (local.get $k_end))))
+        (local.set $out (i32.add (i32.add (local.get $y) (i32.mul (local.get $row) (local.get $y_stride)))
+                                 (i32.shl (local.get $panel) (i32.const 5))))
+        (v128.store (local.get $out) (local.get $sum0l))
+        (v128.store offset=16 (local.get $out) (local.get $sum0r))
+        (local.set $out (i32.add (local.get $out) (local.get $y_stride)))
+        (v128.store (local.get $out) (local.get $sum1l))
+        (v128.store offset=16 (local.get $out) (local.get $sum1r))
+        (local.set $out (i32.add (local.get $out) (local.get $y_stride)))
+        (v128.store (local.get $out) (local.get $sum2l))
+        (v128.store offset=16 (local.get $out) (local.get $sum2r))
+        (local.set $out (i32.add (local.get $out) (local.get $y_stride)))
+        (v128.store (local.get $out) (local.get $sum3l))
+        (v128.store offset=16 (local.get $out) (local.get $sum3r))
+        (local.set $row (i32.add (local.get $row) (i32.const 4)))
+        (br_if $rows_loop (i32.lt_u (local.get $row) (local.get $rows))))
+      (local.set $panel (i32.add (local.get $panel) (i32.const 1)))
+      (br_if $panels_loop (i32.lt_u (local.get $panel) (local.get $panels)))))
+
+  ;; exp(x) for x <= 0, four at a time, as Cephes' expf: x = m·ln 2 + r with |r| <= ln 2 / 2, e^r by a degree-6
+  ;; polynomial, 2^m put in the float's exponent; relative error about 1e-7 (float32's own). Below -87 the result
+  ;; is e^-87 (1.6e-38), a weight of 0 for any purpose here.
+  (func $exp (param $x v128) (result v128)
+    (local $m v128) (local $r v128) (local $p v128)
+    (local.set $x (f32x4.max (local.get $x) (f32x4.splat (f32.const -87))))
+    (local.set $m (f32x4.nearest (f32x4.mul (local.get $x) (f32x4.splat (f32.const 1.44269504088896341)))))
+    (local.set $r (f32x4.sub (f32x4.sub (local.get $x) (f32x4.mul (local.get $m) (f32x4.splat (f32.const 0.693359375))))
+                             (f32x4.mul (local.get $m) (f32x4.splat (f32.const -2.12194440e-4)))))
+    (local.set $p (f32x4.splat (f32.const 1.9875691500e-4)))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (f32x4.splat (f32.const 1.3981999507e-3))))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (f32x4.splat (f32.const 8.3334519073e-3))))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (f32x4.splat (f32.const 4.1665795894e-2))))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (f32x4.splat (f32.const 1.6666665459e-1))))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (f32x4.splat (f32.const 5.0000001201e-1))))
+    (local.set $p (f32x4.add (f32x4.add (f32x4.mul (f32x4.mul (local.get $p) (local.get $r)) (local.get $r))
+                                        (local.get $r)) (f32x4.splat (f32.const 1))))
+    (f32x4.mul (local.get $p)
+               (i32x4.shl (i32x4.add (i32x4.trunc_sat_f32x4_s (local.get $m)) (i32x4.splat (i32.const 127))) (i32.const 23))))
+
+  ;; GELU in place on count floats at x (count a multiple of 4): x · (1 + erf(x/√2)) / 2, erf by Abramowitz &
+  ;; Stegun 7.1.26 as realheads.encoder.erf_formula (|error| <= 1.5e-7).
+  (func (export "gelu") (param $x i32) (param $count i32)
+    (local $end i32) (local $v v128) (local $a v128) (local $t v128) (local $p v128) (local $erf v128)
+    (local.set $end (i32.add (local.get $x) (i32.shl (local.get $count) (i32.const 2))))
+    (loop $values
+      (local.set $v (v128.load (local.get $x)))
+      (local.set $a (f32x4.abs (f32x4.mul (local.get $v) (f32x4.splat (f32.const 0.70710678118654752)))))
+      (local.set $t (f32x4.div (f32x4.splat (f32.const 1))
+                               (f32x4.add (f32x4.splat (f32.const 1)) (f32x4.mul (f32x4.splat (f32.const 0.3275911)) (local.get $a)))))
+      (local.set $p (f32x4.splat (f32.const 1.061405429)))
+      (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $t)) (f32x4.splat (f32.const -1.453152027))))
+      (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $t)) (f32x4.splat (f32.const 1.421413741))))
+      (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $t)) (f32x4.splat (f32.const -0.284496736))))
+      (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $t)) (f32x4.splat (f32.const 0.254829592))))
+      (local.set $p (f32x4.mul (local.get $p) (local.get $t)))
+      ;; erf(|x|/√2) = 1 - p·e^(-a²) >= 0, given x's sign
+      (local.set $erf (f32x4.sub (f32x4.splat (f32.const 1))
+                                 (f32x4.mul (local.get $p) (call $exp (f32x4.neg (f32x4.mul (local.get $a) (local.get $a)))))))
+      (local.set $erf (v128.or (local.get $erf) (v128.and (local.get $v) (v128.const i32x4 0x80000000 0x80000000 0x80000000 0x80000000))))
+      (v128.store (local.get $x)
+                  (f32x4.mul (f32x4.mul (f32x4.splat (f32.const 0.5)) (local.get $v))
+                             (f32x4.add (f32x4.splat (f32.const 1)) (local.get $erf))))
+      (local.set $x (i32.add (local.get $x) (i32.const 16)))
+      (br_if $values (i32.lt_u (local.get $x) (local.get $end)))))
+
+  ;; Rows 0 … n-1 of S (·, stride floats, stride a multiple of 4) to softmax(scale · S[i, 0 … n-1]), in place;
+  ;; columns n … stride-1 to 0.
+  (func (export "softmax") (param $s i32) (param $n i32) (param $stride i32) (param $scale f32)
+    (local $row i32) (local $end i32) (local $at i32) (local $largest f32) (local $total v128) (local $sum f32)
+    (local $width i32)
+    (local.set $width (i32.shl (local.get $stride) (i32.const 2)))
+    (local.set $end (i32.add (local.get $s) (i32.mul (local.get $n) (local.get $width))))
+    (local.set $row (local.get $s))
+    (loop $rows
+      (local.set $largest (f32.load (local.get $row)))
+      (local.set $at (i32.add (local.get $row) (i32.const 4)))
+      (block $done
+        (loop $columns
+          (br_if $done (i32.ge_u (local.get $at) (i32.add (local.get $row) (i32.shl (local.get $n) (i32.const 2)))))
+          (local.set $largest (f32.max (local.get $largest) (f32.load (local.get $at))))
+          (local.set $at (i32.add (local.get $at) (i32.const 4)))
+          (br $columns)))
+      ;; e^(scale·(s - largest)) four at a time (up to 3 past n, cleared below), then the columns past n to 0
+      (local.set $at (local.get $row))
+      (loop $exps
+        (v128.store (local.get $at)
+                    (call $exp (f32x4.mul (f32x4.sub (v128.load (local.get $at)) (f32x4.splat (local.get $largest)))
+                                          (f32x4.splat (local.get $scale)))))
+        (local.set $at (i32.add (local.get $at) (i32.const 16)))
+        (br_if $exps (i32.lt_u (local.get $at) (i32.add (local.get $row) (i32.shl (local.get $n) (i32.const 2))))))
+      (memory.fill (i32.add (local.get $row) (i32.shl (local.get $n) (i32.const 2))) (i32.const 0)
+                   (i32.shl (i32.sub (local.get $stride) (local.get $n)) (i32.const 2)))
+      (local.set $total (v128.const f32x4 0 0 0 0))
+      (local.set $at (local.get $row))
+      (loop $sums
+        (local.set $total (f32x4.add (local.get $total) (v128.load (local.get $at))))
+        (local.set $at (i32.add (local.get $at) (i32.const 16)))
+        (br_if $sums (i32.lt_u (local.get $at) (i32.add (local.get $row) (local.get $width)))))
+      (local.set $sum (f32.add (f32.add (f32x4.extract_lane 0 (local.get $total)) (f32x4.extract_lane 1 (local.get $total)))
+                               (f32.add (f32x4.extract_lane 2 (local.get $total)) (f32x4.extract_lane 3 (local.get $total)))))
+      (local.set $total (f32x4.splat (local.get $sum)))
+      (local.set $at (local.get $row))
+      (loop $divides
+        (v128.store (local.get $at) (f32x4.div (v128.load (local.get $at)) (local.get $total)))
+        (local.set $at (i32.add (local.get $at) (i32.const 16)))
+        (br_if $divides (i32.lt_u (local.get $at) (i32.add (local.get $row) (local.get $width)))))
+      (local.set $row (i32.add (local.get $row) (local.get $width)))
+      (br_if $rows (i32.lt_u (local.get $row) (local.get $end)))))
+)
