@@ -97,10 +97,13 @@ def run_build(args):
 @pytest.fixture(scope="session")
 def shared_build(shared_dir):
     """generated/ and site/ as `make site` leaves them: built once if stale, else used as they are."""
+    done = shared_dir / "shared-build.done"  # decided once per run: a worker never rebuilds what another reads
     with locked(shared_dir / "shared-build.lock"):
-        if not site_is_up_to_date():
-            run_build(["figures_src.build"])
-            run_build(["mkdocs", "build", "--strict"])  # not --quiet: it hides the warnings --strict counts
+        if not done.exists():
+            if not site_is_up_to_date():
+                run_build(["figures_src.build"])
+                run_build(["mkdocs", "build", "--strict"])  # not --quiet: it hides the warnings --strict counts
+            done.touch()
     return ROOT
 
 
