@@ -71,10 +71,11 @@ pdf: $(TEST_STAMP) site
 serve: figures $(NODE_STAMP)
 	$(PY) -m mkdocs serve
 
-# pytest-xdist's workers: each file's tests run in one worker (--dist loadfile), so a module's fixtures are set up
-# once; the build the session shares is made once between them (tests/conftest.py).
+# pytest-xdist's workers: a browser test runs on whichever is free, the other tests of a file stay on one worker
+# (--dist loadgroup; tests/conftest.py groups them) so a module's fixtures are set up once; the build the session
+# shares is made once between them (tests/conftest.py).
 WORKERS ?= 2
-PYTEST := $(PY) -m pytest -n $(WORKERS) --dist loadfile
+PYTEST := $(PY) -m pytest -n $(WORKERS) --dist loadgroup
 
 # No build at all: not `site`, and no generated/ or site/ needed (the browser tests are not even collected).
 check: $(TEST_STAMP)

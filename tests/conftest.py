@@ -16,7 +16,7 @@ The shared build, for any test that reads the real pages' output:
   the pipeline's checks on the real pages, the examples' recomputations, and the reproducibility test's second
   build.
 
-Under xdist each worker is a session of its own: the two take turns through a file lock, and the second finds
+Under xdist (`make test` runs two workers, --dist loadgroup) each worker is a session of its own: the two take turns through a file lock, and the second finds
 the work done (site/ up to date, the forced build's folder complete).
 """
 import contextlib
@@ -38,14 +38,18 @@ BUILD_FIXTURES = {"generated", "built_site", "fresh_figures", "site_url"}
 BROWSER_TESTS = ROOT / "tests" / "browser"
 
 
-@pytest.hookimpl(tryfirst=True)  # before -m reads the marks
+@pytest.hookimpl(tryfirst=True)  # before -m and xdist read the marks
 def pytest_collection_modifyitems(items):
     for item in items:
         if BROWSER_TESTS in Path(item.fspath).parents:
             item.add_marker(pytest.mark.browser)
             item.add_marker(pytest.mark.build)
-        elif BUILD_FIXTURES & set(getattr(item, "fixturenames", ())):
+            continue  # each browser test goes to whichever worker is free (xdist --dist loadgroup)
+        if BUILD_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.build)
+        # the other tests of a file stay together on one worker: their module fixtures (a model, a training run,
+        # a node encoder's outputs) are set up once
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 @pytest.fixture(scope="session")
