@@ -16,8 +16,9 @@ The shared build, for any test that reads the real pages' output:
   the pipeline's checks on the real pages, the examples' recomputations, and the reproducibility test's second
   build.
 
-Under xdist (`make test` runs two workers, --dist loadgroup) each worker is a session of its own: the two take turns through a file lock, and the second finds
-the work done (site/ up to date, the forced build's folder complete).
+Under xdist (`make test` runs two workers, --dist loadgroup) each worker is a session of its own: the two take
+turns through a file lock, and the second finds the work done (site/ up to date, the forced build's folder
+complete). A browser test runs on whichever worker is free; the other tests of a file stay on one worker.
 """
 import contextlib
 import fcntl
