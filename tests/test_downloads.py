@@ -23,9 +23,10 @@ LINK = re.compile(r'<a href="([^"]+)" download>([^<]+)</a>')
 TABLE = re.compile(r'<table class="aih-numbers"[^>]*>(.*?)</table>', re.S)
 
 
+pytestmark = pytest.mark.usefixtures("built_site")  # every test reads the shared site/ (tests/conftest.py)
+
+
 def site_pages():
-    if not (SITE / "index.html").is_file():
-        pytest.fail("site/ is not built: run `make site` (make test does it first)")
     return sorted(p for p in SITE.rglob("index.html")
                   if not {"assets", "embed", "print"} & set(p.relative_to(SITE).parts))
 

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import attention  # noqa: E402
-from figures_src import build, registry  # noqa: E402
+from figures_src import registry  # noqa: E402
 from figures_src.engine import Example, Figure  # noqa: E402
 
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "examples.json").read_text(encoding="utf-8"))
@@ -37,13 +37,11 @@ TOLERANCE = 1e-12
 
 
 @pytest.fixture(scope="module")
-def published(tmp_path_factory):
-    """Every declared example exactly as its JSON download publishes it: built by the one entry point into a
-    temporary folder and read back."""
-    out = tmp_path_factory.mktemp("generated")
-    build.build(only=list(DECLARED), force=True, out=out, log=lambda *_: None)
+def published(fresh_figures):
+    """Every declared example exactly as its JSON download publishes it: built from scratch by the one entry point
+    into a temporary folder (the session's `fresh_figures`, tests/conftest.py) and read back."""
     return {
-        name: json.loads((out / "public" / "examples" / f"{name}.json").read_text(encoding="utf-8"))
+        name: json.loads((fresh_figures / "public" / "examples" / f"{name}.json").read_text(encoding="utf-8"))
         for name in DECLARED
     }
 

@@ -253,13 +253,13 @@ def test_the_block_offers_each_question_with_its_choices():
     assert html.count("<form ") == len(QUESTIONS)
 
 
-def test_demo_first_task_names_the_cell_by_the_colour_the_reader_sees(tasks):
+def test_demo_first_task_names_the_cell_by_the_colour_the_reader_sees(tasks, generated):
     """The demo opens on the scaled scores (diverging RdBu_r, the same in both colour schemes): the cell of the
     largest weight is there the one at the scale's dark red end, not a "brightest" one (it is the darkest)."""
     data, text = tasks
     first = text[""].splitlines()[0]
     assert "brightest" not in first and "deepest red" in first
-    html = (Path(__file__).resolve().parents[1] / "generated" / "figures" / "demo-scaled-scores.html").read_text(encoding="utf-8")
+    html = (generated / "figures" / "demo-scaled-scores.html").read_text(encoding="utf-8")
     assert 'data-quantity="scaled_scores"' in html, "the demo's first grid is the scaled scores"
     scaled = np.asarray(demo.EX_DEMO.compute()["steps"]["scaled_scores"])
     row, key = data["top"]["row"], data["top"]["key"]

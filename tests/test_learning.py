@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import attention
-from figures_src import build
 from figures_src.pages import learning
 from figures_src.pages.learning import training
 
@@ -16,10 +15,9 @@ torch = pytest.importorskip("torch")
 
 
 @pytest.fixture(scope="module")
-def published(tmp_path_factory):
-    out = tmp_path_factory.mktemp("generated")
-    build.build(only=["ex-backprop-step", "ex-learning-checkpoints"], force=True, out=out, log=lambda *_: None)
-    return {name: json.loads((out / "public" / "examples" / f"{name}.json").read_text(encoding="utf-8"))
+def published(fresh_figures):
+    """The two examples as built from scratch (the session's `fresh_figures`, tests/conftest.py)."""
+    return {name: json.loads((fresh_figures / "public" / "examples" / f"{name}.json").read_text(encoding="utf-8"))
             for name in ("ex-backprop-step", "ex-learning-checkpoints")}
 
 
@@ -220,9 +218,9 @@ def test_training_section_names_its_loss_and_says_why_it_differs():
     assert "**cross-entropy**" in training_section and "half the squared error" in training_section
 
 
-def test_scale_table_prints_the_median_and_the_seeds_extremes():
+def test_scale_table_prints_the_median_and_the_seeds_extremes(generated):
     assert learning.spread([0.01, 0.02, 0.7], 4) == "0.0200 (0.0100 to 0.7000)"
-    text = "".join((ROOT / "generated" / "snippets" / f"learning-scale-{part}.md").read_text(encoding="utf-8")
+    text = "".join((generated / "snippets" / f"learning-scale-{part}.md").read_text(encoding="utf-8")
                    for part in ("numbers", "mechanics"))
     assert "±" not in text
     import re
@@ -234,7 +232,7 @@ def test_scale_table_prints_the_median_and_the_seeds_extremes():
 
 
 def this_build_s_learning():
-    """The learning module as imported now: a build (the `published` fixture) drops the pages' modules and their
+    """The learning module as imported now: a build in this process (a test's) drops the pages' modules and their
     `from . import training` attribute, so a module object imported before it no longer reaches `training`."""
     import importlib  # noqa: PLC0415
     return importlib.import_module("figures_src.pages.learning")
@@ -270,9 +268,9 @@ def test_claims_about_the_training_run_fail_the_build_when_false():
         current.experiment_snippets({**data, "grad_W_Q_unscaled": curves(1e-9)})
 
 
-def test_the_gradient_sentence_is_the_runs():
+def test_the_gradient_sentence_is_the_runs(generated):
     current = this_build_s_learning()
-    text = (ROOT / "generated" / "snippets" / "learning-history-gradient.md").read_text(encoding="utf-8")
+    text = (generated / "snippets" / "learning-history-gradient.md").read_text(encoding="utf-8")
     grad = current.main_run()["grad_W_Q"]
     peak = int(np.argmax(grad))
     last = current.MAIN.steps - 1

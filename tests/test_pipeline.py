@@ -1,7 +1,7 @@
 """The figure pipeline: what it writes, when it skips, and how it fails.
 
-Two kinds of test: the real pages built into a temporary folder (their fragments, examples and snippets
-checked), and small throw-away page packages written under tmp_path (to make the build skip, rebuild and break).
+Two kinds of test: the real pages built from scratch into a temporary folder, the session's `fresh_figures`
+(their fragments, examples and snippets checked), and small throw-away page packages written under tmp_path (to make the build skip, rebuild and break).
 """
 import base64
 import importlib
@@ -42,11 +42,9 @@ _counter = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """Every declared item built from scratch into a temporary generated/ folder."""
-    out = tmp_path_factory.mktemp("generated")
-    figures_build.build(out=out, log=lambda *_: None)
-    return out
+def built(fresh_figures):
+    """Every declared item built from scratch into a temporary generated/ folder (once per session: tests/conftest.py)."""
+    return fresh_figures
 
 
 def figure_svgs(out):

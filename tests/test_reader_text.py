@@ -15,14 +15,12 @@ from figures_src.engine import BuildError
 from figures_src.pages import index
 
 ROOT = Path(__file__).resolve().parents[1]
-SITE = ROOT / "site"
 
 
 @pytest.fixture(scope="module")
-def site():
-    if not (SITE / "index.html").is_file():
-        pytest.fail("site/ is not built: run `make site`", pytrace=False)
-    return SITE
+def site(built_site):
+    """The shared site/ (tests/conftest.py)."""
+    return built_site
 
 
 class Links(HTMLParser):

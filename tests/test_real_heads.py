@@ -94,6 +94,7 @@ def test_gelu_and_layer_norm_match_torch():
 # ---------------------------------------------------------------- the encoder against transformers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sentence", data.SENTENCES, ids=lambda s: s.id)
 def test_every_head_and_the_last_hidden_state_match_transformers(model, hf_model, sentence):
     tokens, ids = model.tokenize(sentence.text)
@@ -108,6 +109,7 @@ def test_every_head_and_the_last_hidden_state_match_transformers(model, hf_model
         assert np.abs(a - b[0]).max() < TOLERANCE, f"hidden state {layer}"
 
 
+@pytest.mark.slow
 def test_the_float64_path_matches_transformers_too(model, hf_model):
     """Parameters cast to float64 (and math.erf in the GELU): still every head within the bound."""
     _, ids = model.tokenize(data.SENTENCES[0].text)
@@ -118,6 +120,7 @@ def test_the_float64_path_matches_transformers_too(model, hf_model):
     assert np.abs(ours.last_hidden_state - hidden[-1][0]).max() < TOLERANCE
 
 
+@pytest.mark.slow
 def test_a_padded_batch_matches_transformers_and_the_single_sentences(model, hf_model):
     """The padding mask: padded keys get exactly 0 weight, and the real tokens see what they see alone."""
     encoded = [model.tokenize(s.text) for s in data.SENTENCES]
@@ -258,16 +261,13 @@ def test_realheads_imports_with_numpy_alone():
 # ---------------------------------------------------------------- what the site publishes (no model needed)
 
 
-def test_the_published_examples_recompute_with_the_library(tmp_path):
+def test_the_published_examples_recompute_with_the_library(fresh_figures):
     """Every (sentence, layer) example: 12 heads of Q, K, V; its weights and entropies are attend's. Written by the
-    build's one example writer, which checks the contract."""
-    from figures_src import build
+    build's one example writer, which checks the contract (the session's build from scratch, tests/conftest.py)."""
     from figures_src.pages import real_heads
 
-    examples = list(real_heads.LAYER_EXAMPLES.values())
-    build.build(only=[example.id for example in examples], out=tmp_path, log=lambda *_: None)
     _, by_id = real_heads.extraction()
-    files = sorted((tmp_path / "public" / "examples").glob("*.json"))
+    files = sorted((fresh_figures / "public" / "examples").glob("real-heads-*.json"))
     assert [p.stem for p in files] == sorted(f"real-heads-{s}-layer{layer}" for s in by_id for layer in range(6))
     for path in files:
         ex = json.loads(path.read_text())
@@ -311,6 +311,7 @@ def test_the_callouts_count_the_rows_each_score_averages():
         assert f"all {every} rows of the three sentences" in part
 
 
+@pytest.mark.slow
 def test_the_site_build_needs_no_model_libraries(tmp_path):
     """The page reads the committed data only: no safetensors, tokenizers, torch or transformers."""
     code = (

@@ -1,8 +1,11 @@
 """The whole site: a strict build passes, broken links fail it, and builds are byte-for-byte reproducible.
 
-Every build goes into a temporary folder; the figures are brought up to date first with the build
-entry point (a no-op when nothing changed).
+The built site is the session's shared one (tests/conftest.py: `make site`'s site/ and generated/). Two builds
+more, each once: the site again without the build cache (the reproducibility test), and every figure from
+scratch (`fresh_figures`). A broken page fails a strict build of a tiny docs tree (`tiny_docs`), with the real
+mkdocs.yml's theme, hooks and extensions.
 """
+import gzip
 import filecmp
 import html
 import json
@@ -36,18 +39,10 @@ def mkdocs_build(site_dir, config=None, env=None):
     return run(args, env=env or {})
 
 
-@pytest.fixture(scope="module", autouse=True)
-def figures_up_to_date():
-    result = run([sys.executable, "-m", "figures_src.build"])
-    assert result.returncode == 0, result.stderr
-
-
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    site_dir = tmp_path_factory.mktemp("site")
-    result = mkdocs_build(site_dir, env={"SOURCE_DATE_EPOCH": EPOCH, "AIH_BUILD_CACHE": "off"})
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
-    return site_dir
+def site(built_site):
+    """The shared site/, built by `make site` with mkdocs build --strict."""
+    return built_site
 
 
 def test_strict_build_passes(site):
@@ -55,8 +50,8 @@ def test_strict_build_passes(site):
     assert (site / "sitemap.xml").is_file()
 
 
-def test_every_example_is_published_at_its_stable_url(site):
-    generated = sorted((ROOT / "generated" / "public" / "examples").glob("*.json"))
+def test_every_example_is_published_at_its_stable_url(site, generated):
+    generated = sorted((generated / "public" / "examples").glob("*.json"))
     assert generated, "no worked example was generated"
     for path in generated:
         assert (site / "examples" / path.name).read_bytes() == path.read_bytes()
@@ -73,7 +68,7 @@ def test_ids_are_unique_on_every_page(site):
         assert not duplicates, f"{page.relative_to(site)}: duplicate ids {duplicates[:10]}"
 
 
-def test_figures_are_inlined_verbatim_and_not_inside_a_paragraph(site):
+def test_figures_are_inlined_verbatim_and_not_inside_a_paragraph(site, generated):
     inlined = 0
     for page in pages(site):
         text = page.read_text()
@@ -83,7 +78,7 @@ def test_figures_are_inlined_verbatim_and_not_inside_a_paragraph(site):
             continue  # the print edition's copies and the embed pages: tests/browser/test_takeaway.py
         base = "../" * (len(page.relative_to(site).parts) - 1)  # the Download menu's links, from the page
         for name in re.findall(r'<figure class="aih-figure[^"]*" id="fig-([^"]+)"', text):
-            fragment = (ROOT / "generated" / "figures" / f"{name}.html").read_text().rstrip("\n")
+            fragment = (generated / "figures" / f"{name}.html").read_text().rstrip("\n")
             fragment = re.sub(r' href="(?=(?:figures|examples)/)', f' href="{base}', fragment)
             assert lazy_details.lazy(fragment) in text, f"{page}: figure {name} differs from generated/figures/{name}.html"
             inlined += 1
@@ -170,17 +165,69 @@ def test_no_page_loads_anything_from_another_host(site):
         assert not foreign, f"{page.relative_to(site)} loads from another host: {foreign}"
 
 
-def isolated_config(tmp_path, docs_dir):
-    """mkdocs.yml with its docs_dir replaced and every relative path made absolute."""
+def isolated_config(tmp_path, docs_dir, nav=None):
+    """mkdocs.yml with its docs_dir replaced and every relative path made absolute; `nav` (Markdown text of
+    the nav's entries) in place of the real one."""
     text = (ROOT / "mkdocs.yml").read_text()
     text = re.sub(r"^docs_dir: .*$", f"docs_dir: {docs_dir}", text, flags=re.M)
     text = re.sub(r"^site_dir: .*$", f"site_dir: {tmp_path / 'site'}", text, flags=re.M)
     text = re.sub(r"^  custom_dir: (.*)$", lambda m: f"  custom_dir: {ROOT / m.group(1)}", text, flags=re.M)
     text = re.sub(r"^  - (hooks/.*\.py)$", lambda m: f"  - {ROOT / m.group(1)}", text, flags=re.M)
     text = text.replace("!relative $config_dir", f"'{ROOT}'")
+    if nav is not None:
+        text = re.sub(r"^nav:\n(?:  - .*\n)+", f"nav:\n{nav}", text, flags=re.M)
     config = tmp_path / "mkdocs.yml"
     config.write_text(text)
     return config
+
+
+# A docs tree of two short pages with what the site's pages hold: math (inline and display), a code block, a
+# table, links and anchors across pages, the notation table every page links to; and the site's stylesheets,
+# scripts and print edition, which the hooks bundle, minify and fill.
+TINY_PAGES = {
+    "index.md": r"""# A tiny page
+
+Scores are \(QK^\mathsf{T}\), scaled by \(1/\sqrt{d_k}\) and made weights by
+
+\[
+\operatorname{softmax}\!\left(\frac{QK^{\mathsf{T}}}{\sqrt{d_k}}\right)
+\]
+
+```python
+def softmax(x):
+    return x
+```
+
+## Notation
+
+| Symbol | Meaning |
+| --- | --- |
+| \(d_k\) | the width of a key |
+
+On [the other page](other.md#a-heading), \(-\infty\) becomes 0.
+""",
+    "other.md": "# Another page\n\n## A heading\n\nBack [home](index.md#notation).\n",
+}
+TINY_NAV = "  - Home: index.md\n  - Other: other.md\n"
+
+
+def tiny_docs(tmp_path):
+    """(mkdocs.yml, docs folder) of the tiny tree under tmp_path."""
+    docs = tmp_path / "docs"
+    for folder in ("stylesheets", "javascripts"):
+        shutil.copytree(ROOT / "docs" / folder, docs / folder)
+    shutil.copy2(ROOT / "docs" / "print.md", docs / "print.md")
+    for name, text in TINY_PAGES.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    return isolated_config(tmp_path, docs, nav=TINY_NAV), docs
+
+
+def test_the_tiny_docs_tree_builds_strict(tmp_path, generated):
+    """The tree the broken pages below start from passes as it is: each failure is the broken line's."""
+    config, _ = tiny_docs(tmp_path)
+    result = mkdocs_build(tmp_path / "site", config=config)
+    assert result.returncode == 0, result.stderr
+    assert "<math" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("bad_markdown, complaint", [
@@ -189,33 +236,49 @@ def isolated_config(tmp_path, docs_dir):
     ('--8<-- "generated/figures/no-such-figure.html"', "no-such-figure"),
     ("$\\frac{1}{$", "formula"),
 ])
-def test_strict_build_fails_on_a_broken_link_anchor_snippet_or_formula(tmp_path, bad_markdown, complaint):
-    docs = tmp_path / "docs"
-    subprocess.run(["cp", "-r", str(ROOT / "docs"), str(docs)], check=True)
+def test_strict_build_fails_on_a_broken_link_anchor_snippet_or_formula(tmp_path, generated, bad_markdown, complaint):
+    config, docs = tiny_docs(tmp_path)
     index = docs / "index.md"
     index.write_text(index.read_text() + f"\n\n{bad_markdown}\n")
-    result = mkdocs_build(tmp_path / "site", config=isolated_config(tmp_path, docs))
+    result = mkdocs_build(tmp_path / "site", config=config)
     assert result.returncode != 0, f"a broken {complaint} did not fail the build"
     assert complaint in result.stderr + result.stdout
 
 
+def build_day(site):
+    """The SOURCE_DATE_EPOCH that gives a build the date `site` was built on: mkdocs stamps the day (midnight
+    UTC) in sitemap.xml.gz's gzip header, and the day is all of the build's time a page holds."""
+    with gzip.open(site / "sitemap.xml.gz") as sitemap:
+        sitemap.read(1)
+        return str(sitemap.mtime)
+
+
 def test_two_builds_with_source_date_epoch_are_byte_identical(site, tmp_path):
-    """The fixture's build ran without the .cache/ of Pygments and MathML output; these two use it (the
-    second certainly reads it back), and all three must agree byte for byte."""
+    """The shared site/ was built with the .cache/ of Pygments and MathML output (in a fresh clone, the build
+    that wrote it); this one is built without it, on the same day: the two agree byte for byte."""
     again = tmp_path / "site"
-    for _ in range(2):
-        result = mkdocs_build(again, env={"SOURCE_DATE_EPOCH": EPOCH})
-        assert result.returncode == 0, result.stderr
+    result = mkdocs_build(again, env={"SOURCE_DATE_EPOCH": build_day(site), "AIH_BUILD_CACHE": "off"})
+    assert result.returncode == 0, result.stderr
     differences = compare_trees(site, again)
     assert not differences, f"files differ between two builds: {differences[:10]}"
 
 
-def test_figures_are_byte_identical_across_builds(tmp_path):
-    first, second = tmp_path / "one", tmp_path / "two"
-    for out in (first, second):
-        result = run([sys.executable, "-m", "figures_src.build", "--force", "--out", str(out)])
+def test_builds_with_and_without_the_cache_are_byte_identical(tmp_path, generated):
+    """The tiny tree built without the cache, then twice with it (the second certainly reads it back): all three
+    agree byte for byte."""
+    config, _ = tiny_docs(tmp_path)
+    builds = [tmp_path / "off", tmp_path / "on", tmp_path / "again"]
+    for site_dir, cache in zip(builds, ("off", "on", "on")):
+        result = mkdocs_build(site_dir, config=config, env={"SOURCE_DATE_EPOCH": EPOCH, "AIH_BUILD_CACHE": cache})
         assert result.returncode == 0, result.stderr
-    differences = compare_trees(first, second)
+    for other in builds[1:]:
+        differences = compare_trees(builds[0], other)
+        assert not differences, f"files differ between two builds: {differences[:10]}"
+
+
+def test_figures_are_byte_identical_across_builds(fresh_figures, generated):
+    """Every figure built from scratch agrees byte for byte with generated/ (make site's build)."""
+    differences = compare_trees(generated, fresh_figures)
     assert not differences, f"figures differ between two builds: {differences}"
 
 

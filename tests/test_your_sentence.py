@@ -110,7 +110,7 @@ def tokenizer(model):
 
 
 @pytest.fixture(scope="module")
-def shipped():
+def shipped(generated):
     """(manifest dict, manifest path, the weight file's bytes) as the build published them."""
     manifests = sorted(PUBLIC.glob("models/model.*.json"))
     assert len(manifests) == 1, f"expected one built manifest, found {manifests}: run python -m figures_src.build"
@@ -151,6 +151,7 @@ def test_js_tokenizer_cuts_at_64_tokens_as_tokenizers_truncates(model, tokenizer
         tokenizer.no_truncation()
 
 
+@pytest.mark.slow
 def test_every_code_point_normalizes_and_splits_as_tokenizers_does(tokenizer, tmp_path):
     """"x" + c + "y" for every code point c: the normalized text and its words, JS against tokenizers."""
     rows = []

@@ -40,9 +40,8 @@ class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="session")
-def site_url():
-    if not (SITE / "index.html").exists():
-        pytest.fail("site/ is not built: run `make site` (make test does it first)")
+def site_url(built_site):
+    """The shared site/ (tests/conftest.py), served by this worker's own server."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_SubPathHandler, directory=str(SITE)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"

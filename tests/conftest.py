@@ -1,0 +1,135 @@
+"""The two tiers of the suite, and the one build the whole session shares.
+
+- `make check` runs `-m "not build and not slow"`: the library, the figure pipeline on throw-away pages, the
+  hooks and the JavaScript unit tests. Nothing in it needs generated/ or site/.
+- `make test` runs everything, on two xdist workers, after `make site`.
+
+A test's tier follows from what it uses, so a new test file needs no list: a test in tests/browser/ is marked
+`browser` and `build`; a test that asks for one of the fixtures below is marked `build`. `slow` is the only mark
+written by hand, on a build-free test that takes seconds (a comparison over thousands of cases).
+
+The shared build, for any test that reads the real pages' output:
+- `generated`: ROOT/generated, and `built_site`: ROOT/site, both brought up to date once per session. After
+  `make site` (which `make test` runs first) nothing is newer than site/, so they are used as they are; run
+  without make, a stale site/ is rebuilt once (the figure build, then mkdocs build --strict) before any test reads it.
+- `fresh_figures`: every declared item built from scratch (--force) into a temporary folder, once per session:
+  the pipeline's checks on the real pages, the examples' recomputations, and the reproducibility test's second
+  build.
+
+Under xdist (`make test` runs two workers, --dist loadgroup) each worker is a session of its own: the two take
+turns through a file lock, and the second finds the work done (site/ up to date, the forced build's folder
+complete). A browser test runs on whichever worker is free; the other tests of a file stay on one worker.
+"""
+import contextlib
+import fcntl
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "site"
+GENERATED = ROOT / "generated"
+# What mkdocs build reads (figures_src too: its build writes generated/, and the hooks import from it).
+SITE_INPUTS = ["mkdocs.yml", "package-lock.json", "docs", "overrides", "hooks", "generated", "figures_src", "attention",
+               "realheads", "data"]
+BUILD_FIXTURES = {"generated", "built_site", "fresh_figures", "site_url"}
+BROWSER_TESTS = ROOT / "tests" / "browser"
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m and xdist read the marks
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if BROWSER_TESTS in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.build)
+            continue  # each browser test goes to whichever worker is free (xdist --dist loadgroup)
+        if BUILD_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.build)
+        # the other tests of a file stay together on one worker: their module fixtures (a model, a training run,
+        # a node encoder's outputs) are set up once
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+@pytest.fixture(scope="session")
+def shared_dir(tmp_path_factory, worker_id):
+    """A folder every worker of this run sees (xdist's workers each get a base folder below a common one)."""
+    base = tmp_path_factory.getbasetemp()
+    return base if worker_id == "master" else base.parent
+
+
+@pytest.fixture(scope="session")
+def worker_id(request):
+    """xdist's worker name ("gw0", …), or "master" without xdist (xdist's own fixture, when it is not installed)."""
+    return getattr(request.config, "workerinput", {}).get("workerid", "master")
+
+
+@contextlib.contextmanager
+def locked(path):
+    """Hold an exclusive lock on `path` (created if missing): one worker at a time inside."""
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def newest_input():
+    """The newest modification time among the files site/ is built from."""
+    newest = 0.0
+    for name in SITE_INPUTS:
+        path = ROOT / name
+        files = [path] if path.is_file() else (p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        newest = max([newest, *(p.stat().st_mtime for p in files)])
+    return newest
+
+
+def site_is_up_to_date():
+    index = SITE / "index.html"
+    return index.is_file() and index.stat().st_mtime > newest_input()
+
+
+def run_build(args):
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    result = subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    if result.returncode:
+        pytest.fail(f"python -m {' '.join(args)} failed:\n{result.stderr[-4000:]}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def shared_build(shared_dir):
+    """generated/ and site/ as `make site` leaves them: built once if stale, else used as they are."""
+    done = shared_dir / "shared-build.done"  # decided once per run: a worker never rebuilds what another reads
+    with locked(shared_dir / "shared-build.lock"):
+        if not done.exists():
+            if not site_is_up_to_date():
+                run_build(["figures_src.build"])
+                run_build(["mkdocs", "build", "--strict"])  # not --quiet: it hides the warnings --strict counts
+            done.touch()
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def generated(shared_build):
+    """ROOT/generated, up to date: what the real pages include and publish."""
+    return GENERATED
+
+
+@pytest.fixture(scope="session")
+def built_site(shared_build):
+    """ROOT/site, up to date: the site `make site` built."""
+    return SITE
+
+
+@pytest.fixture(scope="session")
+def fresh_figures(shared_dir):
+    """Every declared item built from scratch into a temporary generated/ folder, once for all workers."""
+    out, done = shared_dir / "fresh-figures", shared_dir / "fresh-figures.done"
+    with locked(shared_dir / "fresh-figures.lock"):
+        if not done.exists():  # in a process of its own: a build in this one would drop the pages' modules
+            run_build(["figures_src.build", "--force", "--out", str(out)])
+            done.touch()
+    return out
