@@ -17,6 +17,8 @@ def copy_repository(destination):
             target = destination / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
+    # The npm tools the build runs (wabt compiles the your-sentence kernels), installed once by `npm ci`.
+    (destination / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     return destination
 
 

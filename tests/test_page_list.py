@@ -60,6 +60,7 @@ def in_copy(copy, code):
     return subprocess.run([sys.executable, "-c", code], cwd=copy, capture_output=True, text=True, check=True).stdout
 
 
+@pytest.mark.slow  # builds in a copy of the repository
 def test_a_page_added_in_three_places_is_in_the_registry_and_built(copy):
     modules = in_copy(copy, "from figures_src import registry; print(*registry.page_modules())").split()
     assert modules[modules.index("figures_src.pages.cost") + 1] == "figures_src.pages.throwaway"
@@ -69,6 +70,7 @@ def test_a_page_added_in_three_places_is_in_the_registry_and_built(copy):
     assert (copy / "generated/snippets/throwaway-note.md").read_text() == "3 rows.\n"
 
 
+@pytest.mark.slow  # builds in a copy of the repository
 def test_a_page_module_the_nav_does_not_name_stops_the_build(copy, tmp_path):
     orphan = copy / "figures_src" / "pages" / "orphan.py"
     orphan.write_text(textwrap.dedent(THROWAWAY).replace("throwaway", "orphan"))

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from figures_src.engine import BuildError
+from figures_src import registry
 from figures_src.pages import index
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,8 +82,13 @@ def test_a_nav_page_without_a_description_fails_the_build(tmp_path, monkeypatch)
     (tmp_path / "docs" / "index.md").write_text("---\ndescription: Home.\n---\n\n# Home\n", encoding="utf-8")
     (tmp_path / "docs" / "scores.md").write_text("# Scores\n", encoding="utf-8")
     monkeypatch.setattr(index, "ROOT", tmp_path)
-    with pytest.raises(BuildError, match=r"docs/scores.md: give the page a one-line `description:`"):
-        index.pages_data()
+    monkeypatch.setattr(registry, "MKDOCS", tmp_path / "mkdocs.yml")
+    registry._nav.cache_clear()  # the nav is read once per process: read this one, then the real one again
+    try:
+        with pytest.raises(BuildError, match=r"docs/scores.md: give the page a one-line `description:`"):
+            index.pages_data()
+    finally:
+        registry._nav.cache_clear()
 
 
 # ---------------------------------------------------------------- what is made up, what is real (item 6)

@@ -10,6 +10,8 @@ import pytest
 
 from repo_copy import copy_repository, run_build
 
+pytestmark = pytest.mark.slow  # three pages built in a copy: make test's tier, not make check's
+
 PAGES = ["--only", "qkv", "--only", "real-heads", "--only", "your-sentence"]
 
 
