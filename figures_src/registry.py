@@ -20,6 +20,7 @@ PAGES = [
     "masks",
     "cost",
     "learning",    # a package: the backward step, the training run, √d_k tested by training
+    "watch_it_write",  # docs/watch-it-write.md: the tiny decoder trained in the build, decoding with the KV cache
     "problems",    # a package: the problem sets, their HTML and the Python kit
     "real_heads",  # a package: the committed extraction, the grids, the head figures and the text
     "your_sentence",  # docs/your-sentence.md: the shipped weights and the in-browser model's page
