@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # What the list of pages is made from: the nav, and every page it lists (the build checks that none is missing).
 INPUTS = ["mkdocs.yml", "docs/index.md", "docs/qkv.md", "docs/scores.md", "docs/scaling.md", "docs/softmax.md",
           "docs/demo.md", "docs/output.md", "docs/multi-head.md", "docs/masks.md", "docs/cost.md", "docs/learning.md",
+          "docs/watch-it-write.md",
           "docs/problems.md", "docs/real-heads.md", "docs/your-sentence.md", "docs/cite.md"]
 
 

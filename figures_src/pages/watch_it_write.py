@@ -97,7 +97,7 @@ def page_snippets(data):
                       for name, digits in PRESETS.items())
     integrity = hashlib.sha256(data["weights_file"]).hexdigest()
     widget = f"""<div class="aih-write" id="aih-write" data-model="{data['weights_name']}" data-sha256="{integrity}" data-bytes="{len(data['weights_file'])}" data-layer="{layer}" data-head="{head}">
-<form class="aih-write__form" data-slot="form">
+<form class="aih-write__form" data-slot="form" novalidate>
 <label for="aih-write-digits">{CONFIG.length} digits</label>
 <input type="text" id="aih-write-digits" name="digits" inputmode="numeric" pattern="[0-9]{{{CONFIG.length}}}" maxlength="{CONFIG.length}" autocomplete="off" value="{''.join(map(str, SHOWN))}">
 <button type="submit" data-slot="run">Generate</button>
