@@ -108,10 +108,10 @@ def page_snippets(data):
 <div data-slot="results" hidden>
 <p>Written so far: <output data-slot="tokens"></output></p>
 <div class="aih-write__grid" tabindex="0" role="region" aria-label="The job head's weights, one row per step">
-<table data-slot="grid"></table>
+<table class="aih-write__table" data-slot="grid"></table>
 </div>
 <div class="aih-write__steps" tabindex="0" role="region" aria-label="Cost of each step">
-<table>
+<table class="aih-write__table">
 <caption>Each step: the token read, the token written, the KV cache's size after the step and the query–key dot products the step computed ({CONFIG.n_layers} layers × {CONFIG.n_heads} heads).</caption>
 <thead><tr><th scope="col">Step</th><th scope="col">Reads</th><th scope="col">Writes</th><th scope="col">KV cache (bytes)</th><th scope="col">Dot products</th></tr></thead>
 <tbody data-slot="steps"></tbody>
