@@ -28,6 +28,7 @@ HELD_OUT = 1000
 PRESETS = {"3 1 4 1 5 9": [3, 1, 4, 1, 5, 9], "2 7 1 8 2 8": [2, 7, 1, 8, 2, 8], "0 0 1 2 3 4": [0, 0, 1, 2, 3, 4]}
 SHOWN = PRESETS["3 1 4 1 5 9"]
 STEP_SHOWN = 2  # ex-decode-step writes output digit 2 (counted from 0; the page says the third)
+INPUT_DECIMALS = 2  # ex-decode-step's printed inputs are its inputs
 ACCURACY_FLOOR = 0.99
 SHARE_FLOOR = 0.95
 BYTES_PER_NUMBER = 8  # the page's JavaScript keeps K and V as Float64Array, as numpy's float64
@@ -72,6 +73,11 @@ def run_shown():
     data = trained()
     run = decoder.generate(data["params"], CONFIG, np.array(SHOWN))
     return {**data, "run": run}
+
+
+def markdown_symbol(symbol):
+    """The separator "|" would end a Markdown table's cell: escaped."""
+    return symbol.replace("|", "\\|")
 
 
 def labels(tokens):
@@ -247,16 +253,18 @@ def decode_step_example():
     q = (x @ W_Q)[:, columns]  # (1, d_k)
     K = np.concatenate([cache[layer]["K"][head], (x @ W_K)[:, columns]])  # (n, d_k): the cache and the new key
     V = np.concatenate([cache[layer]["V"][head], (x @ W_V)[:, columns]])
-    scale = 1 / np.sqrt(d_k)
-    scores = q @ K.T
-    weights = np.exp(scores * scale - (scores * scale).max())
-    weights /= weights.sum()
-    out = weights @ V  # (1, d_k)
     logits, _, _ = decoder.decode_step(params, CONFIG, cache, int(tokens[position]))
-    W_OU = W_O[columns] @ params["W_U"]  # (d_k, vocab)
-    rest = logits - (out @ W_OU)[0]
+    W_OU = W_O[columns] @ params["W_U"]  # (d_k, vocab): the head's rows of W_O, then W_U
+    out, _ = decoder.attend(q, K, V)
+    rest = logits - (out @ W_OU)[0]  # what every other part of the model adds to the logits
+    # The printed inputs are the example's inputs: rounded to two decimals, and everything after computed from them
+    q, K, V, W_OU, rest = (np.round(array, INPUT_DECIMALS) for array in (q, K, V, W_OU, rest))
+    scale = 1 / np.sqrt(d_k)
+    scores = q @ K.T  # (1, d_k) x (d_k, n) -> (1, n)
+    out, weights = decoder.attend(q, K, V)  # (1, d_k), (1, n)
+    logits = rest + (out @ W_OU)[0]
     chosen = int(np.argmax(logits))
-    claim(chosen == tokens[position + 1], "the step writes the token the run wrote")
+    claim(chosen == tokens[position + 1], "the step, redone from its rounded numbers, writes the token the run wrote")
     claim(int(np.argmax(weights)) == L - 1 - STEP_SHOWN, "the step's largest weight is on its source digit")
     return {
         "seed": TRAINING.seed,
@@ -272,25 +280,25 @@ def decode_step_example():
 
 def decode_step_snippets(example):
     n = len(example["key_tokens"])
-    keys = [f"{i + 1}: {t}" for i, t in enumerate(example["key_tokens"])]
-    K, V = np.asarray(example["inputs"]["K"]), np.asarray(example["inputs"]["V"])
+    keys = [f"{i + 1}: {markdown_symbol(t)}" for i, t in enumerate(example["key_tokens"])]
     d_k = example["d_k"]
     dims = [f"{i + 1}" for i in range(d_k)]
-    symbols = example["symbols"]
-    step = example["steps"]
+    symbols = [markdown_symbol(symbol) for symbol in example["symbols"]]
+    inputs, step = example["inputs"], example["steps"]
+    chosen = example["chosen"]
     return {
-        "query": "New query row $q$: " + vector(example["inputs"]["Q"][0], 3) + "\n",
-        "keys": matrix(K, keys, dims, corner="K", digits=3),
-        "values": matrix(V, keys, dims, corner="V", digits=3),
+        "query": "New query row $q$: " + vector(inputs["Q"][0], INPUT_DECIMALS) + "\n",
+        "keys": matrix(inputs["K"], keys, dims, corner="K", digits=INPUT_DECIMALS),
+        "values": matrix(inputs["V"], keys, dims, corner="V", digits=INPUT_DECIMALS),
         "scores": matrix(np.stack([step["scores"][0], step["scaled_scores"][0], step["weights"][0]]),
-                         ["q·k", "q·k / √dₖ", "weight"], keys, digits=3),
-        "out": "The head's output, the weighted sum of the value rows: " + vector(step["out"][0], 3) + "\n",
-        "logits": matrix(np.stack([example["inputs"]["logits_rest"], example["outputs"]["logits"][0]]),
-                         ["rest of the model", "logits"], list(symbols), digits=3),
-        "w_ou": matrix(example["inputs"]["W_OU"], dims, list(symbols), corner="W_OU", digits=3),
-        "token": f"The largest logit is {num(example['outputs']['logits'][0][example['chosen']], 3)}, for "
-                 f"“{symbols[example['chosen']]}”: the step writes {symbols[example['chosen']]}, with "
-                 f"{n} dot products in this head instead of {n * n}.\n",
+                         ["q·k", "q·k / √dₖ", "weight"], keys, digits=4),
+        "out": "The head's output, the weights times the value rows: " + vector(step["out"][0], 4) + "\n",
+        "logits": matrix(np.stack([inputs["logits_rest"], example["outputs"]["logits"][0]]),
+                         ["rest of the model", "logits"], symbols, digits=INPUT_DECIMALS),
+        "w_ou": matrix(inputs["W_OU"], dims, symbols, corner="W<sub>OU</sub>", digits=INPUT_DECIMALS),
+        "token": f"The largest logit is {num(example['outputs']['logits'][0][chosen], INPUT_DECIMALS)}, for "
+                 f"“{example['symbols'][chosen]}”: the step writes {example['symbols'][chosen]}, with "
+                 f"{n} dot products in this head instead of the {n * n} of recomputing all {n} rows.\n",
     }
 
 
