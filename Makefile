@@ -88,6 +88,7 @@ bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
 	$(PY) scripts/bench_lighthouse.py
 	$(PY) scripts/bench_your_sentence.py
+	$(PY) scripts/bench_decoder.py
 
 clean:
 	rm -rf generated site
