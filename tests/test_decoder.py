@@ -250,7 +250,8 @@ def test_decode_step_redone_with_plain_loops():
     printed_out = printed_numbers(snippet("ex-decode-step-out"))
     assert all(abs(o - p) <= 0.01 for o, p in zip(out, printed_out))  # four-decimal weights times values up to ~10
     logits = [rest[v] + sum(printed_out[c] * W_OU[c][v] for c in range(d_k)) for v in range(len(rest))]
-    printed_logits = printed_numbers(snippet("ex-decode-step-logits").splitlines()[-1])
+    printed_logits = [printed_numbers(line.split("|", 2)[2])[1] for line in snippet("ex-decode-step-logits").splitlines()
+                      if line.startswith("| **")]
     assert all(close_as_printed(value, p, 2) for value, p in zip(logits, printed_logits))
     chosen = max(range(len(logits)), key=lambda v: printed_logits[v])
     assert chosen == example["chosen"] == example["outputs"]["token"][0]

@@ -128,7 +128,7 @@ def page_snippets(data):
     L = CONFIG.length
     share = data["shares"][layer, head]
     results = (
-        f"Trained for {TRAINING.steps} steps on batches of {TRAINING.batch} random strings, the model writes "
+        f"Trained for {TRAINING.steps:,} steps on batches of {TRAINING.batch} random strings, the model writes "
         f"{num(100 * data['accuracy'], 1, trim=True)}% of {HELD_OUT:,} held-out strings (never drawn in training) exactly "
         f"reversed. Head {head + 1} of layer {layer + 1} does the job: at "
         f"{num(100 * share, 1, trim=True)}% of the output steps of those strings its largest weight falls on the very "
@@ -190,7 +190,7 @@ def run_render(data, ax):
     layer, head = data["job_head"]
     tokens = data["run"]["tokens"]
     n = CONFIG.n_positions
-    return heatmap(ax, data["run"]["weights"][layer, :, head, :], labels(tokens[:n]), labels(tokens[:n]),
+    return heatmap(ax, data["run"]["weights"][layer, :, head, :], labels(tokens[:n]), [str(i + 1) for i in range(n)],
                    quantity="weights", show_values=False)
 
 
@@ -198,7 +198,8 @@ def run_caption(data):
     layer, head = data["job_head"]
     written = "".join(decoder.SYMBOLS[t] for t in data["run"]["tokens"][CONFIG.length + 1:])
     return (f"Head {head + 1} of layer {layer + 1} while the model reverses {''.join(map(str, SHOWN))} into {written}, "
-            "computed when the site was built: one row per step, the row of the token just read. From the separator on, "
+            "computed when the site was built: one row per step, the row of the token just read (rows name position and token, "
+            "columns the position). From the separator on, "
             "each row's largest weight sits on the source digit the step writes.")
 
 
@@ -293,8 +294,8 @@ def decode_step_snippets(example):
         "scores": matrix(np.stack([step["scores"][0], step["scaled_scores"][0], step["weights"][0]]),
                          ["q·k", "q·k / √dₖ", "weight"], keys, digits=4),
         "out": "The head's output, the weights times the value rows: " + vector(step["out"][0], 4) + "\n",
-        "logits": matrix(np.stack([inputs["logits_rest"], example["outputs"]["logits"][0]]),
-                         ["rest of the model", "logits"], symbols, digits=INPUT_DECIMALS),
+        "logits": matrix(np.stack([inputs["logits_rest"], example["outputs"]["logits"][0]]).T, symbols,
+                         ["rest of the model", "logits"], corner="symbol", digits=INPUT_DECIMALS),
         "w_ou": matrix(inputs["W_OU"], dims, symbols, corner="W<sub>OU</sub>", digits=INPUT_DECIMALS),
         "token": f"The largest logit is {num(example['outputs']['logits'][0][chosen], INPUT_DECIMALS)}, for "
                  f"“{example['symbols'][chosen]}”: the step writes {example['symbols'][chosen]}, with "
