@@ -254,7 +254,7 @@ def test_decode_step_redone_with_plain_loops():
                       if line.startswith("| **")]
     assert all(close_as_printed(value, p, 2) for value, p in zip(logits, printed_logits))
     chosen = max(range(len(logits)), key=lambda v: printed_logits[v])
-    assert chosen == example["chosen"] == example["outputs"]["token"][0]
+    assert chosen == example["chosen"] == int(np.argmax(example["outputs"]["logits"][0]))
     assert f"the step writes {decoder.SYMBOLS[chosen]}" in snippet("ex-decode-step-token")
     # the step of the page's run: the model, unrounded, writes the same digit there
     run = decoder.generate(page.trained()["params"], CONFIG, np.array(page.SHOWN))

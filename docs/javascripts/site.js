@@ -9,6 +9,7 @@ const WIDGETS = {
   ".aih-problem[data-src]": "./problems.js",
   "figure[id^='fig-real-heads-grid-']": "./real-heads.js",
   "#aih-yours": "./your-sentence.js",
+  "#aih-write": "./watch-it-write.js",
 };
 const requested = new Set();
 
@@ -42,20 +43,4 @@ document$.subscribe(() => {
       import(module);
     }
   }
-});
-// The watch-it-write page: Generate brings in the model's runner (watch-it-write-app.js) and its weights, never before.
-document$.subscribe(() => {
-  const root = document.getElementById("aih-write");
-  if (!root) return;
-  const form = root.querySelector("form");
-  root.querySelector("[data-slot=status]").textContent = "Nothing is downloaded until you press Generate.";
-  for (const preset of root.querySelectorAll("[data-preset]")) {
-    preset.addEventListener("click", () => (form.elements.digits.value = preset.dataset.preset));
-  }
-  let app = null;
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    app ||= import("./watch-it-write-app.js").then((module) => module.start(root));
-    (await app).run(form.elements.digits.value.trim(), form.elements.recompute.checked);
-  });
 });

@@ -18,8 +18,8 @@ ARRAY_NAMES = {
     # the backward pass (docs/learning.md): a target and its loss, the gradients, one step's new matrices
     "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V",
     "W_Q_next", "W_K_next", "W_V_next", "loss_next",
-    # one decoding step (docs/watch-it-write.md): the rest of the model's logits, the head's path to them, the token
-    "logits_rest", "W_OU", "logits", "token",
+    # one decoding step (docs/watch-it-write.md): the rest of the model's logits, the head's path to them, the logits
+    "logits_rest", "W_OU", "logits",
 }
 
 

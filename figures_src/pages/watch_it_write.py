@@ -14,7 +14,7 @@ import json
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from attention import decoder
+from attention import attention_cost, decoder
 
 from ..engine import BuildError, Example, Figure, Snippets
 from ..engine.heatmap import heatmap
@@ -86,13 +86,15 @@ def labels(tokens):
 
 
 def cache_bytes(n):
-    """The KV cache after n tokens: a key and a value row of d_model numbers per layer and token."""
-    return n * CONFIG.n_layers * 2 * CONFIG.d_model * BYTES_PER_NUMBER
+    """The KV cache after n tokens: per layer, a key and a value row of d_k numbers per head and token."""
+    return CONFIG.n_layers * attention_cost(n, CONFIG.d_k, n_heads=CONFIG.n_heads, itemsize=BYTES_PER_NUMBER)["kv_cache_bytes"]
 
 
 def dot_products(n, cached):
-    """Query–key dot products for the step that reads token n (counted from 1), over every layer and head."""
-    return CONFIG.n_layers * CONFIG.n_heads * (n if cached else n * n)
+    """Query–key dot products of the step that reads token n (counted from 1), over every layer and head: one query
+    row against the n cached keys, or every row of the n × n table again."""
+    full = attention_cost(n, CONFIG.d_k, n_heads=CONFIG.n_heads)["score_entries"]
+    return CONFIG.n_layers * (CONFIG.n_heads * n if cached else full)
 
 
 # ---------------------------------------------------------------- the widget and the page's numbers
@@ -275,7 +277,7 @@ def decode_step_example():
         "symbols": decoder.SYMBOLS, "chosen": chosen,
         "inputs": {"Q": q, "K": K, "V": V, "W_OU": W_OU, "logits_rest": rest},
         "steps": {"scores": scores, "scaled_scores": scores * scale, "weights": weights, "out": out},
-        "outputs": {"logits": logits[None], "token": np.array([chosen])},
+        "outputs": {"logits": logits[None]},
     }
 
 
