@@ -294,7 +294,7 @@ def decode_step_snippets(example):
         "keys": matrix(inputs["K"], keys, dims, corner="K", digits=INPUT_DECIMALS),
         "values": matrix(inputs["V"], keys, dims, corner="V", digits=INPUT_DECIMALS),
         "scores": matrix(np.stack([step["scores"][0], step["scaled_scores"][0], step["weights"][0]]),
-                         ["q·k", "q·k / √dₖ", "weight"], keys, digits=4),
+                         ["q·k", "q·k / √dₖ", "weight"], keys, corner="key", digits=4),
         "out": "The head's output, the weights times the value rows: " + vector(step["out"][0], 4) + "\n",
         "logits": matrix(np.stack([inputs["logits_rest"], example["outputs"]["logits"][0]]).T, symbols,
                          ["rest of the model", "logits"], corner="symbol", digits=INPUT_DECIMALS),
