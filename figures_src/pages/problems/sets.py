@@ -684,7 +684,7 @@ def decode_step(index, seed):
             f"recomputing, every one of the {n} rows does: {n}² per head and layer.",
         ],
         "solution": [
-            step("key", f"Source digit {L} − {t} + 1 = {key}.",
+            step("key", f"Counting back from the last source digit, digit {L}, output digit {t} is source digit {key}.",
                  matrix("key", "The source digit the job head reads", [[key]], ["step"], ["source digit"])),
             step("cache", f"{n} tokens × {counted(n_layers, 'layer')} × {counted(n_heads, 'head')} × ({d_k} + {d_k}) numbers × {itemsize} bytes "
                  f"= {cache} bytes.",
