@@ -142,7 +142,7 @@ def page_snippets(data):
     )
     rows = [[f"layer {l + 1}, head {h + 1}", f"{num(100 * data['shares'][l, h], 1)}%"]
             for l in range(CONFIG.n_layers) for h in range(CONFIG.n_heads)]
-    shares = table(["Head", "Output steps whose largest weight is on the source digit"], rows)
+    shares = table(["Head", "Largest weight on the source digit"], rows)
     counts = table(["Step (tokens read)", "KV cache (bytes)", "Dot products, cached", "Dot products, recomputed"],
                    [[n, f"{cache_bytes(n):,}", dot_products(n, True), dot_products(n, False)]
                     for n in range(1, CONFIG.n_positions + 1)])
