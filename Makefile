@@ -101,6 +101,7 @@ bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
 	$(PY) scripts/bench_lighthouse.py
 	$(PY) scripts/bench_your_sentence.py
+	$(PY) scripts/bench_decoder.py
 	$(BENCH_SUITE)
 
 # make check and make test (after make site) in fresh clones of two commits, side by side (about an hour; with

@@ -98,8 +98,32 @@ def test_answers_match_library_and_loops(set_id, v):
         check_multi_head(v)
     elif set_id == "push-gradient":
         check_push_gradient(x, v)
+    elif set_id == "decode-step":
+        check_decode_step(x, v)
     else:
         pytest.fail(f"no check for set {set_id}")
+
+
+def check_decode_step(x, v):
+    """Simulate the decoder with lists: read tokens one by one, append each token's key and value rows to every head of
+    every layer, count the query-key products of the last step, with the cache and recomputing every row."""
+    L, t, layers, heads, d_k, itemsize = (int(k) for k in x["given"][0])
+    tokens = ["s"] * L + ["|"] + ["w"] * (t - 1)  # what the step that writes output digit t has read
+    cache = [[{"K": [], "V": []} for _ in range(heads)] for _ in range(layers)]
+    cached = 0
+    for _ in tokens:
+        cached = 0
+        for layer in cache:
+            for head in layer:
+                head["K"].append([0.0] * d_k)
+                head["V"].append([0.0] * d_k)
+                cached += len(head["K"])  # the new query row against every cached key
+    stored = sum(len(row) for layer in cache for head in layer for rows in head.values() for row in rows) * itemsize
+    recomputed = sum(len(tokens) * len(head["K"]) for layer in cache for head in layer)
+    source_positions = list(range(1, L + 1))
+    assert answer(v, "key")[0, 0] == source_positions[::-1][t - 1]
+    assert answer(v, "cache")[0, 0] == stored
+    assert answer(v, "dots").tolist() == [[cached, recomputed]]
 
 
 def check_multi_head(v):
@@ -262,6 +286,9 @@ def test_inputs_are_hand_friendly(set_id, v):
         a = arr(m)
         if a.dtype == bool:
             continue
+        if set_id == "decode-step":  # counts, not a matrix to multiply: small positive integers
+            assert a.shape == (1, 6) and (a == np.round(a)).all() and (a >= 1).all() and a.max() <= 32, a
+            continue
         assert np.all(np.abs(a * 10 - np.round(a * 10)) < 1e-9), f"{m['name']} is not in tenths: {a}"
         assert np.abs(a).max() <= 3, f"{m['name']} has large entries: {a}"
         assert a.shape[0] <= 4 and a.shape[1] <= 4
@@ -273,7 +300,7 @@ def test_inputs_are_hand_friendly(set_id, v):
 
 def test_each_set_has_at_least_ten_distinct_variants():
     assert [s["set"] for s in DATA] == ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head",
-                                        "push-gradient"]
+                                        "push-gradient", "decode-step"]
     for s in DATA:
         assert len(s["variants"]) >= 10
         keys = {json.dumps([v["inputs"], v["prompt"]]) for v in s["variants"]}
@@ -299,7 +326,8 @@ def test_variants_are_reproducible():
 # their own, so adding them left the first twelve's untouched. The labels' symbols changed once (issue 40: S̃ and A),
 # and the weights' input name once (W -> A, as the page and the kit's parameters call them); the inputs' numbers did not.
 PUBLISHED_INPUTS_SHA256 = "ddc83df9a11ddce7e86c6f73894ffed29db0dfe3c7e3e0dd0a22eea1387d5919"
-ADDED_SETS_SHA256 = {"push-gradient": "293159c653956079fc57cf1b337d89c8e2e7401cd9df96400f48cbd3a8bc3bb1"}
+ADDED_SETS_SHA256 = {"push-gradient": "293159c653956079fc57cf1b337d89c8e2e7401cd9df96400f48cbd3a8bc3bb1",
+                     "decode-step": "42e2c2e3da05006970aa8d24df9029707b949b9aa2e588d8d86bd1c5ed14b32a"}
 FIRST_PUBLISHED = 12
 ADDED_VARIANTS_SHA256 = {"end-to-end": "7e874a57061ab447cd01ed7ebafef5d218e8dc1597913f69ef42470e8f3d8fee"}
 
@@ -384,6 +412,8 @@ def test_hints_quote_the_answers_numbers(set_id, v):
         assert problems_sets.fmt_vec(answer(v, "row_unmasked")[0]) in text
     if set_id == "multi-head":
         assert f"= {fmt(answer(v, 'costs')[0, 2])}, whatever h is" in text
+    if set_id == "decode-step":
+        assert f"holds all {int(inputs(v)['given'][0, 0] + inputs(v)['given'][0, 1])}." in text
     if set_id == "push-gradient":
         assert f"= {fmt(answer(v, 'dV')[0, 0])}." in text
         assert problems_sets.fmt_vec(answer(v, "dS")[0]) in text
@@ -548,20 +578,24 @@ kit.weighted_sum = lambda A, V: A @ V
 kit.attention_end_to_end = lambda X, W_Q, W_K, W_V, mask=None: A.attend(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
 kit.value_gradient = lambda A, V, dO: A.T @ dO
 kit.score_gradient = lambda A, V, dO: A * (dO @ V.T - (A * (dO @ V.T)).sum(axis=1, keepdims=True))
+kit.source_digit = lambda given: [[given[0, 0] - given[0, 1] + 1]]
+kit.kv_cache_bytes = lambda given: [[(given[0, 0] + given[0, 1]) * given[0, 2] * given[0, 3] * 2 * given[0, 4] * given[0, 5]]]
+kit.step_dot_products = lambda given: [[given[0, 2] * given[0, 3] * (given[0, 0] + given[0, 1]),
+                                        given[0, 2] * given[0, 3] * (given[0, 0] + given[0, 1]) ** 2]]
 """
 
 
 def test_kit_untouched_stubs_fail(kit_file):
     result = run_kit(kit_file)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert result.stdout.count("not implemented yet") == 7
-    assert "0 of 7 steps pass" in result.stdout
+    assert result.stdout.count("not implemented yet") == 10
+    assert "0 of 10 steps pass" in result.stdout
 
 
 def test_kit_passes_a_correct_solution(kit_file):
     result = run_kit(kit_file, LIBRARY_SOLUTION)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("PASS") == 7 and "7 of 7 steps pass" in result.stdout
+    assert result.stdout.count("PASS") == 10 and "10 of 10 steps pass" in result.stdout
 
 
 def test_kit_names_the_failing_step_and_entry(kit_file):
@@ -569,7 +603,7 @@ def test_kit_names_the_failing_step_and_entry(kit_file):
     result = run_kit(kit_file, unscaled)
     assert result.returncode == 1
     lines = [line for line in result.stdout.splitlines() if line.startswith(("PASS", "FAIL"))]
-    assert [line[:4] for line in lines] == ["FAIL", "PASS", "PASS", "PASS", "PASS", "PASS", "PASS"]
+    assert [line[:4] for line in lines] == ["FAIL"] + ["PASS"] * 9
     assert re.search(r"scale-scores-\d\d: entry \(\d, \d\) is -?[\d.]+, expected", lines[0])
 
 
@@ -584,7 +618,7 @@ def test_kit_fails_a_fixed_divisor_of_2_in_every_step_that_scales(kit_file):
     for name in ("scale_scores(Q, K)", "attention_end_to_end(X, W_Q, W_K, W_V, mask)"):
         (line,) = [line for line in result.stdout.splitlines() if name in line]
         assert line.startswith("FAIL") and "variants pass; first failure" in line, line
-    assert "5 of 7 steps pass" in result.stdout
+    assert "8 of 10 steps pass" in result.stdout
     sizes = {(len(v["inputs"][0]["values"]), len(v["inputs"][0]["values"][0]), len(v["inputs"][1]["values"][0]))
              for v in BY_SET["end-to-end"]["variants"]}  # (n, d_model, d_k)
     assert len({n for n, _, _ in sizes}) > 1 and len({d for _, d, _ in sizes}) > 1 and len({d for _, _, d in sizes}) > 2
@@ -602,7 +636,7 @@ def test_kit_survives_a_huge_view_and_an_answer_that_raises_when_read(kit_file, 
         f"kit.weighted_sum = lambda A, V: {returned}\n")
     result = run_kit(kit_file, solution)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "6 of 7 steps pass" in result.stdout and "Traceback" not in result.stderr
+    assert "9 of 10 steps pass" in result.stdout and "Traceback" not in result.stderr
     (line,) = [line for line in result.stdout.splitlines() if "weighted_sum" in line]
     assert line.startswith("FAIL") and re.search(message, line), line
 
@@ -663,7 +697,7 @@ def test_kit_fails_what_is_not_an_array_of_real_numbers_and_survives_sys_exit(ki
 
 
 def test_the_intro_counts_the_declared_sets_and_their_variants():
-    """The counts are written from the declared sets, not by hand: today eight sets, seven of them numeric."""
+    """The counts are written from the declared sets, not by hand: today nine sets, eight of them numeric."""
     page = (Path(__file__).resolve().parents[1] / "docs" / "problems.md").read_text(encoding="utf-8")
     prose = page.split("\n## ", 1)[0]
     assert '--8<-- "generated/snippets/problems-intro.md"' in prose

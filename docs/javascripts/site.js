@@ -10,6 +10,7 @@ const WIDGETS = {
   ".aih-problem[data-src]": "./problems.js",
   "figure[id^='fig-real-heads-grid-']": "./real-heads.js",
   "#aih-yours": "./your-sentence.js",
+  "#aih-write": "./watch-it-write.js",
 };
 const requested = new Set();
 

@@ -61,6 +61,8 @@ ARRAY_NAMES = {
     "W_Q_next", "W_K_next", "W_V_next", "loss_next",
     # RoPE (docs/positions.md): each pair's angle, and the queries and keys after turning
     "angles", "Q_rotated", "K_rotated",
+    # one decoding step (docs/watch-it-write.md): the rest of the model's logits, the head's path to them, the logits
+    "logits_rest", "W_OU", "logits",
 }
 
 

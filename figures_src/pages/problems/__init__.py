@@ -40,6 +40,9 @@ KIT_STEPS = [
     ("attention_end_to_end(X, W_Q, W_K, W_V, mask)", "end-to-end", "out"),
     ("value_gradient(A, V, dO)", "push-gradient", "dV"),
     ("score_gradient(A, V, dO)", "push-gradient", "dS"),
+    ("source_digit(given)", "decode-step", "key"),
+    ("kv_cache_bytes(given)", "decode-step", "cache"),
+    ("step_dot_products(given)", "decode-step", "dots"),
 ]
 
 

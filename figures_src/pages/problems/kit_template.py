@@ -1,6 +1,6 @@
 """Attention Is a Heatmap: the problems, in code.
 
-Fill in the six functions below with plain Python and numpy, then run
+Fill in the nine functions below with plain Python and numpy, then run
 
     python problems.py
 
@@ -55,6 +55,23 @@ def score_gradient(A, V, dO):
     raise NotImplementedError("score_gradient: compute dA = dO·Vᵀ, then A ⊙ (dA − rowsum(dA ⊙ A))")
 
 
+def source_digit(given):
+    """given [[L, t, layers, heads, d_k, bytes per number]]: a decoder that reverses L digits, at the step that writes
+    output digit t -> [[the source digit (counted from 1) the head that does the job attends to]]."""
+    raise NotImplementedError("source_digit: which source digit is output digit t?")
+
+
+def kv_cache_bytes(given):
+    """given as in source_digit -> [[the bytes the KV cache holds after that step]]: every token read so far keeps a
+    key and a value row of d_k numbers in every head of every layer."""
+    raise NotImplementedError("kv_cache_bytes: tokens × layers × heads × (d_k + d_k) × bytes per number")
+
+
+def step_dot_products(given):
+    """given as in source_digit -> [[query–key dot products of that step with the KV cache, and recomputing every row]]."""
+    raise NotImplementedError("step_dot_products: one query row against n keys, or n rows against n keys, per head and layer")
+
+
 # ---------------------------------------------------------------- the checker (no need to read on)
 
 CASES = json.loads("{}")  # the page's variants, written in by the site's build
@@ -93,6 +110,9 @@ STEPS = [
     ("attention_end_to_end(X, W_Q, W_K, W_V, mask)", "attention_end_to_end"),
     ("value_gradient(A, V, dO)", "value_gradient"),
     ("score_gradient(A, V, dO)", "score_gradient"),
+    ("source_digit(given)", "source_digit"),
+    ("kv_cache_bytes(given)", "kv_cache_bytes"),
+    ("step_dot_products(given)", "step_dot_products"),
 ]
 
 

@@ -636,6 +636,67 @@ def push_gradient(index, seed):
     }
 
 
+# ---------------------------------------------------------------- 8. decode one step
+
+
+def counted(count, word):
+    """"1 layer", "2 layers"."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def decode_step(index, seed):
+    """One step of a decoder that reverses L digits (docs/watch-it-write.md): the source digit its job head reads,
+    the KV cache's bytes after the step and the step's query–key dot products with and without the cache.
+    Bytes and the full table's dot products come from `attention_cost`, per layer, times the layers."""
+    rng = np.random.default_rng(seed)
+    L = int(rng.integers(4, 10))
+    t = int(rng.integers(1, L + 1))
+    n_layers, n_heads = int(rng.choice([1, 2, 3, 4, 6])), int(rng.choice([1, 2, 4, 8]))
+    d_k, itemsize = int(rng.choice([4, 8, 16, 32])), int(rng.choice([2, 4, 8]))
+    n = L + t  # the step that writes output digit t reads token L + t: L source digits, the separator, t − 1 written
+    key = L - t + 1
+    per_layer = A.attention_cost(n, d_k, n_heads=n_heads, itemsize=itemsize)
+    cache = n_layers * per_layer["kv_cache_bytes"]
+    cached, recomputed = n_layers * n_heads * n, n_layers * per_layer["score_entries"]
+    bits = {2: "16-bit", 4: "32-bit", 8: "64-bit"}[itemsize]
+    return {
+        "prompt": f"A decoder reverses strings of {L} digits: it reads the {L} source digits and a separator, then writes "
+                  f"the digits in reverse order, one per step, each step reading the token before it. It has {counted(n_layers, 'layer')} "
+                  f"of {counted(n_heads, 'head')} with d_k = d_v = {d_k}, and keeps its KV cache in {bits} numbers "
+                  f"({itemsize} bytes each). For the step that writes output digit {t}, give the source digit (counted from 1) "
+                  "the head that does the job must attend to, the bytes the KV cache holds after the step, and the "
+                  "query–key dot products the step computes with the cache and recomputing every row.",
+        "inputs": [matrix("given", "The model and the step", [[L, t, n_layers, n_heads, d_k, itemsize]], ["given"],
+                          ["L", "t", "layers", "heads", "d_k", "bytes per number"])],
+        "parts": [
+            part("key", "The source digit the job head reads", [[key]], ["step"], ["source digit"], tolerance=0),
+            part("cache", "KV cache after the step (bytes)", [[cache]], ["step"], ["bytes"], tolerance=0),
+            part("dots", "Dot products of the step", [[cached, recomputed]], ["step"], ["with the cache", "recomputing"],
+                 tolerance=0),
+        ],
+        "hints": [
+            f"Output digit 1 is the last source digit, digit {L}; output digit t is source digit {L} − t + 1.",
+            f"The step that writes output digit {t} reads token {L} + {t} = {n}: the {L} source digits, the separator and "
+            f"{counted(t - 1, 'digit')} written before it. After the step the cache holds all {n}.",
+            f"Each cached token keeps, per layer and head, a key and a value row of {d_k} numbers: "
+            f"{n_layers}·{n_heads}·({d_k} + {d_k})·{itemsize} = {cache // n} bytes per token.",
+            f"With the cache, the new token's one query row meets the {n} keys in every head of every layer; "
+            f"recomputing, every one of the {n} rows does: {n}² per head and layer.",
+        ],
+        "solution": [
+            step("key", f"Counting back from the last source digit, digit {L}, output digit {t} is source digit {key}.",
+                 matrix("key", "The source digit the job head reads", [[key]], ["step"], ["source digit"])),
+            step("cache", f"{n} tokens × {counted(n_layers, 'layer')} × {counted(n_heads, 'head')} × ({d_k} + {d_k}) numbers × {itemsize} bytes "
+                 f"= {cache} bytes.",
+                 matrix("cache", "KV cache after the step (bytes)", [[cache]], ["step"], ["bytes"])),
+            step("dots", f"With the cache: {n_layers}·{n_heads}·{n} = {cached}. Recomputing every row: "
+                 f"{n_layers}·{n_heads}·{n}² = {recomputed}, {n} times as many.",
+                 matrix("dots", "Dot products of the step", [[cached, recomputed]], ["step"],
+                        ["with the cache", "recomputing"])),
+        ],
+    }
+
+
 # ---------------------------------------------------------------- the registry of sets
 
 SETS = [
@@ -646,6 +707,7 @@ SETS = [
     {"id": "masks", "title": "Masks", "make": masks, "seed": 5000},
     {"id": "multi-head", "title": "Multi-head shapes and costs", "make": multi_head, "seed": 6000},
     {"id": "push-gradient", "title": "Push the gradient back", "make": push_gradient, "seed": 7000},
+    {"id": "decode-step", "title": "Decode one step", "make": decode_step, "seed": 9000},
 ]
 
 

@@ -1,0 +1,92 @@
+// The watch-it-write page's Generate (docs/watch-it-write.md), loaded only when the reader presses it: downloads the
+// model's weights once, checks them against the byte count and SHA-256 the page carries, then writes one token per
+// frame, adding one row to the job head's heatmap and one line to the table of costs.
+import { cellColour, cssColour, formatNumber, textColour } from "./attention-math.js";
+import { generate } from "./decoder.js";
+import { h } from "./dom.js";
+
+const SYMBOLS = "0123456789|";
+const STEP_DELAY = 250; // milliseconds between two steps, so the reader sees the rows arrive
+
+async function loadModel(root) {
+  const response = await fetch(new URL(`../${root.dataset.model}`, import.meta.url));
+  if (!response.ok) throw new Error(`${response.status} for ${response.url}`);
+  const bytes = await response.arrayBuffer();
+  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+    .map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  if (bytes.byteLength !== Number(root.dataset.bytes) || digest !== root.dataset.sha256) {
+    throw new Error("the downloaded weights are not the ones this page was built with (their SHA-256 differs)");
+  }
+  return JSON.parse(new TextDecoder().decode(bytes));
+}
+
+class Writer {
+  constructor(root) {
+    this.root = root;
+    this.slot = (name) => root.querySelector(`[data-slot=${name}]`);
+    this.layer = Number(root.dataset.layer);
+    this.head = Number(root.dataset.head);
+    this.model = null;
+    this.runId = 0;
+  }
+
+  async run(digits, recompute) {
+    const runId = ++this.runId;
+    const status = this.slot("status");
+    const length = this.slot("form").elements.digits.maxLength;
+    if (!new RegExp(`^[0-9]{${length}}$`).test(digits)) {
+      status.textContent = `Type exactly ${length} digits, 0 to 9: “${digits}” is not ${length} digits.`;
+      return;
+    }
+    try {
+      status.textContent = "Loading the model…";
+      this.model ||= await loadModel(this.root);
+    } catch (error) {
+      status.textContent = `The model could not be loaded: ${error.message}.`;
+      return;
+    }
+    const { steps, tokens } = generate(this.model, [...digits].map(Number), recompute);
+    this.root.dataset.state = "running";
+    this.drawHeader(tokens.length - 1);
+    this.slot("steps").replaceChildren();
+    this.slot("tokens").textContent = "";
+    this.slot("results").hidden = false;
+    status.textContent = recompute ? "Writing, recomputing every token at each step…" : "Writing, with the KV cache…";
+    for (const step of steps) {
+      if (runId !== this.runId) return; // a newer Generate took over
+      this.drawStep(step, tokens, recompute);
+      await new Promise((resolve) => setTimeout(resolve, STEP_DELAY));
+    }
+    const written = tokens.slice(this.model.config.length + 1).map((token) => SYMBOLS[token]).join("");
+    status.textContent = `Done: the model wrote ${written}${written === [...digits].reverse().join("") ? ", the digits reversed" : ", which is not the digits reversed"}.`;
+    this.root.dataset.state = "done";
+  }
+
+  drawHeader(n) {
+    const header = h("tr", {}, h("th", { scope: "col" }, "Query ↓ key →"));
+    for (let key = 0; key < n; key++) header.append(h("th", { scope: "col" }, `${key + 1}`));
+    this.slot("grid").replaceChildren(
+      h("caption", {}, `Head ${this.head + 1} of layer ${this.layer + 1}: one row per step, the weights of the token just read on every token so far.`),
+      h("thead", {}, header), h("tbody"));
+  }
+
+  drawStep(step, tokens, recompute) {
+    const n = tokens.length - 1;
+    const row = h("tr", {}, h("th", { scope: "row" }, `${step.position + 1}: ${SYMBOLS[step.read]}`));
+    const weights = step.weights[this.layer][this.head];
+    for (let key = 0; key < n; key++) {
+      const weight = weights[key];
+      if (weight === undefined) { row.append(h("td")); continue; }
+      const colour = cellColour(weight, "weights");
+      row.append(h("td", { style: `background:${cssColour(colour)};color:${textColour(colour)}` }, formatNumber(weight)));
+    }
+    this.slot("grid").tBodies[0].append(row);
+    const written = step.written === null ? "—" : SYMBOLS[step.written];
+    const bytes = recompute ? "none kept" : step.cacheBytes.toLocaleString("en");
+    this.slot("steps").append(h("tr", {}, h("td", {}, `${step.position + 1}`), h("td", {}, SYMBOLS[step.read]),
+      h("td", {}, written), h("td", {}, bytes), h("td", {}, `${step.dotProducts}`)));
+    if (step.written !== null) this.slot("tokens").textContent += SYMBOLS[step.written];
+  }
+}
+
+export const start = (root) => new Writer(root);

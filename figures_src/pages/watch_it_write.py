@@ -1,0 +1,317 @@
+"""Watch it write (docs/watch-it-write.md): a tiny decoder-only transformer, trained here to reverse digit strings,
+writes one token at a time with the KV cache, in numpy at build time and in the reader's browser.
+
+The model and its training are `attention/decoder.py`; this module trains it (seeded, one BLAS thread), checks
+what the page claims (exact match on 1,000 held-out strings, the job head's share, the model without positions),
+publishes its weights with their byte count and SHA-256, and draws the training curve and one run.
+"""
+import functools
+import gzip
+import hashlib
+import html
+import json
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from attention import attention_cost, decoder
+
+from ..engine import BuildError, Example, Figure, Snippets
+from ..engine.heatmap import heatmap
+from ..engine.style import PHONE_WIDTH
+from ..engine.text import matrix, num, table, vector
+
+PAGE = "watch-it-write.md"  # named in the build's errors
+CONFIG = decoder.Config()
+TRAINING = decoder.Training()
+HELD_OUT = 1000
+PRESETS = {"3 1 4 1 5 9": [3, 1, 4, 1, 5, 9], "2 7 1 8 2 8": [2, 7, 1, 8, 2, 8], "0 0 1 2 3 4": [0, 0, 1, 2, 3, 4]}
+SHOWN = PRESETS["3 1 4 1 5 9"]
+STEP_SHOWN = 2  # ex-decode-step writes output digit 2 (counted from 0; the page says the third)
+INPUT_DECIMALS = 2  # ex-decode-step's printed inputs are its inputs
+ACCURACY_FLOOR = 0.99
+SHARE_FLOOR = 0.95
+BYTES_PER_NUMBER = 8  # the page's JavaScript keeps K and V as Float64Array, as numpy's float64
+WEIGHTS_LIMIT = 200_000  # bytes, gzipped
+
+
+def claim(holds, what):
+    if not holds:
+        raise BuildError(f"{PAGE}: the page says {what}, and the data no longer shows it")
+
+
+@functools.cache
+def trained():
+    """Both models (with and without positions), their loss curves, and what the page measures of them."""
+    held_out = decoder.held_out_sources(CONFIG, HELD_OUT)
+    no_positions = decoder.without_positions(CONFIG)
+    with threadpool_limits(limits=1, user_api="blas"):  # tiny matrices: one thread is fastest, and the same bytes
+        params, history = decoder.train(CONFIG, TRAINING, held_out)
+        blind, blind_history = decoder.train(no_positions, TRAINING, held_out)
+        accuracy = decoder.exact_match(params, CONFIG, held_out)
+        blind_accuracy = decoder.exact_match(blind, no_positions, held_out)
+        shares = decoder.source_share(params, CONFIG, held_out)
+    layer, head = np.unravel_index(np.argmax(shares), shares.shape)
+    claim(accuracy >= ACCURACY_FLOOR, f"exact match of at least {ACCURACY_FLOOR:.0%} (measured {accuracy})")
+    claim(shares[layer, head] >= SHARE_FLOOR, f"the job head's share is at least {SHARE_FLOOR:.0%}")
+    claim(blind_accuracy < 0.5, "the model without positions gets fewer than half the strings right")
+    weights_file = (json.dumps({"config": {"length": CONFIG.length, "d_model": CONFIG.d_model, "n_heads": CONFIG.n_heads,
+                                           "n_layers": CONFIG.n_layers, "vocab": CONFIG.vocab},
+                                "symbols": decoder.SYMBOLS, "job_head": [int(layer), int(head)],
+                                "params": {name: value.tolist() for name, value in params.items()}}) + "\n").encode()
+    gzipped = len(gzip.compress(weights_file, 9, mtime=0))
+    claim(gzipped <= WEIGHTS_LIMIT, f"the weights are at most {WEIGHTS_LIMIT} bytes gzipped (they are {gzipped})")
+    return {
+        "params": params, "loss": history["loss"], "blind_loss": blind_history["loss"], "accuracy": accuracy,
+        "blind_accuracy": blind_accuracy, "shares": shares, "job_head": (int(layer), int(head)),
+        "weights_file": weights_file, "weights_name": f"models/reverse-digits.{hashlib.sha256(weights_file).hexdigest()[:12]}.json",
+        "gzipped": gzipped,
+    }
+
+
+def run_shown():
+    data = trained()
+    run = decoder.generate(data["params"], CONFIG, np.array(SHOWN))
+    return {**data, "run": run}
+
+
+def markdown_symbol(symbol):
+    """The separator "|" would end a Markdown table's cell: escaped."""
+    return symbol.replace("|", "\\|")
+
+
+def labels(tokens):
+    """Position labels a reader counts from 1: "1: 3", "7: |"."""
+    return [f"{i + 1}: {decoder.SYMBOLS[t]}" for i, t in enumerate(tokens)]
+
+
+def cache_bytes(n):
+    """The KV cache after n tokens: per layer, a key and a value row of d_k numbers per head and token."""
+    return CONFIG.n_layers * attention_cost(n, CONFIG.d_k, n_heads=CONFIG.n_heads, itemsize=BYTES_PER_NUMBER)["kv_cache_bytes"]
+
+
+def dot_products(n, cached):
+    """Query–key dot products of the step that reads token n (counted from 1), over every layer and head: one query
+    row against the n cached keys, or every row of the n × n table again."""
+    full = attention_cost(n, CONFIG.d_k, n_heads=CONFIG.n_heads)["score_entries"]
+    return CONFIG.n_layers * (CONFIG.n_heads * n if cached else full)
+
+
+# ---------------------------------------------------------------- the widget and the page's numbers
+
+def page_snippets(data):
+    layer, head = data["job_head"]
+    presets = "".join(f'<button type="button" data-preset="{"".join(map(str, digits))}">{html.escape(name)}</button>'
+                      for name, digits in PRESETS.items())
+    integrity = hashlib.sha256(data["weights_file"]).hexdigest()
+    widget = f"""<div class="aih-write" id="aih-write" data-model="{data['weights_name']}" data-sha256="{integrity}" data-bytes="{len(data['weights_file'])}" data-layer="{layer}" data-head="{head}">
+<form class="aih-write__form" data-slot="form" novalidate>
+<label for="aih-write-digits">{CONFIG.length} digits</label>
+<input type="text" id="aih-write-digits" name="digits" inputmode="numeric" pattern="[0-9]{{{CONFIG.length}}}" maxlength="{CONFIG.length}" autocomplete="off" value="{''.join(map(str, SHOWN))}">
+<button type="submit" data-slot="run">Generate</button>
+<label class="aih-write__switch"><input type="checkbox" name="recompute" data-slot="recompute"> recompute everything (no cache)</label>
+<p class="aih-write__presets">Or pick one: {presets}</p>
+</form>
+<p class="aih-write__status" data-slot="status" role="status">Generate needs JavaScript; the run below, computed when the site was built, needs none.</p>
+<div data-slot="results" hidden>
+<p>Written so far: <output data-slot="tokens"></output></p>
+<div class="aih-write__grid" tabindex="0" role="region" aria-label="The job head's weights, one row per step">
+<table class="aih-write__table" data-slot="grid"></table>
+</div>
+<div class="aih-write__steps" tabindex="0" role="region" aria-label="Cost of each step">
+<table class="aih-write__table">
+<caption>Each step: the token read, the token written, the KV cache's size after the step and the query–key dot products the step computed ({CONFIG.n_layers} layers × {CONFIG.n_heads} heads).</caption>
+<thead><tr><th scope="col">Step</th><th scope="col">Reads</th><th scope="col">Writes</th><th scope="col">KV cache (bytes)</th><th scope="col">Dot products</th></tr></thead>
+<tbody data-slot="steps"></tbody>
+</table>
+</div>
+</div>
+</div>"""
+    L = CONFIG.length
+    share = data["shares"][layer, head]
+    results = (
+        f"Trained for {TRAINING.steps:,} steps on batches of {TRAINING.batch} random strings, the model writes "
+        f"{num(100 * data['accuracy'], 1, trim=True)}% of {HELD_OUT:,} held-out strings (never drawn in training) exactly "
+        f"reversed. Head {head + 1} of layer {layer + 1} does the job: at "
+        f"{num(100 * share, 1, trim=True)}% of the output steps of those strings its largest weight falls on the very "
+        f"source digit being written, digit {L} − t + 1 when writing digit t. "
+        f"The same model trained the same way without position embeddings writes only "
+        f"{num(100 * data['blind_accuracy'], 1, trim=True)}% of them right: attention compares keys by content alone and "
+        "[cannot tell their order](output.md#word-order-attention-alone-cannot-see-it) (it is permutation-equivariant), "
+        "so all that tells one source digit's place from another's is what the causal mask lets each one see."
+    )
+    rows = [[f"layer {l + 1}, head {h + 1}", f"{num(100 * data['shares'][l, h], 1)}%"]
+            for l in range(CONFIG.n_layers) for h in range(CONFIG.n_heads)]
+    shares = table(["Head", "Largest weight on the source digit"], rows)
+    counts = table(["Step (tokens read)", "KV cache (bytes)", "Dot products, cached", "Dot products, recomputed"],
+                   [[n, f"{cache_bytes(n):,}", dot_products(n, True), dot_products(n, False)]
+                    for n in range(1, CONFIG.n_positions + 1)])
+    size = (
+        f"The weights are {len(data['weights_file']):,} bytes of JSON ({data['gzipped']:,} gzipped): "
+        f"[download them]({data['weights_name']}); the page checks their SHA-256 before it uses them."
+    )
+    return {"": widget, "results": results, "shares": shares, "counts": counts, "size": size}
+
+
+def public_files(data):
+    return {data["weights_name"]: data["weights_file"]}
+
+
+# ---------------------------------------------------------------- figures
+
+def curve_render(data, ax):
+    steps = np.arange(1, TRAINING.steps + 1)
+    ax.plot(steps, data["loss"], label="with positions")
+    ax.plot(steps, data["blind_loss"], label="without positions")
+    ax.set_yscale("log")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("loss (nats)")
+    ax.legend(frameon=False)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def curve_caption(data):
+    return (f"The mean loss of each training batch ({TRAINING.batch} strings), on a log scale. With positions it falls "
+            f"from {num(data['loss'][0], 2)} to {num(data['loss'][-1], 6)}; without, it stays near "
+            f"{num(data['blind_loss'][-1], 2)}.")
+
+
+def curve_alt(data):
+    return (f"Two loss curves over {TRAINING.steps} steps. The model with positions falls from {num(data['loss'][0], 2)} "
+            f"to {num(data['loss'][-1], 6)}; the model without positions ends at {num(data['blind_loss'][-1], 2)}.")
+
+
+def curve_table(data):
+    steps = sorted({*range(0, TRAINING.steps, 50), TRAINING.steps - 1})
+    return {"caption": "Loss every fiftieth step and the last", "columns": ["step", "with positions", "without positions"],
+            "rows": [[s + 1, f"{data['loss'][s]:.6f}", f"{data['blind_loss'][s]:.4f}"] for s in steps]}
+
+
+def run_render(data, ax):
+    layer, head = data["job_head"]
+    tokens = data["run"]["tokens"]
+    n = CONFIG.n_positions
+    return heatmap(ax, data["run"]["weights"][layer, :, head, :], labels(tokens[:n]), [str(i + 1) for i in range(n)],
+                   quantity="weights", show_values=False)
+
+
+def run_caption(data):
+    layer, head = data["job_head"]
+    written = "".join(decoder.SYMBOLS[t] for t in data["run"]["tokens"][CONFIG.length + 1:])
+    return (f"Head {head + 1} of layer {layer + 1} while the model reverses {''.join(map(str, SHOWN))} into {written}, "
+            "computed when the site was built: one row per step, the row of the token just read (rows name position and token, "
+            "columns the position). From the separator on, "
+            "each row's largest weight sits on the source digit the step writes.")
+
+
+def run_claims(data):
+    layer, head = data["job_head"]
+    L = CONFIG.length
+    tokens = data["run"]["tokens"]
+    claim(list(tokens[L + 1:]) == SHOWN[::-1], f"the model reverses {SHOWN} correctly")
+    rows = data["run"]["weights"][layer, L:, head, :]
+    claim(list(rows.argmax(axis=-1)) == list(range(L - 1, -1, -1)), "each output row's largest weight is on its source digit")
+
+
+ITEMS_FIGURES = [
+    Figure("write-training", title="The training curves of the model with and without positions.",
+           data=trained, render=curve_render, caption=curve_caption, alt=curve_alt, table=curve_table,
+           size=(PHONE_WIDTH, 3.0)),
+]
+
+
+def run_data():
+    data = run_shown()
+    run_claims(data)
+    return data
+
+
+# ---------------------------------------------------------------- one decoding step, by hand
+
+def decode_step_example():
+    """The job head at the step that writes output digit STEP_SHOWN of SHOWN: its new query row against the cached
+    keys and values, the weights, the head's output, and the logits: those of the rest of the model plus the head's
+    output times W_OU = (the head's rows of W_O) · W_U, which the residual stream carries straight to the output."""
+    data = run_shown()
+    layer, head = data["job_head"]
+    L, d_k = CONFIG.length, CONFIG.d_k
+    tokens = data["run"]["tokens"]
+    position = L + STEP_SHOWN  # the token read at this step
+    params = data["params"]
+    cache = decoder.empty_cache(CONFIG)
+    for token in tokens[:position]:
+        _, cache, _ = decoder.decode_step(params, CONFIG, cache, int(token))
+    # the state entering the job head's layer, for the new token
+    x = decoder.embed(params, CONFIG, np.array([tokens[position]]), start=position)
+    for earlier in range(layer):
+        W_Q, W_K, W_V, W_O = decoder.layer_weights(params, earlier)
+        q, k, v = (decoder.split_heads(x @ W, CONFIG.n_heads) for W in (W_Q, W_K, W_V))
+        K = np.concatenate([cache[earlier]["K"], k], axis=-2)
+        V = np.concatenate([cache[earlier]["V"], v], axis=-2)
+        out, _ = decoder.attend(q, K, V)
+        x = x + decoder.merge_heads(out) @ W_O
+    W_Q, W_K, W_V, W_O = decoder.layer_weights(params, layer)
+    columns = slice(head * d_k, (head + 1) * d_k)
+    q = (x @ W_Q)[:, columns]  # (1, d_k)
+    K = np.concatenate([cache[layer]["K"][head], (x @ W_K)[:, columns]])  # (n, d_k): the cache and the new key
+    V = np.concatenate([cache[layer]["V"][head], (x @ W_V)[:, columns]])
+    logits, _, _ = decoder.decode_step(params, CONFIG, cache, int(tokens[position]))
+    W_OU = W_O[columns] @ params["W_U"]  # (d_k, vocab): the head's rows of W_O, then W_U
+    out, _ = decoder.attend(q, K, V)
+    rest = logits - (out @ W_OU)[0]  # what every other part of the model adds to the logits
+    # The printed inputs are the example's inputs: rounded to two decimals, and everything after computed from them
+    q, K, V, W_OU, rest = (np.round(array, INPUT_DECIMALS) for array in (q, K, V, W_OU, rest))
+    scale = 1 / np.sqrt(d_k)
+    scores = q @ K.T  # (1, d_k) x (d_k, n) -> (1, n)
+    out, weights = decoder.attend(q, K, V)  # (1, d_k), (1, n)
+    logits = rest + (out @ W_OU)[0]
+    chosen = int(np.argmax(logits))
+    claim(chosen == tokens[position + 1], "the step, redone from its rounded numbers, writes the token the run wrote")
+    claim(int(np.argmax(weights)) == L - 1 - STEP_SHOWN, "the step's largest weight is on its source digit")
+    return {
+        "seed": TRAINING.seed,
+        "tokens": [decoder.SYMBOLS[tokens[position]]],
+        "key_tokens": [decoder.SYMBOLS[t] for t in tokens[:position + 1]],
+        "d_k": d_k, "scale": scale, "layer": layer, "head": head, "position": position,
+        "symbols": decoder.SYMBOLS, "chosen": chosen,
+        "inputs": {"Q": q, "K": K, "V": V, "W_OU": W_OU, "logits_rest": rest},
+        "steps": {"scores": scores, "scaled_scores": scores * scale, "weights": weights, "out": out},
+        "outputs": {"logits": logits[None]},
+    }
+
+
+def decode_step_snippets(example):
+    n = len(example["key_tokens"])
+    keys = [f"{i + 1}: {markdown_symbol(t)}" for i, t in enumerate(example["key_tokens"])]
+    d_k = example["d_k"]
+    dims = [f"{i + 1}" for i in range(d_k)]
+    symbols = [markdown_symbol(symbol) for symbol in example["symbols"]]
+    inputs, step = example["inputs"], example["steps"]
+    chosen = example["chosen"]
+    return {
+        "query": "New query row $q$: " + vector(inputs["Q"][0], INPUT_DECIMALS) + "\n",
+        "keys": matrix(inputs["K"], keys, dims, corner="K", digits=INPUT_DECIMALS),
+        "values": matrix(inputs["V"], keys, dims, corner="V", digits=INPUT_DECIMALS),
+        "scores": matrix(np.stack([step["scores"][0], step["scaled_scores"][0], step["weights"][0]]),
+                         ["q·k", "q·k / √dₖ", "weight"], keys, corner="key", digits=4),
+        "out": "The head's output, the weights times the value rows: " + vector(step["out"][0], 4) + "\n",
+        "logits": matrix(np.stack([inputs["logits_rest"], example["outputs"]["logits"][0]]).T, symbols,
+                         ["rest of the model", "logits"], corner="symbol", digits=INPUT_DECIMALS),
+        "w_ou": matrix(inputs["W_OU"], dims, symbols, corner="W<sub>OU</sub>", digits=INPUT_DECIMALS),
+        "token": f"The largest logit is {num(example['outputs']['logits'][0][chosen], INPUT_DECIMALS)}, for "
+                 f"“{example['symbols'][chosen]}”: the step writes {example['symbols'][chosen]}, with "
+                 f"{n} dot products in this head instead of the {n * n} of recomputing all {n} rows.\n",
+    }
+
+
+EX_DECODE_STEP = Example("ex-decode-step", title="One decoding step of the job head, with the KV cache",
+                         data=decode_step_example, snippets=decode_step_snippets)
+
+ITEMS = [
+    Snippets("watch-it-write", data=trained, snippets=page_snippets, public=public_files),
+    *ITEMS_FIGURES,
+    Figure("write-run", title="The job head's weights while the model writes, one row per step.",
+           data=run_data, render=run_render, caption=run_caption, size=(PHONE_WIDTH, PHONE_WIDTH)),
+    EX_DECODE_STEP,
+]

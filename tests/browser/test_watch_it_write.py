@@ -1,0 +1,116 @@
+"""The watch-it-write page in Chromium: nothing of the model loads before Generate; Generate writes the numpy
+model's tokens one row at a time; the cache's bytes and the dot products follow n, and n² without the cache;
+the page works without JavaScript; axe finds nothing in either scheme after a run.
+"""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from attention import decoder
+from figures_src.engine.text import num
+from figures_src.pages.watch_it_write import CONFIG, cache_bytes, dot_products
+
+from test_a11y import SCHEMES, axe_violations, open_in_scheme
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLIC = ROOT / "generated" / "public"
+RUN_TIMEOUT = 30_000  # ms
+ON_DEMAND = ("/models/", "watch-it-write-app", "decoder.js")
+
+
+@pytest.fixture(scope="module")
+def model():
+    published = json.loads(next(PUBLIC.glob("models/reverse-digits.*.json")).read_text())
+    return {name: np.array(value) for name, value in published["params"].items()}, tuple(published["job_head"])
+
+
+def generate(page, site_url, digits, recompute=False):
+    page.goto(site_url + "watch-it-write/")
+    page.fill("#aih-write-digits", digits)
+    if recompute:
+        page.check("[data-slot=recompute]")
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-write")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
+
+
+def step_rows(page):
+    return [[cell.inner_text() for cell in row.locator("td").all()] for row in page.locator("[data-slot=steps] tr").all()]
+
+
+def test_nothing_of_the_model_loads_before_generate(page, site_url):
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(site_url + "watch-it-write/", wait_until="networkidle")
+    expect(page.locator("[data-slot=status]")).to_contain_text("Nothing is downloaded until you press Generate")
+    assert not [url for url in requests if any(part in url for part in ON_DEMAND)]
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-write")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
+    assert [url for url in requests if "/models/reverse-digits." in url]
+
+
+@pytest.mark.parametrize("digits", ["314159", "907210"])
+def test_generate_writes_the_models_tokens_one_row_per_step(page, site_url, model, digits):
+    params, (layer, head) = model
+    expected = decoder.generate(params, CONFIG, np.array([int(d) for d in digits]))
+    page.goto(site_url + "watch-it-write/")
+    page.fill("#aih-write-digits", digits)
+    page.click("[data-slot=run]")
+    grid_rows = page.locator("[data-slot=grid] tbody tr")
+    for n in range(1, CONFIG.n_positions + 1):  # the heatmap grows by one row a step
+        expect(grid_rows).to_have_count(n, timeout=RUN_TIMEOUT)
+    expect(page.locator("#aih-write")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
+    written = "".join(decoder.SYMBOLS[t] for t in expected["tokens"][CONFIG.length + 1:])
+    assert written == digits[::-1]
+    assert page.locator("[data-slot=tokens]").inner_text() == written
+    # each row's weights: the job head's, as numpy computed them, printed as the site prints them
+    for i in range(CONFIG.n_positions):
+        cells = grid_rows.nth(i).locator("td").all_inner_texts()
+        assert cells[:i + 1] == [num(w) for w in expected["weights"][layer, i, head, :i + 1]]
+        assert cells[i + 1:] == [""] * (CONFIG.n_positions - i - 1)
+    rows = step_rows(page)
+    assert [int(row[4]) for row in rows] == [dot_products(n, True) for n in range(1, CONFIG.n_positions + 1)]
+    assert [int(row[3].replace(",", "")) for row in rows] == [cache_bytes(n) for n in range(1, CONFIG.n_positions + 1)]
+    assert [int(row[4]) for row in rows] == [4 * n for n in range(1, CONFIG.n_positions + 1)]  # n per head and layer
+
+
+def test_recompute_everything_writes_the_same_tokens_at_n_squared(page, site_url):
+    generate(page, site_url, "271828", recompute=True)
+    assert page.locator("[data-slot=tokens]").inner_text() == "828172"
+    rows = step_rows(page)
+    assert [int(row[4]) for row in rows] == [dot_products(n, False) for n in range(1, CONFIG.n_positions + 1)]
+    assert [int(row[4]) for row in rows] == [4 * n * n for n in range(1, CONFIG.n_positions + 1)]
+
+
+def test_bad_digits_get_a_clear_message(page, site_url):
+    page.goto(site_url + "watch-it-write/")
+    page.fill("#aih-write-digits", "12a4")
+    page.click("[data-slot=run]")
+    expect(page.locator("[data-slot=status]")).to_contain_text("Type exactly 6 digits")
+    expect(page.locator("[data-slot=results]")).to_be_hidden()
+
+
+def test_a_preset_fills_the_box(page, site_url):
+    page.goto(site_url + "watch-it-write/")
+    page.click("[data-preset='271828']")
+    expect(page.locator("#aih-write-digits")).to_have_value("271828")
+
+
+def test_without_javascript_the_static_run_is_there(browser, site_url):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + "watch-it-write/")
+    expect(page.locator("#fig-write-run svg")).to_be_visible()
+    expect(page.locator("#fig-write-training svg")).to_be_visible()
+    expect(page.locator("[data-slot=status]")).to_contain_text("needs JavaScript")
+    context.close()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_axe_finds_nothing_after_a_run(page, site_url, scheme):
+    open_in_scheme(page, site_url, "watch-it-write/", scheme)
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-write")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
+    assert axe_violations(page) == []
