@@ -223,10 +223,15 @@ def test_the_manifest_records_each_files_length_and_sha256_for_the_page_to_check
 # ---------------------------------------------------------------- the JS forward pass
 
 
-@pytest.fixture(scope="module")
-def parity_sentences():
+def parity_texts():
+    """The 60 test sentences (scripts/weight_formats.py measures the weight formats on them too)."""
     return docs_sentences(57) + ["The animal didn't cross the street because it was too tired.",
                                  "The keys to the old cabinet in the hallway are on the table.", "Hi."]
+
+
+@pytest.fixture(scope="module")
+def parity_sentences():
+    return parity_texts()
 
 
 @pytest.fixture(scope="module")

@@ -43,8 +43,9 @@ def integrity(content):
 
 
 def shipped_state(state):
-    """The tensors the encoder reads (the int64 position_ids buffer is not a weight)."""
-    return {name: value for name, value in state.items() if value.dtype != np.int64}
+    """The tensors the encoder reads: not the int64 position_ids buffer, nor the pooler (which only
+    sentence-classification heads use)."""
+    return {name: value for name, value in state.items() if value.dtype != np.int64 and not name.startswith("pooler.")}
 
 
 def measure_accuracy(original, shipped, config):
