@@ -2,7 +2,7 @@
 // (its URL)} once, then {type: "run", text}. Messages out: "progress" {loaded, total}, "ready", "result" {tokens,
 // pieceCount, cut, weights, projections}, "error" {during: "load" or "run", message}. Large arrays travel as
 // transferred buffers.
-import { encode, loadParams } from "./encoder.js";
+import { encode, inflate, loadParams } from "./encoder.js";
 import { WordPiece } from "./wordpiece.js";
 
 let model = null; // { manifest, params, tokenizer }
@@ -79,7 +79,7 @@ async function load(manifestUrl) {
   const { tokenizer: settings } = manifest;
   model = {
     manifest,
-    params: loadParams(manifest.tensors, weights, manifest.config),
+    params: loadParams(manifest.tensors, await inflate(weights), manifest.config),
     tokenizer: new WordPiece(new TextDecoder().decode(vocabulary), {
       unknown: settings.unknown, prefix: settings.prefix, maxInputCharsPerWord: settings.max_input_chars_per_word,
       specialTokens: settings.special_tokens,
