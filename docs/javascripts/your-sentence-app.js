@@ -3,6 +3,7 @@
 // weights on one canvas, scores the heads for the sentence, and opens a head in the site's heatmap widget.
 import { cellColour, entropy, formatNumber } from "./attention-math.js";
 import { enhance } from "./heatmap.js";
+import { drawRollout } from "./rollout-view.js";
 
 const PRONOUNS = new Set(["it", "its", "he", "him", "his", "she", "her", "they", "them", "their"]);
 // words a pronoun does not stand for: the pronoun link looks past them (and past the word just before it,
@@ -179,6 +180,7 @@ class YourSentence {
     this.slot("cut").hidden = !cut;
     this.slot("cut").textContent = cut ? `Your text has ${pieceCount} tokens; the first ${n - 2} are kept, the limit being ${n} with [CLS] and [SEP].` : "";
     this.drawGrid();
+    drawRollout(this.slot("rollout"), this.slot("rollout-summary"), result.rollout, tokens);
     this.drawScores();
     if (!this.viewer.hidden) this.open(this.selected); // a head is open: show it for the new sentence
     this.status(`${n} tokens, 6 layers × 12 heads, computed in your browser in ${formatNumber(result.forwardMilliseconds, 0)} ms.`);

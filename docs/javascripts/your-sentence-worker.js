@@ -1,8 +1,9 @@
 // The your-sentence model, in a Web Worker so the page never freezes. Messages in: {type: "load", manifest
 // (its URL)} once, then {type: "run", text}. Messages out: "progress" {loaded, total}, "ready", "result" {tokens,
-// pieceCount, cut, weights, projections}, "error" {during: "load" or "run", message}. Large arrays travel as
+// pieceCount, cut, weights, projections, rollout (n, n): docs/javascripts/rollout.js}, "error" {during: "load" or "run", message}. Large arrays travel as
 // transferred buffers.
 import { encode, inflate, loadParams } from "./encoder.js";
+import { attentionRollout } from "./rollout.js";
 import { WordPiece } from "./wordpiece.js";
 
 let model = null; // { manifest, params, tokenizer }
@@ -102,8 +103,9 @@ function run(text) {
       if (!array.every(Number.isFinite)) throw new Error(`layer ${layer + 1}'s ${name} are not all finite numbers`);
     }
   });
-  postMessage({ type: "result", text, tokens, pieceCount, cut, weights: layers, projections: qkv, forwardMilliseconds },
-    [...layers.map((array) => array.buffer), ...qkv.flat().map((array) => array.buffer)]);
+  const rollout = new Float32Array(attentionRollout(weights, manifest.config.n_heads, tokens.length)); // (n, n)
+  postMessage({ type: "result", text, tokens, pieceCount, cut, weights: layers, projections: qkv, rollout, forwardMilliseconds },
+    [...layers.map((array) => array.buffer), ...qkv.flat().map((array) => array.buffer), rollout.buffer]);
 }
 
 onmessage = async ({ data }) => {

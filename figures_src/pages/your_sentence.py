@@ -30,12 +30,20 @@ from ..engine.text import num
 from .real_heads.committed import extraction
 
 PAGE = "your-sentence.md"
-INPUTS = ["realheads/shipped.py", "realheads/encoder.py", "realheads/model.py"]
+INPUTS = ["realheads/shipped.py", "realheads/encoder.py", "realheads/model.py", "realheads/analysis.py"]
 FOLDER = "models"  # under the site root
 MAX_TOKENS = 64  # [CLS] + at most 62 pieces + [SEP]: the browser cuts longer inputs there
 MAX_CHARACTERS = 2000  # the box's maxlength; a sentence from the link (#s=) is cut there too
 MAX_INPUT_CHARS_PER_WORD = 100  # tokenizer.json's WordPiece setting: a longer word is one [UNK]
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+ROLLOUT_TEXT = (
+    "The grid shows each head on its own. The square beside it, attention rollout (Abnar & Zuidema, 2020), chains "
+    "them: it averages each layer's twelve heads, adds the residual path that carries every token straight through, "
+    "and multiplies the six layers. Row i says how much of each input token position i would hold at the end if "
+    "attention were the only way information moved; each row adds up to 1. It is not an explanation of what the "
+    "model computes or predicts: it leaves out the values, the feed-forward layers and the normalisation, and "
+    "treats every head alike. Your browser computes it from the same weights as the grid."
+)
 PRESETS = {sentence.id: sentence.text for sentence in SENTENCES}  # the real-heads page's three sentences
 
 
@@ -159,7 +167,14 @@ def page_snippets(data):
 <div data-slot="results" hidden>
 <p>Tokens: <code data-slot="tokens"></code></p>
 <p class="aih-yours__cut" data-slot="cut" hidden></p>
+<div class="aih-yours__maps">
 <canvas data-slot="grid" class="aih-yours__grid" role="img" tabindex="0" aria-label="Every head's weights, 6 layers down and 12 heads across."></canvas>
+<figure class="aih-yours__rollout">
+<canvas data-slot="rollout" role="img" aria-label="Attention rollout of your sentence."></canvas>
+<figcaption><strong>Attention rollout</strong>: positions down, input tokens across. <span data-slot="rollout-summary"></span></figcaption>
+</figure>
+</div>
+<p>{ROLLOUT_TEXT}</p>
 <div class="aih-yours__scores" tabindex="0" role="region" aria-label="Head scores for your sentence">
 <table>
 <caption>The heads that stand out for this sentence: the highest score of each kind among the 72 heads, and the median head's.</caption>
