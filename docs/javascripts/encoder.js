@@ -144,7 +144,11 @@ export function encode(params, config, ids) {
 
 // The downloaded file -> the bytes realheads/shipped.py's quantize wrote (the file is them compressed with deflate).
 export async function inflate(buffer) {
-  return new Response(new Blob([buffer]).stream().pipeThrough(new DecompressionStream("deflate"))).arrayBuffer();
+  try {
+    return await new Response(new Blob([buffer]).stream().pipeThrough(new DecompressionStream("deflate"))).arrayBuffer();
+  } catch (error) {
+    throw new Error(`the weights could not be decompressed (${error.message})`);
+  }
 }
 
 // IEEE half precision -> number: sign, 5 exponent bits (bias 15), 10 fraction bits.

@@ -21,7 +21,7 @@ from realheads import analysis
 from realheads.encoder import EncoderParams, encode
 from realheads.model import load_model
 from realheads.rollout import attention_rollout
-from realheads.shipped import dequantize, unpack
+from realheads.shipped import dequantize, pack, unpack
 
 from test_a11y import SCHEMES, axe_violations
 
@@ -96,7 +96,8 @@ def test_run_draws_the_grid_and_scores_equal_to_numpy(page, site_url, numpy_weig
     # a click on the canvas opens that head in the site's heatmap widget
     viewer = page.locator("#your-sentence-viewer")
     expect(viewer).to_be_hidden()
-    canvas.click(position={"x": 52 + 3 * 48 + 20, "y": 16 + 2 * 48 + 20})  # weights[2, 3]: layer 3, head 4 to a reader
+    shrink = canvas.evaluate("c => c.clientWidth / parseFloat(c.style.width)")  # the grid is scaled to its column
+    canvas.click(position={"x": (52 + 3 * 48 + 20) * shrink, "y": (16 + 2 * 48 + 20) * shrink})  # weights[2, 3]: layer 3, head 4 to a reader
     expect(page.locator("[data-slot=open]")).to_contain_text("layer 3, head 4")
     expect(viewer).to_have_class(re.compile("aih-on"))
     expect(viewer.locator("[role=gridcell][data-i='1'][data-j='0']")).to_have_text(num(weights[2, 3, 1, 0]))
@@ -245,7 +246,7 @@ def test_results_that_are_not_numbers_are_an_error_not_a_success(failing_page, s
     said "16 tokens … computed in your browser" over a grid of NaN. Now the run fails and says why."""
     page = failing_page
     manifest, _, blob, _ = published()
-    body = b"\x7f" * len(blob)
+    body = pack(b"\x7f" * len(unpack(blob)))  # every int16 and every step 0x7f7f…: infinite weights
     manifest["integrity"]["weights"] = {"bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
     page.route("**/models/model.*.json", lambda route: route.fulfill(status=200, body=json.dumps(manifest), content_type="application/json"))
     page.route("**/models/*.bin", lambda route: route.fulfill(status=200, body=body, content_type="application/octet-stream"))
