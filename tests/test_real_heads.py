@@ -323,21 +323,24 @@ def test_the_site_build_needs_no_model_libraries(tmp_path):
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
     assert (tmp_path / "figures" / "real-heads-viewer.html").is_file()
-    assert (tmp_path / "figures" / "real-heads-rollout-long.html").is_file()
+    assert (tmp_path / "figures" / "real-heads-rollout-coreference.html").is_file()
 
 
 def test_the_page_shows_each_sentences_rollout_from_the_float32_model(model):
     """Each sentence's rollout figure publishes the numbers realheads/rollout.py computes from the float32 model's
-    weights (not from the committed float16 extraction), and the page includes the three of them."""
+    weights (not from the committed float16 extraction): the page draws one and links all three tables."""
     from realheads.rollout import attention_rollout
 
     root = Path(__file__).resolve().parents[1]
     page = (root / "docs" / "real-heads.md").read_text(encoding="utf-8")
+    assert '--8<-- "generated/figures/real-heads-rollout-coreference.html"' in page
+    assert '--8<-- "generated/snippets/real-heads-rollout-text.md"' in page
+    snippet = (root / "generated" / "snippets" / "real-heads-rollout-text.md").read_text(encoding="utf-8")
     for sentence in data.SENTENCES:
-        assert f'--8<-- "generated/figures/real-heads-rollout-{sentence.id}.html"' in page, sentence.id
+        assert f"figures/real-heads-rollout-{sentence.id}-matrix.csv" in snippet, sentence.id
         tokens, ids = model.tokenize(sentence.text)
         expected = attention_rollout(encode(model.params, model.config, ids).weights)[-1]
-        lines = (root / "generated" / "public" / "figures" / f"real-heads-rollout-{sentence.id}.csv").read_text().splitlines()
+        lines = (root / "generated" / "public" / "figures" / f"real-heads-rollout-{sentence.id}-matrix.csv").read_text().splitlines()
         assert lines[0].split(",")[1:] == tokens
         published = np.array([[float(x) for x in line.split(",")[-len(tokens):]] for line in lines[1:]])
         assert np.allclose(published.sum(axis=1), 1)

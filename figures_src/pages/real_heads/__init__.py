@@ -19,7 +19,7 @@ from ...engine.heatmap import heatmap
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
 from .committed import KIND_SENTENCE, N_LAYERS, extraction, picks, scores
-from .rollout import rollout_figure
+from .rollout import ROLLOUT_ITEMS
 from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_images, grid_table, render_grid
 from .text import text_data, text_snippets
 
@@ -146,7 +146,7 @@ ITEMS = [
                alt=grid_alt, table=grid_table, size=GRID_SIZE)
         for sentence in SENTENCES
     ),
-    *(rollout_figure(sentence) for sentence in SENTENCES),
+    *ROLLOUT_ITEMS,
     head_figure("real-heads-viewer", "coreference", "The head viewer: one head's weights, any head, chosen from the grids.",
                 caption=viewer_caption),  # it opens on the head linking "it" to "animal"
     head_figure("real-heads-previous", "previous", "The previous-token head: each word looks at the word before it."),

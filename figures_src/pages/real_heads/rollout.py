@@ -1,5 +1,7 @@
 """Attention rollout on the real-heads page: for each of its three sentences, how much of each input token
-reaches each position after the six layers (realheads/rollout.py), from the float32 model.
+reaches each position after the six layers (realheads/rollout.py), from the float32 model. One figure (the
+coreference sentence; three would overrun the page's DOM and byte budgets), and for all three sentences the
+shares in the text and the whole table as CSV.
 
 The rest of the page reads the committed extraction (Q, K, V in float16); rollout multiplies six layers'
 weights, so it runs the float32 model itself, read from the pinned model package with numpy alone, as the
@@ -9,12 +11,13 @@ import functools
 
 import numpy as np
 
+from realheads.data import SENTENCES
 from realheads.encoder import EncoderParams, encode
 from realheads.model import load_config, model_folder
 from realheads.rollout import attention_rollout
 from realheads.shipped import read_safetensors
 
-from ...engine import Figure
+from ...engine import Figure, Snippets
 from ...engine.errors import BuildError
 from ...engine.heatmap import heatmap
 from ...engine.style import PHONE_WIDTH
@@ -59,19 +62,13 @@ def render_rollout(data, ax):
     tokens = data["heads"].tokens
     drawn = heatmap(ax, data["rollout"], tokens, tokens, quantity="weights", show_values=False, as_image=True)
     ax.tick_params(axis="x", labelrotation=90)
-    ax.set_ylabel("position after layer 6")
-    ax.set_xlabel("input token")
     return drawn
 
 
 def rollout_caption(data):
     heads = data["heads"]
-    n = len(heads.tokens)
-    return (f"Attention rollout through all six layers on the {heads.sentence.id} sentence ({n} tokens), from the "
-            f"float32 model: row i is how the position of token i would be made of the input tokens if attention "
-            f"(averaged over the heads, plus the residual path) were all there is. Each row adds up to 1; on "
-            f"average a position keeps {num(data['own'], 2)} of its own token and takes {num(data['special'], 2)} "
-            "from [CLS] and [SEP] together.")
+    return (f"Attention rollout through six layers on the {heads.sentence.id} sentence, from the float32 model: positions "
+            f"down, input tokens across.")
 
 
 def rollout_figure(sentence):
@@ -81,3 +78,39 @@ def rollout_figure(sentence):
                   title=f"Attention rollout on the {sentence.id} sentence: where each position's information comes from.",
                   data=functools.partial(rollout_data, sentence.id), render=render_rollout, caption=rollout_caption,
                   size=rollout_size)
+
+
+FIGURED = "coreference"  # the sentence drawn; the others are summarised and downloadable
+
+
+def rollout_csv(data):
+    tokens = data["heads"].tokens
+    quoted = ['"' + token.replace('"', '""') + '"' if "," in token or '"' in token else token for token in tokens]
+    lines = [",".join(["query \\ key", *quoted])]
+    lines += [",".join([name, *(repr(float(x)) for x in row)]) for name, row in zip(quoted, data["rollout"])]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def csv_path(sentence_id):
+    return f"figures/real-heads-rollout-{sentence_id}-matrix.csv"
+
+
+def all_rollouts():
+    _, by_id = extraction()
+    return {sentence_id: rollout_data(sentence_id) for sentence_id in by_id}
+
+
+def rollout_text(rollouts):
+    shares = "; ".join(f"{sentence_id} {num(data['own'], 2)} and {num(data['special'], 2)} ([CSV]({csv_path(sentence_id)}))"
+                       for sentence_id, data in rollouts.items())
+    return {"": f"On average a position keeps this share of its own token, and takes this from [CLS] and [SEP]: {shares}."}
+
+
+def rollout_files(rollouts):
+    return {csv_path(sentence_id): rollout_csv(data) for sentence_id, data in rollouts.items()}
+
+
+ROLLOUT_ITEMS = [
+    rollout_figure(next(sentence for sentence in SENTENCES if sentence.id == FIGURED)),
+    Snippets("real-heads-rollout-text", data=all_rollouts, snippets=rollout_text, public=rollout_files),
+]
