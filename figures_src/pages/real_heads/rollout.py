@@ -62,6 +62,8 @@ def render_rollout(data, ax):
     tokens = data["heads"].tokens
     drawn = heatmap(ax, data["rollout"], tokens, tokens, quantity="weights", show_values=False, as_image=True)
     ax.tick_params(axis="x", labelrotation=90)
+    ax.set_ylabel("position")  # not "queries": a rollout row is a position after six layers
+    ax.set_xlabel("input token")
     return drawn
 
 
