@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from realheads.encoder import EncoderParams, encode  # noqa: E402
 from realheads.model import load_config, model_folder  # noqa: E402
-from realheads.shipped import dequantize  # noqa: E402
+from realheads.shipped import dequantize, unpack  # noqa: E402
 
 SITE = ROOT / "site"
 INPUTS = {
@@ -53,7 +53,7 @@ def numpy_forward_ms(ids, repeats):
     manifest = json.loads(manifest_path.read_text())
     blob = (SITE / manifest["files"]["weights"]).read_bytes()
     config = load_config(model_folder())
-    params = EncoderParams.from_state_dict(dequantize(manifest["tensors"], blob), config)
+    params = EncoderParams.from_state_dict(dequantize(manifest["tensors"], unpack(blob)), config)
     encode(params, config, ids)  # warm-up
     times = []
     for _ in range(repeats):
