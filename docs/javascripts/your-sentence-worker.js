@@ -1,8 +1,9 @@
 // The your-sentence model, in a Web Worker so the page never freezes. Messages in: {type: "load", manifest
 // (its URL)} once, then {type: "run", text}. Messages out: "progress" {loaded, total} (bytes of all the files the
-// manifest lists), "ready", "result" {tokens, pieceCount, cut, weights, projections}, "error" {during: "load" or
-// "run", message}. Large arrays travel as transferred buffers.
-import { createEncoder, loadParams } from "./encoder.js";
+// manifest lists), "ready", "result" {tokens, pieceCount, cut, weights, projections, rollout (n, n):
+// docs/javascripts/rollout.js}, "error" {during: "load" or "run", message}. Large arrays travel as transferred buffers.
+import { createEncoder, inflate, loadParams } from "./encoder.js";
+import { attentionRollout } from "./rollout.js";
 import { WordPiece } from "./wordpiece.js";
 
 let model = null; // { manifest, encode, tokenizer }
@@ -102,7 +103,8 @@ async function load(manifestUrl) {
   const { tokenizer: settings } = manifest;
   model = {
     manifest,
-    encode: await createEncoder(loadParams(manifest.tensors, weights, manifest.config), manifest.config, kernels),
+    encode: await createEncoder(loadParams(manifest.tensors, await inflate(weights), manifest.config), manifest.config,
+      kernels),
     tokenizer: new WordPiece(new TextDecoder().decode(vocabulary), {
       unknown: settings.unknown, prefix: settings.prefix, maxInputCharsPerWord: settings.max_input_chars_per_word,
       specialTokens: settings.special_tokens,
@@ -124,8 +126,9 @@ function run(text) {
       if (!array.every(Number.isFinite)) throw new Error(`layer ${layer + 1}'s ${name} are not all finite numbers`);
     }
   });
-  postMessage({ type: "result", text, tokens, pieceCount, cut, weights: layers, projections: qkv, forwardMilliseconds },
-    [...layers.map((array) => array.buffer), ...qkv.flat().map((array) => array.buffer)]);
+  const rollout = new Float32Array(attentionRollout(weights, manifest.config.n_heads, tokens.length)); // (n, n)
+  postMessage({ type: "result", text, tokens, pieceCount, cut, weights: layers, projections: qkv, rollout, forwardMilliseconds },
+    [...layers.map((array) => array.buffer), ...qkv.flat().map((array) => array.buffer), rollout.buffer]);
 }
 
 onmessage = async ({ data }) => {

@@ -1,11 +1,16 @@
 """Your sentence (docs/your-sentence.md): the real model, run in the reader's browser on the reader's sentence.
 
 At build time this module reads all-MiniLM-L6-v2 from the pinned model package with numpy alone
-(realheads/shipped.py), writes it as int8 with a scale per group of 32 values under content-hashed names, with its
-vocabulary and a small JSON that describes both (with each file's byte count and SHA-256, which the page checks
-before it uses a download), and measures what the rounding costs: the numpy encoder on
-the shipped (dequantized) weights against the float32 model, on the site's three sentences. The page
-prints that number; tests/test_your_sentence.py checks it on more sentences.
+(realheads/shipped.py), writes it in the shipped format (whole steps of 1/200 of a row's standard deviation,
+compressed) under content-hashed names, with its vocabulary and a small JSON that describes both (with each
+file's byte count and SHA-256, which the page checks before it uses a download), and measures what the
+rounding costs: the numpy encoder on the shipped (dequantized) weights against the float32 model, on the site's
+three sentences. The page states that bound; tests/test_your_sentence.py checks it on more sentences.
+
+The heads the page names for a sentence (the strongest of each pattern) come from the model in the browser. For
+the three sentences the page offers, the build checks that they are the float32 model's: the page names the
+highest-scoring head, and with it the runner-up when the two are closer than twice the bound ("tied within
+rounding"); the float32 model, under the same rule, must name the same heads, else BuildError.
 """
 import hashlib
 import html
@@ -14,12 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
+from realheads.analysis import named_heads, sentence_scores
 from realheads.data import SENTENCES
 from realheads.encoder import EncoderParams, encode
 from realheads.model import DISTRIBUTION, MODEL_NAME, load_config, model_folder, package_version
-from realheads.shipped import dequantize, quantize, read_safetensors
+from realheads.shipped import SHIPPED, dequantize, pack, quantize, read_safetensors
 
 from ..engine import Snippets
+from ..engine.errors import BuildError
 from ..engine.text import num
 from ..engine.wasm import compile_wat
 from .real_heads.committed import extraction
@@ -30,6 +37,14 @@ MAX_TOKENS = 64  # [CLS] + at most 62 pieces + [SEP]: the browser cuts longer in
 MAX_CHARACTERS = 2000  # the box's maxlength; a sentence from the link (#s=) is cut there too
 MAX_INPUT_CHARS_PER_WORD = 100  # tokenizer.json's WordPiece setting: a longer word is one [UNK]
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+ROLLOUT_TEXT = (
+    "The grid shows each head on its own. The square beside it, attention rollout (Abnar & Zuidema, 2020), chains "
+    "them: it averages each layer's twelve heads, adds the residual path that carries every token straight through, "
+    "and multiplies the six layers. Row i says how much of each input token position i would hold at the end if "
+    "attention were the only way information moved; each row adds up to 1. It is not an explanation of what the "
+    "model computes or predicts: it leaves out the values, the feed-forward layers and the normalisation, and "
+    "treats every head alike. Your browser computes it from the same weights as the grid."
+)
 PRESETS = {sentence.id: sentence.text for sentence in SENTENCES}  # the real-heads page's three sentences
 
 
@@ -44,31 +59,61 @@ def integrity(content):
 
 
 def shipped_state(state):
-    """The tensors the encoder reads (the int64 position_ids buffer is not a weight)."""
-    return {name: value for name, value in state.items() if value.dtype != np.int64}
+    """The tensors the encoder reads: not the int64 position_ids buffer, nor the pooler (which only
+    sentence-classification heads use)."""
+    return {name: value for name, value in state.items() if value.dtype != np.int64 and not name.startswith("pooler.")}
+
+
+PATTERN_NAMES = {"previous": "previous token", "next": "next token", "sink": "[CLS] + [SEP]", "pronoun": "pronoun link"}
+JS_SCORE_TOLERANCE = 1e-3  # a margin this close to the tie line could fall either side in the browser's arithmetic
 
 
 def measure_accuracy(original, shipped, config):
-    """The numpy encoder on each site sentence, float32 weights vs shipped: max |Δ| of the attention weights."""
+    """The numpy encoder on each site sentence, float32 weights vs shipped -> ({sentence id: max |Δ| of the
+    attention weights}, {sentence id: (tokens, float32 weights, shipped weights)})."""
     _, by_id = extraction()
-    differences = {}
+    differences, runs = {}, {}
     for sentence_id, heads in by_id.items():
         reference = encode(original, config, heads.ids).weights  # (L, H, n, n)
         rounded = encode(shipped, config, heads.ids).weights
         differences[sentence_id] = float(np.abs(reference - rounded).max())
-    return differences
+        runs[sentence_id] = (list(heads.tokens), reference, rounded)
+    return differences, runs
+
+
+def faithful_heads(runs, tie_margin):
+    """Per site sentence and pattern, the heads the page names (computed, as in the browser, from the shipped
+    weights) and the margin, checked against the float32 model's -> {sentence id: {kind: {"heads", "tied",
+    "margin"}}}, heads counted from 0. BuildError when the two models would name different heads."""
+    claims = {}
+    for sentence_id, (tokens, reference, rounded) in runs.items():
+        exact, _ = sentence_scores(reference, tokens)
+        shipped, _ = sentence_scores(rounded, tokens)
+        claims[sentence_id] = {}
+        for kind, table in exact.items():
+            heads, margin = named_heads(table, tie_margin)
+            page_heads, page_margin = named_heads(shipped[kind], tie_margin)
+            if page_heads != heads:
+                raise BuildError(f"your-sentence: on the {sentence_id} sentence the page would name {page_heads} for the "
+                                 f"{kind} pattern and the float32 model names {heads} (heads from 0, tie margin {tie_margin:.4f})")
+            if abs(page_margin - tie_margin) < JS_SCORE_TOLERANCE:
+                raise BuildError(f"your-sentence: on the {sentence_id} sentence the {kind} pattern's margin {page_margin:.4f} "
+                                 f"is too near the tie line {tie_margin:.4f} for the browser to agree with the build")
+            claims[sentence_id][kind] = {"heads": heads, "tied": len(heads) == 2, "margin": float(margin)}
+    return claims
 
 
 def model_data():
     folder = model_folder()
     config = load_config(folder)
     state = shipped_state(read_safetensors(folder / "model.safetensors"))
-    layout, blob = quantize(state)
+    layout, raw = quantize(state, SHIPPED)
+    blob = pack(raw)
     original = EncoderParams.from_state_dict(state, config)
-    shipped = EncoderParams.from_state_dict(dequantize(layout, blob), config)
+    shipped = EncoderParams.from_state_dict(dequantize(layout, raw), config)
     vocabulary = (folder / "vocab.txt").read_bytes()
     kernels = compile_wat(KERNELS)
-    files = {"weights": content_name("minilm-l6-int8", "bin", blob), "vocabulary": content_name("vocab", "txt", vocabulary),
+    files = {"weights": content_name("minilm-l6", "bin", blob), "vocabulary": content_name("vocab", "txt", vocabulary),
              "kernels": content_name("encoder-kernels", "wasm", kernels)}
     manifest = {
         "model": MODEL_NAME,
@@ -84,11 +129,23 @@ def model_data():
     }
     manifest_bytes = (json.dumps(manifest, indent=1) + "\n").encode()
     manifest_name = content_name("model", "json", manifest_bytes)
+    accuracy, runs = measure_accuracy(original, shipped, config)
+    bound = max(accuracy.values())
     return {
         "blob": blob, "vocabulary": vocabulary, "kernels": kernels, "files": files, "manifest": manifest_bytes, "manifest_name": manifest_name,
         "download_bytes": sum(entry["bytes"] for entry in manifest["integrity"].values()),  # as the page's progress bar counts
-        "accuracy": measure_accuracy(original, shipped, config),
+        "accuracy": accuracy, "bound": bound, "claims": faithful_heads(runs, tie_margin(bound)),
     }
+
+
+def tie_margin(bound):
+    """Two heads whose scores differ by less than this are tied within rounding: each may be off by the bound."""
+    return 2 * bound
+
+
+def head_label(layer_head):
+    layer, head = layer_head
+    return f"layer {layer + 1}, head {head + 1}"  # counted from 1, as everywhere a reader looks
 
 
 def megabytes(n_bytes):
@@ -98,10 +155,10 @@ def megabytes(n_bytes):
 def page_snippets(data):
     size = megabytes(data["download_bytes"])
     accuracy = data["accuracy"]
-    worst = max(accuracy.values())
+    worst = data["bound"]
     presets = "".join(f'<button type="button" data-preset="{html.escape(text, quote=True)}">{html.escape(sentence_id)}</button>'
                       for sentence_id, text in PRESETS.items())
-    widget = f"""<div class="aih-yours" id="aih-yours" data-model="{html.escape(data['manifest_name'])}" data-size="{size}">
+    widget = f"""<div class="aih-yours" id="aih-yours" data-model="{html.escape(data['manifest_name'])}" data-size="{size}" data-tie-margin="{tie_margin(worst)!r}">
 <form class="aih-yours__form" data-slot="form">
 <label for="aih-yours-text">Your sentence</label>
 <input type="text" id="aih-yours-text" name="s" maxlength="{MAX_CHARACTERS}" autocomplete="off" spellcheck="false" value="{html.escape(PRESETS['coreference'], quote=True)}">
@@ -115,7 +172,14 @@ def page_snippets(data):
 <div data-slot="results" hidden>
 <p>Tokens: <code data-slot="tokens"></code></p>
 <p class="aih-yours__cut" data-slot="cut" hidden></p>
+<div class="aih-yours__maps">
 <canvas data-slot="grid" class="aih-yours__grid" role="img" tabindex="0" aria-label="Every head's weights, 6 layers down and 12 heads across."></canvas>
+<figure class="aih-yours__rollout">
+<canvas data-slot="rollout" role="img" aria-label="Attention rollout of your sentence."></canvas>
+<figcaption><strong>Attention rollout</strong>: positions down, input tokens across. <span data-slot="rollout-summary"></span></figcaption>
+</figure>
+</div>
+<p>{ROLLOUT_TEXT}</p>
 <div class="aih-yours__scores" tabindex="0" role="region" aria-label="Head scores for your sentence">
 <table>
 <caption>The heads that stand out for this sentence: the highest score of each kind among the 72 heads, and the median head's.</caption>
@@ -137,19 +201,36 @@ def page_snippets(data):
         "same WordPiece rules as the model's own tokenizer, then runs the six layers with the site's encoder "
         "translated step by step from numpy into JavaScript, its matrix products in WebAssembly. Nothing you type leaves the page. Inputs are cut at "
         f"{MAX_TOKENS} tokens ([CLS], {MAX_TOKENS - 2} pieces of your text, [SEP]); the page says when it cuts.\n\n"
-        f"The download is {size}: the model's weights as 8-bit integers with a "
-        f"scale for every 32 numbers ([weights]({data['files']['weights']})), its vocabulary "
+        f"The download is {size}: the model's weights, each rounded to a whole number of steps of 1/200 of the "
+        f"spread (standard deviation) of its row and compressed ([weights]({data['files']['weights']})), its vocabulary "
         f"([vocab.txt]({data['files']['vocabulary']})) and the encoder's WebAssembly "
         f"([kernels]({data['files']['kernels']}), compiled from a readable source when the site is built), with a "
         "small file that describes them, with the length and SHA-256 of each: the page checks every file against "
         "them before it uses any, and says so if a download is corrupted. The browser keeps the checked files, so "
         "a later visit, or a link with a sentence, runs without downloading them again. "
-        "Rounding the weights to 8 bits changes the attention a little: on the three sentences of the real-heads "
+        "Rounding the weights changes the attention a little: on the three sentences of the real-heads "
         f"page, the largest difference between a weight computed with the shipped numbers and one computed with "
         f"the original 32-bit numbers (both by the site's numpy encoder) is {num(worst, 4)}, on the "
-        f"{max(accuracy, key=accuracy.get)} sentence. The build measures it."
+        f"{max(accuracy, key=accuracy.get)} sentence. The build measures it.\n\n"
+        f"{ties_text(data['claims'], worst)}"
     )
     return {"": widget, "honesty": honesty}
+
+
+def ties_text(claims, bound):
+    """What the page says about the heads it names: the rule, and for the three sentences, where it names two."""
+    tied = [(sentence_id, kind, claim) for sentence_id, by_kind in claims.items() for kind, claim in by_kind.items()
+            if claim["tied"]]
+    rule = (f"So a head's score, an average of weights, may be off by about {num(bound, 4)} too. Where the two highest-scoring heads of a "
+            f"pattern are less than {num(tie_margin(bound), 4)} apart (twice that), the table calls them tied within "
+            "rounding and names both: the rounding could have swapped them. For the three sentences the page offers, the "
+            "build checks that the heads the table names are the ones the 32-bit model names by the same rule")
+    if not tied:
+        return rule + "; none is tied."
+    cases = "; ".join(f"the {sentence_id} sentence's {PATTERN_NAMES[kind]}, {head_label(claim['heads'][0])} and "
+                      f"{head_label(claim['heads'][1])}, {num(claim['margin'], 4)} apart in the 32-bit model"
+                      for sentence_id, kind, claim in tied)
+    return f"{rule}. Tied: {cases}."
 
 
 def public_files(data):

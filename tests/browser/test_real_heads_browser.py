@@ -60,7 +60,7 @@ def test_a_grid_far_below_the_first_screen_gets_its_buttons_when_scrolled_to(pag
     assert grid.locator("[aria-pressed=true]").count() == 1
     # the grids in the closed tabs wait for theirs
     expect(page.locator("#fig-real-heads-grid-long .aih-thumb")).to_have_count(0)
-    page.locator(".tabbed-labels label", has_text="long").click()
+    page.locator(".tabbed-set").first.locator(".tabbed-labels label", has_text="long").click()  # the grids' tabs
     expect(page.locator("#fig-real-heads-grid-long rect.aih-thumb[role=button]")).to_have_count(72)
     assert page.locator("#fig-real-heads-grid-long [aria-pressed=true]").count() == 0  # not the sentence shown
 
@@ -76,7 +76,7 @@ def test_the_focus_entering_a_grid_makes_its_buttons_wherever_it_is(page, site_u
 
 def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
     open_viewer(page, site_url)
-    page.locator(".tabbed-labels label", has_text="long").click()  # the sentence selector
+    page.locator(".tabbed-set").first.locator(".tabbed-labels label", has_text="long").click()  # the grids' tabs: the sentence selector
     table = page.locator(f"{VIEWER} details.aih-data")
     expect(table).not_to_have_attribute("hidden", "")  # the first head's numbers, right for the first head
     thumb = page.locator("#real-heads-grid-long-l0-h2")
@@ -184,7 +184,7 @@ def test_a_grids_image_loads_when_the_grid_nears_the_viewport(page, site_url):
     assert abs(last["y"] + last["height"] - outer["y"] - outer["height"]) < 1, (last, outer)
     # a grid in a closed tab waits until its tab is chosen
     assert not [url for url in fetched if url.endswith("real-heads-grid-long.thumbnails.png")]
-    page.locator(".tabbed-labels label", has_text="long").click()
+    page.locator(".tabbed-set").first.locator(".tabbed-labels label", has_text="long").click()  # the grids' tabs
     expect(page.locator("#fig-real-heads-grid-long svg foreignObject img")).to_have_count(1)
     assert page.locator("#fig-real-heads-grid-long svg foreignObject img").evaluate(
         "i => i.decode().then(() => i.naturalWidth)") > 0

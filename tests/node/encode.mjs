@@ -4,14 +4,14 @@
 // little-endian float64, for tests/test_your_sentence.py.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { createEncoder, loadParams } from "../../docs/javascripts/encoder.js";
+import { createEncoder, inflate, loadParams } from "../../docs/javascripts/encoder.js";
 
 const [manifestPath, idsPath, outPath] = process.argv.slice(2);
 const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
 const root = join(dirname(manifestPath), ".."); // the manifest's file names are from the site root
 const file = readFileSync(join(root, manifest.files.weights));
 const buffer = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength);
-const params = loadParams(manifest.tensors, buffer, manifest.config);
+const params = loadParams(manifest.tensors, await inflate(buffer), manifest.config);
 const encode = await createEncoder(params, manifest.config, readFileSync(join(root, manifest.files.kernels)));
 const parts = [];
 for (const ids of JSON.parse(readFileSync(idsPath, "utf8"))) {

@@ -1,7 +1,8 @@
 """Attention in a real model (docs/real-heads.md): all-MiniLM-L6-v2's heads on three sentences.
 
 committed.py reads the committed Q, K and V and scores every head; grid.py draws the 6 × 12 grid of one
-sentence; text.py writes the page's sentences and tables. Here: the worked examples (one per sentence and
+sentence; rollout.py the attention rollout of each sentence, from the float32 model; text.py writes the page's
+sentences and tables. Here: the worked examples (one per sentence and
 layer, twelve heads each), the grids, the viewer, the heads the page names, and the page's cite list.
 """
 import functools
@@ -18,6 +19,7 @@ from ...engine.heatmap import heatmap
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
 from .committed import KIND_SENTENCE, N_LAYERS, extraction, picks, scores
+from .rollout import ROLLOUT_ITEMS
 from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_images, grid_table, render_grid
 from .text import text_data, text_snippets
 
@@ -142,6 +144,7 @@ ITEMS = [
                alt=grid_alt, table=grid_table, size=GRID_SIZE)
         for sentence in SENTENCES
     ),
+    *ROLLOUT_ITEMS,
     head_figure("real-heads-viewer", "coreference", "The head viewer: one head's weights, any head, chosen from the grids.",
                 caption=viewer_caption),  # it opens on the head linking "it" to "animal"
     head_figure("real-heads-previous", "previous", "The previous-token head: each word looks at the word before it."),

@@ -1,0 +1,116 @@
+"""Attention rollout on the real-heads page: for each of its three sentences, how much of each input token
+reaches each position after the six layers (realheads/rollout.py), from the float32 model. One figure (the
+coreference sentence; three would overrun the page's DOM and byte budgets), and for all three sentences the
+shares in the text and the whole table as CSV.
+
+The rest of the page reads the committed extraction (Q, K, V in float16); rollout multiplies six layers'
+weights, so it runs the float32 model itself, read from the pinned model package with numpy alone, as the
+your-sentence page's build does. The build checks that its weights agree with the committed extraction's.
+"""
+import functools
+
+import numpy as np
+
+from realheads.data import SENTENCES
+from realheads.encoder import EncoderParams, encode
+from realheads.model import load_config, model_folder
+from realheads.rollout import attention_rollout
+from realheads.shipped import read_safetensors
+
+from ...engine import Figure, Snippets
+from ...engine.errors import BuildError
+from ...engine.heatmap import heatmap
+from ...engine.style import PHONE_WIDTH
+from ...engine.text import num
+from .committed import extraction
+
+EXTRACTION_TOLERANCE = 2e-3  # the committed weights come from float16 Q and K
+
+
+@functools.cache
+def float32_model():
+    folder = model_folder()
+    config = load_config(folder)
+    state = {name: value for name, value in read_safetensors(folder / "model.safetensors").items() if value.dtype != np.int64}
+    return EncoderParams.from_state_dict(state, config), config
+
+
+def rollout_data(sentence_id):
+    _, by_id = extraction()
+    heads = by_id[sentence_id]
+    params, config = float32_model()
+    weights = encode(params, config, heads.ids).weights  # (L, H, n, n)
+    worst = float(np.abs(weights - heads.weights).max())
+    if worst > EXTRACTION_TOLERANCE:
+        raise BuildError(f"real-heads rollout: the float32 model's weights on the {sentence_id} sentence differ from the "
+                         f"committed extraction's by {worst:.4f} (> {EXTRACTION_TOLERANCE}): run make real-heads")
+    rollout = attention_rollout(weights)  # (L, n, n)
+    final = rollout[-1]
+    n = len(heads.tokens)
+    return {"heads": heads, "rollout": final,
+            "own": float(np.diag(final).mean()),  # the mean share a position keeps of its own token
+            "special": float((final[:, 0] + final[:, n - 1]).mean())}  # … and gets from [CLS] and [SEP]
+
+
+def rollout_size(data):
+    return (PHONE_WIDTH, PHONE_WIDTH - 0.2)
+
+
+def render_rollout(data, ax):
+    tokens = data["heads"].tokens
+    drawn = heatmap(ax, data["rollout"], tokens, tokens, quantity="weights", show_values=False, as_image=True)
+    ax.tick_params(axis="x", labelrotation=90)
+    ax.set_ylabel("position")  # not "queries": a rollout row is a position after six layers
+    ax.set_xlabel("input token")
+    return drawn
+
+
+def rollout_caption(data):
+    heads = data["heads"]
+    return (f"Attention rollout through six layers on the {heads.sentence.id} sentence, from the float32 model: positions "
+            f"down, input tokens across.")
+
+
+def rollout_figure(sentence):
+
+
+    return Figure(f"real-heads-rollout-{sentence.id}",
+                  title=f"Attention rollout on the {sentence.id} sentence: where each position's information comes from.",
+                  data=functools.partial(rollout_data, sentence.id), render=render_rollout, caption=rollout_caption,
+                  size=rollout_size)
+
+
+FIGURED = "coreference"  # the sentence drawn; the others are summarised and downloadable
+
+
+def rollout_csv(data):
+    tokens = data["heads"].tokens
+    quoted = ['"' + token.replace('"', '""') + '"' if "," in token or '"' in token else token for token in tokens]
+    lines = [",".join(["query \\ key", *quoted])]
+    lines += [",".join([name, *(repr(float(x)) for x in row)]) for name, row in zip(quoted, data["rollout"])]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def csv_path(sentence_id):
+    return f"figures/real-heads-rollout-{sentence_id}-matrix.csv"
+
+
+def all_rollouts():
+    _, by_id = extraction()
+    return {sentence_id: rollout_data(sentence_id) for sentence_id in by_id}
+
+
+def rollout_text(rollouts):
+    shares = "; ".join(f"{sentence_id} {num(data['own'], 2)} and {num(data['special'], 2)} ([CSV]({csv_path(sentence_id)}))"
+                       for sentence_id, data in rollouts.items())
+    return {"": f"On average a position keeps this share of its own token, and takes this from [CLS] and [SEP]: {shares}."}
+
+
+def rollout_files(rollouts):
+    return {csv_path(sentence_id): rollout_csv(data) for sentence_id, data in rollouts.items()}
+
+
+ROLLOUT_ITEMS = [
+    rollout_figure(next(sentence for sentence in SENTENCES if sentence.id == FIGURED)),
+    Snippets("real-heads-rollout-text", data=all_rollouts, snippets=rollout_text, public=rollout_files),
+]
