@@ -70,8 +70,8 @@ def omega_label(i):
 
 def sinusoidal_snippets(data):
     pe, omega = data["pe"], data["omega"]
-    # one row per position, as PE is written and drawn; the column heads name each entry's wave
-    columns = ["p"] + [f"{c + 1}: {'sin' if c % 2 == 0 else 'cos'} p{omega_label(c // 2 + 1)}" for c in range(TABLE_D)]
+    # one row per position, as PE is written and drawn; each column's head is the entry's number over its wave
+    columns = ["p"] + [f"{c + 1}<br>{'sin' if c % 2 == 0 else 'cos'} p{omega_label(c // 2 + 1)}" for c in range(TABLE_D)]
     rows = [[str(p)] + [num(v, TABLE_DIGITS) for v in pe[p]] for p in range(TABLE_POSITIONS)]
     frequencies_line = ", ".join(f"{omega_label(i + 1)} = {num(w, 4, trim=True)}" for i, w in enumerate(omega))
 
