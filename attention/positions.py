@@ -1,7 +1,9 @@
-"""Positions: what tells attention where a token sits (on its own it cannot; see docs/output.md).
+"""Positions: what tells attention where a token sits (on its own, with no mask, it cannot; see the page
+"The output", section "Word order").
 
 Both functions turn a position p into angles p·ω_i, one per pair of dimensions, with the frequencies
-ω_i = base^(−2i/d) for i = 0, 1, …: the first pair turns 1 radian per position, the last about 1/base.
+ω_i = base^(−2i/d) for i = 0, 1, …, pairs counted from 0 as code counts (the Positions page's ω_r, counted
+from 1, is ω_(r−1) here): the first pair turns 1 radian per position, the last base^(−(d−2)/d) radians.
 
 Pairs are interleaved, as in the RoFormer paper (Su et al., 2021) and the original transformer's sinusoids:
 pair i is dimensions (2i, 2i + 1), so d = 4 has the pairs (0, 1) and (2, 3). Hugging Face's LLaMA code pairs
@@ -42,7 +44,7 @@ def rope(x, positions, base=10000):
     to x.shape[:-1] (usually (n,), the positions 0 … n − 1) -> (..., n, d), the dtype of x.
     Pair i is (x[2i], x[2i + 1]) (interleaved, as RoFormer), turned counter-clockwise by θ = p·ω_i:
     (a, b) -> (a cos θ − b sin θ, a sin θ + b cos θ). Norms are kept, and the score of a query rotated
-    to position m against a key rotated to position n depends on m − n only.
+    to position p against a key rotated to position p′ depends on p − p′ only.
     """
     x = as_float_array("x", x)
     at_least("x", x, 2, "(..., n, d)")

@@ -70,9 +70,9 @@ def omega_label(i):
 
 def sinusoidal_snippets(data):
     pe, omega = data["pe"], data["omega"]
-    columns = ["entry"] + [f"p = {p}" for p in range(TABLE_POSITIONS)]  # one column per position: it fits a page
-    labels = [f"{c + 1}: {'sin' if c % 2 == 0 else 'cos'} p{omega_label(c // 2 + 1)}" for c in range(TABLE_D)]
-    rows = [[label] + [num(v, TABLE_DIGITS) for v in pe[:, c]] for c, label in enumerate(labels)]
+    # one row per position, as PE is written and drawn; each column's head is the entry's number over its wave
+    columns = ["p"] + [f"{c + 1}<br>{'sin' if c % 2 == 0 else 'cos'} p{omega_label(c // 2 + 1)}" for c in range(TABLE_D)]
+    rows = [[str(p)] + [num(v, TABLE_DIGITS) for v in pe[p]] for p in range(TABLE_POSITIONS)]
     frequencies_line = ", ".join(f"{omega_label(i + 1)} = {num(w, 4, trim=True)}" for i, w in enumerate(omega))
 
     # The worked entry: the angle from the printed frequency, its sine and cosine from the printed angle.
@@ -84,22 +84,22 @@ def sinusoidal_snippets(data):
     angle = p * w_exact
     angle_text = num(angle, 4, trim=True)
     sin_text, cos_text = num(np.sin(float(angle)), TABLE_DIGITS), num(np.cos(float(angle)), TABLE_DIGITS)
-    in_table = (rows[2 * pair - 2][p + 1], rows[2 * pair - 1][p + 1])
+    in_table = (rows[p][2 * pair - 1], rows[p][2 * pair])
     if (sin_text, cos_text) != in_table:
         raise BuildError(f"positions: sin and cos of the printed angle {angle_text} print as {sin_text}, {cos_text}, "
-                         f"but column p = {p} of the table prints {in_table[0]}, {in_table[1]}")
+                         f"but row p = {p} of the table prints {in_table[0]}, {in_table[1]}")
     first, last = num(omega[0], 4, trim=True), num(omega[-1], 4, trim=True)
     return {
         "distance": distance_sentence(pe),
         "table": (
             f"With d = {TABLE_D} there are {TABLE_D // 2} pairs, and the frequencies are {frequencies_line}. "
-            f"The first {TABLE_POSITIONS} position vectors, one per column, to {TABLE_DIGITS} decimals:\n\n"
+            f"The first {TABLE_POSITIONS} position vectors, one per row, to {TABLE_DIGITS} decimals:\n\n"
             + table(columns, rows)
         ),
         "step": (
             f"Take p = {p} and pair {pair}, entries {2 * pair - 1} and {2 * pair}. The angle is "
             f"p{omega_label(pair)} = {p} × {w_text} = {angle_text} radians, and sin {angle_text} = {sin_text}, "
-            f"cos {angle_text} = {cos_text}: entries {2 * pair - 1} and {2 * pair} of the column p = {p}. Pair 1 "
+            f"cos {angle_text} = {cos_text}: entries {2 * pair - 1} and {2 * pair} of the row p = {p}. Pair 1 "
             f"turns {first} radian per position and pair {TABLE_D // 2} only {last}, so the first entries change fast from one position to the next and the last ones hardly at "
             "all, like the second, minute and hour hands of a clock.\n"
         ),
@@ -110,8 +110,8 @@ DISTANCE_PAIRS = [(0, 2), (1, 3), (2, 4)]  # positions two apart, from the print
 
 
 def distance_sentence(pe):
-    """PE_p · PE_p′ for pairs of positions the same distance apart: equal, since sin α sin β + cos α cos β =
-    cos(α − β) in every pair of entries. Checked, and the sentence names the distance's value."""
+    """PE_p · PE_p′ for pairs of positions the same distance apart: equal, since in pair r
+    sin(pω_r) sin(p′ω_r) + cos(pω_r) cos(p′ω_r) = cos((p − p′)ω_r). Checked, and the sentence names the distance's value."""
     dots = [float(pe[a] @ pe[b]) for a, b in DISTANCE_PAIRS]
     gaps = {b - a for a, b in DISTANCE_PAIRS}
     if len(gaps) != 1 or max(dots) - min(dots) > 1e-12:
@@ -119,7 +119,8 @@ def distance_sentence(pe):
                          f"products: {dots}")
     same = " = ".join(f"$\\text{{PE}}_{a} \\cdot \\text{{PE}}_{b}$" for a, b in DISTANCE_PAIRS)
     return (
-        f"One property points ahead to RoPE. In each pair, sin α sin β + cos α cos β = cos(α − β), so the dot "
+        "One property points ahead to RoPE. In each pair r, sin pωᵣ · sin p′ωᵣ + cos pωᵣ · cos p′ωᵣ = "
+        "cos (p − p′)ωᵣ, so the dot "
         f"product of two position vectors depends only on how far apart the positions are: {same} = "
         f"{num(dots[0], 3)}, for positions {gaps.pop()} apart.\n"
     )
@@ -196,7 +197,7 @@ def check_distinct_rows(data):
 # ---------------------------------------------------------------- RoPE
 
 ROPE_SEED, ROPE_D, ROPE_POSITIONS = 5, 4, 6
-WORKED_M, WORKED_N = 5, 2  # the query at p = 5 against the key at p = 2
+WORKED_M, WORKED_N = 5, 2  # the query at p = 5 against the key at p′ = 2
 OFFSETS = {3: [(3, 0), (4, 1), (5, 2)], 0: [(0, 0), (2, 2), (5, 5)], -2: [(0, 2), (1, 3), (3, 5)]}
 SCORE_DIGITS = 4
 EQUAL_DECIMALS = 12  # scores of one offset agree to this many decimals (float rounding only)
@@ -232,7 +233,7 @@ def turn_by_hand(x, angles, expected):
     7) with which every turned entry, added up from the printed products and rounded to 4 decimals, is the
     library's value (`expected`) to 4 decimals.
 
-    -> {"cos", "sin", "terms", "turned"}: printed texts; terms[c] is entry c's "(a)(cos) + (b)(−sin)".
+    -> {"cos", "sin", "minus_sin", "terms", "turned"}: printed texts; terms[c] is entry c's "(a)(cos) + (b)(−sin)".
     """
     x_exact = [printed(v, 1)[1] for v in x]
     for digits in range(4, 8):
@@ -247,7 +248,8 @@ def turn_by_hand(x, angles, expected):
                       f"{term(num(a, 1))}{term(s_text)} + {term(num(b, 1))}{term(c_text)}"]
             turned += [rounds_to(a * c - b * s, 4), rounds_to(a * s + b * c, 4)]
         if turned == [num(v, 4) for v in expected]:
-            return {"cos": [c for c, _ in cos], "sin": [s for s, _ in sin], "terms": terms, "turned": turned}
+            return {"cos": [c for c, _ in cos], "sin": [s for s, _ in sin], "minus_sin": [num(-s, digits) for _, s in sin],
+                    "terms": terms, "turned": turned}
     raise BuildError(f"ex-rope: no printing of cos and sin with 4 to 7 decimals turns {vector(x, 1)} into the "
                      f"library's {vector(expected, 4)} by hand")
 
@@ -305,19 +307,21 @@ def rope_snippets(example):
 
     def turn_part(name, x, p, turned_row):
         v = name[0]  # the symbol: q or k
+        where = "p" if v == "q" else "p′"  # the query's position is p, the key's p′
+        where_tex = "p" if v == "q" else "p'"
         hand = turn_by_hand(x, angles[p], turned_row)
-        angle_rows = [[str(i + 1), f"{p} × {omega_texts[i]} = {num(angles[p][i], 4, trim=True)}", hand["cos"][i], hand["sin"][i]]
-                      for i in range(pairs)]
+        angle_rows = [[str(i + 1), f"{p} × {omega_texts[i]} = {num(angles[p][i], 4, trim=True)}", hand["cos"][i],
+                       hand["sin"][i], hand["minus_sin"][i]] for i in range(pairs)]
         for i in range(pairs):  # the printed angle is the product of the printed numbers, exactly
             if Decimal(p) * printed_value(omega_texts[i]) != printed_value(angle_rows[i][1].split(" = ")[1]):
                 raise BuildError(f"ex-rope: {angle_rows[i][1]} does not hold exactly")
         entry_rows = [[str(c + 1), hand["terms"][c], f"**{hand['turned'][c]}**"] for c in range(len(x))]
         return (
-            f"The {name} at p = {p}: each pair turns by p{omega_label(1)}, p{omega_label(2)}, … radians.\n\n"
-            + table(["pair", "angle θ", "cos θ", "sin θ"], angle_rows)
-            + f"\nThen pair $r$ becomes the two entries ${v}_{{2r-1}}\\cos\\theta + {v}_{{2r}}(-\\sin\\theta)$ and "
-            + f"${v}_{{2r-1}}\\sin\\theta + {v}_{{2r}}\\cos\\theta$, written as sums of products:\n\n"
-            + table(["c", "products, added", f"{name} at p = {p}"], entry_rows)
+            f"The {name} at {where} = {p}: pair $r$ turns by $\\theta = {where_tex}\\,\\omega_r$ radians.\n\n"
+            + table(["pair", f"angle θ = {where}ωᵣ", "cos θ", "sin θ", "−sin θ"], angle_rows)
+            + f"\nThen pair $r$ becomes the two turned entries $\\hat{{{v}}}_{{2r-1}} = {v}_{{2r-1}}\\cos\\theta + {v}_{{2r}}(-\\sin\\theta)$ and "
+            + f"$\\hat{{{v}}}_{{2r}} = {v}_{{2r-1}}\\sin\\theta + {v}_{{2r}}\\cos\\theta$, written as sums of products:\n\n"
+            + table(["entry", "products, added", f"$\\hat{{{v}}}$, {name} at {where} = {p}"], entry_rows)
         ), hand["turned"]
 
     turn_q, q_turned = turn_part("query", q, m, Q_rotated[m])
@@ -329,8 +333,8 @@ def rope_snippets(example):
     if abs(norms[0] - norms[1]) > 1e-12 or abs(norms[2] - norms[3]) > 1e-12:
         raise BuildError(f"ex-rope: turning changed a length: {norms}")
     score = (
-        f"The score of the query at p = {m} against the key at p = {n}, entry by entry:\n\n"
-        + table(["entry", f"q at p = {m}", f"k at p = {n}", "product"], dot_rows)
+        f"The score of the query at p = {m} against the key at p′ = {n}, entry by entry:\n\n"
+        + table(["entry", f"$\\hat{{q}}$ at p = {m}", f"$\\hat{{k}}$ at p′ = {n}", "product"], dot_rows)
         + f"\nTurning changes no length: q is {num(norms[0], 4)} long before and after, k {num(norms[2], 4)}.\n"
     )
     rows, shown = offset_rows(S)
@@ -369,10 +373,11 @@ def turn_render(example, fig):
     axes = fig.subplots(1, len(omega))
     # the page's text colour (black becomes it when inlined), fainter for the earlier positions: legible in both schemes
     opacities = np.linspace(0.3, 1.0, len(example["positions"]))
+    # one scale for every panel, so that a longer arrow is a longer pair
+    reach = 1.35 * max(float(np.hypot(*pair_points(example, r)[0])) for r in range(len(omega)))
     for r, ax in enumerate(axes):
         points = pair_points(example, r)
         radius = float(np.hypot(*points[0]))
-        reach = 1.35 * radius
         ax.add_patch(Circle((0, 0), radius, fill=False, linewidth=0.6, linestyle=":", color="#9e9e9e"))
         ax.axhline(0, color="#000000", linewidth=0.4, alpha=0.4)
         ax.axvline(0, color="#000000", linewidth=0.4, alpha=0.4)
@@ -400,7 +405,7 @@ def turn_caption(example):
     last = positions[-1]
     return (
         f"The query's two pairs turned to every position from 0 to {last} (the number at each arrow is p, and the "
-        f"earlier the position, the fainter the arrow). Every arrow of a pair has the same length; pair 1 turns {num(omega[0], 4, trim=True)} radian further at each "
+        f"earlier the position, the fainter the arrow). Both panels are drawn to one scale. Every arrow of a pair has the same length; pair 1 turns {num(omega[0], 4, trim=True)} radian further at each "
         f"position, pair 2 only {num(omega[1], 4, trim=True)}, so by p = {last} it has turned "
         f"{num(last * omega[1], 4, trim=True)} radians in all and its arrows nearly coincide."
     )
