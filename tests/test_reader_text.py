@@ -64,7 +64,7 @@ def test_homes_list_of_pages_is_the_nav_but_home(site):
     parser = Links("the-pages")
     parser.feed((site / "index.html").read_text(encoding="utf-8"))
     listed = [(href, title.strip()) for href, title in parser.links]
-    nav = [(file.removesuffix(".md") + "/", title) for title, file in index.nav_pages() if file != "index.md"]
+    nav = [(page.markdown.removesuffix(".md") + "/", page.title) for page in registry.nav() if page.markdown != "index.md"]
     assert listed == nav
     assert ("learning/", "Watch it learn") in listed and ("your-sentence/", "Your sentence") in listed
 
