@@ -126,7 +126,7 @@ function run(text) {
       if (!array.every(Number.isFinite)) throw new Error(`layer ${layer + 1}'s ${name} are not all finite numbers`);
     }
   });
-  const rollout = new Float32Array(attentionRollout(weights, manifest.config.n_heads, tokens.length)); // (n, n)
+  const rollout = new Float32Array(attentionRollout(layers, manifest.config.n_heads, tokens.length)); // (n, n)
   postMessage({ type: "result", text, tokens, pieceCount, cut, weights: layers, projections: qkv, rollout, forwardMilliseconds },
     [...layers.map((array) => array.buffer), ...qkv.flat().map((array) => array.buffer), rollout.buffer]);
 }
