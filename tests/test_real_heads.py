@@ -338,14 +338,18 @@ def test_the_page_shows_each_sentences_rollout_from_the_float32_model(model):
     assert '--8<-- "generated/snippets/real-heads-rollout-text.md"' in page
     snippet = (root / "generated" / "snippets" / "real-heads-rollout-text.md").read_text(encoding="utf-8")
     for sentence in data.SENTENCES:
-        assert f"figures/real-heads-rollout-{sentence.id}-matrix.csv" in snippet, sentence.id
+        # the sentence drawn links its figure's own CSV, the others one written for the text: never both, twins
+        path = f"figures/real-heads-rollout-{sentence.id}{'' if sentence.id == 'coreference' else '-matrix'}.csv"
+        assert f"]({path})" in snippet, sentence.id
         tokens, ids = model.tokenize(sentence.text)
         expected = attention_rollout(encode(model.params, model.config, ids).weights)[-1]
-        lines = (root / "generated" / "public" / "figures" / f"real-heads-rollout-{sentence.id}-matrix.csv").read_text().splitlines()
+        lines = (root / "generated" / "public" / path).read_text().splitlines()
+        assert lines[0].startswith("position \\ input token,")
         assert lines[0].split(",")[1:] == tokens
         published = np.array([[float(x) for x in line.split(",")[-len(tokens):]] for line in lines[1:]])
         assert np.allclose(published.sum(axis=1), 1)
         assert np.abs(published - expected).max() < 1e-9, sentence.id
+    assert not (root / "generated" / "public" / "figures" / "real-heads-rollout-coreference-matrix.csv").exists()
 
 
 def test_every_real_heads_item_records_the_committed_data_among_its_inputs():

@@ -334,7 +334,7 @@ def test_shipped_weights_stay_within_the_bound_on_the_site_sentences(model, ship
     snippet = (ROOT / "generated" / "snippets" / "your-sentence.md").read_text(encoding="utf-8")
     stated = float(re.search(r'data-tie-margin="([^"]+)"', snippet)[1]) / 2
     print(f"\nshipped vs float32 on the site's sentences: max |Δ weight| {worst:.4f} (the page states {stated:.4f})")
-    assert worst == pytest.approx(stated, abs=1e-6) and worst <= SITE_ACCURACY_BOUND
+    assert worst == pytest.approx(stated, abs=5e-6) and worst <= SITE_ACCURACY_BOUND  # stated: to 5 decimals
 
 
 def test_the_page_names_the_float32_models_heads_for_every_preset_and_pattern(model, shipped, tmp_path):

@@ -5,6 +5,8 @@ import { cellColour, formatNumber } from "./attention-math.js";
 
 const SIDE = 220; // CSS pixels for the cells
 const MARGIN = 64; // room for the token labels
+const LABEL = 9; // CSS pixels a label needs across its rows (or columns): with smaller cells, only every k-th token has one
+const EVERY = ["", "", "every second", "every third"];
 
 // rollout (n × n, row-major), n -> { own, special }: the mean share a position keeps of its own token, and the mean
 // share it takes from [CLS] and [SEP] together
@@ -35,11 +37,13 @@ export function drawRollout(canvas, summary, rollout, tokens) {
     }
   }
   context.fillStyle = getComputedStyle(canvas).color;
-  const size = Math.max(6, Math.min(11, cell * 0.9));
+  const step = Math.ceil(LABEL / cell); // 1 up to 24 tokens, 3 at 64
+  const size = Math.min(11, cell * step * 0.9);
   context.font = `${size}px sans-serif`;
   context.textBaseline = "middle";
   const short = (token) => (token.length > 8 ? `${token.slice(0, 7)}…` : token);
   tokens.forEach((token, index) => {
+    if (index % step) return;
     context.textAlign = "right";
     context.fillText(short(token), MARGIN - 4, MARGIN + (index + 0.5) * cell);
     context.save();
@@ -53,5 +57,6 @@ export function drawRollout(canvas, summary, rollout, tokens) {
   const text = `After the six layers, a position keeps on average ${formatNumber(own, 2)} of its own token and takes ` +
     `${formatNumber(special, 2)} from [CLS] and [SEP] together.`;
   canvas.setAttribute("aria-label", `Attention rollout of your sentence, ${n} by ${n}: positions down, input tokens across. ${text}`);
-  summary.textContent = text;
+  const labelled = step > 1 ? ` With ${n} tokens, ${EVERY[step] || `every ${step}th`} token is labelled, from [CLS]; the Tokens line above lists them all.` : "";
+  summary.textContent = text + labelled;
 }

@@ -116,6 +116,8 @@ class YourSentence {
     this.worker.postMessage({ type: "load", manifest: new URL(`../${root.dataset.model}`, import.meta.url).href });
     this.canvas.addEventListener("click", (event) => this.pick(event));
     this.canvas.addEventListener("keydown", (event) => this.key(event));
+    // the canvases' labels are drawn in the text colour: a switch of colour scheme draws them again
+    new MutationObserver(() => this.result && this.draw()).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
     this.status(`Downloading the model (${root.dataset.size})…`);
   }
 
@@ -180,8 +182,7 @@ class YourSentence {
     this.slot("tokens").textContent = tokens.join(" ");
     this.slot("cut").hidden = !cut;
     this.slot("cut").textContent = cut ? `Your text has ${pieceCount} tokens; the first ${n - 2} are kept, the limit being ${n} with [CLS] and [SEP].` : "";
-    this.drawGrid();
-    drawRollout(this.slot("rollout"), this.slot("rollout-summary"), result.rollout, tokens);
+    this.draw();
     const strongest = this.drawScores();
     this.status(`${n} tokens, 6 layers × 12 heads, computed in your browser in ${formatNumber(result.forwardMilliseconds, 0)} ms.`);
     this.root.dataset.state = "done";
@@ -191,6 +192,11 @@ class YourSentence {
     // the new sentence in the heatmap at once, the first pattern's strongest head (the reader can choose another), in
     // a task of its own: no task keeps the page busy for long (the heatmap builds itself in a few more)
     setTimeout(() => this.open(strongest).then(() => performance.mark("aih-yours-head")));
+  }
+
+  draw() {
+    this.drawGrid();
+    drawRollout(this.slot("rollout"), this.slot("rollout-summary"), this.result.rollout, this.result.tokens);
   }
 
   // Every head's weights as a thumbnail, all in one image (each device pixel takes the cell under it), then the labels

@@ -34,6 +34,7 @@ document$.subscribe(() => {
     if (root.dataset.state !== "failed") status(`${what} Press Run to see its heads.`);
   };
   for (const preset of root.querySelectorAll("[data-preset]")) {
+    preset.disabled = false; // disabled in the HTML: without JavaScript it would do nothing
     preset.addEventListener("click", () => {
       input.value = preset.dataset.preset;
       changed(`The ${preset.textContent} sentence is in the box.`);

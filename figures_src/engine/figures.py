@@ -85,7 +85,7 @@ def render_figure(figure, data, page=None):
         raise BuildError(f"figure {name}: declare a caption to say what the figure shows")
     note = next((note for hm in heatmaps if (note := tie_note(hm.values))), "")
     caption = f"{caption} {note}" if note else caption  # why one cell has a decimal more than its neighbours
-    rounded = next((note for hm in heatmaps if hm.quantity == "weights" and (note := rounding_note(hm.values, hm.row_labels))), "")
+    rounded = next((note for hm in heatmaps if hm.quantity == "weights" and (note := rounding_note(hm.values, hm.row_labels, figure.values))), "")
     caption = f"{caption} {rounded}" if rounded else caption  # why a row of weights does not print as 1.00
     tables = _tables(figure, data, heatmaps)
     example = figure.example(data) if callable(figure.example) else figure.example

@@ -165,6 +165,8 @@ class Figure:
     snippets(data) -> {part: Markdown}, written to snippets/<name>-<part>.md.
     controls: which parts of the interactive heatmap the reader gets (names in CONTROLS, written to the
     figure's data-controls); None gives all of them, () a bare grid for a page that has introduced none.
+    values: what the caption's rounding note (engine/text.py) calls a weights heatmap's numbers, when they are
+    not attention weights but rows that add up to 1 all the same (an attention rollout: "Rollout values").
     """
 
     name: str
@@ -178,6 +180,7 @@ class Figure:
     example: "Example | Callable[[Any], Example] | None" = None
     snippets: Callable[[Any], dict] | None = None
     controls: tuple | None = None
+    values: str = "Weights"
 
     def __post_init__(self):
         _check_name("figure", self.name)

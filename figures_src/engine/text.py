@@ -69,13 +69,14 @@ def tie_note(values):
     return ""
 
 
-def rounding_note(weights, labels):
+def rounding_note(weights, labels, values="Weights"):
     """The sentence a caption of weights ends with when a row, as its cells print (see cell()), does not add up
-    to 1.00, naming the first such row by its label (its token); "" when every printed row does."""
+    to 1.00, naming the first such row by its label (its token); "" when every printed row does. `values`: what
+    the numbers are called."""
     for label, row in zip(labels, np.asarray(weights, dtype=float)):
         total = sum(Decimal(cell(w)) for w in row)
         if total != 1:
-            return (f"Weights are printed to 2 decimals, so a printed row need not add up to exactly 1: "
+            return (f"{values} are printed to 2 decimals, so a printed row need not add up to exactly 1: "
                     f"the row of “{label}” adds up to {num(total)}.")
     return ""
 

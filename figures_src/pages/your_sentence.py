@@ -38,10 +38,12 @@ MAX_CHARACTERS = 2000  # the box's maxlength; a sentence from the link (#s=) is 
 MAX_INPUT_CHARS_PER_WORD = 100  # tokenizer.json's WordPiece setting: a longer word is one [UNK]
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 ROLLOUT_TEXT = (
-    "The grid shows each head on its own. The square beside it, attention rollout (Abnar & Zuidema, 2020), chains "
+    "The grid shows each head on its own. The square beside it (below it on a narrow screen), attention rollout "
+    "(Abnar & Zuidema, 2020), chains "
     "them: it averages each layer's twelve heads, adds the residual path that carries every token straight through, "
     "and multiplies the six layers. Row i says how much of each input token position i would hold at the end if "
-    "attention were the only way information moved; each row adds up to 1. It is not an explanation of what the "
+    "attention were the only way information moved; each row adds up to 1. Its colours are the weights' colours, "
+    "from dark (almost none of that token reaches that position) to bright (all of it). It is not an explanation of what the "
     "model computes or predicts: it leaves out the values, the feed-forward layers and the normalisation, and "
     "treats every head alike. Your browser computes it from the same weights as the grid."
 )
@@ -135,12 +137,37 @@ def model_data():
         "blob": blob, "vocabulary": vocabulary, "kernels": kernels, "files": files, "manifest": manifest_bytes, "manifest_name": manifest_name,
         "download_bytes": sum(entry["bytes"] for entry in manifest["integrity"].values()),  # as the page's progress bar counts
         "accuracy": accuracy, "bound": bound, "claims": faithful_heads(runs, tie_margin(bound)),
+        "storage": storage(layout),
     }
+
+
+def storage(layout):
+    """How the download stores the tensors, as the page says it: the matrices in int16 steps of 1/fineness of a
+    row's standard deviation, the 1-D tensors (biases, layer norms) as float32 -> {"fineness", "matrices",
+    "vectors"} (counts). BuildError when the layout stores anything else, which the page's sentence would not cover."""
+    matrices = [entry for entry in layout if len(entry["shape"]) == 2]
+    vectors = [entry for entry in layout if len(entry["shape"]) == 1]
+    fineness = {SHIPPED.encoding(entry["name"]).fineness for entry in matrices}
+    odd = ([entry["name"] for entry in matrices if entry["dtype"] != "int16"] + [entry["name"] for entry in vectors if entry["dtype"] != "float32"]
+           + [entry["name"] for entry in layout if len(entry["shape"]) not in (1, 2)])
+    if odd or len(fineness) != 1:
+        raise BuildError(f"your-sentence: the page says the matrices ship as int16 steps of one fineness and the 1-D tensors as "
+                         f"float32, but {odd or sorted(fineness)} do not")
+    return {"fineness": fineness.pop(), "matrices": len(matrices), "vectors": len(vectors)}
+
+
+BOUND_DIGITS = 5  # the bound prints with these decimals, and the tie margin is twice the printed bound
+
+
+def printed_bound(bound):
+    """The error bound as the page prints it (BOUND_DIGITS decimals): the tie margin doubles this number, so a
+    reader can check the doubling from the page."""
+    return round(bound, BOUND_DIGITS)
 
 
 def tie_margin(bound):
     """Two heads whose scores differ by less than this are tied within rounding: each may be off by the bound."""
-    return 2 * bound
+    return 2 * printed_bound(bound)
 
 
 def head_label(layer_head):
@@ -154,11 +181,13 @@ def megabytes(n_bytes):
 
 def page_snippets(data):
     size = megabytes(data["download_bytes"])
+    steps, vectors = data["storage"]["fineness"], data["storage"]["vectors"]
     accuracy = data["accuracy"]
     worst = data["bound"]
-    presets = "".join(f'<button type="button" data-preset="{html.escape(text, quote=True)}">{html.escape(sentence_id)}</button>'
+    presets = "".join(f'<button type="button" disabled data-preset="{html.escape(text, quote=True)}">{html.escape(sentence_id)}</button>'
                       for sentence_id, text in PRESETS.items())
-    widget = f"""<div class="aih-yours" id="aih-yours" data-model="{html.escape(data['manifest_name'])}" data-size="{size}" data-tie-margin="{tie_margin(worst)!r}">
+    widget = f"""<p class="aih-yours-print">On the web page you can run the model on your own sentence.</p>
+<div class="aih-yours" id="aih-yours" data-model="{html.escape(data['manifest_name'])}" data-size="{size}" data-tie-margin="{tie_margin(worst)!r}">
 <form class="aih-yours__form" data-slot="form">
 <label for="aih-yours-text">Your sentence</label>
 <input type="text" id="aih-yours-text" name="s" maxlength="{MAX_CHARACTERS}" autocomplete="off" spellcheck="false" value="{html.escape(PRESETS['coreference'], quote=True)}">
@@ -188,7 +217,7 @@ def page_snippets(data):
 </table>
 </div>
 <p data-slot="no-pronoun" hidden>There is no pronoun link to score: the sentence has no pronoun (it, he, she, they, him, her, them, its, his, their) with a content word at least two tokens before it.</p>
-<p>The scores are the site's real-heads scores for this one sentence: the previous-token and next-token scores average, over the rows, the weight on the neighbouring token; the sink score averages the weight on [CLS] plus [SEP]; the pronoun link is the largest weight from the first pronoun that has an earlier content word (not the word just before it) to such a word.</p>
+<p>The previous-token, next-token and sink scores are the site's real-heads scores for this one sentence: the previous-token and next-token scores average, over the rows, the weight on the neighbouring token; the sink score averages the weight on [CLS] plus [SEP]. The pronoun link is scored differently: the real-heads page scores each link on one word fixed with its sentence, and here it is the largest weight from the first pronoun that has an earlier content word (not the word just before it) to the best such word, whichever it is.</p>
 <p data-slot="open" role="status">Choose a head in the grid (click it, or focus the grid and press Enter or the arrow keys) to open it below.</p>
 <figure id="your-sentence-viewer" class="aih-figure aih-heatmap" data-quantity="weights" data-head="0" hidden>
 <div class="aih-figure__graphic"></div>
@@ -201,8 +230,10 @@ def page_snippets(data):
         "same WordPiece rules as the model's own tokenizer, then runs the six layers with the site's encoder "
         "translated step by step from numpy into JavaScript, its matrix products in WebAssembly. Nothing you type leaves the page. Inputs are cut at "
         f"{MAX_TOKENS} tokens ([CLS], {MAX_TOKENS - 2} pieces of your text, [SEP]); the page says when it cuts.\n\n"
-        f"The download is {size}: the model's weights, each rounded to a whole number of steps of 1/200 of the "
-        f"spread (standard deviation) of its row and compressed ([weights]({data['files']['weights']})), its vocabulary "
+        f"The download is {size}: the model's weights ([weights]({data['files']['weights']})), the weight matrices' "
+        f"numbers each rounded to a whole number of steps of 1/{steps} of the spread (standard deviation) of its row "
+        f"and the {vectors} one-dimensional tensors (biases and the layer norms' scales and shifts) as 32-bit "
+        "numbers, all compressed; its vocabulary "
         f"([vocab.txt]({data['files']['vocabulary']})) and the encoder's WebAssembly "
         f"([kernels]({data['files']['kernels']}), compiled from a readable source when the site is built), with a "
         "small file that describes them, with the length and SHA-256 of each: the page checks every file against "
@@ -210,7 +241,7 @@ def page_snippets(data):
         "a later visit, or a link with a sentence, runs without downloading them again. "
         "Rounding the weights changes the attention a little: on the three sentences of the real-heads "
         f"page, the largest difference between a weight computed with the shipped numbers and one computed with "
-        f"the original 32-bit numbers (both by the site's numpy encoder) is {num(worst, 4)}, on the "
+        f"the original 32-bit numbers (both by the site's numpy encoder) is {num(printed_bound(worst), BOUND_DIGITS)}, on the "
         f"{max(accuracy, key=accuracy.get)} sentence. The build measures it.\n\n"
         f"{ties_text(data['claims'], worst)}"
     )
@@ -221,8 +252,8 @@ def ties_text(claims, bound):
     """What the page says about the heads it names: the rule, and for the three sentences, where it names two."""
     tied = [(sentence_id, kind, claim) for sentence_id, by_kind in claims.items() for kind, claim in by_kind.items()
             if claim["tied"]]
-    rule = (f"So a head's score, an average of weights, may be off by about {num(bound, 4)} too. Where the two highest-scoring heads of a "
-            f"pattern are less than {num(tie_margin(bound), 4)} apart (twice that), the table calls them tied within "
+    rule = (f"So a head's score, an average of weights, may be off by about {num(printed_bound(bound), BOUND_DIGITS)} too. Where the "
+            f"two highest-scoring heads of a pattern are less than {num(tie_margin(bound), BOUND_DIGITS)} apart (twice that), the table calls them tied within "
             "rounding and names both: the rounding could have swapped them. For the three sentences the page offers, the "
             "build checks that the heads the table names are the ones the 32-bit model names by the same rule")
     if not tied:

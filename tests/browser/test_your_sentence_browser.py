@@ -332,3 +332,62 @@ def test_the_rollout_beside_the_grid_is_numpys(page, site_url, numpy_weights):
     expected = (f"keeps on average {num(own, 2)} of its own token and takes {num(special, 2)} from [CLS] and [SEP]")
     expect(page.locator("[data-slot=rollout-summary]")).to_contain_text(expected)
     assert expected in canvas.get_attribute("aria-label")
+
+
+def test_without_javascript_no_button_looks_usable(browser, site_url):
+    """Without JavaScript, Run and the preset buttons would do nothing: they are disabled, as the page says."""
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + "your-sentence/")
+    buttons = page.locator("#aih-yours [data-preset], #aih-yours [data-slot=run]")
+    assert buttons.count() == 4
+    for button in buttons.all():
+        expect(button).to_be_disabled()
+    context.close()
+
+
+def test_with_javascript_the_presets_fill_the_box(page, site_url):
+    page.goto(site_url + "your-sentence/")
+    preset = page.locator("[data-preset]").last
+    expect(preset).to_be_enabled()
+    preset.click()
+    expect(page.locator("#aih-yours-text")).to_have_value(preset.get_attribute("data-preset"))
+
+
+def test_on_paper_one_line_stands_for_the_form(page, site_url):
+    """Printed, the form, its status and its no-JavaScript note give way to one sentence, which the screen hides."""
+    page.goto(site_url + "your-sentence/")
+    line = page.locator(".aih-yours-print")
+    expect(line).to_be_hidden()
+    page.emulate_media(media="print")
+    expect(line).to_be_visible()
+    for hidden in ("[data-slot=form]", "[data-slot=status]", "#aih-yours-text", "[data-preset]"):
+        expect(page.locator(hidden).first).to_be_hidden()
+
+
+# the mean of the opaque pixels in a box of CSS pixels [x, y, width, height]: the labels left of the cells
+LABEL_BOXES = {"grid": [0, 16, 50, 44], "rollout": [0, 64, 60, 60]}  # "layer 1"; the rollout's first rows' tokens
+LABEL_COLOUR = """(c, [x, y, width, height]) => {
+  const ratio = devicePixelRatio;
+  const data = c.getContext('2d').getImageData(x * ratio, y * ratio, width * ratio, height * ratio).data;
+  let total = 0, count = 0;
+  for (let k = 0; k < data.length; k += 4) if (data[k + 3] > 150) { total += data[k] + data[k + 1] + data[k + 2]; count++; }
+  return count ? total / (3 * count) : null;
+}"""
+
+
+def test_a_scheme_switch_draws_the_labels_again(page, site_url):
+    """The canvases' labels are drawn in the text colour: dark on the light scheme, light once the reader switches."""
+    run(page, site_url)
+    page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important }")
+    for scheme, dark in (("default", True), ("slate", False), ("default", True)):
+        page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+        for name in ("grid", "rollout"):
+            page.wait_for_function(f"([c, box, dark]) => {{ const v = ({LABEL_COLOUR})(c, box); return v !== null && (dark ? v < 100 : v > 155); }}",
+                                   arg=[page.locator(f"canvas[data-slot={name}]").element_handle(), LABEL_BOXES[name], dark], timeout=5_000)
+
+
+def test_a_long_sentence_labels_every_third_token_of_the_rollout(page, site_url):
+    """At 64 tokens the rollout's rows are 3.4 px: one label in three, and the summary says so."""
+    run(page, site_url, " ".join(["word"] * 80))
+    expect(page.locator("[data-slot=rollout-summary]")).to_contain_text("With 64 tokens, every third token is labelled")

@@ -14,10 +14,12 @@ from realheads.data import SENTENCES
 from realheads.model import MODEL_NAME
 
 from ...engine import Example, Figure, Snippets
+from ...engine.errors import BuildError
 from ...engine.examples import permalink
 from ...engine.heatmap import heatmap
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
+from ...engine.text import num
 from .committed import KIND_SENTENCE, N_LAYERS, extraction, picks, scores
 from .rollout import ROLLOUT_ITEMS
 from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_images, grid_table, render_grid
@@ -117,13 +119,31 @@ def head_caption(data):
     if kind in data["scores"].links:
         link = data["scores"].links[kind]["link"]
         text += f" The row of “{link.query}” is row {heads.position(link.query) + 1}; “{link.key}” is column {heads.position(link.key) + 1}."
+        text += (f" No head gives “{link.key}” more weight in that row; the next-best, {pick.runner_up_label}, gives "
+                 f"{lead_text(pick)} less.")
     return text
 
 
 def viewer_caption(data):
-    return (f"It opens on {data['pick'].label}, the head that links “it” to “animal” most strongly. Choose a "
+    pick = data["pick"]
+    return (f"It opens on {pick.label}, the head that links “it” to “animal” most strongly (by {lead_text(pick)}, "
+            f"over {pick.runner_up_label}). Choose a "
             "thumbnail in any grid above to open that head here; the menu switches between the heads of the "
             "same layer, the slider rescales the scores, and hovering a cell shows how its weight is computed.")
+
+
+def lead(pick):
+    """How far the named head's score is ahead of the next-best head's: > 0, else the page would not name it alone."""
+    margin = float(pick.score - pick.runner_up)
+    if not margin > 0:
+        raise BuildError(f"real-heads: {pick.label} is named the strongest head but leads {pick.runner_up_label} by {margin}")
+    return margin
+
+
+def lead_text(pick):
+    """The lead as printed: 2 decimals, as the scores it is the difference of, or 4 where 2 would print 0.00 or 0.01."""
+    margin = lead(pick)
+    return num(margin, 2 if margin >= 0.02 else 4)
 
 
 def head_figure(name, kind, title, caption=head_caption):

@@ -71,13 +71,27 @@ def rollout_caption(data):
             f"down, input tokens across.")
 
 
+def rollout_alt(data):
+    tokens = data["heads"].tokens
+    values = data["rollout"]
+    return (f"Heatmap of the attention rollout: {len(tokens)} positions ({', '.join(tokens)}) by {len(tokens)} input "
+            f"tokens; values from {num(values.min())} to {num(values.max())}. The table after the figure lists every value.")
+
+
+COLUMNS_LABEL = "position \\ input token"  # a rollout row is a position after six layers, its columns input tokens
+
+
+def rollout_table(data):
+    tokens = data["heads"].tokens
+    return {"caption": "Rollout values", "columns": [COLUMNS_LABEL, *tokens],
+            "rows": [[token, *map(float, row)] for token, row in zip(tokens, data["rollout"])]}
+
+
 def rollout_figure(sentence):
-
-
     return Figure(f"real-heads-rollout-{sentence.id}",
                   title=f"Attention rollout on the {sentence.id} sentence: where each position's information comes from.",
                   data=functools.partial(rollout_data, sentence.id), render=render_rollout, caption=rollout_caption,
-                  size=rollout_size)
+                  alt=rollout_alt, table=rollout_table, size=rollout_size, values="Rollout values")
 
 
 FIGURED = "coreference"  # the sentence drawn; the others are summarised and downloadable
@@ -86,12 +100,15 @@ FIGURED = "coreference"  # the sentence drawn; the others are summarised and dow
 def rollout_csv(data):
     tokens = data["heads"].tokens
     quoted = ['"' + token.replace('"', '""') + '"' if "," in token or '"' in token else token for token in tokens]
-    lines = [",".join(["query \\ key", *quoted])]
+    lines = [",".join([COLUMNS_LABEL, *quoted])]
     lines += [",".join([name, *(repr(float(x)) for x in row)]) for name, row in zip(quoted, data["rollout"])]
     return ("\n".join(lines) + "\n").encode()
 
 
 def csv_path(sentence_id):
+    """The CSV the text links: the figure's own download for the sentence drawn, else one written here."""
+    if sentence_id == FIGURED:
+        return f"figures/real-heads-rollout-{sentence_id}.csv"
     return f"figures/real-heads-rollout-{sentence_id}-matrix.csv"
 
 
@@ -101,13 +118,16 @@ def all_rollouts():
 
 
 def rollout_text(rollouts):
-    shares = "; ".join(f"{sentence_id} {num(data['own'], 2)} and {num(data['special'], 2)} ([CSV]({csv_path(sentence_id)}))"
-                       for sentence_id, data in rollouts.items())
-    return {"": f"On average a position keeps this share of its own token, and takes this from [CLS] and [SEP]: {shares}."}
+    (first_id, first), *others = rollouts.items()
+    shares = "; ".join(f"{sentence_id} {num(data['own'], 2)} and {num(data['special'], 2)}" for sentence_id, data in others)
+    tables = ", ".join(f"[{sentence_id}]({csv_path(sentence_id)})" for sentence_id in rollouts)
+    return {"": f"On average a position keeps {num(first['own'], 2)} of its own token and takes {num(first['special'], 2)} "
+                f"from [CLS] and [SEP] together ({first_id}; {shares}). The whole tables, as CSV: {tables}."}
 
 
 def rollout_files(rollouts):
-    return {csv_path(sentence_id): rollout_csv(data) for sentence_id, data in rollouts.items()}
+    return {csv_path(sentence_id): rollout_csv(data) for sentence_id, data in rollouts.items()
+            if sentence_id != FIGURED}  # the figure publishes its own
 
 
 ROLLOUT_ITEMS = [
