@@ -65,9 +65,8 @@ class Writer {
   drawHeader(n) {
     const header = h("tr", {}, h("th", { scope: "col" }, "Query ↓ key →"));
     for (let key = 0; key < n; key++) header.append(h("th", { scope: "col" }, `${key + 1}`));
-    this.slot("grid").replaceChildren(
-      h("caption", {}, `Head ${this.head + 1} of layer ${this.layer + 1}: one row per step, the weights of the token just read on every token so far.`),
-      h("thead", {}, header), h("tbody"));
+    // the grid's caption is a paragraph above its scroll box (the page's HTML), so a phone never scrolls it away
+    this.slot("grid").replaceChildren(h("thead", {}, header), h("tbody"));
   }
 
   drawStep(step, tokens, recompute) {

@@ -10,6 +10,7 @@ import gzip
 import hashlib
 import html
 import json
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -21,6 +22,7 @@ from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import matrix, num, table, vector
 
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = "watch-it-write.md"  # named in the build's errors
 CONFIG = decoder.Config()
 TRAINING = decoder.Training()
@@ -28,11 +30,13 @@ HELD_OUT = 1000
 PRESETS = {"3 1 4 1 5 9": [3, 1, 4, 1, 5, 9], "2 7 1 8 2 8": [2, 7, 1, 8, 2, 8], "0 0 1 2 3 4": [0, 0, 1, 2, 3, 4]}
 SHOWN = PRESETS["3 1 4 1 5 9"]
 STEP_SHOWN = 2  # ex-decode-step writes output digit 2 (counted from 0; the page says the third)
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth"]  # output digits, as the page counts them
 INPUT_DECIMALS = 2  # ex-decode-step's printed inputs are its inputs
 ACCURACY_FLOOR = 0.99
 SHARE_FLOOR = 0.95
 BYTES_PER_NUMBER = 8  # the page's JavaScript keeps K and V as Float64Array, as numpy's float64
 WEIGHTS_LIMIT = 200_000  # bytes, gzipped
+LATE_STEPS = 100  # the training curve's caption gives the range of the last steps' loss without positions
 
 
 def claim(holds, what):
@@ -112,11 +116,13 @@ def page_snippets(data):
 <label class="aih-write__switch"><input type="checkbox" name="recompute" data-slot="recompute"> recompute everything (no cache)</label>
 <p class="aih-write__presets">Or pick one: {presets}</p>
 </form>
-<p class="aih-write__status" data-slot="status" role="status">Generate needs JavaScript; the run below, computed when the site was built, needs none.</p>
+<p class="aih-write__status" data-slot="status" role="status">Generate needs JavaScript.</p>
+<p class="aih-write__print">Online, you can run the model yourself; here is one run, computed when the site was built.</p>
 <div data-slot="results" hidden>
 <p>Written so far: <output data-slot="tokens"></output></p>
-<div class="aih-write__grid" tabindex="0" role="region" aria-label="The job head's weights, one row per step">
-<table class="aih-write__table" data-slot="grid"></table>
+<p class="aih-write__caption" id="aih-write-grid-caption">Head {head + 1} of layer {layer + 1}: one row per step, the weights of the token just read on every token so far.</p>
+<div class="aih-write__grid" tabindex="0" role="region" aria-labelledby="aih-write-grid-caption">
+<table class="aih-write__table" data-slot="grid" aria-labelledby="aih-write-grid-caption"></table>
 </div>
 <div class="aih-write__steps" tabindex="0" role="region" aria-label="Cost of each step">
 <table class="aih-write__table">
@@ -129,12 +135,15 @@ def page_snippets(data):
 </div>"""
     L = CONFIG.length
     share = data["shares"][layer, head]
+    layer_shares = data["shares"][layer]
+    claim(len(layer_shares) == 2 and all(layer_shares >= SHARE_FLOOR),
+          f"both heads of layer {layer + 1} point at the source digit (at least {SHARE_FLOOR:.0%} of the steps each)")
     results = (
         f"Trained for {TRAINING.steps:,} steps on batches of {TRAINING.batch} random strings, the model writes "
         f"{num(100 * data['accuracy'], 1, trim=True)}% of {HELD_OUT:,} held-out strings (never drawn in training) exactly "
-        f"reversed. Head {head + 1} of layer {layer + 1} does the job: at "
-        f"{num(100 * share, 1, trim=True)}% of the output steps of those strings its largest weight falls on the very "
-        f"source digit being written, digit {L} − t + 1 when writing digit t. "
+        f"reversed. Both heads of layer {layer + 1} point at the source digit being written, digit {L + 1} − t when "
+        f"writing digit t; head {head + 1} does so most reliably, at {num(100 * share, 1, trim=True)}% of the output "
+        "steps of those strings, and we call it the job head. "
         f"The same model trained the same way without position embeddings writes only "
         f"{num(100 * data['blind_accuracy'], 1, trim=True)}% of them right: attention compares keys by content alone and "
         "[cannot tell their order](output.md#word-order-attention-alone-cannot-see-it) (it is permutation-equivariant), "
@@ -150,7 +159,12 @@ def page_snippets(data):
         f"The weights are {len(data['weights_file']):,} bytes of JSON ({data['gzipped']:,} gzipped): "
         f"[download them]({data['weights_name']}); the page checks their SHA-256 before it uses them."
     )
-    return {"": widget, "results": results, "shares": shares, "counts": counts, "size": size}
+    job = (f"To write output digit $t$ it must look at source digit ${L + 1} - t$ (counting back from digit {L}; "
+           "$L - t + 1$ for $L$ digits).\n")
+    # The recap is plain Markdown (three "- " lines, tests/test_guidance.py): its number is checked here instead
+    recap = f"the model reverses only {num(100 * data['blind_accuracy'], 1, trim=True)}% of strings."
+    claim(recap in (ROOT / "docs" / PAGE).read_text(encoding="utf-8"), f"in its recap that {recap!r}")
+    return {"": widget, "results": results, "shares": shares, "counts": counts, "size": size, "job": job}
 
 
 def public_files(data):
@@ -171,15 +185,28 @@ def curve_render(data, ax):
         ax.spines[side].set_visible(False)
 
 
+def late_blind_loss(data):
+    """The model without positions over the last LATE_STEPS steps: its lowest and highest loss, checked to stay far
+    above the other model's (the caption says it falls "only" that far)."""
+    late, blind = data["loss"][-LATE_STEPS:], data["blind_loss"][-LATE_STEPS:]
+    claim(blind.min() > 10 * late.max(), "the model without positions ends far above the one with them")
+    return blind.min(), blind.max()
+
+
 def curve_caption(data):
+    low, high = late_blind_loss(data)
     return (f"The mean loss of each training batch ({TRAINING.batch} strings), on a log scale. With positions it falls "
-            f"from {num(data['loss'][0], 2)} to {num(data['loss'][-1], 6)}; without, it stays near "
-            f"{num(data['blind_loss'][-1], 2)}.")
+            f"from {num(data['loss'][0], 2)} to {num(data['loss'][-1], 6)}; without, it falls from "
+            f"{num(data['blind_loss'][0], 2)} only to between {num(low, 2)} and {num(high, 2)} over the last "
+            f"{LATE_STEPS} steps ({num(data['blind_loss'][-1], 2)} at the last step).")
 
 
 def curve_alt(data):
+    low, high = late_blind_loss(data)
     return (f"Two loss curves over {TRAINING.steps} steps. The model with positions falls from {num(data['loss'][0], 2)} "
-            f"to {num(data['loss'][-1], 6)}; the model without positions ends at {num(data['blind_loss'][-1], 2)}.")
+            f"to {num(data['loss'][-1], 6)}; the model without positions falls from {num(data['blind_loss'][0], 2)} and "
+            f"then swings between {num(low, 2)} and {num(high, 2)} over the last {LATE_STEPS} steps, ending at "
+            f"{num(data['blind_loss'][-1], 2)}.")
 
 
 def curve_table(data):
@@ -232,7 +259,8 @@ def run_data():
 def decode_step_example():
     """The job head at the step that writes output digit STEP_SHOWN of SHOWN: its new query row against the cached
     keys and values, the weights, the head's output, and the logits: those of the rest of the model plus the head's
-    output times W_OU = (the head's rows of W_O) · W_U, which the residual stream carries straight to the output."""
+    output times (the head's rows of W_O) · W_U, which the residual stream carries straight to the output (the JSON
+    names that product W_OU; the page writes it out, since a W with a subscript is always a learned projection)."""
     data = run_shown()
     layer, head = data["job_head"]
     L, d_k = CONFIG.length, CONFIG.d_k
@@ -289,8 +317,14 @@ def decode_step_snippets(example):
     symbols = [markdown_symbol(symbol) for symbol in example["symbols"]]
     inputs, step = example["inputs"], example["steps"]
     chosen = example["chosen"]
+    step_number = example["position"] + 1  # the Generate table counts steps from 1, by the token they read
     return {
-        "query": "New query row $q$: " + vector(inputs["Q"][0], INPUT_DECIMALS) + "\n",
+        "intro": f"The step that reads the {ORDINALS[STEP_SHOWN - 1]} output digit and writes the {ORDINALS[STEP_SHOWN]}, in the job head (step {step_number} "
+                 f"in the Generate table: it reads {example['tokens'][0]} and writes {example['symbols'][chosen]}). "
+                 "Its numbers are the model's rounded to two decimals, and everything after them is computed from the "
+                 "rounded numbers, so that each line can be redone by hand (the model's own numbers differ in the "
+                 "third decimal, and write the same digit).\n",
+        "query": f"New query row $q_{{{step_number}}}$: " + vector(inputs["Q"][0], INPUT_DECIMALS) + "\n",
         "keys": matrix(inputs["K"], keys, dims, corner="K", digits=INPUT_DECIMALS),
         "values": matrix(inputs["V"], keys, dims, corner="V", digits=INPUT_DECIMALS),
         "scores": matrix(np.stack([step["scores"][0], step["scaled_scores"][0], step["weights"][0]]),
@@ -298,7 +332,7 @@ def decode_step_snippets(example):
         "out": "The head's output, the weights times the value rows: " + vector(step["out"][0], 4) + "\n",
         "logits": matrix(np.stack([inputs["logits_rest"], example["outputs"]["logits"][0]]).T, symbols,
                          ["rest of the model", "logits"], corner="symbol", digits=INPUT_DECIMALS),
-        "w_ou": matrix(inputs["W_OU"], dims, symbols, corner="W<sub>OU</sub>", digits=INPUT_DECIMALS),
+        "w_ou": matrix(inputs["W_OU"], dims, symbols, corner="W<sub>O</sub> rows · W<sub>U</sub>", digits=INPUT_DECIMALS),
         "token": f"The largest logit is {num(example['outputs']['logits'][0][chosen], INPUT_DECIMALS)}, for "
                  f"“{example['symbols'][chosen]}”: the step writes {example['symbols'][chosen]}, with "
                  f"{n} dot products in this head instead of the {n * n} of recomputing all {n} rows.\n",

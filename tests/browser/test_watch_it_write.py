@@ -114,3 +114,24 @@ def test_axe_finds_nothing_after_a_run(page, site_url, scheme):
     page.click("[data-slot=run]")
     expect(page.locator("#aih-write")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
     assert axe_violations(page) == []
+
+
+def test_on_a_phone_the_grids_caption_stays_outside_its_scroll_box(page, site_url):
+    page.set_viewport_size({"width": 390, "height": 844})
+    generate(page, site_url, "314159")
+    caption = page.locator(".aih-write__caption")
+    expect(caption).to_contain_text("one row per step")
+    assert page.locator(".aih-write__grid .aih-write__caption, .aih-write__grid caption").count() == 0
+    box = caption.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390  # whole on the screen, wrapped, not scrolled away
+
+
+def test_print_shows_one_line_instead_of_the_form(page, site_url):
+    page.goto(site_url + "watch-it-write/")
+    expect(page.locator(".aih-write__print")).to_be_hidden()
+    page.emulate_media(media="print")
+    for hidden in (".aih-write__form", "[data-slot=status]", ".aih-write__until"):
+        expect(page.locator(hidden)).to_be_hidden()
+    expect(page.locator(".aih-write__print")).to_have_text(
+        "Online, you can run the model yourself; here is one run, computed when the site was built.")
+    expect(page.locator("#fig-write-run svg")).to_be_visible()

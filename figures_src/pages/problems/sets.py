@@ -661,7 +661,7 @@ def decode_step(index, seed):
     bits = {2: "16-bit", 4: "32-bit", 8: "64-bit"}[itemsize]
     return {
         "prompt": f"A decoder reverses strings of {L} digits: it reads the {L} source digits and a separator, then writes "
-                  f"the digits in reverse order, one per step, each step reading the token before it. It has {counted(n_layers, 'layer')} "
+                  f"the digits in reverse order, one per step, each step reading the token written by the step before it (the first reads the separator). It has {counted(n_layers, 'layer')} "
                   f"of {counted(n_heads, 'head')} with d_k = d_v = {d_k}, and keeps its KV cache in {bits} numbers "
                   f"({itemsize} bytes each). For the step that writes output digit {t}, give the source digit (counted from 1) "
                   "the head that does the job must attend to, the bytes the KV cache holds after the step, and the "
@@ -679,7 +679,7 @@ def decode_step(index, seed):
             f"The step that writes output digit {t} reads token {L} + {t} = {n}: the {L} source digits, the separator and "
             f"{counted(t - 1, 'digit')} written before it. After the step the cache holds all {n}.",
             f"Each cached token keeps, per layer and head, a key and a value row of {d_k} numbers: "
-            f"{n_layers}·{n_heads}·({d_k} + {d_k})·{itemsize} = {cache // n} bytes per token.",
+            f"{n_layers}·{n_heads}·({d_k} + {d_k})·{itemsize} = {cache // n:,} bytes per token.",
             f"With the cache, the new token's one query row meets the {n} keys in every head of every layer; "
             f"recomputing, every one of the {n} rows does: {n}² per head and layer.",
         ],
@@ -687,10 +687,10 @@ def decode_step(index, seed):
             step("key", f"Counting back from the last source digit, digit {L}, output digit {t} is source digit {key}.",
                  matrix("key", "The source digit the job head reads", [[key]], ["step"], ["source digit"])),
             step("cache", f"{n} tokens × {counted(n_layers, 'layer')} × {counted(n_heads, 'head')} × ({d_k} + {d_k}) numbers × {itemsize} bytes "
-                 f"= {cache} bytes.",
+                 f"= {cache:,} bytes.",
                  matrix("cache", "KV cache after the step (bytes)", [[cache]], ["step"], ["bytes"])),
-            step("dots", f"With the cache: {n_layers}·{n_heads}·{n} = {cached}. Recomputing every row: "
-                 f"{n_layers}·{n_heads}·{n}² = {recomputed}, {n} times as many.",
+            step("dots", f"With the cache: {n_layers}·{n_heads}·{n} = {cached:,}. Recomputing every row: "
+                 f"{n_layers}·{n_heads}·{n}² = {recomputed:,}, {n} times as many.",
                  matrix("dots", "Dot products of the step", [[cached, recomputed]], ["step"],
                         ["with the cache", "recomputing"])),
         ],
