@@ -19,7 +19,7 @@ function tableProblem(value, rows, columns, isEntry = isNumber) {
 export function exampleProblem(example, head) {
   const { steps, outputs, inputs, n_heads: heads, batch_tokens: batch, leading_axis: axis } = example || {};
   if (!steps || !DRAWN_STEPS.every((name) => Array.isArray(steps[name]))) {
-    return `steps ${DRAWN_STEPS.join(", ")} are not all there`;
+    return `steps ${DRAWN_STEPS.slice(0, -1).join(", ")} and ${DRAWN_STEPS.at(-1)} are not all there`;
   }
   if (!isNumber(example.scale) || !(example.d_k > 0)) return "scale or d_k is not a number";
   // heads, sequences or another axis that names itself (a training run's steps) first: Q is a list of matrices
