@@ -93,6 +93,10 @@ def test_every_output_is_used_by_a_page(built):
             published = relative.removeprefix("public/")
             if published.startswith("code/"):  # a listing's highlighted fragment: site.js fetches it for the file
                 published = published.removesuffix(".highlight")  # its block links (engine/sources.py)
+            if published.startswith("javascripts/"):  # a module the build writes for the scripts (engine/contract.py)
+                scripts = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "javascripts").glob("*.js"))
+                assert f'from "./{path.name}"' in scripts, f"generated/{relative} is imported by no script"
+                continue
             assert published in pages + snippets, f"generated/{relative} is linked from no page"
 
 

@@ -43,10 +43,14 @@ def test_a_new_extraction_in_data_rebuilds_exactly_the_items_that_read_it(copy):
 
 
 def test_an_edit_in_realheads_rebuilds_exactly_the_items_that_imported_it(copy):
-    """realheads/shipped.py was never listed anywhere by hand: only the in-browser model's page imports it."""
-    assert users(copy, "realheads/shipped.py") == {"your-sentence"}
+    """realheads/shipped.py was never listed anywhere by hand: the in-browser model's page imports it, and so does
+    real-heads (its rollout figure reads the float32 weights with read_safetensors); qkv does not."""
+    readers = users(copy, "realheads/shipped.py")
+    assert "your-sentence" in readers and "real-heads-rollout-coreference" in readers, readers
+    assert not any(name.startswith("ex-qkv") or name.startswith("qkv") for name in readers), readers
     touch(copy, "realheads/shipped.py", "# an edit\n")
-    assert run_build(copy, *PAGES) == ["your-sentence"]
+    assert set(run_build(copy, *PAGES)) == readers
+    assert run_build(copy, *PAGES) == []
 
 
 def test_an_edit_to_one_page_module_rebuilds_only_that_page(copy):

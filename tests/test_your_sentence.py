@@ -95,7 +95,9 @@ def docs_sentences(count):
 def node(*arguments, **kwargs):
     executable = shutil.which("node")
     assert executable, "Node.js is needed (make test installs it)"
-    result = subprocess.run([executable, *arguments], cwd=ROOT, capture_output=True, timeout=600, **kwargs)
+    # the scripts import the build's contract.js, which the loader generates (tests/js/contract-loader.mjs)
+    result = subprocess.run([executable, "--import", "./tests/js/contract-loader.mjs", *arguments], cwd=ROOT,
+                            capture_output=True, timeout=600, **kwargs)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 
