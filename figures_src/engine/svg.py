@@ -10,13 +10,16 @@
   unless something refers to them, a group that only wraps one element folded into it (the element takes
   the group's id), groups without attributes unwrapped, and path data on one line, to 2 decimals (a hundredth
   of a point, far below a pixel; matplotlib writes 6); a curve (a path of more than CURVE_POINTS points: a
-  line plot, a band) to 1 decimal, a tenth of a point, still under a tenth of a pixel on any screen.
+  line plot, a band) to 1 decimal, a tenth of a point, still under a tenth of a pixel on any screen; the
+  places of text, markers and images (x, y, width, height, transform) to 2 decimals too, and a text's turn by
+  0 degrees left out.
 """
 import re
 from html import escape
 
 from .errors import BuildError
 
+FONT_FAMILY = "'DejaVu Sans', sans-serif"  # what matplotlib writes on every text (engine/style.py's font)
 _ID = re.compile(r'\bid="([^"]+)"')
 _BLACK = re.compile(r"#000000\b")
 
@@ -36,6 +39,7 @@ def clean_svg(svg, name, title, description):
     svg = _prefix_ids(svg, name)
     svg = _slim(svg, name)
     svg = _BLACK.sub("currentColor", svg)
+    svg = svg.replace(f"; font-family: {FONT_FAMILY}", "")  # said once, on the root: every text inherits it
 
     root = re.search(r"<svg\b[^>]*>", svg)
     if root is None:
@@ -47,7 +51,7 @@ def clean_svg(svg, name, title, description):
     tag = re.sub(r'\s+version="1\.1"', "", tag)
     tag = tag[:-1] + (
         f' id="{name}-svg" class="aih-svg" role="img" aria-labelledby="{name}-title {name}-desc"'
-        ' fill="currentColor" stroke-linejoin="round" stroke-linecap="butt">'
+        f' fill="currentColor" font-family="{FONT_FAMILY}" stroke-linejoin="round" stroke-linecap="butt">'
     )
     accessible = f'<title id="{name}-title">{escape(title)}</title><desc id="{name}-desc">{escape(description)}</desc>'
     svg = svg[: root.start()] + tag + "\n" + accessible + svg[root.end():]
@@ -85,6 +89,10 @@ def _slim(svg, name):
     auto = re.compile(rf'\s+id="({re.escape(name)}-{_AUTO_ID})"')
     svg = auto.sub(lambda m: m.group(0) if m.group(1) in referenced else "", svg)
     svg = re.sub(r'\bd="([^"]*)"', lambda m: 'd="' + _path_data(m.group(1)) + '"', svg)
+    # where text, a marker or an image sits, to 2 decimals as paths; a turn by 0 degrees (a horizontal tick
+    # label's) turns nothing
+    svg = _PLACE.sub(lambda m: f'{m.group(1)}="{_NUMBER.sub(lambda n: _round(n.group(0)), m.group(2))}"', svg)
+    svg = re.sub(r'\s+transform="rotate\(-?0 [^)"]*\)"', "", svg)
     svg = re.sub(r"<g\s*/>", "", svg)
     # a group holding one element, with no attribute but its id: the element carries the id itself
     single = re.compile(rf'<g( id="[^"]+")?>\s*({_LEAF})\s*</g>')
@@ -96,6 +104,8 @@ def _slim(svg, name):
     return _unwrap_plain_groups(svg)
 
 
+_PLACE = re.compile(r'\b(x|y|width|height|transform)="([^"]*)"')
+_NUMBER = re.compile(r"-?\d+\.\d+")
 CURVE_POINTS = 20
 
 
