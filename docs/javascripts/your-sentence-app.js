@@ -182,21 +182,39 @@ class YourSentence {
     this.slot("tokens").textContent = tokens.join(" ");
     this.slot("cut").hidden = !cut;
     this.slot("cut").textContent = cut ? `Your text has ${pieceCount} tokens; the first ${n - 2} are kept, the limit being ${n} with [CLS] and [SEP].` : "";
-    this.draw();
-    const strongest = this.drawScores();
-    this.status(`${n} tokens, 6 layers × 12 heads, computed in your browser in ${formatNumber(result.forwardMilliseconds, 0)} ms.`);
-    this.root.dataset.state = "done";
-    this.root.dataset.text = result.text; // the sentence on screen, which the box may no longer hold
-    this.root.dataset.forwardMilliseconds = result.forwardMilliseconds; // for scripts/bench_your_sentence.py
+    this.drawGrid();
     performance.mark("aih-yours-grid");
-    // the new sentence in the heatmap at once, the first pattern's strongest head (the reader can choose another), in
-    // a task of its own: no task keeps the page busy for long (the heatmap builds itself in a few more)
-    setTimeout(() => this.open(strongest).then(() => performance.mark("aih-yours-head")));
+    // The rollout, then the scores, then the new sentence in the heatmap (the first pattern's strongest head; the
+    // reader can choose another), each in a task of its own: no task keeps the page busy for long (the heatmap
+    // builds itself in a few more)
+    const next = (step) => setTimeout(() => {
+      if (this.result !== result) return; // another run, or a failure, came in between
+      try {
+        step();
+      } catch (error) {
+        this.runFailed(error);
+      }
+    });
+    next(() => {
+      this.drawRollout();
+      next(() => {
+        const strongest = this.drawScores();
+        this.status(`${n} tokens, 6 layers × 12 heads, computed in your browser in ${formatNumber(result.forwardMilliseconds, 0)} ms.`);
+        this.root.dataset.state = "done";
+        this.root.dataset.text = result.text; // the sentence on screen, which the box may no longer hold
+        this.root.dataset.forwardMilliseconds = result.forwardMilliseconds; // for scripts/bench_your_sentence.py
+        next(() => this.open(strongest).then(() => performance.mark("aih-yours-head")));
+      });
+    });
+  }
+
+  drawRollout() {
+    drawRollout(this.slot("rollout"), this.slot("rollout-summary"), this.result.rollout, this.result.tokens);
   }
 
   draw() {
     this.drawGrid();
-    drawRollout(this.slot("rollout"), this.slot("rollout-summary"), this.result.rollout, this.result.tokens);
+    this.drawRollout();
   }
 
   // Every head's weights as a thumbnail, all in one image (each device pixel takes the cell under it), then the labels
