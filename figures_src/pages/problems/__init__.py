@@ -52,7 +52,7 @@ def json_path(problem_set):
 
 def problem_blocks(data):
     """The block of each set, and the page's two sentences that count the sets and their variants."""
-    blocks = {s["set"]: problem_html(s, json_path(s), slots=index == 0) for index, s in enumerate(data)}
+    blocks = {s["set"]: problem_html(s, json_path(s)) for s in data}
     if {"intro", "variants"} & set(blocks):
         raise BuildError("problems: a set's id clashes with the snippets problems-intro and problems-variants")
     return {**blocks, "intro": intro_markdown(data), "variants": variants_markdown(data)}

@@ -66,27 +66,21 @@ def tolerance_text(tolerance):
     return "exact" if tolerance == 0 else f"±{fmt(tolerance)}"
 
 
-def grid_html(p, k, slots=True):
+def grid_html(p, k):
     """An answer grid: one labelled text input per entry, in row-major order.
 
-    Without JavaScript the browser shows the inputs, to type into beside the solution; with it,
-    docs/javascripts/problems.js draws the grid from the set's data, with live inputs, as the set nears the
-    viewport. The page's 125 text boxes were its costliest elements to create at load (Lighthouse's blocking
-    time on a phone 540 -> 100 ms, median of 3), so none is there at load:
-    - slots: each input waits in its cell's <noscript>, and the empty cell keeps the input's place
-      (problems.css, td.aih-slot), so nothing moves when the inputs come: the first set, in view at load;
-    - otherwise the caller puts the whole grid in one <noscript> (problem_html): drawn a screen before it
-      is in view, a set further down costs one element at load, not one or two per entry."""
-    def field(i, j, r, c):
-        return (f'<input type="text" inputmode="decimal" autocomplete="off" spellcheck="false" '
-                f'data-part="{k}" data-row="{i}" data-col="{j}" '
-                f'aria-label="{escape(p["label"])}, row {i + 1} ({escape(r)}), column {j + 1} ({escape(c)})">')
-
+    Each input waits in its cell's <noscript>: without JavaScript the browser shows it there, to type into
+    beside the solution. With it, the cell is empty and keeps the input's place (problems.css, td.aih-slot)
+    until docs/javascripts/problems.js draws the grid from the set's data, with live inputs, as the set nears
+    the viewport. The page's 125 text boxes were its costliest elements to create at load (Lighthouse's
+    blocking time on a phone 540 -> 100 ms, median of 3)."""
     head = '<tr><td></td>' + "".join(f'<th scope="col">{typeset(c)}</th>' for c in p["cols"]) + "</tr>"
     rows = []
     for i, r in enumerate(p["rows"]):
         cells = "".join(
-            (f'<td class="aih-slot"><noscript>{field(i, j, r, c)}</noscript></td>' if slots else f"<td>{field(i, j, r, c)}</td>")
+            f'<td class="aih-slot"><noscript><input type="text" inputmode="decimal" autocomplete="off" spellcheck="false" '
+            f'data-part="{k}" data-row="{i}" data-col="{j}" '
+            f'aria-label="{escape(p["label"])}, row {i + 1} ({escape(r)}), column {j + 1} ({escape(c)})"></noscript></td>'
             for j, c in enumerate(p["cols"])
         )
         rows.append(f'<tr><th scope="row">{escape(r)}</th>{cells}</tr>')
@@ -105,16 +99,14 @@ def steps_html(steps):
     return "".join(out)
 
 
-def problem_html(data, src, slots=False):
-    """The block for one set (its first variant); `src` is the JSON's path from the site root. `slots`: its
-    answer grids keep their inputs' places at load (grid_html), for the set a reader sees first."""
+def problem_html(data, src):
+    """The block for one set (its first variant); `src` is the JSON's path from the site root."""
     v = data["variants"][0]
     count = len(data["variants"])
     tolerances = sorted({p["tolerance"] for p in v["parts"]})
     tolerance_note = ("Numbers count as right within "
                       + " or ".join(tolerance_text(t) for t in tolerances if t) + " of the exact answer."
                       if any(tolerances) else "Every entry is a whole number: type it exactly.")
-    grids = "".join(grid_html(p, k, slots) for k, p in enumerate(v["parts"]))
     lines = [
         f'<div class="aih-problem" id="problem-{data["set"]}" data-src="{escape(src)}">',
         f'<p class="aih-problem__variant">Variant <span class="aih-problem__number">1</span> of {count} · '
@@ -122,7 +114,7 @@ def problem_html(data, src, slots=False):
         f'<p class="aih-problem__prompt">{typeset(v["prompt"])}</p>',
         '<div class="aih-problem__inputs">' + "".join(matrix_html(m) for m in v["inputs"]) + "</div>",
         '<form class="aih-problem__answer">',
-        '<div class="aih-problem__parts">' + (grids if slots else f"<noscript>{grids}</noscript>") + "</div>",
+        '<div class="aih-problem__parts">' + "".join(grid_html(p, k) for k, p in enumerate(v["parts"])) + "</div>",
         f'<p class="aih-problem__tolerance">{escape(tolerance_note)}'
         + (" Type decimals with a point, e.g. 0.25 or −1.5." if any(tolerances) else "") + "</p>",
         # shown by problems.js (CSS: .aih-on); Check submits the form, so Enter in a cell checks too
