@@ -161,9 +161,10 @@ def page_snippets(data):
     )
     job = (f"To write output digit $t$ it must look at source digit ${L + 1} - t$ (counting back from digit {L}; "
            "$L - t + 1$ for $L$ digits).\n")
-    # The recap is plain Markdown (three "- " lines, tests/test_guidance.py): its number is checked here instead
-    recap = f"the model reverses only {num(100 * data['blind_accuracy'], 1, trim=True)}% of strings."
-    claim(recap in (ROOT / "docs" / PAGE).read_text(encoding="utf-8"), f"in its recap that {recap!r}")
+    # The recap is plain Markdown with no typed number (tests/test_guidance.py): its words are checked here instead
+    recap = "the model reverses fewer than one string in four."
+    claim(data["blind_accuracy"] < 0.25 and recap in (ROOT / "docs" / PAGE).read_text(encoding="utf-8"),
+          f"in its recap that {recap!r} (it reverses {data['blind_accuracy']:.1%})")
     return {"": widget, "results": results, "shares": shares, "counts": counts, "size": size, "job": job}
 
 
