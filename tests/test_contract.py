@@ -139,7 +139,7 @@ def test_an_example_without_a_step_the_heatmap_draws_from_is_refused_by_both(js)
     missing = js["exampleProblem"][len(SIZES) + 3:]
     assert len(missing) == len(embed.DRAWN_STEPS) == 5
     for step, problem in zip(embed.DRAWN_STEPS, missing, strict=True):
-        assert problem == "steps Q, K, V, weights, entropy are not all there", step
+        assert problem == "steps Q, K, V, weights and entropy are not all there", step
         assert not embed.embeddable(tiny_example(2, drop=step))
 
 

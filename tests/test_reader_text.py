@@ -306,7 +306,7 @@ def test_home_says_what_the_gradient_code_names_are_and_what_values_are(site):
     """Items 6 and 13."""
     words = page_text(site, ".")
     assert "dW is d A , the gradient with respect to the weights A (not a projection)" in words
-    assert "dS is d S &#x0007E; , the gradient with respect to the scaled scores" in words
+    assert "dS is d S ~ , the gradient with respect to the scaled scores" in words
     assert ("averaging the value vectors of all tokens, its own included (a value is one more learned "
             "projection of a token)") in words
 
