@@ -83,6 +83,7 @@ def test_every_output_is_used_by_a_page(built):
     snippets = "\n".join(p.read_text(encoding="utf-8") for p in (built / "snippets").glob("*.md"))
     # a figure's fragment links files too (a real-heads grid's image); each fragment is checked to be included
     snippets += "\n".join(p.read_text(encoding="utf-8") for p in (built / "figures").glob("*.html"))
+    scripts = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "javascripts").glob("*.js"))
     for path in sorted(built.rglob("*")):
         relative = path.relative_to(built).as_posix()
         if not path.is_file() or relative == ".manifest.json":
@@ -94,7 +95,6 @@ def test_every_output_is_used_by_a_page(built):
             if published.startswith("code/"):  # a listing's highlighted fragment: site.js fetches it for the file
                 published = published.removesuffix(".highlight")  # its block links (engine/sources.py)
             if published.startswith("javascripts/"):  # a module the build writes for the scripts (engine/contract.py)
-                scripts = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "javascripts").glob("*.js"))
                 assert f'from "./{path.name}"' in scripts, f"generated/{relative} is imported by no script"
                 continue
             assert published in pages + snippets, f"generated/{relative} is linked from no page"
