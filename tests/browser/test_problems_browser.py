@@ -296,7 +296,9 @@ def test_a_missing_data_file_leaves_the_static_problem_and_says_so(browser, site
         assert "404" in status.text_content()
         assert root.locator(".aih-problem__actions").is_hidden()
         root.locator("details.aih-problem__solution summary").click()  # opened, the static solution is still there
-        assert root.locator("details.aih-problem__solution table").count() > 0
+        # its body is unwrapped on the <details>' toggle event, a task after the click: wait for it, then count
+        root.locator("details.aih-problem__solution table").first.wait_for()
+        assert root.locator("details.aih-problem__solution table").count() > 1
     finally:
         context.close()
 
