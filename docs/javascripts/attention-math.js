@@ -34,8 +34,6 @@ export function attendScores(S, V, factor, mask) {
   return { scores: S, scaled_scores: scaled, weights, entropy: weights.map(entropy), out: weights.map((w) => weightedSum(w, V)) };
 }
 
-export const attend = (Q, K, V, factor, mask) => attendScores(scores(Q, K), V, factor, mask);
-
 // The mask menu's name for a published mask: "causal", "padding", "padding + causal", or "published" for any
 // other pattern. A padding mask lets every query see the same keys, so its last row says which.
 export function classifyMask(mask) {

@@ -21,7 +21,7 @@ import {
   scores,
   textColour,
 } from "./attention-math.js";
-import { ARROWS, fetchChecked, h, loadNearViewport } from "./dom.js";
+import { ARROWS, fetchChecked, h, loadNearViewport, slots } from "./dom.js";
 import { exampleProblem } from "./example-check.js";
 import { keptPins, rememberPlace } from "./place.js";
 
@@ -87,13 +87,13 @@ class Heatmap {
   }
 
   slot(name) {
-    return this.panel.querySelector(`[data-slot=${name}]`);
+    return slots(this.panel, name)[0];
   }
 
   // {slotName: text}: every element of each slot (one number may show in several places)
   fill(texts) {
     for (const name in texts) {
-      for (const element of this.panel.querySelectorAll(`[data-slot=${name}]`)) element.textContent = texts[name];
+      for (const element of slots(this.panel, name)) element.textContent = texts[name];
     }
   }
 
@@ -165,8 +165,9 @@ class Heatmap {
     const values = this.result[quantity];
     const limit = quantity === "weights" ? 1 : scoreLimit(values);
     // the words for the quantity shown, on its button in the template: its data-name, data-what and data-colours
-    this.named = this.slot("modes").querySelector(`[value=${quantity}]`).dataset;
-    for (const button of this.slot("modes").children) button.setAttribute("aria-pressed", button.value === quantity);
+    const modes = this.slot("modes");
+    this.named = modes.querySelector(`[value=${quantity}]`).dataset;
+    for (const button of modes.children) button.setAttribute("aria-pressed", button.value === quantity);
     this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d k`);
     if (example.checkpoints) {
       // the label names the axis ("Step"); beside the slider only its number, read out whole as "step 30"
@@ -473,18 +474,16 @@ export async function enhance(figure, merged = [], data = null) {
   figure.style.height = "";
   const pin = keptPins.get(figure);
   keptPins.delete(figure);
+  // all in this one task: the reader sees the static figure or the widget, never half of each
+  figure.classList.toggle("aih-on", !problem);
+  for (const other of merged) other.classList.toggle("aih-merged", !problem);
   if (problem) {
     controller.abort();
-    figure.classList.remove("aih-on");
-    for (const other of merged) other.classList.remove("aih-merged");
-    noteStatic(figure, problem);
-    return;
+    return noteStatic(figure, problem);
   }
   figure.querySelector(".aih-figure__graphic").before(widget.panel);
   // drawn again as it was held: its readout as tall as the reader left it, so that nothing after it moves
   if (pin) widget.keepHeight(pin);
-  figure.classList.add("aih-on");
-  for (const other of merged) other.classList.add("aih-merged");
   rememberPlace();
 }
 

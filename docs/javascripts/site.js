@@ -12,7 +12,6 @@ const WIDGETS = {
   "#aih-yours": "./your-sentence.js",
   "#aih-write": "./watch-it-write.js",
 };
-const requested = new Set();
 
 // A <details> whose body waits in a <noscript class="aih-lazy"> (hooks/lazy_details.py) gets it when first
 // opened (with scripting on, a <noscript> holds its body as text). A source listing
@@ -34,10 +33,6 @@ document$.subscribe(() => {
   // one in an SVG's <foreignObject> (a real-heads grid's image, real_heads/grid.py) gets its body when the
   // figure comes into view
   loadNearViewport(document.querySelectorAll("foreignObject"), (box) => unwrap(box.querySelector("noscript")), "0px");
-  for (const [selector, module] of Object.entries(WIDGETS)) {
-    if (!requested.has(module) && document.querySelector(selector)) {
-      requested.add(module);
-      import(module);
-    }
-  }
+  // (a module runs once however often it is imported)
+  for (const [selector, module] of Object.entries(WIDGETS)) if (document.querySelector(selector)) import(module);
 });

@@ -3,19 +3,17 @@
 // frame, adding one row to the job head's heatmap and one line to the table of costs.
 import { cellColour, cssColour, formatNumber, textColour } from "./attention-math.js";
 import { generate } from "./decoder.js";
-import { h } from "./dom.js";
+import { fetchChecked, h, slots } from "./dom.js";
 
 const SYMBOLS = "0123456789|";
 const STEP_DELAY = 250; // milliseconds between two steps, so the reader sees the rows arrive
 
 async function loadModel(root) {
-  const response = await fetch(new URL(`../${root.dataset.model}`, import.meta.url));
-  if (!response.ok) throw new Error(`${response.status} for ${response.url}`);
-  const bytes = await response.arrayBuffer();
+  const bytes = await fetchChecked(root.dataset.model, "arrayBuffer"); // (its path is from the site root)
   const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
     .map((byte) => byte.toString(16).padStart(2, "0")).join("");
   if (bytes.byteLength !== Number(root.dataset.bytes) || digest !== root.dataset.sha256) {
-    throw new Error("the downloaded weights are not the ones this page was built with (their SHA-256 differs)");
+    throw new Error(`${root.dataset.model} is not the file this page was built with (its length or SHA-256 differs)`);
   }
   return JSON.parse(new TextDecoder().decode(bytes));
 }
@@ -23,7 +21,7 @@ async function loadModel(root) {
 class Writer {
   constructor(root) {
     this.root = root;
-    this.slot = (name) => root.querySelector(`[data-slot=${name}]`);
+    this.slot = (name) => slots(root, name)[0];
     this.layer = Number(root.dataset.layer);
     this.head = Number(root.dataset.head);
     this.model = null;

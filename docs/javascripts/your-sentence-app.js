@@ -2,7 +2,7 @@
 // downloads the weights (with a progress bar) and runs the encoder; this module draws every layer's and head's
 // weights on one canvas, scores the heads for the sentence, and opens a head in the site's heatmap widget.
 import { cellColour, entropy, formatNumber } from "./attention-math.js";
-import { ARROWS } from "./dom.js";
+import { ARROWS, slots } from "./dom.js";
 import { enhance } from "./heatmap.js";
 import { drawRollout } from "./rollout-view.js";
 
@@ -97,7 +97,7 @@ export function layerExample(result, layer, config) {
 class YourSentence {
   constructor(root) {
     this.root = root;
-    this.slot = (name) => root.querySelector(`[data-slot=${name}]`);
+    this.slot = (name) => slots(root, name)[0];
     this.canvas = this.slot("grid");
     this.viewer = root.querySelector("figure.aih-heatmap");
     this.selected = { layer: 0, head: 0 };

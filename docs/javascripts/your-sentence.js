@@ -1,6 +1,8 @@
 // The your-sentence page, on page view: restore the sentence from the URL (#s=…), arm the Run and Copy link
 // buttons, and keep the status in step with the box. The model (your-sentence-app.js, its worker and the weights)
 // loads only when the reader presses Run, or at once for a link's sentence when the browser already holds the model.
+import { slots } from "./dom.js";
+
 const linkTo = (text) => `${location.href.split("#")[0]}#s=${encodeURIComponent(text.toWellFormed())}`;
 
 // Whether the worker's Cache Storage (your-sentence-worker.js) holds the manifest and every file it lists: then a
@@ -19,7 +21,7 @@ async function modelIsCached(manifestUrl) {
 document$.subscribe(() => {
   const root = document.getElementById("aih-yours");
   if (!root) return;
-  const slot = (name) => root.querySelector(`[data-slot=${name}]`);
+  const slot = (name) => slots(root, name)[0];
   const status = (text) => (slot("status").textContent = text);
   const form = slot("form");
   const input = form.elements.s;

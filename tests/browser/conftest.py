@@ -162,3 +162,16 @@ def reveal_heatmaps(page):
         expect(page.locator(HEATMAPS).nth(index)).to_have_class(re.compile(r"\baih-(on|merged)\b"))
     expect(page.locator(f"{HEATMAPS}:not(.aih-on):not(.aih-merged)")).to_have_count(0)
     page.evaluate("scrollTo(0, 0)")
+
+
+@pytest.fixture
+def failing_page(browser):
+    """A page whose downloads the test breaks: the browser logs each failed request as a console error, so this
+    page is not the `page` fixture's; it fails the test on an uncaught error only."""
+    context = browser.new_context()
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert errors == []

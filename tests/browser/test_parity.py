@@ -71,7 +71,7 @@ def test_browser_attention_matches_the_library_on_60_seeded_cases(math_page):
          "mask": None if c["mask"] is None else c["mask"].tolist()}
         for c in cases
     ]
-    results = math_page.evaluate("(cases) => cases.map((c) => aihMath.attend(c.Q, c.K, c.V, c.factor, c.mask))", sent)
+    results = math_page.evaluate("(cases) => cases.map((c) => aihMath.attendScores(aihMath.scores(c.Q, c.K), c.V, c.factor, c.mask))", sent)
     kinds = set()
     for seed, (case, got) in enumerate(zip(cases, results)):
         want = reference(case)

@@ -92,6 +92,30 @@ def test_bad_digits_get_a_clear_message(page, site_url):
     expect(page.locator("[data-slot=results]")).to_be_hidden()
 
 
+def flipped(body: bytes) -> bytes:
+    return body[:100] + bytes([body[100] ^ 1]) + body[101:]
+
+
+@pytest.mark.parametrize("served", ["missing", "cut short", "one byte changed"])
+def test_a_failed_or_corrupted_weights_download_is_named_and_nothing_runs(failing_page, site_url, served):
+    page = failing_page
+    def answer(route):
+        if served == "missing":
+            return route.fulfill(status=404, body="not here")
+        body = route.fetch().body()
+        route.fulfill(status=200, body=body[:-10] if served == "cut short" else flipped(body),
+                      headers={"content-type": "application/json"})
+
+    page.route("**/models/reverse-digits.*.json", answer)
+    page.goto(site_url + "watch-it-write/")
+    page.click("[data-slot=run]")
+    status = page.locator("[data-slot=status]")
+    expect(status).to_contain_text("The model could not be loaded: models/reverse-digits.")
+    expect(status).to_contain_text("HTTP 404" if served == "missing" else "is not the file this page was built with")
+    expect(page.locator("[data-slot=results]")).to_be_hidden()
+    assert page.locator("#aih-write").get_attribute("data-state") != "done"
+
+
 def test_a_preset_fills_the_box(page, site_url):
     page.goto(site_url + "watch-it-write/")
     page.click("[data-preset='271828']")

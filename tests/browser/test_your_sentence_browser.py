@@ -165,19 +165,6 @@ def test_no_axe_violations_after_a_run(page, site_url, scheme):
 
 # ---------------------------------------------------------------- a failed or corrupted download never looks like success
 
-@pytest.fixture
-def failing_page(browser):
-    """A page whose downloads the test breaks: the browser logs each failed request as a console error, so this
-    page is not the `page` fixture's; it fails the test on an uncaught error only."""
-    context = browser.new_context()
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert errors == []
-
-
 def published():
     """(manifest dict, its bytes, the weights' bytes, the weights' file name) as the build published them."""
     manifest_bytes = next(PUBLIC.glob("models/model.*.json")).read_bytes()

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  attend,
+  attendScores,
   causalMask,
   cellColour,
   classifyMask,
@@ -77,17 +77,17 @@ test("weighted sum mixes the value vectors", () => {
   assert.deepEqual(weightedSum([0.5, 0.5, 0], [[2, 0], [0, 4], [100, 100]]), [1, 2]);
 });
 
-test("attend returns every step with consistent shapes", () => {
+test("attendScores returns every step with consistent shapes", () => {
   const Q = [[1, 0], [0, 1], [1, 1]];
   const K = [[1, 0], [0, 1]];
   const V = [[1, 2, 3], [4, 5, 6]];
-  const r = attend(Q, K, V, 1 / Math.sqrt(2), null);
+  const r = attendScores(scores(Q, K), V, 1 / Math.sqrt(2), null);
   assert.equal(r.weights.length, 3);
   assert.equal(r.weights[0].length, 2);
   assert.equal(r.out[0].length, 3);
   r.weights.forEach((row) => close(sum(row), 1));
   close(r.entropy[2], Math.log(2));
-  const masked = attend(Q, K, V, 1, [[true, false], [true, false], [false, false]]);
+  const masked = attendScores(scores(Q, K), V, 1, [[true, false], [true, false], [false, false]]);
   assert.deepEqual(masked.weights[0], [1, 0]);
   assert.deepEqual(masked.out[2], [0, 0, 0]);
 });
