@@ -382,7 +382,11 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
     if to_run:
         import matplotlib.figure  # noqa: F401, PLC0415  (imported once here, inherited by every page's process)
 
-        from .engine import render  # noqa: F401, PLC0415
+        # The whole engine, here, before any fork: every item then records the same engine modules, whichever
+        # items its page's process happened to build before it (a lazy import would make the manifest depend on
+        # the build's history, not on its inputs).
+        for module in sorted((Path(__file__).parent / "engine").glob("*.py")):
+            importlib.import_module(f".engine.{module.stem}", __package__)
 
         distributions()  # once, for every page's process
 
