@@ -12,9 +12,9 @@ The shared build, for any test that reads the real pages' output:
 - `generated`: ROOT/generated, and `built_site`: ROOT/site, both brought up to date once per session. After
   `make site` (which `make test` runs first) nothing is newer than site/, so they are used as they are; run
   without make, a stale site/ is rebuilt once (the figure build, then mkdocs build --strict) before any test reads it.
-- `fresh_figures`: every declared item built from scratch (--force) into a temporary folder, once per session:
-  the pipeline's checks on the real pages, the examples' recomputations, and the reproducibility test's second
-  build.
+- `fresh_figures`: every declared item built from scratch (--force) into a temporary folder, once per session,
+  in the background from the moment the shared build is there: the pipeline's checks on the real pages, the
+  examples' recomputations, and the reproducibility test's second build.
 
 Under xdist (`make test` runs two workers, --dist loadgroup) each worker is a session of its own: the two take
 turns through a file lock, and the second finds the work done (site/ up to date, the forced build's folder
@@ -23,8 +23,10 @@ complete). A browser test runs on whichever worker is free; the other tests of a
 import contextlib
 import fcntl
 import os
+import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,6 +53,18 @@ def pytest_collection_modifyitems(items):
         # the other tests of a file stay together on one worker: their module fixtures (a model, a training run,
         # a node encoder's outputs) are set up once
         item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+def pytest_xdist_node_collection_finished(node, ids):
+    """Under --dist loadgroup, xdist sends a group to one worker by the group it appends to each node id (`…@group`).
+    A pytest whose node ids it can no longer change (9.2.0: pytest-xdist#1386) would spread a file's tests over the
+    workers, silently, each setting up the same module fixtures: stop, and say so."""
+    if node.config.getoption("dist") != "loadgroup":
+        return
+    untagged = [nodeid for nodeid in ids if not nodeid.startswith("tests/browser/") and "@" not in nodeid]
+    if untagged:
+        raise pytest.UsageError(f"pytest-xdist did not group {untagged[0]} (nor {len(untagged) - 1} more) by its "
+                                f"file: pytest {pytest.__version__} and --dist loadgroup do not work together")
 
 
 @pytest.fixture(scope="session")
@@ -100,8 +114,9 @@ def run_build(args):
 
 
 @pytest.fixture(scope="session")
-def shared_build(shared_dir):
-    """generated/ and site/ as `make site` leaves them: built once if stale, else used as they are."""
+def shared_build(shared_dir, request):
+    """generated/ and site/ as `make site` leaves them: built once if stale, else used as they are. Then, if a
+    test of this run will want `fresh_figures`, its build starts in the background."""
     done = shared_dir / "shared-build.done"  # decided once per run: a worker never rebuilds what another reads
     with locked(shared_dir / "shared-build.lock"):
         if not done.exists():
@@ -109,6 +124,8 @@ def shared_build(shared_dir):
                 run_build(["figures_src.build"])
                 run_build(["mkdocs", "build", "--strict"])  # not --quiet: it hides the warnings --strict counts
             done.touch()
+    if any("fresh_figures" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        start_fresh_figures(shared_dir)
     return ROOT
 
 
@@ -124,12 +141,30 @@ def built_site(shared_build):
     return SITE
 
 
+def start_fresh_figures(shared_dir):
+    """Start the forced build into shared_dir/fresh-figures, once for all workers, in the background: the
+    workers go on with other tests meanwhile, rather than one building and the other waiting on it. Its output
+    goes to fresh-figures.log, its exit code to fresh-figures.rc."""
+    with locked(shared_dir / "fresh-figures.lock"):
+        log = shared_dir / "fresh-figures.log"
+        if log.exists():
+            return
+        build = [sys.executable, "-m", "figures_src.build", "--force", "--out", str(shared_dir / "fresh-figures")]
+        script = f"{shlex.join(build)}; echo $? > {shlex.quote(str(shared_dir / 'fresh-figures.rc'))}"
+        with open(log, "w") as output:  # a process of its own: a build in this one would drop the pages' modules
+            subprocess.Popen(["sh", "-c", script], cwd=ROOT, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+                             stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+
 @pytest.fixture(scope="session")
 def fresh_figures(shared_dir):
-    """Every declared item built from scratch into a temporary generated/ folder, once for all workers."""
-    out, done = shared_dir / "fresh-figures", shared_dir / "fresh-figures.done"
-    with locked(shared_dir / "fresh-figures.lock"):
-        if not done.exists():  # in a process of its own: a build in this one would drop the pages' modules
-            run_build(["figures_src.build", "--force", "--out", str(out)])
-            done.touch()
-    return out
+    """Every declared item built from scratch into a temporary generated/ folder, once for all workers (started
+    by `shared_build`, or here if nothing started it)."""
+    start_fresh_figures(shared_dir)
+    exit_code = shared_dir / "fresh-figures.rc"
+    while not (exit_code.exists() and exit_code.read_text().strip()):
+        time.sleep(0.2)
+    if exit_code.read_text().strip() != "0":
+        log = (shared_dir / "fresh-figures.log").read_text(errors="replace")
+        pytest.fail(f"python -m figures_src.build --force failed:\n{log[-4000:]}", pytrace=False)
+    return shared_dir / "fresh-figures"
