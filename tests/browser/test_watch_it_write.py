@@ -27,8 +27,14 @@ def model():
     return {name: np.array(value) for name, value in published["params"].items()}, tuple(published["job_head"])
 
 
-def generate(page, site_url, digits, recompute=False):
+def open_armed(page, site_url):
+    """The page, once its script has armed Generate and the presets (before, a click submits the bare form)."""
     page.goto(site_url + "watch-it-write/")
+    expect(page.locator("[data-slot=status]")).to_contain_text("Nothing is downloaded")
+
+
+def generate(page, site_url, digits, recompute=False):
+    open_armed(page, site_url)
     page.fill("#aih-write-digits", digits)
     if recompute:
         page.check("[data-slot=recompute]")
@@ -55,7 +61,7 @@ def test_nothing_of_the_model_loads_before_generate(page, site_url):
 def test_generate_writes_the_models_tokens_one_row_per_step(page, site_url, model, digits):
     params, (layer, head) = model
     expected = decoder.generate(params, CONFIG, np.array([int(d) for d in digits]))
-    page.goto(site_url + "watch-it-write/")
+    open_armed(page, site_url)
     page.fill("#aih-write-digits", digits)
     page.click("[data-slot=run]")
     grid_rows = page.locator("[data-slot=grid] tbody tr")
@@ -85,7 +91,7 @@ def test_recompute_everything_writes_the_same_tokens_at_n_squared(page, site_url
 
 
 def test_bad_digits_get_a_clear_message(page, site_url):
-    page.goto(site_url + "watch-it-write/")
+    open_armed(page, site_url)
     page.fill("#aih-write-digits", "12a4")
     page.click("[data-slot=run]")
     expect(page.locator("[data-slot=status]")).to_contain_text("Type exactly 6 digits")
@@ -107,7 +113,7 @@ def test_a_failed_or_corrupted_weights_download_is_named_and_nothing_runs(failin
                       headers={"content-type": "application/json"})
 
     page.route("**/models/reverse-digits.*.json", answer)
-    page.goto(site_url + "watch-it-write/")
+    open_armed(page, site_url)
     page.click("[data-slot=run]")
     status = page.locator("[data-slot=status]")
     expect(status).to_contain_text("The model could not be loaded: models/reverse-digits.")
@@ -117,7 +123,7 @@ def test_a_failed_or_corrupted_weights_download_is_named_and_nothing_runs(failin
 
 
 def test_a_preset_fills_the_box(page, site_url):
-    page.goto(site_url + "watch-it-write/")
+    open_armed(page, site_url)
     page.click("[data-preset='271828']")
     expect(page.locator("#aih-write-digits")).to_have_value("271828")
 
