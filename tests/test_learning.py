@@ -341,7 +341,7 @@ def test_the_tables_say_they_are_rounded_where_they_start():
 
 def test_checkpoint_captions_say_what_is_shown_with_its_colours_and_mean():
     """The static figure says which colour is a weight near 1; the example ships, per checkpoint, the caption the
-    interactive figure shows, with that checkpoint's mean weight on t − 1."""
+    interactive figure shows, with that checkpoint's mean weight on i − 1."""
     import matplotlib as mpl  # noqa: PLC0415
     current = this_build_s_learning()
     example = current.EX_CHECKPOINTS.compute()

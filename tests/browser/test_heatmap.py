@@ -360,7 +360,7 @@ def test_checkpoint_caption_names_the_step_from_the_example(page, site_url):
 
 def test_checkpoint_caption_describes_the_shown_step_from_load_with_its_mean(page, site_url):
     """On load the figure shows step 0, and so does its caption (not the static figure's four steps); each checkpoint
-    the slider reaches gets the build's caption for it, with that step's mean weight on t − 1 from the example."""
+    the slider reaches gets the build's caption for it, with that step's mean weight on i − 1 from the example."""
     figure = "#fig-learning-checkpoints"
     open_page(page, site_url, "learning/")
     ex = example("ex-learning-checkpoints")

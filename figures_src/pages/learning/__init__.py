@@ -284,7 +284,7 @@ def history_render(data, fig):
     loss_ax.text(steps[-1], np.log(training.VOCAB), f"guessing: ln {training.VOCAB}", ha="right", va="bottom")
     match_ax.plot(steps, data["match"])
     match_ax.set_ylim(0, 1.05)
-    match_ax.set_ylabel("weight on t − 1")  # plain text: one SVG element, where mathtext makes 13
+    match_ax.set_ylabel("weight on i − 1")  # plain text: one SVG element, where mathtext makes 13
     grad_ax.plot(steps, data["grad_W_Q"])
     grad_ax.set_ylabel(r"$\|dW_Q\|$")
     grad_ax.set_xlabel("training step")
@@ -315,7 +315,7 @@ def history_alt(data):
 def history_table(data):
     return {
         "caption": "Loss, weight on the previous token and ‖dW_Q‖, every fifth step and the last",
-        "columns": ["step", "loss", "weight on t − 1", "‖dW_Q‖"],
+        "columns": ["step", "loss", "weight on i − 1", "‖dW_Q‖"],
         "rows": [[s, f"{data['loss'][s]:.4f}", f"{data['match'][s]:.4f}", f"{data['grad_W_Q'][s]:.5f}"]
                  for s in history_table_steps()],
     }
@@ -327,12 +327,12 @@ def history_table_steps():
 
 
 def history_claims(data):
-    """What the page says about the run: the loss falls, the weight on t − 1 rises past 0.9, and the gradient at
+    """What the page says about the run: the loss falls, the weight on i − 1 rises past 0.9, and the gradient at
     W_Q grows while the pattern forms, peaks inside the run and shrinks. -> the step of the peak."""
     grad = np.asarray(data["grad_W_Q"])
     peak = int(np.argmax(grad))
     claim(data["loss"][-1] < data["loss"][0], "learning-history", "the loss falls")
-    claim(data["match"][-1] > 0.9 > data["match"][0], "learning-history", "the weight on t − 1 rises past 0.9")
+    claim(data["match"][-1] > 0.9 > data["match"][0], "learning-history", "the weight on i − 1 rises past 0.9")
     claim(0 < peak < len(grad) - 1 and grad[-1] < grad[peak] and grad[0] < grad[peak], "learning-history",
           "the gradient at W_Q grows, then shrinks")
     return peak
@@ -382,7 +382,7 @@ def experiment():
 
 
 def summary(data, label):
-    """Per seed: final loss, first step with loss < THRESHOLD (None: never), final weight on t − 1."""
+    """Per seed: final loss, first step with loss < THRESHOLD (None: never), final weight on i − 1."""
     return {
         "final": data[f"loss_{label}"][:, -1],
         "reached": [training.first_step_below(curve, THRESHOLD) for curve in data[f"loss_{label}"]],
@@ -454,7 +454,7 @@ def experiment_table(data):
     return {
         "caption": f"Each run at dₖ = {WIDE_D_K}",
         "columns": ["scale", "seed", f"loss at step {WIDE_STEPS - 1}", f"first step with loss < {THRESHOLD}",
-                    "weight on t − 1 at the end", "row entropy at step 0", "‖dW_Q‖ at step 0"],
+                    "weight on i − 1 at the end", "row entropy at step 0", "‖dW_Q‖ at step 0"],
         "rows": rows,
     }
 
@@ -497,7 +497,7 @@ def experiment_snippets(data):
         f"Over seeds {SEEDS.start}–{SEEDS.stop - 1}: the median, with the lowest and the highest seed in brackets (the step "
         "counts are over the runs that got there; the table under the figure has every run):\n",
         table(["scale", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
-               "weight on t − 1 at the end"], outcome),
+               "weight on $i - 1$ at the end"], outcome),
         "",
         f"Without the scale, the rows start almost one-hot (a median entropy of {num(median('entropy_unscaled'), 3)} nats "
         f"against {num(median('entropy_scaled'), 3)} with it, out of at most {num(np.log(training.N_POSITIONS), 2)}). "

@@ -1,13 +1,13 @@
 """A one-layer attention model trained in numpy: the task, the model, its gradients and Adam.
 
 The task: copy the previous token. A sequence of N_POSITIONS tokens from a vocabulary of VOCAB is fed in;
-at every position t ≥ 1 the model must name the token at t − 1. The pattern that solves it is known in
-advance: query t puts all its weight on key t − 1, the sub-diagonal of the weights. Position 0 has no
+at every position i ≥ 1 the model must name the token at i − 1. The pattern that solves it is known in
+advance: query i puts all its weight on key i − 1, the sub-diagonal of the weights. Position 0 has no
 previous token and is left out of the loss and of the match.
 
-The model is one attention head and nothing else: x_t = [one-hot token ; one-hot position] (the positional
+The model is one attention head and nothing else: x_i = [one-hot token ; one-hot position] (the positional
 code is fixed, never learned), Q = X W_Q, K = X W_K, V = X W_V with d_v = VOCAB, and the output row of
-position t is read directly as the logits of the next-token guess. Without the position half of x_t,
+position i is read directly as the logits of the next-token guess. Without the position half of x_i,
 attention could not do the task at all: it sees its keys as a set, so a query cannot tell which key came
 just before it.
 
@@ -85,7 +85,7 @@ def loss_and_gradients(params, tokens, scale):
 
 
 def previous_token_weight(weights):
-    """The mean weight each query t ≥ 1 puts on key t − 1: 1 when the pattern is exactly the sub-diagonal."""
+    """The mean weight each query i ≥ 1 puts on key i − 1: 1 when the pattern is exactly the sub-diagonal."""
     n = weights.shape[-1]
     return weights[..., np.arange(1, n), np.arange(n - 1)].mean()
 
