@@ -233,6 +233,8 @@ def test_decode_step_redone_with_plain_loops(generated, snippet):
         assert all(round(value, 2) == value for value in row)
     rows = {line.split("|")[1].strip(): printed_numbers(line.split("|", 2)[2])
             for line in snippet("ex-decode-step-scores").splitlines() if line.startswith("| **")}
+    score_row, scaled_row, weight_row = (f"**{label}**" for label in page.score_rows(example["position"] + 1))
+    assert list(rows) == [score_row, scaled_row, weight_row]
     n, d_k = len(K), len(q)
     scores = []
     for j in range(n):
@@ -240,14 +242,14 @@ def test_decode_step_redone_with_plain_loops(generated, snippet):
         for c in range(d_k):
             total += q[c] * K[j][c]
         scores.append(total)
-    assert all(close_as_printed(s, p, 4) for s, p in zip(scores, rows["**q·k**"]))
-    scaled = [p / math.sqrt(d_k) for p in rows["**q·k**"]]  # from the printed scores
-    assert all(close_as_printed(s, p, 4) for s, p in zip(scaled, rows["**q·k / √dₖ**"]))
-    largest = max(rows["**q·k / √dₖ**"])
-    exponentials = [math.exp(s - largest) for s in rows["**q·k / √dₖ**"]]
+    assert all(close_as_printed(s, p, 4) for s, p in zip(scores, rows[score_row]))
+    scaled = [p / math.sqrt(d_k) for p in rows[score_row]]  # from the printed scores
+    assert all(close_as_printed(s, p, 4) for s, p in zip(scaled, rows[scaled_row]))
+    largest = max(rows[scaled_row])
+    exponentials = [math.exp(s - largest) for s in rows[scaled_row]]
     weights = [e / sum(exponentials) for e in exponentials]
-    assert all(close_as_printed(w, p, 4) for w, p in zip(weights, rows["**weight**"]))
-    out = [sum(rows["**weight**"][j] * V[j][c] for j in range(n)) for c in range(d_k)]
+    assert all(close_as_printed(w, p, 4) for w, p in zip(weights, rows[weight_row]))
+    out = [sum(rows[weight_row][j] * V[j][c] for j in range(n)) for c in range(d_k)]
     printed_out = printed_numbers(snippet("ex-decode-step-out"))
     assert all(abs(o - p) <= 0.01 for o, p in zip(out, printed_out))  # four-decimal weights times values up to ~10
     logits = [rest[v] + sum(printed_out[c] * W_OU[c][v] for c in range(d_k)) for v in range(len(rest))]

@@ -143,8 +143,8 @@ def page_snippets(data):
     results = (
         f"Trained for {TRAINING.steps:,} steps on batches of {TRAINING.batch} random strings, the model writes "
         f"{num(100 * data['accuracy'], 1, trim=True)}% of {HELD_OUT:,} held-out strings (never drawn in training) exactly "
-        f"reversed. Both heads of layer {layer + 1} point at the source digit being written, digit {L + 1} − t when "
-        f"writing digit t; head {head + 1} does so most reliably, at {num(100 * share, 1, trim=True)}% of the output "
+        f"reversed. Both heads of layer {layer + 1} point at the source digit being written, digit ${L + 1} - t$ when "
+        f"writing digit $t$; head {head + 1} does so most reliably, at {num(100 * share, 1, trim=True)}% of the output "
         "steps of those strings, and we call it the job head. "
         f"The same model trained the same way without position embeddings writes only "
         f"{num(100 * data['blind_accuracy'], 1, trim=True)}% of them right: attention compares keys by content alone and "
@@ -341,19 +341,24 @@ def decode_step_snippets(example):
                  "rounded numbers, so that each line can be redone by hand (the model's own numbers differ in the "
                  "third decimal, and write the same digit).\n",
         "query": f"New query row $q_{{{step_number}}}$: " + vector(inputs["Q"][0], INPUT_DECIMALS) + "\n",
-        "keys": matrix(inputs["K"], keys, dims, corner="K", digits=INPUT_DECIMALS),
-        "values": matrix(inputs["V"], keys, dims, corner="V", digits=INPUT_DECIMALS),
+        "keys": matrix(inputs["K"], keys, dims, corner="$K$", digits=INPUT_DECIMALS),
+        "values": matrix(inputs["V"], keys, dims, corner="$V$", digits=INPUT_DECIMALS),
         "scores": matrix(np.stack([step["scores"][0], step["scaled_scores"][0], step["weights"][0]]),
-                         ["q·k", "q·k / √dₖ", "weight"], keys, corner="key", digits=4),
+                         score_rows(step_number), keys, corner="key $j$", digits=4),
         "out": "The head's output, the weights times the value rows (computed from the unrounded weights): "
                + vector(step["out"][0], 4) + "\n",
         "logits": matrix(np.stack([inputs["logits_rest"], example["outputs"]["logits"][0]]).T, symbols,
                          ["rest of the model", "logits"], corner="symbol", digits=INPUT_DECIMALS),
-        "w_ou": matrix(inputs["W_OU"], dims, symbols, corner="W<sub>O</sub> rows · W<sub>U</sub>", digits=INPUT_DECIMALS),
+        "w_ou": matrix(inputs["W_OU"], dims, symbols, corner="$W_O$ rows · $W_U$", digits=INPUT_DECIMALS),
         "token": f"The largest logit is {num(example['outputs']['logits'][0][chosen], INPUT_DECIMALS)}, for "
                  f"“{example['symbols'][chosen]}”: the step writes {example['symbols'][chosen]}, with "
                  f"{n} dot products in this head instead of the {n * n} of recomputing all {n} rows.\n",
     }
+
+
+def score_rows(step_number):
+    """The labels of ex-decode-step's rows of scores, scaled scores and weights, in TeX as the page's prose writes them."""
+    return [f"$q_{{{step_number}}} \\cdot k_j$", f"$q_{{{step_number}}} \\cdot k_j / \\sqrt{{d_k}}$", "$a_j$"]
 
 
 EX_DECODE_STEP = Example("ex-decode-step", title="One decoding step of the job head, with the KV cache",
