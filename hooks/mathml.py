@@ -34,6 +34,7 @@ ElementTree.register_namespace("", _MATHML_NS[1:-1])  # written back as <math xm
 _INLINE = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.S)
 _DISPLAY = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.S)
 _UPRIGHT_RUN = re.compile(r'(?:<mi mathvariant="normal">[A-Za-z]</mi>){2,}')
+_PRIMED = re.compile(r"<msup>(<mi>[^<]*</mi>)<mi>&#x02032;</mi></msup>")
 _HEADER_CELL = re.compile(r"(<th\b[^>]*>)(.*?)(</th>)", re.S)
 
 
@@ -90,6 +91,9 @@ def _convert(latex, display, where):
         raise PluginError(f"{where}: cannot render the formula {latex.strip()!r} as MathML: {exc}") from None
     # \mathrm{softmax} comes out one letter per <mi>; one multi-letter <mi> is upright and reads as a word.
     mathml = _UPRIGHT_RUN.sub(lambda m: "<mi>" + "".join(re.findall(r">([A-Za-z])<", m.group(0))) + "</mi>", mathml)
+    # latex2mathml writes p' as p with a superscript prime, and the prime, a raised glyph already, came out as a tiny
+    # tick far above the p: it follows the letter instead.
+    mathml = _PRIMED.sub(r"<mrow>\1<mi>&#x02032;</mi></mrow>", mathml)
     # latex2mathml makes \infty an operator, so "-\infty" rendered as a subtraction "− ∞"; it is a symbol.
     return _without_needless_rows(mathml.replace("<mo>&#x0221E;</mo>", "<mi>&#x0221E;</mi>"))
 
