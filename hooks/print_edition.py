@@ -6,7 +6,9 @@ The copies are static: the page loads no widget script and its heatmaps lose dat
 the figure the build drew and its table (docs/stylesheets/print.css). Ids that a page repeats from an earlier one
 (a "Recap" heading, say) get the page's name in front, with the page's own links to them. Links keep working:
 every page but Home sits one folder down, as print/ does, so its "../" links hold; Home's relative links get a
-"../", and a page's links into its own folder get "../<page>/".
+"../", and a page's links into its own folder get "../<page>/". Then a link to a page of the edition, or to a
+place in one, becomes a link within the edition (../masks/#recap -> #masks-recap, ../masks/ -> #print-masks);
+links to files (a worked example's JSON, a figure's SVG) stay links to the site.
 
 Why not mkdocs-print-site-plugin: it assembles its page from each page's content before our hooks put the
 figures and MathML in (they work on the finished HTML), it adds scripts of its own that the CSP would have to
@@ -14,6 +16,7 @@ allow, and a plugin, like a hook, is something MkDocs' successor does not run: t
 """
 import re
 from pathlib import Path
+from urllib.parse import urljoin, urlsplit
 
 from mkdocs.exceptions import PluginError
 
@@ -28,8 +31,12 @@ _SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*><
                           r'|<link rel="modulepreload" href="[^"]*javascripts/site\.js">')
 
 # Words of a page's instructions for its controls ("What to do", "Try this", "drag the slider", "Point at a cell, or
-# tap it"): the print edition's copy has no controls, so a page that uses them gets a note with its web address.
-_INSTRUCTION = re.compile(r"\b(?:hover|click|drag|slider|tap it|point at)", re.I)
+# tap it", "Type six digits, or pick a preset, and press Generate", "Tick"): the print edition's copy has no
+# controls, so a page that uses them gets a note that quotes them, with its web address. Not in code listings
+# (numpy's dtype.type), and "Type" and "Tick" only as the imperative that opens a sentence ("a sentence you type" is
+# another page's control, "a right entry gets a tick" is no instruction).
+_INSTRUCTION = re.compile(r"\b(?:(?i:hover(?:ing)?|click|drag|slider|tap it|point at a cell|press)|Type|Tick)\b")
+_CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.S)
 _H1_END = re.compile(r"</h1>")
 
 _pages = []  # (src_uri, dest_path, url) of the nav's pages, in order, for this build
@@ -55,29 +62,55 @@ def static(content):
 
 
 def unique_ids(content, prefix, seen):
-    """Give the ids an earlier page already used `prefix-` in front, and the page's own #links to them."""
-    repeated = {i for i in _ID.findall(content) if i in seen}
-    seen.update(_ID.findall(content))
+    """Give the ids an earlier page already used `prefix-` in front, and the page's own #links to them.
+    -> (content, {id as the page has it: id in the edition})."""
+    ids = _ID.findall(content)
+    repeated = {i for i in ids if i in seen}
+    seen.update(ids)
+    renamed = {i: f"{prefix}-{i}" if i in repeated else i for i in ids}
     if not repeated:
-        return content
-    content = _ID.sub(lambda m: f'id="{prefix}-{m.group(1)}"' if m.group(1) in repeated else m.group(0), content)
-    return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}-{m.group(1)}"' if m.group(1) in repeated else m.group(0), content)
+        return content, renamed
+    content = _ID.sub(lambda m: f'id="{renamed[m.group(1)]}"', content)
+    return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{renamed.get(m.group(1), m.group(1))}"', content), renamed
 
 
 def web_note(content, address):
     """The article with a note after its title, if its text tells the reader to use controls it has only on the
-    web: where to find them."""
-    if not _INSTRUCTION.search(re.sub(r"<[^>]+>", " ", content)):
+    web: the words of those instructions, and the web page's address."""
+    words = []
+    for match in _INSTRUCTION.finditer(re.sub(r"<[^>]+>", " ", _CODE.sub(" ", content))):
+        if match.group(0).lower() not in words:
+            words.append(match.group(0).lower())
+    if not words:
         return content
-    note = (f'<p class="aih-web-note"><em>In this edition the figures of this page are drawings: the controls its '
-            f'instructions mention (hover, click, the sliders) are on the web page, <a href="{address}">{address}</a>.</em></p>')
+    said = ", ".join(f"“{word}”" for word in words)
+    note = (f'<p class="aih-web-note"><em>In this edition the page has none of its controls: those its text refers to '
+            f'({said}) are on the web page, <a href="{address}">{address}</a>.</em></p>')
     return _H1_END.sub(lambda m: m.group(0) + note, content, count=1)
+
+
+_EDITION = "http://edition.invalid/print/"  # print/'s address, only to resolve the sections' relative links against
+
+
+def within_edition(content, pages):
+    """The section's links to a page of the edition (`pages`: {url: (section id, {id: id in the edition})}) as
+    links within the edition: to the place they point at, or to the page's section; any other link as it is."""
+    def link(match):
+        address = urlsplit(urljoin(_EDITION, match.group(1)))
+        if address.netloc != urlsplit(_EDITION).netloc or address.query or address.path.lstrip("/") not in pages:
+            return match.group(0)
+        section, ids = pages[address.path.lstrip("/")]
+        if not address.fragment:
+            return f'href="#{section}"'
+        return f'href="#{ids[address.fragment]}"' if address.fragment in ids else match.group(0)
+
+    return re.sub(r'\bhref="([^"#][^"]*)"', link, content)
 
 
 def edition(site_dir, site_url=""):
     """The HTML of every nav page's article, in order, each in a <section> of its own."""
     seen = {"aih-print-edition"}
-    sections = []
+    sections, pages = [], {}
     for src_uri, dest_path, url in _pages:
         content = static(article((site_dir / dest_path).read_text(encoding="utf-8"), src_uri))
         content = web_note(content, site_url.rstrip("/") + "/" + url)
@@ -86,9 +119,11 @@ def edition(site_dir, site_url=""):
         else:  # a link into the page's own folder (problems/concepts.json) reaches it from print/ through ../
             content = _OWN_FOLDER.sub(rf'\1="../{url}', content)
         slug = Path(src_uri).stem
-        content = unique_ids(content, slug, seen)
-        sections.append(f'<section class="aih-print-page" id="print-{slug}">{content}</section>')
-    return "\n".join(sections)
+        content, ids = unique_ids(content, slug, seen)
+        pages[url] = (f"print-{slug}", ids)
+        sections.append((slug, content))
+    return "\n".join(f'<section class="aih-print-page" id="print-{slug}">{within_edition(content, pages)}</section>'
+                     for slug, content in sections)
 
 
 def on_post_build(config):

@@ -221,7 +221,8 @@ def test_make_pdf_holds_every_section_heading_and_example_id(tmp_path):
 
 def test_print_edition_says_where_the_controls_its_instructions_mention_are():
     """The print copy has no controls: a page whose text says hover, click or drag the slider (the demo's "What to do"
-    and "Try this") gets a note after its title with its web address; a page without such instructions gets none."""
+    and "Try this"), or type and press Generate (Watch it write), gets a note after its title that quotes those words,
+    with its web address; a page without such instructions gets none."""
     sys.path.insert(0, str(ROOT / "hooks"))
     import print_edition  # noqa: PLC0415
 
@@ -233,5 +234,22 @@ def test_print_edition_says_where_the_controls_its_instructions_mention_are():
     assert note and note.group(1).endswith("/demo/"), demo[:600]
     assert "aih-web-note" in sections["learning"]  # its Step slider
     assert "aih-web-note" not in sections["qkv"]
+    write = re.search(r'<p class="aih-web-note">(.*?)</p>', sections["watch-it-write"]).group(1)
+    assert "“type”" in write and "“press”" in write and "hover" not in write, write  # its digit box and Generate
     assert print_edition.web_note("<h1>T</h1><p>Plain text.</p>", "http://x/p/") == "<h1>T</h1><p>Plain text.</p>"
     assert 'href="http://x/p/"' in print_edition.web_note("<h1>T</h1><p>Drag the slider.</p>", "http://x/p/")
+
+
+def test_print_edition_links_its_own_pages_within_itself():
+    """A section's link to a page of the edition, or to a place in one, leads to that place in the edition, renamed
+    if the edition renamed it (../masks/#recap -> #masks-recap), never out to the web page."""
+    printed = (SITE / "print" / "index.html").read_text(encoding="utf-8")
+    sections = dict(re.findall(r'<section class="aih-print-page" id="print-([a-z-]+)">(.*?)</section>', printed, re.S))
+    pages = {"" if name == "index" else f"{name}/" for name in sections}
+    outward = [href for body in sections.values() for href in re.findall(r'href="\.\./([^"#]*)', body) if href in pages]
+    assert not outward, outward[:10]
+    ids = set(re.findall(r'\bid="([^"]+)"', printed))
+    missing = {href for body in sections.values() for href in re.findall(r'href="#([^"]+)"', body)} - ids
+    assert not missing, sorted(missing)[:10]
+    assert 'href="#notation"' in sections["masks"]  # its line under the page, to Home's table
+    assert 'href="#causal-no-looking-ahead"' in sections["watch-it-write"]
