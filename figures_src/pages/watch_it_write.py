@@ -121,8 +121,8 @@ def page_snippets(data):
 <p class="aih-write__status" data-slot="status" role="status">Generate needs JavaScript.</p>
 <p class="aih-write__print">Online, you can run the model yourself; here is one run, computed when the site was built.</p>
 <div data-slot="results" hidden>
-<p>Written so far: <output data-slot="tokens"></output></p>
-<p class="aih-write__caption" id="aih-write-grid-caption">Head {head + 1} of layer {layer + 1}: one row per step, the weights of the token just read on every token so far.</p>
+<p>Written: <output data-slot="tokens"></output></p>
+<p class="aih-write__caption" id="aih-write-grid-caption">Head {head + 1} of layer {layer + 1}: one row per step, the weights of the token just read on every token so far; the cells right of the diagonal, tokens not yet read, are masked and left blank.</p>
 <div class="aih-write__grid" tabindex="0" role="region" aria-labelledby="aih-write-grid-caption">
 <table class="aih-write__table" data-slot="grid" aria-labelledby="aih-write-grid-caption"></table>
 </div>
@@ -243,8 +243,9 @@ def run_caption(data):
     layer, head = data["job_head"]
     written = "".join(decoder.SYMBOLS[t] for t in data["run"]["tokens"][CONFIG.length + 1:])
     return (f"Head {head + 1} of layer {layer + 1} while the model reverses {''.join(map(str, SHOWN))} into {written}, "
-            "computed when the site was built: one row per step, the row of the token just read (rows name position and token, "
-            "columns the position). From the separator on, "
+            "computed when the site was built: one row per step, the row of the token just read (rows name the position, "
+            "counted from 1, and the token; columns the position). The cells right of the diagonal are the tokens not yet "
+            "read, masked: their weight is 0. From the separator on, "
             "each row's largest weight sits on the source digit the step writes.")
 
 
@@ -255,6 +256,8 @@ def run_claims(data):
     claim(list(tokens[L + 1:]) == SHOWN[::-1], f"the model reverses {SHOWN} correctly")
     rows = data["run"]["weights"][layer, L:, head, :]
     claim(list(rows.argmax(axis=-1)) == list(range(L - 1, -1, -1)), "each output row's largest weight is on its source digit")
+    every_row = data["run"]["weights"][layer, :, head, :]
+    claim(np.all(np.triu(every_row, 1) == 0), "the cells right of the diagonal, the tokens not yet read, have weight 0")
 
 
 ITEMS_FIGURES = [
