@@ -40,7 +40,7 @@ class Writer {
       status.textContent = "Loading the model…";
       this.model ||= await loadModel(this.root);
     } catch (error) {
-      status.textContent = `The model could not be loaded: ${error.message}.`;
+      status.textContent = `The model could not be loaded: ${error.message}. Reload the page to try again; the rest of the page works without it.`;
       return;
     }
     const { steps, tokens } = generate(this.model, [...digits].map(Number), recompute);
