@@ -1,12 +1,10 @@
-"""Every page of the built site, served under /attention-heatmap/ as GitHub Pages serves it, in Chromium.
-
-Each page and everything it loads answers HTTP 200; every link to this site resolves; nothing is requested
-from another host (the `page` fixture fails the test on that, and on any console error); other hosts appear
-only in plain <a href> links a reader clicks.
+"""The site's pages in Chromium, as a reader moves through them: the colour scheme's toggle and what it
+remembers, arriving at a section, Back and reload keeping the reader's place, reading from the top while the
+page loads what comes near. What holds on every page (everything it references loads, it fits a phone) is in
+test_every_page.py.
 """
 import re
 from pathlib import Path
-from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 from conftest import WATCH_SHIFTS, wait_for_the_page
@@ -17,68 +15,6 @@ PAGES = sorted(
     for p in SITE.rglob("index.html")
     if "assets" not in p.parts
 ) if SITE.is_dir() else []
-
-_checked_links = {}  # url -> status, shared by all pages: each internal link is fetched once
-
-
-@pytest.mark.parametrize("path", PAGES or pytest.fail("site/ is not built: run `make site`", pytrace=False))
-def test_page_and_everything_it_references_load(page, site_url, path):
-    statuses = {}
-    page.on("response", lambda r: statuses.setdefault(r.url, r.status))
-    response = page.goto(site_url + path, wait_until="networkidle")
-    assert response.status == 200, f"{path}: HTTP {response.status}"
-    bad = {url: status for url, status in statuses.items() if status != 200 and not url.startswith("data:")}
-    assert not bad, f"{path}: requests that did not answer 200: {bad}"
-
-    assert page.evaluate("document.documentElement.lang") == "en"
-    assert page.evaluate("document.querySelector('meta[name=description]').content").strip()
-
-    host = urlparse(site_url).netloc
-    # The canonical <link> names the page's address under site_url; browsers never fetch it.
-    references = page.evaluate("""() => [...document.querySelectorAll(
-        '[href]:not(link[rel=canonical]), [src], [srcset]')].map(e => ({
-        tag: e.tagName.toLowerCase(),
-        url: e.getAttribute('href') ?? e.getAttribute('src') ?? e.getAttribute('srcset').split(' ')[0],
-    }))""")
-    for ref in references:
-        url = urljoin(page.url, ref["url"])
-        target = urlparse(url)
-        if target.scheme not in ("http", "https"):
-            continue
-        if target.netloc != host:
-            assert ref["tag"] == "a", f"{path}: <{ref['tag']}> refers to another host: {url}"
-            continue
-        assert target.path.startswith(urlparse(site_url).path), f"{path}: {url} escapes the sub-path"
-        link = urldefrag(url).url
-        if link.endswith("/attention-is-a-heatmap.pdf") and not (SITE / "attention-is-a-heatmap.pdf").is_file():
-            continue  # `make pdf` prints it (the Pages workflow does); test_takeaway checks that it can
-        if link not in _checked_links:
-            _checked_links[link] = page.request.get(link).status
-        assert _checked_links[link] == 200, f"{path}: {ref['tag']} -> {link} answered {_checked_links[link]}"
-
-
-@pytest.mark.parametrize("path", PAGES or [""])
-def test_figures_and_math_render_without_javascript_help(page, site_url, path):
-    """The inline SVG figures and the MathML are in the HTML itself: the page shows them with JS off."""
-    context = page.context.browser.new_context(java_script_enabled=False)
-    try:
-        static = context.new_page()
-        static.goto(site_url + path)
-        figures = static.locator("figure.aih-figure svg")
-        shown = [figures.nth(k) for k in range(figures.count()) if figures.nth(k).is_visible()]  # not in a closed tab
-        assert len(shown) >= min(1, figures.count()), f"{path}: none of its {figures.count()} figures is shown"
-        for k, figure in enumerate(shown):
-            box = figure.bounding_box()
-            assert box and box["width"] > 100 and box["height"] > 100, f"{path}: figure {k} has no size: {box}"
-        formulas = static.locator("math")
-        for k in range(formulas.count()):
-            if formulas.nth(k).evaluate("(math) => !!math.closest('details:not([open])')"):
-                continue  # in a closed table of numbers: laid out once the reader opens it
-            box = formulas.nth(k).bounding_box()
-            assert box and box["width"] > 0, f"formula {k} is not laid out"
-    finally:
-        context.close()
-
 
 def _theme_metas(page):
     """The color-scheme and theme-color meta tags, and the header's background as #rrggbb."""
@@ -535,26 +471,6 @@ def test_read_from_the_top_the_table_under_masks_two_heatmaps_waits_until_it_com
         page.wait_for_timeout(300)
         assert not page.evaluate(skipped)
         assert page.locator(table).first.bounding_box()["height"] > 250  # its rows, not the 12rem placeholder
-    finally:
-        context.close()
-
-
-@pytest.mark.parametrize("path", [path for path in PAGES if not path.startswith("embed/")] or [""])
-def test_on_a_phone_nothing_runs_past_the_screen_once_every_block_is_laid_out(browser, site_url, path):
-    """A reader who arrives at a section has every block laid out from the start (html.aih-landed): a formula or
-    a table wider than a phone must scroll inside its own box, not the page sideways. (Read from the top, a
-    skipped block clips what runs past it instead, so the check needs the landed page.)"""
-    context = browser.new_context(viewport={"width": 412, "height": 823})
-    try:
-        page = context.new_page()
-        page.goto(site_url + path + "#__top", wait_until="networkidle")
-        assert page.evaluate("document.documentElement.classList.contains('aih-landed')")
-        wide = page.evaluate("""() => [...document.querySelectorAll("article *")]
-            .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 1
-                                 && !element.closest(".aih-math, .md-typeset__scrollwrap, .aih-figure__graphic, "
-                                                     + ".aih-table-scroll, .aih-scroll, pre, details:not([open])"))
-            .map((element) => element.tagName + ": " + element.textContent.slice(0, 60))""")
-        assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("innerWidth"), wide[:3]
     finally:
         context.close()
 

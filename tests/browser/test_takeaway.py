@@ -1,4 +1,4 @@
-"""Issue 16 in a real browser: every embed page alone and inside an <iframe> on another origin; the print
+"""Issue 16 in a real browser: every embed page inside an <iframe> on another origin (alone: test_every_page.py); the print
 stylesheet on two pages; `make pdf`'s PDF holding every section heading and every worked example's ID."""
 import functools
 import html
@@ -16,7 +16,6 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import WATCH_SHIFTS, reveal_heatmaps
-from test_a11y import axe_violations
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
@@ -46,19 +45,6 @@ def shows_its_heatmap(frame, name):
     expect(cells.first).to_be_visible()
     assert frame.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"), \
         "the embed is wider than its frame"
-
-
-@pytest.mark.parametrize("name", EMBEDS)
-def test_embed_page_alone(page, site_url, name):
-    """The `page` fixture fails on a console error or a request to another host."""
-    page.set_viewport_size({"width": 640, "height": 800})
-    page.goto(f"{site_url}embed/{name}/", wait_until="networkidle")
-    shows_its_heatmap(page, name)
-    back = page.locator(".aih-embed-credit a")
-    assert back.get_attribute("href").endswith(f"/#{name}")
-    expect(page.locator(".aih-embed-credit")).to_contain_text("CC BY 4.0")
-    assert page.locator(".md-header, .md-sidebar, .md-footer").count() == 0, "no theme chrome"
-    assert axe_violations(page) == []
 
 
 @pytest.mark.parametrize("name", EMBEDS)

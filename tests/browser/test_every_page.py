@@ -1,0 +1,187 @@
+"""What holds on every page of the built site, checked on one load of the page for each way a reader meets it,
+not on one load per check (a load of a long page costs Chromium about half a CPU second; the suite is CPU-bound):
+
+- `test_with_javascript`, at a desktop's size (an embed page at the size of the frame it is made for):
+  - the page and everything it references answer 200, and every link to this site stays under the sub-path;
+  - our JavaScript on a page view, site.js and the page's own widgets, fits in 10 KB gzipped, and none of the
+    in-browser model loads before the reader asks for it;
+  - axe-core finds no violation as the page loads (its widgets still static), nor once the reader has scrolled
+    through it and every widget is set up, in either scheme;
+  - the page runs clean under its Content-Security-Policy, every heatmap interactive;
+  - an embed page: its heatmap, its credit and licence, and no theme chrome.
+  The `page` fixture also fails the test on a console error, an uncaught exception or a request to another host.
+- `test_on_a_phone`, with JavaScript, arrived at a section so that every block is laid out (html.aih-landed):
+  nothing runs past the screen, and every figure letter is drawn at least 11 px tall.
+- `test_without_javascript`, on a phone: the inline SVG figures and the MathML show, and every figure letter is
+  drawn at least 11 px tall.
+"""
+import gzip
+from pathlib import Path
+from urllib.parse import urldefrag, urljoin, urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import scroll_through
+from test_a11y import axe_in_both_schemes, without_transitions
+from test_figure_text import PHONE, SMALLEST, measure_every_tab
+from test_takeaway import shows_its_heatmap
+
+SITE = Path(__file__).resolve().parents[2] / "site"
+PAGES = sorted(
+    p.parent.relative_to(SITE).as_posix() + "/" if p.parent != SITE else ""
+    for p in SITE.rglob("index.html")
+    if "assets" not in p.parts
+) if SITE.is_dir() else []
+# Pages that are read, not embedded: the phone checks. The 404 page has no links of its own under the sub-path
+# (the theme writes them from site_url), so it is checked with axe alone.
+READ = [path for path in PAGES if not path.startswith("embed/")]
+EMBED_SIZE = {"width": 640, "height": 800}
+
+JS_BUDGET_BYTES = 10 * 1024
+MODEL = {"your-sentence-app.js", "your-sentence-worker.js", "encoder.js", "wordpiece.js"}
+# Pages whose view counts against the budget: not print/ (it loads no widget script, not even site.js:
+# hooks/print_edition.py), search/ or the embeds (engine/embed.py: the heatmap alone, and its own script).
+BUDGETED = {path for path in READ if path not in ("print/", "search/")}
+
+_checked_links = {}  # url -> status, shared by all pages of this worker: each internal link is fetched once
+
+
+def gzipped_js(name):
+    """A shipped script's size as tests/test_js_unit.py counts it: gzip level 9."""
+    return len(gzip.compress((SITE / "javascripts" / name).read_bytes(), 9, mtime=0))
+
+
+def assert_everything_referenced_loads(page, site_url, path, response, statuses):
+    assert response.status == 200, f"{path}: HTTP {response.status}"
+    bad = {url: status for url, status in statuses.items() if status != 200 and not url.startswith("data:")}
+    assert not bad, f"{path}: requests that did not answer 200: {bad}"
+
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.evaluate("document.querySelector('meta[name=description]').content").strip()
+
+    host = urlparse(site_url).netloc
+    # The canonical <link> names the page's address under site_url; browsers never fetch it.
+    references = page.evaluate("""() => [...document.querySelectorAll(
+        '[href]:not(link[rel=canonical]), [src], [srcset]')].map(e => ({
+        tag: e.tagName.toLowerCase(),
+        url: e.getAttribute('href') ?? e.getAttribute('src') ?? e.getAttribute('srcset').split(' ')[0],
+    }))""")
+    for ref in references:
+        url = urljoin(page.url, ref["url"])
+        target = urlparse(url)
+        if target.scheme not in ("http", "https"):
+            continue
+        if target.netloc != host:
+            assert ref["tag"] == "a", f"{path}: <{ref['tag']}> refers to another host: {url}"
+            continue
+        assert target.path.startswith(urlparse(site_url).path), f"{path}: {url} escapes the sub-path"
+        link = urldefrag(url).url
+        if link.endswith("/attention-is-a-heatmap.pdf") and not (SITE / "attention-is-a-heatmap.pdf").is_file():
+            continue  # `make pdf` prints it (the Pages workflow does); test_takeaway checks that it can
+        if link not in _checked_links:
+            _checked_links[link] = page.request.get(link).status
+        assert _checked_links[link] == 200, f"{path}: {ref['tag']} -> {link} answered {_checked_links[link]}"
+
+
+def assert_page_view_javascript_within_budget(path, fetched):
+    ours = sorted({p.rsplit("/", 1)[1] for p in fetched if "/javascripts/" in p and "/assets/" not in p and p.endswith(".js")})
+    assert "site.js" in ours, ours
+    assert not MODEL & set(ours), f"{path or 'home'} loaded the model's code before the reader asked: {ours}"
+    total = sum(gzipped_js(name) for name in ours)
+    assert total <= JS_BUDGET_BYTES, f"{path or 'home'}: {total} bytes of our JavaScript gzipped: {ours}"
+    if path == "problems/":
+        assert "heatmap.js" not in ours, ours
+
+
+def assert_an_embed_alone(page, path):
+    name = path.removeprefix("embed/").strip("/")
+    shows_its_heatmap(page, name)
+    assert page.locator(".aih-embed-credit a").get_attribute("href").endswith(f"/#{name}")
+    expect(page.locator(".aih-embed-credit")).to_contain_text("CC BY 4.0")
+    assert page.locator(".md-header, .md-sidebar, .md-footer").count() == 0, "no theme chrome"
+
+
+@pytest.mark.parametrize("path", ["404.html", *PAGES] if PAGES else
+                         pytest.fail("site/ is not built: run `make site`", pytrace=False))
+def test_with_javascript(page, site_url, path):
+    statuses, fetched, violations = {}, [], []
+    page.on("response", lambda r: statuses.setdefault(r.url, r.status))
+    page.on("request", lambda request: fetched.append(urlparse(request.url).path))
+    page.on("console", lambda m: "Content Security Policy" in m.text and violations.append(m.text))
+    if path.startswith("embed/"):
+        page.set_viewport_size(EMBED_SIZE)
+    response = page.goto(site_url + path, wait_until="networkidle", timeout=120_000)  # real heads: ~2 MB of examples
+    if path != "404.html":
+        assert_everything_referenced_loads(page, site_url, path, response, statuses)
+    if path in BUDGETED:
+        assert_page_view_javascript_within_budget(path, fetched)
+
+    without_transitions(page)
+    axe_in_both_schemes(page, "as the page loads")
+    scroll_through(page)
+    axe_in_both_schemes(page, "once every widget is set up")
+
+    expect(page.locator("figure.aih-heatmap[data-example]:not(.aih-on):not(.aih-merged)")).to_have_count(0)
+    if path.startswith("embed/"):  # the heatmap alone, without the theme (engine/embed.py)
+        assert_an_embed_alone(page, path)
+    elif path != "404.html":
+        assert page.evaluate("typeof document$") == "object", "Material's own scripts ran"
+    assert not violations
+
+
+def wide_blocks(page):
+    """What in the article runs past the screen, outside the boxes that scroll on their own."""
+    return page.evaluate("""() => [...document.querySelectorAll("article *")]
+        .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 1
+                             && !element.closest(".aih-math, .md-typeset__scrollwrap, .aih-figure__graphic, "
+                                                 + ".aih-table-scroll, .aih-scroll, pre, details:not([open])"))
+        .map((element) => element.tagName + ": " + element.textContent.slice(0, 60))""")
+
+
+def assert_letters_big_enough(page, path):
+    runs = measure_every_tab(page)
+    small = sorted((size, figure, text) for figure, text, size in runs if size < SMALLEST)
+    assert not small, f"{path}: {len(small)} glyph runs under {SMALLEST} px, smallest first: {small[:12]}"
+
+
+@pytest.mark.parametrize("path", READ or [""])
+def test_on_a_phone(browser, site_url, path):
+    """A reader who arrives at a section has every block laid out from the start (html.aih-landed): a formula or
+    a table wider than a phone must scroll inside its own box, not the page sideways. (Read from the top, a
+    skipped block clips what runs past it instead, so the check needs the landed page.) Then the figure text,
+    each content tab opened in turn."""
+    context = browser.new_context(viewport=PHONE, has_touch=True)
+    try:
+        page = context.new_page()
+        page.goto(site_url + path + "#__top", wait_until="networkidle")
+        assert page.evaluate("document.documentElement.classList.contains('aih-landed')")
+        assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("innerWidth"), wide_blocks(page)[:3]
+        assert_letters_big_enough(page, path)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", READ or [""])
+def test_without_javascript(browser, site_url, path):
+    """The figures and the MathML are in the HTML itself: with JavaScript off the heatmaps stay SVG, and the
+    page shows them all."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(site_url + path)
+        figures = page.locator("figure.aih-figure svg")
+        shown = [figures.nth(k) for k in range(figures.count()) if figures.nth(k).is_visible()]  # not in a closed tab
+        assert len(shown) >= min(1, figures.count()), f"{path}: none of its {figures.count()} figures is shown"
+        for k, figure in enumerate(shown):
+            box = figure.bounding_box()
+            assert box and box["width"] > 100 and box["height"] > 100, f"{path}: figure {k} has no size: {box}"
+        formulas = page.locator("math")
+        for k in range(formulas.count()):
+            if formulas.nth(k).evaluate("(math) => !!math.closest('details:not([open])')"):
+                continue  # in a closed table of numbers: laid out once the reader opens it
+            box = formulas.nth(k).bounding_box()
+            assert box and box["width"] > 0, f"formula {k} is not laid out"
+        assert_letters_big_enough(page, path)
+    finally:
+        context.close()
