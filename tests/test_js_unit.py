@@ -4,7 +4,7 @@ Two budgets, in gzipped bytes of the shipped copy (hooks/minify_js.py: terser; g
 would send it):
 - on page view, 10 KB: mkdocs.yml's extra_javascript (site.js) with every module it imports, plus the widget
   modules site.js loads on a page that shows their widget (its WIDGETS), each with its imports. Checked here for
-  every widget, and in the browser for every real page (tests/browser/test_javascript_budget.py);
+  every widget, and in the browser for every real page (tests/browser/test_every_page.py);
 - on demand, 12 KB per request: any other file under docs/javascripts/, loaded by a dynamic import() (or a
   Worker) when a reader asks, behind a progress bar; what one such request brings in, with everything it loads
   in turn, fits in 12 KB. The your-sentence page's model (your-sentence-app.js, its worker, encoder.js,
