@@ -129,11 +129,16 @@ def bare_bytes(browser, tmp_path_factory):
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_dom_size_and_examples_at_load(browser, site_url, path):
+def test_dom_size_bytes_and_examples_at_load(browser, site_url, bare_bytes, path):
     page, context, fetched = load(browser, site_url + path)
     try:
         elements = page.evaluate("document.getElementsByTagName('*').length")
         assert elements <= DOM_BUDGET, f"{path or 'home'}: {elements} DOM elements at load"
+        prefix = urlparse(site_url).path
+        ours = gzipped_bytes(SITE, [p for p in fetched if p.startswith(prefix)], prefix)
+        assert ours <= bare_bytes + BYTES_OVER_BARE, (
+            f"{path or 'home'}: {ours / 1024:.1f} KB at load, {(ours - bare_bytes) / 1024:.1f} KB over the bare page's "
+            f"{bare_bytes / 1024:.1f} KB")
         # nor the list of the site's pages that the theme's instant navigation fetches (mkdocs.yml keeps it off)
         assert not [p for p in fetched if p.endswith("/sitemap.xml")], f"{path or 'home'}: sitemap.xml fetched at load"
         # an example fetched at load belongs to a figure within a screen of the first one
@@ -148,17 +153,6 @@ def test_dom_size_and_examples_at_load(browser, site_url, path):
                 assert top <= 2 * PHONE["height"], f"{path or 'home'}: {src} fetched at load for an element at {top:.0f} px"
     finally:
         context.close()
-
-
-@pytest.mark.parametrize("path", PAGES)
-def test_bytes_at_load_within_the_bare_page_plus_60_kb(browser, site_url, bare_bytes, path):
-    page, context, fetched = load(browser, site_url + path)
-    context.close()
-    prefix = urlparse(site_url).path
-    ours = gzipped_bytes(SITE, [p for p in fetched if p.startswith(prefix)], prefix)
-    assert ours <= bare_bytes + BYTES_OVER_BARE, (
-        f"{path or 'home'}: {ours / 1024:.1f} KB at load, {(ours - bare_bytes) / 1024:.1f} KB over the bare page's "
-        f"{bare_bytes / 1024:.1f} KB")
 
 
 @pytest.mark.parametrize("path", PAGES)
