@@ -243,8 +243,8 @@ def run_caption(data):
     layer, head = data["job_head"]
     written = "".join(decoder.SYMBOLS[t] for t in data["run"]["tokens"][CONFIG.length + 1:])
     return (f"Head {head + 1} of layer {layer + 1} while the model reverses {''.join(map(str, SHOWN))} into {written}, "
-            "computed when the site was built: one row per step, the row of the token just read (rows name the position, "
-            "counted from 1, and the token; columns the position). The cells right of the diagonal are the tokens not yet "
+            "computed when the site was built: one row per step, the row of the token just read (rows name the token's "
+            "place in the sequence, counted from 1, and the token; columns the place). The cells right of the diagonal are the tokens not yet "
             "read, masked: their weight is 0. From the separator on, "
             "each row's largest weight sits on the source digit the step writes.")
 
@@ -348,7 +348,7 @@ def decode_step_snippets(example):
         "values": matrix(inputs["V"], keys, dims, corner="$V$", digits=INPUT_DECIMALS),
         "scores": matrix(np.stack([step["scores"][0], step["scaled_scores"][0], step["weights"][0]]),
                          score_rows(step_number), keys, corner="key $j$", digits=4),
-        "out": "The head's output, the weights times the value rows (computed from the unrounded weights): "
+        "out": "The head's output, the weights times the value rows (computed from the weights before they were rounded): "
                + vector(step["out"][0], 4) + "\n",
         "logits": matrix(np.stack([inputs["logits_rest"], example["outputs"]["logits"][0]]).T, symbols,
                          ["rest of the model", "logits"], corner="symbol", digits=INPUT_DECIMALS),
