@@ -2,7 +2,7 @@
 
 - `make check` runs `-m "not build and not slow"`: the library, the figure pipeline on throw-away pages, the
   hooks and the JavaScript unit tests. Nothing in it needs generated/ or site/.
-- `make test` runs everything, on two xdist workers, after `make site`.
+- `make test` runs everything, on three xdist workers, after `make site`.
 
 A test's tier follows from what it uses, so a new test file needs no list: a test in tests/browser/ is marked
 `browser` and `build`; a test that asks for one of the fixtures below is marked `build`. `slow` is the only mark
@@ -16,8 +16,8 @@ The shared build, for any test that reads the real pages' output:
   in the background from the moment the shared build is there: the pipeline's checks on the real pages, the
   examples' recomputations, and the reproducibility test's second build.
 
-Under xdist (`make test` runs two workers, --dist loadgroup) each worker is a session of its own: the two take
-turns through a file lock, and the second finds the work done (site/ up to date, the forced build's folder
+Under xdist (`make test` runs three workers, --dist loadgroup) each worker is a session of its own: they take
+turns through a file lock, and the later ones find the work done (site/ up to date, the forced build's folder
 complete). A browser test runs on whichever worker is free; the other tests of a file stay on one worker.
 """
 import contextlib
@@ -41,8 +41,16 @@ BUILD_FIXTURES = {"generated", "built_site", "fresh_figures", "site_url"}
 BROWSER_TESTS = ROOT / "tests" / "browser"
 
 
+# Browser tests that spend most of their time waiting (a 29 MB download, a model run, a page left to settle), not
+# computing: first, so that the CPU-bound tests overlap them rather than leaving a tail of waits at the end.
+WAITING_FIRST = ["test_your_sentence_browser.py", "test_your_sentence_flow.py", "test_watch_it_write.py",
+                 "test_site_pages.py"]
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m and xdist read the marks
 def pytest_collection_modifyitems(items):
+    first = {name: rank for rank, name in enumerate(WAITING_FIRST)}
+    items.sort(key=lambda item: first.get(Path(item.fspath).name, len(first)))  # stable: the rest keep their order
     for item in items:
         if BROWSER_TESTS in Path(item.fspath).parents:
             item.add_marker(pytest.mark.browser)
