@@ -361,7 +361,7 @@ def decode_step_snippets(example):
 
 def score_rows(step_number):
     """The labels of ex-decode-step's rows of scores, scaled scores and weights, in TeX as the page's prose writes them."""
-    return [f"$q_{{{step_number}}} \\cdot k_j$", f"$q_{{{step_number}}} \\cdot k_j / \\sqrt{{d_k}}$", "$a_j$"]
+    return [f"$q_{{{step_number}}} \\cdot k_j$", f"$q_{{{step_number}}} \\cdot k_j / \\sqrt{{d_k}}$", f"$a_{{{step_number}j}}$"]
 
 
 EX_DECODE_STEP = Example("ex-decode-step", title="One decoding step of the job head, with the KV cache",

@@ -308,7 +308,7 @@ def history_alt(data):
         f"Three curves over {MAIN.steps} steps. The loss falls from {num(data['loss'][0], 2)} to "
         f"{num(data['loss'][-1], 3)}; the weight on the previous token rises from {num(data['match'][0], 2)} to "
         f"{num(data['match'][-1], 3)}; the gradient norm at the query projection starts at {num(data['grad_W_Q'][0], 3)}, peaks at "
-        f"{num(data['grad_W_Q'].max(), 3)} and falls to {num(data['grad_W_Q'][-1], 4)}."
+        f"{num(data['grad_W_Q'].max(), 3)} and falls to {num(data['grad_W_Q'][-1], 5)}."
     )
 
 
