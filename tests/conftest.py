@@ -43,8 +43,7 @@ BROWSER_TESTS = ROOT / "tests" / "browser"
 
 # Browser tests that spend most of their time waiting (a 29 MB download, a model run, a page left to settle), not
 # computing: first, so that the CPU-bound tests overlap them rather than leaving a tail of waits at the end.
-WAITING_FIRST = ["test_your_sentence_browser.py", "test_your_sentence_flow.py", "test_watch_it_write.py",
-                 "test_site_pages.py"]
+WAITING_FIRST = ["test_your_sentence_browser.py", "test_watch_it_write.py", "test_site_pages.py"]
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m and xdist read the marks

@@ -128,23 +128,25 @@ def test_a_link_runs_at_once_when_the_model_is_cached_and_asks_for_no_weights(br
 
 def test_no_main_thread_task_runs_over_50_ms_from_run_to_the_open_head(page, site_url):
     """The model runs in the worker; what the page does with its result (the transfer, the grid, the scores, the
-    heatmap of 64 × 64 cells) comes in tasks the browser does not report as long (over 50 ms). The suite's other
-    worker and the browser share two cores, so a 30 ms task can be timed at 70 ms now and then: the best of three
-    runs counts (one task of the page's own over 50 ms shows in all three)."""
+    heatmap of 64 × 64 cells) comes in tasks under 50 ms (the browser's "long task"). Measured as each task's
+    thread time in a trace of the run (RunTask on the page's main thread: its tdur), the time the main thread
+    itself computed: a busy machine (the suite's other workers share the two cores) stretches a task's wall time,
+    from 30 ms to 250 ms here at times, but not its thread time."""
     page.goto(site_url + "your-sentence/")
     run(page, SECOND)  # the download and the first run, not watched
-    page.evaluate("""() => { window.longTasks = [];
-        new PerformanceObserver((list) => window.longTasks.push(...list.getEntries())).observe({ type: "longtask" }); }""")
-    runs = []
-    for sentence in [" ".join([word] * 62) for word in ("word", "text", "line")]:  # 64 tokens with [CLS] and [SEP]
-        page.evaluate("() => { performance.clearMarks(); window.longTasks = []; }")
-        run(page, sentence)
+    browser = page.context.browser
+    browser.start_tracing(page=page, categories=["toplevel", "disabled-by-default-devtools.timeline"])
+    try:
+        run(page, " ".join(["word"] * 62))  # 64 tokens with [CLS] and [SEP]
         assert len(page.locator("[data-slot=tokens]").inner_text().split(" ")) == 64
         page.wait_for_function("() => performance.getEntriesByName('aih-yours-head').length")
         page.wait_for_timeout(1000)  # the rendering after the heatmap was built
-        # from the press of Run on (the click itself and the typing before it are Playwright's, not the page's)
-        runs.append(page.evaluate("""() => window.longTasks.filter((task) =>
-            task.startTime >= performance.getEntriesByName('aih-yours-run')[0].startTime).map((task) => Math.round(task.duration))"""))
-        if not runs[-1]:
-            break
-    assert [] in runs, f"long tasks (ms) in each of three runs: {runs}"
+    finally:
+        trace = json.loads(browser.stop_tracing())
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    main = {(e["pid"], e["tid"]) for e in events
+            if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"]["name"] == "CrRendererMain"}
+    tasks = [e for e in events if (e["pid"], e["tid"]) in main and e.get("ph") == "X" and e["name"] == "RunTask"]
+    assert len(tasks) > 100 and all("tdur" in task for task in tasks), "the trace holds no thread times of the run"
+    longest = sorted((round(task["tdur"] / 1000), round(task["dur"] / 1000)) for task in tasks)[-3:]
+    assert longest[-1][0] <= 50, f"the main thread's longest tasks, as (thread ms, wall ms): {longest}"
