@@ -72,11 +72,12 @@ def test_embed_in_an_iframe_on_another_origin(context, site_url, foreign_origin,
 
 
 
-def test_drawing_the_heatmap_shifts_nothing_on_any_embed_page_on_a_desktop(browser, site_url):
-    """The panel grows below what the page shows before it is drawn (title, credit, caption): no layout shift.
-    On a phone: test_every_page.py."""
+@pytest.mark.parametrize("viewport", [{"width": 412, "height": 823}, {"width": 1350, "height": 940}],
+                         ids=["phone", "desktop"])
+def test_drawing_the_heatmap_shifts_nothing_on_any_embed_page(browser, site_url, viewport):
+    """The panel grows below what the page shows before it is drawn (title, credit, caption): no layout shift."""
     shifted = {}
-    context = browser.new_context(viewport={"width": 1350, "height": 940})
+    context = browser.new_context(viewport=viewport)
     try:
         for name in EMBEDS:
             page = context.new_page()
