@@ -18,6 +18,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
 PREFIX = "/attention-heatmap/"
+# The built site's pages, as addresses under its root ("" for Home, "masks/", "embed/ex-scores/"), read at collection.
+PAGES = sorted(
+    p.parent.relative_to(SITE).as_posix() + "/" if p.parent != SITE else ""
+    for p in SITE.rglob("index.html")
+    if "assets" not in p.parts
+) if SITE.is_dir() else []
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

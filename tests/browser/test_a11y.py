@@ -7,7 +7,6 @@ import pytest
 from conftest import scroll_through
 
 ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "site"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SCHEMES = ["default", "slate"]
 

@@ -16,23 +16,16 @@ not on one load per check (a load of a long page costs Chromium about half a CPU
   drawn at least 11 px tall.
 """
 import gzip
-from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import scroll_through
+from conftest import PAGES, SITE, scroll_through
 from test_a11y import axe_in_both_schemes, without_transitions
 from test_figure_text import PHONE, SMALLEST, measure_every_tab
 from test_takeaway import shows_its_heatmap
 
-SITE = Path(__file__).resolve().parents[2] / "site"
-PAGES = sorted(
-    p.parent.relative_to(SITE).as_posix() + "/" if p.parent != SITE else ""
-    for p in SITE.rglob("index.html")
-    if "assets" not in p.parts
-) if SITE.is_dir() else []
 # Pages that are read, not embedded: the phone checks. The 404 page has no links of its own under the sub-path
 # (the theme writes them from site_url), so it is checked with axe alone.
 READ = [path for path in PAGES if not path.startswith("embed/")]

@@ -4,17 +4,10 @@ page loads what comes near. What holds on every page (everything it references l
 test_every_page.py.
 """
 import re
-from pathlib import Path
 
 import pytest
-from conftest import WATCH_SHIFTS, wait_for_the_page
+from conftest import PAGES, WATCH_SHIFTS, wait_for_the_page
 
-SITE = Path(__file__).resolve().parents[2] / "site"
-PAGES = sorted(
-    p.parent.relative_to(SITE).as_posix() + "/" if p.parent != SITE else ""
-    for p in SITE.rglob("index.html")
-    if "assets" not in p.parts
-) if SITE.is_dir() else []
 
 def _theme_metas(page):
     """The color-scheme and theme-color meta tags, and the header's background as #rrggbb."""
