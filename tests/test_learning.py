@@ -266,6 +266,18 @@ def test_claims_about_the_training_run_fail_the_build_when_false():
         current.experiment_snippets({**data, "entropy_unscaled": curves(1.9)})
     with pytest.raises(current.BuildError, match="learning-scale: the page says the gradient reaching W_Q is not smaller"):
         current.experiment_snippets({**data, "grad_W_Q_unscaled": curves(1e-9)})
+    late = data["grad_W_Q_unscaled"].copy()
+    late[:, -current.LATE:] = 1e-3  # still moving at the end: above every scaled run's late gradient
+    with pytest.raises(current.BuildError, match="learning-scale: the page says once one-hot"):
+        current.experiment_snippets({**data, "grad_W_Q_unscaled": late})
+    # a run that gets below the threshold only inside the last LATE steps is not yet one-hot there: it is left out
+    # of the comparison, and the sentence says over which runs it holds
+    late_run = {**data, "grad_W_Q_unscaled": data["grad_W_Q_unscaled"].copy(), "loss_unscaled": data["loss_unscaled"].copy()}
+    late_run["grad_W_Q_unscaled"][0, -current.LATE:] = 1e-3
+    late_run["loss_unscaled"][0, :count - 10] = 2.0
+    text = current.experiment_snippets(late_run)["numbers"]
+    assert f"over the runs below {current.THRESHOLD} before step {count - current.LATE}: {seeds - 1} unscaled" in text
+    assert "1.0e−03" not in text.split("once the unscaled rows")[1]
 
 
 def test_the_gradient_sentence_is_the_runs(generated):
