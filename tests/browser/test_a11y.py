@@ -16,8 +16,9 @@ SCHEMES = ["default", "slate"]
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 
 
-def axe_violations(page, rules=None):
-    """Run axe-core in the page (evaluated over DevTools, so the page's CSP does not stop it): all rules, or these.
+def axe_violations(page, rules=None, *, changed=False):
+    """Run axe-core in the page (evaluated over DevTools, so the page's CSP does not stop it): all rules, or these;
+    over the whole page, or (changed=True) over what changed since `watch_changes`.
 
     Left out: Material's <nav class="md-code__nav">, which its script adds unlabelled to every code block
     (landmark-unique, a best-practice rule, on pages with two code blocks) and no template can label.
@@ -25,7 +26,11 @@ def axe_violations(page, rules=None):
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
     only = {"runOnly": {"type": "rule", "values": rules}} if rules else {}
-    results = page.evaluate("(only) => axe.run({exclude: [['.md-code__nav']]}, {resultTypes: ['violations'], ...only})", only)
+    results = page.evaluate("""([only, changed]) => {
+      const include = changed ? window.__aihChanged() : document;
+      if (!include.length && include !== document) return {violations: []};  // nothing changed: nothing new to find
+      return axe.run({include, exclude: [['.md-code__nav']]}, {resultTypes: ['violations'], ...only});
+    }""", [only, changed])
     return [
         f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(n["target"][0] if isinstance(n["target"][0], str) else str(n["target"]) for n in v["nodes"][:5])
         for v in results["violations"]
@@ -40,13 +45,41 @@ def without_transitions(page):
                                " content-visibility: visible !important }")
 
 
-def axe_in_both_schemes(page, moment):
+def axe_in_both_schemes(page, moment, *, changed=False):
     """No violation in the light scheme (every rule), nor in the dark one (the rules that read colours), switched
-    on the one page as the reader's toggle switches them; ends in the light scheme."""
+    on the one page as the reader's toggle switches them; ends in the light scheme. With changed=True, over what
+    changed since `watch_changes` (the page as a whole was checked before)."""
     for scheme, rules in (("default", None), ("slate", COLOUR_RULES)):
         page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
-        assert axe_violations(page, rules) == [], f"{moment}, in the {scheme} scheme"
+        assert axe_violations(page, rules, changed=changed) == [], f"{moment}, in the {scheme} scheme"
     page.evaluate("document.body.setAttribute('data-md-color-scheme', 'default')")
+
+
+# From now on, every element that changes: its attributes, its children or its text. window.__aihChanged() gives
+# the outermost of them still in the page, or the whole document when <html>, <head> or <body> itself changed (a
+# class or a style there can reach every element, and a node added to <body> stands outside the landmarks).
+WATCH_CHANGES = """() => {
+  const changed = new Set();
+  let everything = false;
+  new MutationObserver((records) => {
+    for (const record of records) {
+      if (record.attributeName === "data-md-color-scheme") continue;  // axe_in_both_schemes's own switch
+      const element = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
+      if (!element || element === document.documentElement || element === document.body || element.closest("head")) {
+        everything = true;
+      } else {
+        changed.add(element);
+      }
+    }
+  }).observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+  window.__aihChanged = () => everything ? document : [...changed].filter((element) =>
+    element.isConnected && ![...changed].some((other) => other !== element && other.contains(element)));
+}"""
+
+
+def watch_changes(page):
+    """Note every element that changes from now on, for axe_in_both_schemes(…, changed=True)."""
+    page.evaluate(WATCH_CHANGES)
 
 
 def open_in_scheme(page, site_url, path, scheme, *, enhance=True):
@@ -99,3 +132,17 @@ def test_no_axe_violations_in_the_demos_changed_states(page, site_url):
     figure.locator(".aih-modes button[value='weights']").click()
     figure.locator("[data-slot=slider]").fill("-1")
     axe_in_both_schemes(page, "the weights at a tenth of the scale")
+
+
+def test_the_second_pass_sees_what_changed_and_all_of_the_page_when_body_changed(page, site_url):
+    """axe over what changed (test_every_page's pass once the widgets are set up) finds a fault put into a widget
+    after the watch began, leaves alone what did not change, and checks the whole page when <body> changed."""
+    page.goto(site_url + "embed/ex-scores/", wait_until="networkidle")
+    without_transitions(page)
+    page.evaluate("document.querySelector('.aih-embed-credit').append(document.createElement('button'))")  # no name
+    watch_changes(page)
+    assert axe_violations(page, changed=True) == []  # the nameless button is older than the watch
+    page.evaluate("document.querySelector('figure').append(document.createElement('img'))")
+    assert [v.split(" ")[0] for v in axe_violations(page, changed=True)] == ["image-alt"]
+    page.evaluate("document.querySelector('figure img').remove(); document.body.dataset.changed = ''")
+    assert [v.split(" ")[0] for v in axe_violations(page, changed=True)] == ["button-name"]

@@ -5,8 +5,8 @@ not on one load per check (a load of a long page costs Chromium about half a CPU
   - the page and everything it references answer 200, and every link to this site stays under the sub-path;
   - our JavaScript on a page view, site.js and the page's own widgets, fits in 10 KB gzipped, and none of the
     in-browser model loads before the reader asks for it;
-  - axe-core finds no violation as the page loads (its widgets still static), nor once the reader has scrolled
-    through it and every widget is set up, in either scheme;
+  - axe-core finds no violation as the page loads (its widgets still static), nor, once the reader has scrolled
+    through it and every widget is set up, in what that changed, in either scheme;
   - the page runs clean under its Content-Security-Policy, every heatmap interactive;
   - an embed page: its heatmap, its credit and licence, and no theme chrome.
   The `page` fixture also fails the test on a console error, an uncaught exception or a request to another host.
@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import PAGES, SITE, scroll_through
-from test_a11y import axe_in_both_schemes, without_transitions
+from test_a11y import axe_in_both_schemes, watch_changes, without_transitions
 from test_figure_text import PHONE, SMALLEST, measure_every_tab
 from test_takeaway import shows_its_heatmap
 
@@ -112,8 +112,9 @@ def test_with_javascript(page, site_url, path):
 
     without_transitions(page)
     axe_in_both_schemes(page, "as the page loads")
+    watch_changes(page)
     scroll_through(page)
-    axe_in_both_schemes(page, "once every widget is set up")
+    axe_in_both_schemes(page, "once every widget is set up", changed=True)  # over what the scroll set up or moved
 
     expect(page.locator("figure.aih-heatmap[data-example]:not(.aih-on):not(.aih-merged)")).to_have_count(0)
     if path.startswith("embed/"):  # the heatmap alone, without the theme (engine/embed.py)
@@ -163,18 +164,24 @@ def test_without_javascript(browser, site_url, path):
     try:
         page = context.new_page()
         page.goto(site_url + path)
-        figures = page.locator("figure.aih-figure svg")
-        shown = [figures.nth(k) for k in range(figures.count()) if figures.nth(k).is_visible()]  # not in a closed tab
-        assert len(shown) >= min(1, figures.count()), f"{path}: none of its {figures.count()} figures is shown"
-        for k, figure in enumerate(shown):
-            box = figure.bounding_box()
-            assert box and box["width"] > 100 and box["height"] > 100, f"{path}: figure {k} has no size: {box}"
-        formulas = page.locator("math")
-        for k in range(formulas.count()):
-            if formulas.nth(k).evaluate("(math) => !!math.closest('details:not([open])')"):
-                continue  # in a closed table of numbers: laid out once the reader opens it
-            box = formulas.nth(k).bounding_box()
-            assert box and box["width"] > 0, f"formula {k} is not laid out"
+        # in one evaluation: a page's formulas number in the thousands on print/, and a round trip each cost
+        # Chromium and Playwright about 40 CPU seconds there
+        figures, formulas = page.evaluate("""() => [
+          [...document.querySelectorAll("figure.aih-figure svg")].map((svg) => {
+            const box = svg.getBoundingClientRect();
+            const shown = box.width > 0 && box.height > 0 && getComputedStyle(svg).visibility !== "hidden";
+            return shown ? [Math.round(box.width), Math.round(box.height)] : null;  // not in a closed tab
+          }),
+          // not in a closed table of numbers: laid out once the reader opens it
+          [...document.querySelectorAll("math")].filter((math) => !math.closest("details:not([open])"))
+            .map((math) => math.getBoundingClientRect().width),
+        ]""")
+        shown = [box for box in figures if box is not None]
+        assert len(shown) >= min(1, len(figures)), f"{path}: none of its {len(figures)} figures is shown"
+        for k, (width, height) in enumerate(shown):
+            assert width > 100 and height > 100, f"{path}: figure {k} has no size: {width} × {height}"
+        not_laid_out = [k for k, width in enumerate(formulas) if not width > 0]
+        assert not not_laid_out, f"{path}: formulas {not_laid_out[:10]} (of {len(formulas)}) are not laid out"
         assert_letters_big_enough(page, path)
     finally:
         context.close()

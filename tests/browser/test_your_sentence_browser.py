@@ -216,19 +216,20 @@ def changed_bytes(blob):
     (lambda blob: b"\x7f" * len(blob), "its SHA-256 is not the one the site published"),
     (lambda blob: blob[:-1000], None),
 ], ids=["20000 bytes changed", "all 0x7f", "cut short"])
-def test_corrupted_weights_are_refused_naming_the_file(failing_page, site_url, corrupt, what):
+def test_corrupted_weights_are_refused_naming_the_file(failing_page, site_url, served_bytes, corrupt, what):
     page = failing_page
     manifest, _, blob, name = published()
     body = corrupt(blob)
     what = what or f"{len(body)} bytes, not {len(blob)}"
-    page.route("**/models/*.bin", lambda route: route.fulfill(status=200, body=body, content_type="application/octet-stream"))
+    broken = served_bytes(body)
+    page.route("**/models/*.bin", lambda route: route.continue_(url=broken))
     status = press_run_and_wait_for_the_failure(page, site_url)
     expect(status).to_have_text(f"The model could not be loaded (the download of {name} is corrupted: {what}). The rest of "
                                 "the page and the site work without it; reload the page to try again.")
     expect(page.locator("[data-slot=tokens]")).to_have_text("")
 
 
-def test_results_that_are_not_numbers_are_an_error_not_a_success(failing_page, site_url):
+def test_results_that_are_not_numbers_are_an_error_not_a_success(failing_page, site_url, served_bytes):
     """Weights that pass the file checks (here a manifest that vouches for all-0x7f weights) but give NaN: the page
     said "16 tokens … computed in your browser" over a grid of NaN. Now the run fails and says why."""
     page = failing_page
@@ -236,7 +237,8 @@ def test_results_that_are_not_numbers_are_an_error_not_a_success(failing_page, s
     body = pack(b"\x7f" * len(unpack(blob)))  # every int16 and every step 0x7f7f…: infinite weights
     manifest["integrity"]["weights"] = {"bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
     page.route("**/models/model.*.json", lambda route: route.fulfill(status=200, body=json.dumps(manifest), content_type="application/json"))
-    page.route("**/models/*.bin", lambda route: route.fulfill(status=200, body=body, content_type="application/octet-stream"))
+    broken = served_bytes(body)
+    page.route("**/models/*.bin", lambda route: route.continue_(url=broken))
     status = press_run_and_wait_for_the_failure(page, site_url)
     expect(status).to_have_text(re.compile(r"^The model could not run on this sentence \(layer 1's weights are not all finite numbers\)"))
 
