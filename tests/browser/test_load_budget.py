@@ -128,42 +128,43 @@ def bare_bytes(browser, tmp_path_factory):
     return total
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_dom_size_bytes_and_examples_at_load(browser, site_url, bare_bytes, path):
-    page, context, fetched = load(browser, site_url + path)
-    try:
-        elements = page.evaluate("document.getElementsByTagName('*').length")
-        assert elements <= DOM_BUDGET, f"{path or 'home'}: {elements} DOM elements at load"
-        prefix = urlparse(site_url).path
-        ours = gzipped_bytes(SITE, [p for p in fetched if p.startswith(prefix)], prefix)
-        assert ours <= bare_bytes + BYTES_OVER_BARE, (
-            f"{path or 'home'}: {ours / 1024:.1f} KB at load, {(ours - bare_bytes) / 1024:.1f} KB over the bare page's "
-            f"{bare_bytes / 1024:.1f} KB")
-        # nor the list of the site's pages that the theme's instant navigation fetches (mkdocs.yml keeps it off)
-        assert not [p for p in fetched if p.endswith("/sitemap.xml")], f"{path or 'home'}: sitemap.xml fetched at load"
-        # an example fetched at load belongs to a figure within a screen of the first one
-        for example in sorted({p.rsplit("/", 1)[1][:-5] for p in fetched if "/examples/" in p}):
-            top = page.evaluate("(id) => Math.min(...[...document.querySelectorAll(`[data-example='${id}']`)]"
-                                ".map((figure) => figure.getBoundingClientRect().top + scrollY))", example)
-            assert top <= 2 * PHONE["height"], f"{path or 'home'}: {example}.json fetched at load for a figure at {top:.0f} px"
-        # and so does a problem's or a quiz's data (its element's data-src)
-        for src, top in page.evaluate("[...document.querySelectorAll('[data-src]')].map((element) =>"
-                                      " [element.dataset.src, element.getBoundingClientRect().top + scrollY])"):
-            if any(p.endswith("/" + src) for p in fetched):
-                assert top <= 2 * PHONE["height"], f"{path or 'home'}: {src} fetched at load for an element at {top:.0f} px"
-    finally:
-        context.close()
+def assert_within_the_budget_at_load(page, site_url, fetched, bare_bytes, path):
+    elements = page.evaluate("document.getElementsByTagName('*').length")
+    assert elements <= DOM_BUDGET, f"{path or 'home'}: {elements} DOM elements at load"
+    prefix = urlparse(site_url).path
+    ours = gzipped_bytes(SITE, [p for p in fetched if p.startswith(prefix)], prefix)
+    assert ours <= bare_bytes + BYTES_OVER_BARE, (
+        f"{path or 'home'}: {ours / 1024:.1f} KB at load, {(ours - bare_bytes) / 1024:.1f} KB over the bare page's "
+        f"{bare_bytes / 1024:.1f} KB")
+    # nor the list of the site's pages that the theme's instant navigation fetches (mkdocs.yml keeps it off)
+    assert not [p for p in fetched if p.endswith("/sitemap.xml")], f"{path or 'home'}: sitemap.xml fetched at load"
+    # an example fetched at load belongs to a figure within a screen of the first one
+    for example in sorted({p.rsplit("/", 1)[1][:-5] for p in fetched if "/examples/" in p}):
+        top = page.evaluate("(id) => Math.min(...[...document.querySelectorAll(`[data-example='${id}']`)]"
+                            ".map((figure) => figure.getBoundingClientRect().top + scrollY))", example)
+        assert top <= 2 * PHONE["height"], f"{path or 'home'}: {example}.json fetched at load for a figure at {top:.0f} px"
+    # and so does a problem's or a quiz's data (its element's data-src)
+    for src, top in page.evaluate("[...document.querySelectorAll('[data-src]')].map((element) =>"
+                                  " [element.dataset.src, element.getBoundingClientRect().top + scrollY])"):
+        if any(p.endswith("/" + src) for p in fetched):
+            assert top <= 2 * PHONE["height"], f"{path or 'home'}: {src} fetched at load for an element at {top:.0f} px"
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_no_long_task_of_our_script_at_load_with_the_cpu_slowed_4x(browser, site_url, path):
-    """The page loaded up to LOADS times: a busy machine only ever lengthens a task, so the load whose longest
-    script of ours is shortest is the nearest to the script's own cost."""
+def test_at_load_dom_size_bytes_examples_and_no_long_task_with_the_cpu_slowed_4x(browser, site_url, bare_bytes, path):
+    """The DOM, the bytes and the examples fetched, on the first load (the CPU slowed changes when the page's work
+    is done, not what it is: the load waits until it is). Then the long tasks: the page loaded up to LOADS
+    times, since a busy machine only ever lengthens a task, so the load whose longest script of ours is shortest
+    is the nearest to the script's own cost."""
     longest = []
     for _ in range(LOADS):
         page, context, fetched = load(browser, site_url + path, throttle=4)
-        longest.append(longest_script_of_ours(page.evaluate("window.__aihScripts")))
-        context.close()
+        try:
+            if not longest:
+                assert_within_the_budget_at_load(page, site_url, fetched, bare_bytes, path)
+            longest.append(longest_script_of_ours(page.evaluate("window.__aihScripts")))
+        finally:
+            context.close()
         if longest[-1][2] <= LONG_TASK_MS:
             return
     assert False, f"{path or 'home'}: in each of {LOADS} loads a script of ours ran over {LONG_TASK_MS} ms in one go: {longest}"
