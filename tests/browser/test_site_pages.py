@@ -211,23 +211,26 @@ def test_with_storage_blocked_the_scheme_follows_the_system_and_the_toggle_works
         context.close()
 
 
-@pytest.mark.parametrize("stored", ["}{", "5", "[]", '{"index":"x"}', '{"index":7}', '{"index":-1}', '{"index":"1"}', "null"])
-def test_a_malformed_stored_scheme_is_no_choice(browser, site_url, stored):
+MALFORMED_SCHEMES = ["}{", "5", "[]", '{"index":"x"}', '{"index":7}', '{"index":-1}', '{"index":"1"}', "null"]
+
+
+def test_a_malformed_stored_scheme_is_no_choice(browser, site_url):
     """A stored __palette the toggle's script cannot use (not JSON, not an object, no valid index) made it throw,
     on every page until the storage was cleared. It counts as no choice: the page follows the system, and a click
-    stores a good one."""
+    stores a good one. Each malformed value in turn, on one page (a load costs Chromium about a CPU second)."""
     context = browser.new_context(color_scheme="dark")
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
         page.goto(site_url + "softmax/", wait_until="networkidle")
-        page.evaluate("(value) => localStorage.setItem(__md_scope.pathname + '.__palette', value)", stored)
-        page.reload(wait_until="networkidle")
-        _toggle_works(page)
-        assert errors == []
-        page.reload(wait_until="networkidle")
-        assert page.evaluate("document.body.dataset.mdColorScheme") == "default"  # the click's choice, stored
+        for stored in MALFORMED_SCHEMES:
+            page.evaluate("(value) => localStorage.setItem(__md_scope.pathname + '.__palette', value)", stored)
+            page.reload(wait_until="networkidle")
+            _toggle_works(page)
+            assert errors == [], stored
+            page.reload(wait_until="networkidle")
+            assert page.evaluate("document.body.dataset.mdColorScheme") == "default", stored  # the click's choice, stored
     finally:
         context.close()
 
@@ -342,17 +345,21 @@ def test_back_to_a_heatmap_draws_its_readout_as_tall_as_the_reader_left_it(brows
 KEEP_PLACE = "(value) => sessionStorage.setItem(`aih-place ${location.pathname} ${innerWidth}`, value)"
 
 
-@pytest.mark.parametrize("kept", ["[]", "[1e308,null,99,1]", "{}", "5", '"text"', "[null,[],0,0]",
-                                  '[0,[null,[1,2],["x",5,"y"],[1e9,1,2,3]],"top",{}]', '[0,{"length":3},-5,"x"]'])
-def test_a_malformed_kept_place_breaks_nothing(page, site_url, kept):
+MALFORMED_PLACES = ["[]", "[1e308,null,99,1]", "{}", "5", '"text"', "[null,[],0,0]",
+                    '[0,[null,[1,2],["x",5,"y"],[1e9,1,2,3]],"top",{}]', '[0,{"length":3},-5,"x"]']
+
+
+def test_a_malformed_kept_place_breaks_nothing(page, site_url):
     """Only place.js's JSON.parse was guarded: a kept place of [] or [1e308,null,99,1] threw an uncaught
-    TypeError on a reload (the `page` fixture fails the test on one). Anything that is not a place is ignored, entry
-    by entry."""
+    TypeError on a reload (the `page` fixture fails the test on one; here each value is checked as it goes).
+    Anything that is not a place is ignored, entry by entry."""
     page.goto(site_url + "softmax/", wait_until="networkidle")
-    page.evaluate(KEEP_PLACE, kept)
-    page.reload(wait_until="networkidle")
-    page.wait_for_timeout(500)
-    assert page.evaluate("document.documentElement.scrollHeight") < 100_000
+    for kept in MALFORMED_PLACES:
+        page.evaluate(KEEP_PLACE, kept)
+        page.reload(wait_until="networkidle")
+        page.wait_for_timeout(500)
+        assert not page.problems.page_errors, (kept, page.problems.page_errors)
+        assert page.evaluate("document.documentElement.scrollHeight") < 100_000, kept
 
 
 def test_a_kept_height_is_clamped_to_the_page(page, site_url):

@@ -79,16 +79,15 @@ def test_drawing_the_heatmap_shifts_nothing_on_any_embed_page(browser, site_url,
     shifted = {}
     context = browser.new_context(viewport=viewport)
     try:
+        page = context.new_page()  # one tab going from embed to embed: each document watches its own shifts
+        page.add_init_script(WATCH_SHIFTS)
         for name in EMBEDS:
-            page = context.new_page()
-            page.add_init_script(WATCH_SHIFTS)
             page.goto(f"{site_url}embed/{name}/", wait_until="networkidle")
             expect(page.locator(f'figure[data-example="{name}"].aih-on')).to_have_count(1)
             page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
             shifts = page.evaluate("window.__aihShifts")
             if sum(value for value, _ in shifts) > 0:
                 shifted[name] = shifts
-            page.close()
     finally:
         context.close()
     assert not shifted, shifted
