@@ -1,7 +1,7 @@
 """The tiny decoder of the watch-it-write page (attention/decoder.py), its published weights and its JavaScript twin.
 
-- Its gradients equal torch's autograd on the same model (that training is deterministic and gives the
-  published bytes: test_site's forced build).
+- Its gradients equal torch's autograd on the same model. That training is deterministic and gives the published
+  bytes is checked by test_site.py::test_figures_are_byte_identical_across_builds (the session's forced build).
 - The published model reverses ≥ 99% of the 1,000 held-out strings, the job head's share is ≥ 95%, the model
   without positions fails, and the page prints those numbers.
 - Decoding with the KV cache equals recomputing everything: within 1e-12 in numpy, 1e-9 in JS; the JS logits equal
@@ -230,7 +230,7 @@ def close_as_printed(value, printed_text_value, decimals):
     return abs(value - printed_text_value) <= 10 ** -decimals
 
 
-def test_decode_step_redone_with_plain_loops(generated, snippet):
+def test_decode_step_redone_with_plain_loops(generated, snippet, published):
     example = json.loads((generated / "public" / "examples" / "ex-decode-step.json").read_text())
     inputs = example["inputs"]
     q, K, V, W_OU, rest = inputs["Q"][0], inputs["K"], inputs["V"], inputs["W_OU"], inputs["logits_rest"]
@@ -268,5 +268,5 @@ def test_decode_step_redone_with_plain_loops(generated, snippet):
     assert chosen == example["chosen"] == int(np.argmax(example["outputs"]["logits"][0]))
     assert f"the step writes {decoder.SYMBOLS[chosen]}" in snippet("ex-decode-step-token")
     # the step of the page's run: the model, unrounded, writes the same digit there
-    run = decoder.generate(page.trained()["params"], CONFIG, np.array(page.SHOWN))
+    run = decoder.generate(published["params"], CONFIG, np.array(page.SHOWN))  # the training's own float64 values
     assert run["tokens"][example["position"] + 1] == chosen

@@ -261,7 +261,7 @@ def test_claims_about_the_training_run_fail_the_build_when_false():
             for key, value in values.items()}
     data["grad_W_Q_unscaled"][:, 0] = 0.2
     data["loss_scaled"][:, :5] = data["loss_unscaled"][:, :9] = 2.0  # below the threshold at steps 5 and 9
-    current.experiment_snippets(data)
+    assert "left out" not in current.experiment_snippets(data)["numbers"]  # every run settled: no run is named
     with pytest.raises(current.BuildError, match="learning-scale: the page says the unscaled rows start nearer one-hot"):
         current.experiment_snippets({**data, "entropy_unscaled": curves(1.9)})
     with pytest.raises(current.BuildError, match="learning-scale: the page says the gradient reaching W_Q is not smaller"):
@@ -276,8 +276,13 @@ def test_claims_about_the_training_run_fail_the_build_when_false():
     late_run["grad_W_Q_unscaled"][0, -current.LATE:] = 1e-3
     late_run["loss_unscaled"][0, :count - 10] = 2.0
     text = current.experiment_snippets(late_run)["numbers"]
-    assert f"over the runs below {current.THRESHOLD} before step {count - current.LATE}: {seeds - 1} unscaled" in text
-    assert "1.0e−03" not in text.split("once the unscaled rows")[1]
+    assert (f"each run whose loss was below {current.THRESHOLD} before step {count - current.LATE} "
+            f"({seeds - 1} unscaled, {seeds} scaled) lies between 1.0e−12 and 1.0e−12 without the scale") in text
+    assert (f"The unscaled run of seed 0 is left out: its loss got below {current.THRESHOLD} only at step "
+            f"{count - 10}, inside those last {current.LATE} steps, and its median gradient there is still 1.0e−03.") in text
+    late_run["loss_unscaled"][:, :count - 10] = 2.0  # no unscaled run gets there before the last LATE steps
+    with pytest.raises(current.BuildError, match="learning-scale: the page says some runs of each kind have a loss below"):
+        current.experiment_snippets(late_run)
 
 
 def test_the_gradient_sentence_is_the_runs(generated):

@@ -5,6 +5,7 @@ Chromium: $CHROMIUM if set, else Debian's /usr/bin/chromium, else Playwright's o
 where `playwright install chromium` has been run). Tests never download a browser.
 """
 import functools
+import itertools
 import re
 import http.server
 import os
@@ -65,13 +66,16 @@ def site_url(built_site, tmp_path_factory):
     server.shutdown()
 
 
+_served = itertools.count()
+
+
 @pytest.fixture
-def served_bytes(site_url, request):
+def served_bytes(site_url):
     """serve(body) -> the address, on the site's server, of a file holding `body` (for route.continue_(url=…))."""
     folder, made = _SubPathHandler.test_files, []
 
     def serve(body):
-        path = folder / f"{request.node.name.translate(str.maketrans('[]/ ', '____'))}-{len(made)}"
+        path = folder / f"{os.getpid()}-{next(_served)}.bin"
         path.write_bytes(body)
         made.append(path)
         return site_url + TEST_FILES + path.name

@@ -56,7 +56,8 @@ def type_answers(page, set_id, texts):
 
 
 def fill_answers(page, set_id, variant, wrong_at=None, typed_by_playwright=False):
-    """Type the variant's answers in row-major order; entry number `wrong_at` gets a wrong one."""
+    """Type the variant's answers in row-major order; entry number `wrong_at` gets a wrong one. In one evaluation
+    (TYPE_INTO), or with `typed_by_playwright` one Playwright fill a cell, which also checks each is editable."""
     values = [x for p in variant["parts"] for row in p["values"] for x in row]
     texts = [answer_text(x + 1 if k == wrong_at else x) for k, x in enumerate(values)]
     if typed_by_playwright:
@@ -218,7 +219,7 @@ def test_new_variant_changes_the_inputs_and_is_remembered(page, site_url):
     assert root.locator("td.aih-right").count() == total
 
     page.reload()
-    open_problems(page, site_url, "end-to-end", "scale-scores")
+    open_problems(page, site_url)  # every set set up: none but end-to-end stores anything
     assert root.locator(".aih-problem__id").text_content() == "end-to-end-02"
     assert page.locator("#problem-scale-scores .aih-problem__id").text_content() == "scale-scores-01"
     stored = page.evaluate("Object.entries(localStorage).filter(([k]) => k.startsWith('aih-problems:'))")

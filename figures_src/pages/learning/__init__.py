@@ -466,9 +466,9 @@ def spread(values, digits):
     return f"{num(np.median(values), digits)} ({num(values.min(), digits)} to {num(values.max(), digits)})"
 
 
-def spread_log(values):
+def spread_log(values, between=" to "):
     """The smallest and the largest of some positive numbers that span many powers of ten."""
-    return f"{np.min(values):.1e} to {np.max(values):.1e}".replace("-", "−")
+    return f"{np.min(values):.1e}{between}{np.max(values):.1e}".replace("-", "−")
 
 
 def experiment_snippets(data):
@@ -485,14 +485,24 @@ def experiment_snippets(data):
           "the unscaled rows start nearer one-hot (a lower entropy) than the scaled ones")
     claim(median("grad_W_Q_unscaled") >= median("grad_W_Q_scaled"), "learning-scale",
           "the gradient reaching W_Q is not smaller without the scale at the start")
-    # "Once one-hot": the runs that were below THRESHOLD before the last LATE steps began. A run that gets there
-    # inside the window (an unscaled seed can sit one-hot on the wrong key for most of the run, and when it leaves
-    # depends on the last bits of the arithmetic, so on the CPU) still has a large gradient there.
-    settled = {label: [seed for seed, r in zip(SEEDS, s["reached"]) if r is not None and r < WIDE_STEPS - LATE]
+    # "Once one-hot and right": the runs whose loss got below THRESHOLD before the last LATE steps began. A run
+    # that gets there inside those steps still has a large gradient in them (an unscaled run can sit one-hot on
+    # the wrong key for most of its steps, and when it lets go depends on the last bits of the arithmetic, so on
+    # the CPU: one seed gets there at step 278 on one machine and never on another).
+    settled = {label: [k for k, r in enumerate(s["reached"]) if r is not None and r < WIDE_STEPS - LATE]
                for label, s in (("scaled", sc), ("unscaled", un))}
     claim(settled["unscaled"] and settled["scaled"], "learning-scale",
-          f"some runs of each kind are below {THRESHOLD} before step {WIDE_STEPS - LATE}")
+          f"some runs of each kind have a loss below {THRESHOLD} before step {WIDE_STEPS - LATE}")
     un_late, sc_late = un["late_grad"][settled["unscaled"]], sc["late_grad"][settled["scaled"]]
+    left_out = [
+        f"The {label} run of seed {SEEDS[k]} is left out: its loss "
+        + (f"never got below {THRESHOLD}" if r is None else
+           f"got below {THRESHOLD} only at step {r}, inside those last {LATE} steps, and its median gradient there "
+           f"is still {s['late_grad'][k]:.1e}".replace("-", "−"))
+        + "."
+        for label, s in (("unscaled", un), ("scaled", sc))
+        for k, r in enumerate(s["reached"]) if k not in settled[label]
+    ]
     claim(un_late.max() < sc_late.min(), "learning-scale",
           "once one-hot, the unscaled runs' late gradient at W_Q is below every scaled run's")
     sc_reached = [r for r in sc["reached"] if r is not None]
@@ -524,13 +534,13 @@ def experiment_snippets(data):
         f"(medians {num(median('grad_W_Q_unscaled'), 4)} against {num(median('grad_W_Q_scaled'), 4)}): "
         "dropping the factor $1/\\sqrt{d_k}$ also drops it from $dQ = d\\tilde{S}\\,K / \\sqrt{d_k}$. What the "
         "saturated rows lose is a gradient for the *wrong* keys: a row that is already one-hot on the wrong key "
-        "has $d\\tilde{S} \\approx 0$ and is slow to move off it. And once the unscaled rows are one-hot and right, "
-        f"the gradient at $W_Q$ over the last {LATE} steps falls to {spread_log(un_late)}, against "
-        f"{spread_log(sc_late)} with the scale"
-        + ("" if len(settled["unscaled"]) == len(SEEDS) and len(settled["scaled"]) == len(SEEDS) else
-           f" (over the runs below {THRESHOLD} before step {WIDE_STEPS - LATE}: "
-           f"{len(settled['unscaled'])} unscaled and {len(settled['scaled'])} scaled)")
-        + ".\n",
+        "has $d\\tilde{S} \\approx 0$ and is slow to move off it. And once the rows are one-hot and right, the "
+        f"gradient at $W_Q$ all but vanishes without the scale: over the last {LATE} steps, the median gradient of "
+        + ("each unscaled run" if not left_out else
+           f"each run whose loss was below {THRESHOLD} before step {WIDE_STEPS - LATE} "
+           f"({len(settled['unscaled'])} unscaled, {len(settled['scaled'])} scaled)")
+        + f" lies between {spread_log(un_late, ' and ')} without the scale, against {spread_log(sc_late)} with it."
+        + "".join(" " + sentence for sentence in left_out) + "\n",
     ]
     # collapsed on the page (its summary says what it holds): the paragraph above cites its numbers
     mechanics = table(["scale", "row entropy at step 0 (nats)", r"$\|dW_Q\|$ at step 0",
