@@ -57,17 +57,29 @@ def test_nothing_of_the_model_loads_before_generate(page, site_url):
     assert [url for url in requests if "/models/reverse-digits." in url]
 
 
+# Every number of rows the grid has had, in order, each once (and not the empty grid): from the page's own
+# observer, which sees every change the script makes, where a poll from the test sees some.
+COUNT_ROWS = """() => {
+  window.__aihRows = [];
+  new MutationObserver(() => {
+    const rows = document.querySelectorAll("[data-slot=grid] tbody tr").length;
+    if (rows && rows !== window.__aihRows.at(-1)) window.__aihRows.push(rows);
+  }).observe(document.querySelector("#aih-write"), {subtree: true, childList: true});
+}"""
+
+
 @pytest.mark.parametrize("digits", ["314159", "907210"])
 def test_generate_writes_the_models_tokens_one_row_per_step(page, site_url, model, digits):
     params, (layer, head) = model
     expected = decoder.generate(params, CONFIG, np.array([int(d) for d in digits]))
     open_armed(page, site_url)
     page.fill("#aih-write-digits", digits)
+    page.evaluate(COUNT_ROWS)
     page.click("[data-slot=run]")
     grid_rows = page.locator("[data-slot=grid] tbody tr")
-    for n in range(1, CONFIG.n_positions + 1):  # the heatmap grows by one row a step
-        expect(grid_rows).to_have_count(n, timeout=RUN_TIMEOUT)
     expect(page.locator("#aih-write")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
+    # the heatmap grows by one row a step (counted in the page: polling from here could miss a step on a busy machine)
+    assert page.evaluate("window.__aihRows") == list(range(1, CONFIG.n_positions + 1))
     written = "".join(decoder.SYMBOLS[t] for t in expected["tokens"][CONFIG.length + 1:])
     assert written == digits[::-1]
     assert page.locator("[data-slot=tokens]").inner_text() == written
