@@ -153,8 +153,10 @@ def test_no_main_thread_task_runs_over_50_ms_from_run_to_the_open_head(page, sit
         main = {(e["pid"], e["tid"]) for e in events
                 if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"]["name"] == "CrRendererMain"}
         tasks = [e for e in events if (e["pid"], e["tid"]) in main and e.get("ph") == "X" and e["name"] == "RunTask"]
-        assert len(tasks) > 100 and all("tdur" in task for task in tasks), "the trace holds no thread times of the run"
-        runs.append(sorted((round(task["tdur"] / 1000), round(task["dur"] / 1000)) for task in tasks)[-3:])
+        assert len(tasks) > 100 and sum("tdur" in task for task in tasks) > 100, "the trace holds no thread times of the run"
+        # a task the trace cut (begun before it started, or still running as it stopped) has no thread time: its wall
+        # time stands in, which is never less
+        runs.append(sorted((round(task.get("tdur", task["dur"]) / 1000), round(task["dur"] / 1000)) for task in tasks)[-3:])
         if runs[-1][-1][0] <= 50:
             return
     assert False, f"in each of {len(runs)} loads a main-thread task took over 50 ms; the longest, as (thread ms, wall ms): {runs}"
