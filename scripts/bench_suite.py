@@ -1,7 +1,7 @@
 """How long the test suite takes, before and after: `make check` and `make test` in fresh clones of two commits,
 side by side on this machine.
 
-    python3 scripts/bench_suite.py [--before 222ef05] [--after HEAD] [--check-only] [--keep]
+    python3 scripts/bench_suite.py [--before 222ef05] [--after HEAD] [--only before|after] [--check-only] [--keep]
     make bench-suite [BEFORE=<commit>] [AFTER=<commit>] [SUITE_FLAGS=--check-only]
 
 Each commit is cloned from this repository into a temporary folder (committed work only: the working tree's
@@ -11,7 +11,8 @@ the other (never both at once): `make check` (where the commit's Makefile has it
 measured as wall seconds and as the machine's busy CPU seconds over the run (/proc/stat; run it on an otherwise
 idle machine): Chromium, which the browser tests drive, does most of the work, and its processes are not all
 reaped by make's, so make's own CPU time misses most of it. The suite is CPU-bound on two cores: wall time
-follows CPU time. --check-only skips `make test`, which takes up to half an hour a commit.
+follows CPU time. --check-only skips `make test`, which takes up to half an hour a commit. --only measures
+one of the two, for a before that takes over an hour; its figures are then not side by side with the other's.
 
 The table gives each commit's times, the tests each run passed, and after / before. Not a test: nothing here
 runs in `make test`.
@@ -109,8 +110,8 @@ def ratio(before, after, index):
 
 def table(commits, results):
     rows = [("", f"before {commits['before'][:7]}", f"after {commits['after'][:7]}", "after / before")]
-    for target in results["after"]:
-        before, after = results["before"].get(target), results["after"][target]
+    for target in dict.fromkeys(target for by_target in results.values() for target in by_target):
+        before, after = results.get("before", {}).get(target), results.get("after", {}).get(target)
         for index, what in enumerate(("wall", "CPU", "tests")):
             rows.append((f"make {target}  {what}", cell(before, index), cell(after, index),
                          ratio(before, after, index) if what != "tests" else ""))
@@ -123,6 +124,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", default=BEFORE, help=f"the commit to compare against (default: {BEFORE})")
     parser.add_argument("--after", default="HEAD", help="the commit measured (default: HEAD)")
+    parser.add_argument("--only", choices=("before", "after"), help="measure one of the two commits alone")
     parser.add_argument("--check-only", action="store_true", help="time make check alone, not make test")
     parser.add_argument("--keep", action="store_true", help="keep the clones (their paths are printed)")
     args = parser.parse_args(argv)
@@ -132,7 +134,8 @@ def main(argv=None):
     log = work.with_suffix(".log")  # beside the clones, so it outlives them
     print(f"bench_suite: clones in {work}, make's output in {log}")
     try:
-        results = {name: measure(name, commit, work / name, args.check_only, log) for name, commit in commits.items()}
+        results = {name: measure(name, commit, work / name, args.check_only, log) for name, commit in commits.items()
+                   if args.only in (None, name)}
         print()
         print(table(commits, results))
         if any(result and result[2] for by_target in results.values() for result in by_target.values()):

@@ -210,7 +210,10 @@ def test_the_shipped_file_is_what_quantize_writes_and_fits_the_limit(model, ship
     manifest, manifest_path, blob = shipped
     state = your_sentence.shipped_state(read_safetensors(model.folder / "model.safetensors"))
     layout, expected = quantize(state)
-    assert blob == pack(expected) and manifest["tensors"] == layout
+    # Decompressed, not pack(expected) compared byte for byte: deflate at level 9 takes 45 s over these 45 MB, and
+    # the forced build that test_site compares with generated/ byte for byte has packed them again already.
+    assert unpack(blob) == expected and manifest["tensors"] == layout
+    assert blob[:2] == pack(b"")[:2] == bytes([0x78, 0xDA]), "zlib's header: deflate, its best compression (level 9)"
     vocabulary = (PUBLIC / manifest["files"]["vocabulary"]).read_bytes()
     total = len(blob) + len(vocabulary) + len((PUBLIC / manifest["files"]["kernels"]).read_bytes()) + manifest_path.stat().st_size
     print(f"\ndownload: {total:,} bytes ({len(blob):,} weights, {len(vocabulary):,} vocabulary)")

@@ -3,7 +3,8 @@
 window's width makes Chromium lay out the page at once), measured in ways that do not depend on the machine's
 speed:
 
-- at most 1,500 DOM elements once the page has loaded and settled;
+- at most 1,600 DOM elements once the page has loaded and settled (DOM_BUDGET: problems/ needs more than
+  Lighthouse's 1,500, below);
 - bytes at load, gzipped as GitHub Pages serves them (each file fetched, gzip level 6), at most the bare
   Material page's plus 60 KB; the bare page is `mkdocs build` of the same docs with a bare Material config
   (scripts/bench_site.py's), measured the same way in the same session;
