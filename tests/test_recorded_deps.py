@@ -6,10 +6,11 @@ in-browser model's page (your-sentence, 17 s a build) is not built in the copy: 
 read from the manifest of the session's own build, and the rule that rebuilds a reader is the one shown here.
 """
 import json
+import re
 
 import pytest
 
-from repo_copy import copy_repository, run_build
+from repo_copy import ROOT, copy_repository, run_build
 
 pytestmark = pytest.mark.slow  # two pages built in a copy: make test's tier, not make check's
 
@@ -68,3 +69,24 @@ def test_the_in_browser_models_page_reads_the_extraction_and_the_shipped_weights
     for path in ("data/real_heads.json", "data/real_heads.npz", "realheads/shipped.py"):
         assert path in inputs["your-sentence"], path
         assert path not in inputs["ex-qkv"], path
+
+
+def test_every_installed_package_an_item_records_was_at_its_pinned_version(generated):
+    """An item records each installed package it used ("package:numpy": its version), so a package that floats
+    rebuilds everything when it moves. Each must be pinned (constraints.txt, or the Makefile for the model's
+    package) and built at its pin: setuptools, which every item records (its .pth imports _distutils_hack into
+    every interpreter), came with the .venv at another version until `make site` installed it at its pin, and
+    installing the test packages after `make site` moved it, so the first `make test` rebuilt all of the items."""
+    def key(name):
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    pins = dict(line.split("==", 1) for line in (ROOT / "constraints.txt").read_text().splitlines()
+                if line and not line.startswith("#"))
+    model = re.search(r"^MODEL_PACKAGE := (\S+)==(\S+)$", (ROOT / "Makefile").read_text(), re.M)
+    pins = {key(name): version for name, version in pins.items()} | {key(model[1]): model[2]}
+    manifest = json.loads((generated / ".manifest.json").read_text())
+    recorded = {(name.removeprefix("package:"), version) for entry in manifest["items"].values()
+                for name, version in entry["inputs"].items() if name.startswith("package:")}
+    assert {"numpy", "matplotlib", "setuptools"} <= {name for name, _ in recorded}
+    unpinned = sorted((name, version) for name, version in recorded if pins.get(key(name)) != version)
+    assert not unpinned, f"recorded at a version other than its pin (or not pinned): {unpinned}; run make constraints"
