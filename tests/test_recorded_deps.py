@@ -74,9 +74,9 @@ def test_the_in_browser_models_page_reads_the_extraction_and_the_shipped_weights
 def test_every_installed_package_an_item_records_was_at_its_pinned_version(generated):
     """An item records each installed package it used ("package:numpy": its version), so a package that floats
     rebuilds everything when it moves. Each must be pinned (constraints.txt, or the Makefile for the model's
-    package) and built at its pin: setuptools, which every item records (its .pth imports _distutils_hack into
-    every interpreter), came with the .venv at another version until `make site` installed it at its pin, and
-    installing the test packages after `make site` moved it, so the first `make test` rebuilt all of the items."""
+    package) and built at its pin. setuptools, which every item records (its .pth imports _distutils_hack into
+    every interpreter), was unpinned: `make site` built with the .venv's own 65.5.0, the test packages (torch needs
+    it) then brought 84.2.1, and the first `make test` rebuilt every item. `make site` now installs it at its pin."""
     def key(name):
         return re.sub(r"[-_.]+", "-", name).lower()
 
