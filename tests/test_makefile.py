@@ -75,6 +75,8 @@ def test_a_package_that_does_not_import_behind_a_present_stamp_is_reinstalled(sc
     (purelib / "material" / "__init__.py").write_text("raise ImportError('uninstalled')\n")
     steps = plan(repo)
     assert "pip install --quiet -c constraints.txt -e '.[site]'" in steps
+    # setuptools at its pin, as the test packages want it: every figure records it (tests/test_recorded_deps.py)
+    assert "-e '.[site]' setuptools" in steps
     assert "rm -rf .venv" not in steps
 
 
