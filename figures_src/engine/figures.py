@@ -216,6 +216,19 @@ def _cell(value):
     return typeset(str(value))
 
 
+def _sizer_row(rows):
+    """An open table (an embed page's) is laid out while the page is still arriving: a later row with a wider
+    cell would widen its column and move every column after it (a layout shift, seen on a slow phone). This row,
+    collapsed (embed.css: `visibility: collapse`, so never shown or read out, yet counted in the columns' widths),
+    holds each column's widest content from the start: every row label, one under another, and each shape of the
+    column's numbers (digits as 0: the table sets tabular figures, so every digit is as wide)."""
+    labels, *columns = zip(*rows)
+    shapes = [dict.fromkeys(re.sub(r"\d", "0", _cell(v)) if isinstance(v, (float, np.floating)) else _cell(v)
+                            for v in column) for column in columns]
+    return ('<tr class="aih-sizer" aria-hidden="true"><th>' + "<br>".join(dict.fromkeys(map(_cell, labels))) + "</th>"
+            + "".join(f"<td>{'<br>'.join(column)}</td>" for column in shapes) + "</tr>")
+
+
 def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", controls=None, caption_first=False):
     classes = "aih-figure aih-heatmap" if heatmaps else "aih-figure"
     attrs = [f'class="{classes}"', f'id="fig-{name}"']
@@ -240,7 +253,8 @@ def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", control
     for k, (table_caption, columns, rows) in enumerate(tables):
         table_id = f"{name}-table" if len(tables) == 1 else f"{name}-table-{k}"
         lines.append(f'<div class="aih-table-scroll"><table class="aih-numbers" id="{table_id}"><caption>{typeset(table_caption)}</caption>')
-        lines.append("<thead><tr>" + "".join(f'<th scope="col">{typeset(str(c))}</th>' for c in columns) + "</tr></thead>")
+        lines.append("<thead><tr>" + "".join(f'<th scope="col">{typeset(str(c))}</th>' for c in columns) + "</tr>"
+                     + (_sizer_row(rows) if caption_first else "") + "</thead>")  # open: shown as the page arrives
         lines.append("<tbody>")
         for row in rows:
             head, *rest = row
