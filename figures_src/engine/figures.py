@@ -18,7 +18,9 @@ Generated names:
 - `generated/figures/<name>.html`: `<figure class="aih-figure[ aih-heatmap]" id="fig-<name>" ...>` holding
   `<div class="aih-figure__graphic"><svg id="<name>-svg" class="aih-svg" role="img" aria-labelledby=...>`,
   a `<figcaption>`, then `<details class="aih-data">` with one `<table class="aih-numbers" id="<name>-table">`
-  per heatmap (`<name>-table-<k>` when there are several).
+  per heatmap (`<name>-table-<k>` when there are several). An embed's table, open, starts with a collapsed
+  `<tr class="aih-sizer" aria-hidden="true">` (`_sizer_row`): header cells have `scope="col"`, row labels
+  `scope="row"`.
 - The fragment's `<details class="aih-download">` (after the `<figcaption>`) links the figure's downloads from
   the site root (`figures/<name>.svg`, ...); `hooks/figures.py` makes them relative to the page.
 - `generated/snippets/<id>-cite.md`: the cite line of worked example `<id>`. It carries the anchor
@@ -218,15 +220,18 @@ def _cell(value):
 
 def _sizer_row(rows):
     """An open table (an embed page's) is laid out while the page is still arriving: a later row with a wider
-    cell would widen its column and move every column after it (a layout shift, seen on a slow phone). This row,
-    collapsed (embed.css: `visibility: collapse`, so never shown or read out, yet counted in the columns' widths),
-    holds each column's widest content from the start: every row label, one under another, and each shape of the
-    column's numbers (digits as 0: the table sets tabular figures, so every digit is as wide)."""
+    cell would widen its column and move every column after it (a layout shift, seen at a phone's width on a
+    loaded machine). This row, the table's first, collapsed (embed.css: `visibility: collapse`), holds each
+    column's widest content before any of it is shown: every row label, one under another, and each shape of the
+    column's numbers (digits as 0: the table sets tabular figures, so every digit is as wide). It takes no space,
+    is not painted and is not read out, but counts in the columns' widths."""
+    if not rows:
+        return ""
     labels, *columns = zip(*rows)
-    shapes = [dict.fromkeys(re.sub(r"\d", "0", _cell(v)) if isinstance(v, (float, np.floating)) else _cell(v)
-                            for v in column) for column in columns]
+    cells = [dict.fromkeys(re.sub("[0-9]", "0", _cell(v)) if isinstance(v, (float, np.floating)) else _cell(v)
+                           for v in column) for column in columns]
     return ('<tr class="aih-sizer" aria-hidden="true"><th>' + "<br>".join(dict.fromkeys(map(_cell, labels))) + "</th>"
-            + "".join(f"<td>{'<br>'.join(column)}</td>" for column in shapes) + "</tr>")
+            + "".join(f"<td>{'<br>'.join(shapes)}</td>" for shapes in cells) + "</tr>")
 
 
 def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", controls=None, caption_first=False):
@@ -253,8 +258,8 @@ def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", control
     for k, (table_caption, columns, rows) in enumerate(tables):
         table_id = f"{name}-table" if len(tables) == 1 else f"{name}-table-{k}"
         lines.append(f'<div class="aih-table-scroll"><table class="aih-numbers" id="{table_id}"><caption>{typeset(table_caption)}</caption>')
-        lines.append("<thead><tr>" + "".join(f'<th scope="col">{typeset(str(c))}</th>' for c in columns) + "</tr>"
-                     + (_sizer_row(rows) if caption_first else "") + "</thead>")  # open: shown as the page arrives
+        lines.append("<thead>" + (_sizer_row(rows) if caption_first else "")  # open: shown as the page arrives
+                     + "<tr>" + "".join(f'<th scope="col">{typeset(str(c))}</th>' for c in columns) + "</tr></thead>")
         lines.append("<tbody>")
         for row in rows:
             head, *rest = row
