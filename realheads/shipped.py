@@ -185,7 +185,13 @@ def pack(blob):
 
 
 def unpack(packed):
-    return zlib.decompress(packed)
+    """The blob `pack` compressed, read as the page reads it (DecompressionStream): one whole deflate stream, and
+    nothing after it (zlib.decompress alone ignores trailing bytes)."""
+    stream = zlib.decompressobj()
+    blob = stream.decompress(packed)
+    if not stream.eof or stream.unused_data:
+        raise ValueError(f"not one whole deflate stream: {'bytes after its end' if stream.eof else 'it is cut short'}")
+    return blob
 
 
 def dequantize(layout, blob):
