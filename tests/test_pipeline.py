@@ -30,7 +30,7 @@ from figures_src.engine import BuildError, Example, Figure
 from figures_src.engine import inputs as build_inputs
 from figures_src.engine.site import DEFAULT_SITE_URL
 from figures_src.engine.examples import REQUIRED_KEYS
-from figures_src.engine.figures import draw
+from figures_src.engine import svg as svg_cleanup
 
 ROOT = Path(__file__).resolve().parents[1]
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -136,36 +136,34 @@ def heatmap_cells(root):
 
 
 def test_each_heatmap_has_exactly_its_cells_and_values(built):
-    """Drawn again here, each heatmap's array shape must match the cell ids in the published SVG."""
-    svgs = figure_svgs(built)
+    """From the published files alone: each heatmap's cells form one whole grid, its printed numbers all or none
+    and none empty, an image heatmap's picture has a pixel per cell of its table, and a fragment is an
+    aih-heatmap exactly when its SVG holds a heatmap. (That each grid is the shape of the array render drew is
+    checked by the build itself, on every figure of every build, against what render returned: engine/figures.py,
+    _check_heatmap_cells, which the throw-away pages below show failing.)"""
     checked = 0
-    for figure in registry.items():
-        if not isinstance(figure, Figure):
-            continue
-        name = figure.name
-        _, heatmaps = draw(figure, figure.data())
-        root = ET.fromstring(svgs[name])
-        html_head = (built / "figures" / f"{name}.html").read_text().split(">", 1)[0]
+    for name, svg in figure_svgs(built).items():
+        root, fragment = ET.fromstring(svg), (built / "figures" / f"{name}.html").read_text()
         cells = heatmap_cells(root)
-        images = [e.get("id")[: -len("-cells")] for e in root.iter(f"{SVG_NS}image") if (e.get("id") or "").endswith("-cells")]
-        assert sorted(cells) == sorted(hm.name(name) for hm in heatmaps if not hm.image), f"{name}: heatmaps and cell groups differ"
-        assert sorted(images) == sorted(hm.name(name) for hm in heatmaps if hm.image), f"{name}: heatmaps drawn as images differ"
-        assert ("aih-heatmap" in html_head) == bool(heatmaps), f"{name}: aih-heatmap class wrong"
-        for hm in heatmaps:
-            n_q, n_k = hm.values.shape
-            if hm.image:  # one pixel per cell: the PNG is n_k wide and n_q high
-                image = next(e for e in root.iter(f"{SVG_NS}image") if e.get("id") == f"{hm.name(name)}-cells")
-                png = base64.b64decode(image.get(f"{{{XLINK_NS}}}href").split(",", 1)[1])
-                assert PIL.Image.open(io.BytesIO(png)).size == (n_k, n_q), hm.name(name)
-                checked += 1
-                continue
-            positions = cells[hm.name(name)]
-            assert len(positions) == n_q * n_k, f"{hm.name(name)}: {len(positions)} cell elements for {n_q}×{n_k}"
-            assert set(positions) == {(i, j) for i in range(n_q) for j in range(n_k)}, hm.name(name)
-            value_id = rf"{re.escape(hm.name(name))}-value-\d+-\d+"
+        images = [e for e in root.iter(f"{SVG_NS}image") if (e.get("id") or "").endswith("-cells")]
+        assert ("aih-heatmap" in fragment.split(">", 1)[0]) == bool(cells or images), f"{name}: aih-heatmap class wrong"
+        for prefix, positions in cells.items():
+            n_q, n_k = max(i for i, _ in positions) + 1, max(j for _, j in positions) + 1
+            assert len(positions) == n_q * n_k, f"{prefix}: {len(positions)} cell elements for {n_q}×{n_k}"
+            assert set(positions) == {(i, j) for i in range(n_q) for j in range(n_k)}, prefix
+            value_id = rf"{re.escape(prefix)}-value-\d+-\d+"
             values = [e for e in root.iter() if re.fullmatch(value_id, e.get("id") or "")]
-            assert len(values) in (0, n_q * n_k), f"{hm.name(name)}: {len(values)} printed values for {n_q}×{n_k} cells"
-            assert all("".join(v.itertext()).strip() for v in values), f"{hm.name(name)}: an empty printed value"
+            assert len(values) in (0, n_q * n_k), f"{prefix}: {len(values)} printed values for {n_q}×{n_k} cells"
+            assert all("".join(v.itertext()).strip() for v in values), f"{prefix}: an empty printed value"
+            checked += 1
+        tables = re.findall(r"<table\b.*?</table>", fragment, re.S)
+        shapes = set()  # (keys, queries) of each table of numbers under the figure
+        for table in tables:
+            rows = re.findall(r"<tr\b(?![^>]*aih-sizer).*?</tr>", table, re.S)
+            shapes.add((len(re.findall(r"<th\b", rows[0])) - 1, len(rows) - 1))
+        for image in images:  # one pixel per cell: as wide as its table has keys, as high as it has queries
+            png = base64.b64decode(image.get(f"{{{XLINK_NS}}}href").split(",", 1)[1])
+            assert PIL.Image.open(io.BytesIO(png)).size in shapes, (image.get("id"), shapes)
             checked += 1
     assert checked, "no page declares a heatmap"
 
@@ -608,6 +606,46 @@ def test_a_broken_page_stops_the_build_naming_it_and_writes_nothing(tmp_path, mo
     assert not [p for p in after if ".tmp" in p.name], f"{kind}: a temporary file was left behind"
     assert set(after) == set(before)
     assert all(after[p] == before[p] for p in before if p.name != ".manifest.json"), "earlier outputs changed"
+
+
+# What could go wrong between drawing a heatmap and publishing it (the SVG cleaner, a change to heatmap()): each
+# mangles the published SVG of good_page's 2 × 3 heatmap "fig", and the message the build must give.
+MANGLED = {
+    "a-lost-cell": (lambda svg: re.sub(r'<path id="fig-cell-1-2"[^>]*/>', "", svg, count=1),
+                    "heatmap fig has 5 cells in the SVG, expected 2×3 (cell (1, 2) is missing)"),
+    "a-cell-out-of-place": (lambda svg: svg.replace('id="fig-cell-1-2"', 'id="fig-cell-2-0"', 1),
+                        "heatmap fig has 6 cells in the SVG, expected 2×3 (cell (1, 2) is missing)"),
+    "an-empty-number": (lambda svg: re.sub(r'(<text id="fig-value-0-1"[^>]*>)[^<]+', r"\1", svg, count=1),
+                        "heatmap fig prints 5 numbers in its 2×3 cells: all or none"),
+    "another-heatmap": (lambda svg: svg.replace('id="fig-cell-1-2"', 'id="fig-other-cell-0-0"', 1),
+                        "render drew heatmap cells (fig-other) but did not return that heatmap"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MANGLED))
+def test_the_build_checks_each_published_heatmap_against_the_array_it_drew(tmp_path, monkeypatch, kind):
+    mangle, message = MANGLED[kind]
+    clean = svg_cleanup.clean_svg
+    monkeypatch.setattr(svg_cleanup, "clean_svg", lambda *args: mangle(clean(*args)))
+    pages = make_package(tmp_path, monkeypatch, page=good_page("fig", 0.25))
+    with pytest.raises(BuildError, match="figure fig: ") as failure:
+        quiet_build(pages, tmp_path / "out")
+    assert message in str(failure.value)
+    assert not (tmp_path / "out" / "figures" / "fig.html").exists()
+
+
+def test_an_image_heatmap_must_have_a_pixel_per_cell(tmp_path, monkeypatch):
+    """A heatmap drawn as_image: its picture, keys across and queries down."""
+    one_pixel = io.BytesIO()
+    PIL.Image.new("RGBA", (1, 1)).save(one_pixel, format="png")
+    clean = svg_cleanup.clean_svg
+    monkeypatch.setattr(svg_cleanup, "clean_svg", lambda *args: re.sub(
+        r'(<image id="fig-cells"[^>]*href="data:image/png;base64,)[^"]+',
+        lambda m: m[1] + base64.b64encode(one_pixel.getvalue()).decode(), clean(*args), count=1))
+    page = good_page("fig", 0.25).replace('quantity="weights")', 'quantity="weights", as_image=True)')
+    pages = make_package(tmp_path, monkeypatch, page=page)
+    with pytest.raises(BuildError, match=re.escape("heatmap fig's image is 1×1 pixels, expected 3×2")):
+        quiet_build(pages, tmp_path / "out")
 
 
 def test_a_figure_breaking_after_a_good_build_keeps_its_last_good_files(tmp_path, monkeypatch):

@@ -26,10 +26,10 @@ Generated names:
 - `generated/snippets/<id>-cite.md`: the cite line of worked example `<id>`. It carries the anchor
   `id="<id>"`: include it where the example starts, once, on the page the example declares.
 """
+import base64
 import inspect
 import io
 import re
-from collections import Counter
 from html import escape
 
 import numpy as np
@@ -79,9 +79,11 @@ def render_figure(figure, data, page=None):
     name = figure.name
     files = {}
     raw_svg, heatmaps = draw(figure, data, files)
-    _check_heatmap_cells(name, raw_svg, heatmaps)
     description = figure.alt(data) if figure.alt else _heatmap_alt(name, heatmaps)
     svg = svg_cleanup.clean_svg(raw_svg, name, figure.title, description)
+    _check_heatmap_cells(name, svg, heatmaps)  # first: a heatmap render forgot to return is the likelier slip
+    if not description:
+        raise BuildError(f"figure {name}: it draws no heatmap, so declare alt(data) describing what it shows")
     caption = figure.caption(data) if callable(figure.caption) else figure.caption
     if not caption:
         raise BuildError(f"figure {name}: declare a caption to say what the figure shows")
@@ -130,8 +132,8 @@ def example_weights_figure(example_declaration, example, name, caption):
     size = (PHONE_WIDTH, (1.05 if as_image else 0.9) * PHONE_WIDTH)
     figure = Figure(name, example["title"], lambda: example, render, caption, size=size)
     raw_svg, heatmaps = draw(figure, example)
-    _check_heatmap_cells(name, raw_svg, heatmaps)
     svg = svg_cleanup.clean_svg(raw_svg, name, figure.title, _heatmap_alt(name, heatmaps))
+    _check_heatmap_cells(name, svg, heatmaps)
     return _figure_html(name, example_declaration, svg, caption, _tables(figure, example, heatmaps), heatmaps,
                         caption_first=True)
 
@@ -142,31 +144,61 @@ def _version():
     return attention.__version__
 
 
-_CELL_ID = re.compile(r'id="(?:([A-Za-z0-9]+)-)?cell-\d+-\d+"')
-_CELL_IMAGE_ID = re.compile(r'<image\b[^>]*\bid="(?:([A-Za-z0-9]+)-)?cells"')
+_CELL_ID = re.compile(r"(.+)-cell-(\d+)-(\d+)")
+_VALUE_ID = re.compile(r"(.+)-value-(\d+)-(\d+)")
+_SVG_IMAGE = "{http://www.w3.org/2000/svg}image"
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 
 
 def _check_heatmap_cells(name, svg, heatmaps):
-    """Every heatmap render returned has one cell per value in the SVG (or, drawn as_image, its one image), and
-    no cell belongs to one it did not return."""
-    cells = Counter(_CELL_ID.findall(svg))  # panel ("" for a figure's only heatmap) -> cells drawn
-    images = Counter(_CELL_IMAGE_ID.findall(svg))
-    for panel, hm in {hm.panel or "": hm for hm in heatmaps if hm.image}.items():
-        cells[panel] += hm.values.size * images.pop(panel, 0)  # one image, every cell
-    cells.update(images)  # an image no returned heatmap drew
-    returned = {hm.panel or "": hm for hm in heatmaps}
-    for panel in cells.keys() - returned.keys():
-        raise BuildError(f"figure {name}: render drew heatmap cells ({panel or 'no panel'}) but did not return "
-                         "that heatmap; return what heatmap() returns")
-    for panel, hm in returned.items():
+    """The published SVG (cleaned, its ids prefixed) holds exactly the heatmaps render returned, whole: for each,
+    a cell `<prefix>-cell-<i>-<j>` for every query i and key j, and its printed numbers for all of them or none,
+    none empty; or, drawn as_image, one image `<prefix>-cells` as many pixels wide as keys and high as queries.
+    No cell or image belongs to a heatmap render did not return."""
+    import xml.etree.ElementTree as ET  # noqa: PLC0415
+
+    import PIL.Image  # noqa: PLC0415  (matplotlib's own dependency)
+
+    cells, values, images = {}, {}, {}
+    for element in ET.fromstring(svg).iter():
+        id_ = element.get("id") or ""
+        if match := _CELL_ID.fullmatch(id_):
+            cells.setdefault(match[1], set()).add((int(match[2]), int(match[3])))
+        elif match := _VALUE_ID.fullmatch(id_):
+            values.setdefault(match[1], []).append("".join(element.itertext()).strip())
+        elif element.tag == _SVG_IMAGE and id_.endswith("-cells"):
+            images[id_.removesuffix("-cells")] = element
+    returned = {hm.name(name): hm for hm in heatmaps}
+    for prefix in sorted((cells.keys() | images.keys()) - returned.keys()):
+        raise BuildError(f"figure {name}: render drew heatmap cells ({prefix}) but did not return that heatmap; "
+                         "return what heatmap() returns")
+    for prefix, hm in returned.items():
         n_q, n_k = hm.values.shape
-        if cells[panel] != n_q * n_k:
-            raise BuildError(f"figure {name}: heatmap {hm.name(name)} has {cells[panel]} cells in the SVG, expected {n_q}×{n_k}")
+        if hm.image:
+            image = images.get(prefix)
+            if image is None or prefix in cells:
+                raise BuildError(f"figure {name}: heatmap {prefix} was drawn as an image, and the SVG has "
+                                 f"{'its cells one by one' if prefix in cells else 'no image of its cells'}")
+            href = image.get(_XLINK_HREF) or image.get("href") or ""
+            size = PIL.Image.open(io.BytesIO(base64.b64decode(href.partition(",")[2]))).size
+            if size != (n_k, n_q):
+                raise BuildError(f"figure {name}: heatmap {prefix}'s image is {size[0]}×{size[1]} pixels, expected "
+                                 f"{n_k}×{n_q} (a pixel a cell: keys across, queries down)")
+            continue
+        grid = {(i, j) for i in range(n_q) for j in range(n_k)}
+        drawn = cells.get(prefix, set())
+        if drawn != grid:
+            wrong = sorted(grid - drawn)[:1] or sorted(drawn - grid)[:1]
+            raise BuildError(f"figure {name}: heatmap {prefix} has {len(drawn)} cells in the SVG, expected "
+                             f"{n_q}×{n_k} (cell {wrong[0]} is {'missing' if wrong[0] in grid else 'extra'})")
+        printed = values.get(prefix, [])
+        if len(printed) not in (0, n_q * n_k) or not all(printed):
+            raise BuildError(f"figure {name}: heatmap {prefix} prints {sum(map(bool, printed))} numbers in its "
+                             f"{n_q}×{n_k} cells: all or none")
 
 
 def _heatmap_alt(name, heatmaps):
-    if not heatmaps:
-        raise BuildError(f"figure {name}: it draws no heatmap, so declare alt(data) describing what it shows")
+    """The SVG's description of the heatmaps drawn: "" if there are none."""
     parts = []
     for hm in heatmaps:
         finite = hm.values[np.isfinite(hm.values)]
@@ -176,7 +208,7 @@ def _heatmap_alt(name, heatmaps):
             f"Heatmap of the {QUANTITIES[hm.quantity]}{head}: {len(hm.row_labels)} queries "
             f"({', '.join(map(str, hm.row_labels))}) by {len(hm.col_labels)} keys; {span}."
         )
-    return " ".join(parts) + " The table after the figure lists every value."
+    return " ".join(parts) + " The table after the figure lists every value." if parts else ""
 
 
 def _tables(figure, data, heatmaps):
