@@ -21,7 +21,7 @@ from urllib.parse import urldefrag, urljoin, urlparse
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PAGES, SITE, scroll_through
+from conftest import PAGES, SITE, new_tab, scroll_through
 from test_a11y import axe_in_both_schemes, watch_changes, without_transitions
 from test_figure_text import PHONE, SMALLEST, measure_every_tab
 from test_takeaway import shows_its_heatmap
@@ -139,49 +139,56 @@ def assert_letters_big_enough(page, path):
     assert not small, f"{path}: {len(small)} glyph runs under {SMALLEST} px, smallest first: {small[:12]}"
 
 
+@pytest.fixture(scope="module")
+def phone(browser):
+    """A phone-sized context with touch, for this worker's phone checks: each page in a new tab (`new_tab`)."""
+    context = browser.new_context(viewport=PHONE, has_touch=True)
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def phone_without_javascript(browser):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, java_script_enabled=False)
+    yield context
+    context.close()
+
+
 @pytest.mark.parametrize("path", READ or [""])
-def test_on_a_phone(browser, site_url, path):
+def test_on_a_phone(phone, site_url, path):
     """A reader who arrives at a section has every block laid out from the start (html.aih-landed): a formula or
     a table wider than a phone must scroll inside its own box, not the page sideways. (Read from the top, a
     skipped block clips what runs past it instead, so the check needs the landed page.) Then the figure text,
     each content tab opened in turn."""
-    context = browser.new_context(viewport=PHONE, has_touch=True)
-    try:
-        page = context.new_page()
-        page.goto(site_url + path + "#__top", wait_until="networkidle")
-        assert page.evaluate("document.documentElement.classList.contains('aih-landed')")
-        assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("innerWidth"), wide_blocks(page)[:3]
-        assert_letters_big_enough(page, path)
-    finally:
-        context.close()
+    page = new_tab(phone, site_url)
+    page.goto(site_url + path + "#__top", wait_until="networkidle")
+    assert page.evaluate("document.documentElement.classList.contains('aih-landed')")
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("innerWidth"), wide_blocks(page)[:3]
+    assert_letters_big_enough(page, path)
 
 
 @pytest.mark.parametrize("path", READ or [""])
-def test_without_javascript(browser, site_url, path):
+def test_without_javascript(phone_without_javascript, site_url, path):
     """The figures and the MathML are in the HTML itself: with JavaScript off the heatmaps stay SVG, and the
     page shows them all."""
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, java_script_enabled=False)
-    try:
-        page = context.new_page()
-        page.goto(site_url + path)
-        # in one evaluation: a page's formulas number in the thousands on print/, and a round trip each cost
-        # Chromium and Playwright about 40 CPU seconds there
-        figures, formulas = page.evaluate("""() => [
-          [...document.querySelectorAll("figure.aih-figure svg")].map((svg) => {
-            const box = svg.getBoundingClientRect();
-            const shown = box.width > 0 && box.height > 0 && svg.checkVisibility({visibilityProperty: true});
-            return shown ? [Math.round(box.width), Math.round(box.height)] : null;  // not in a closed tab
-          }),
-          // not in a closed table of numbers: laid out once the reader opens it
-          [...document.querySelectorAll("math")].filter((math) => !math.closest("details:not([open])"))
-            .map((math) => math.getBoundingClientRect().width),
-        ]""")
-        shown = [box for box in figures if box is not None]
-        assert len(shown) >= min(1, len(figures)), f"{path}: none of its {len(figures)} figures is shown"
-        for k, (width, height) in enumerate(shown):
-            assert width > 100 and height > 100, f"{path}: figure {k} has no size: {width} × {height}"
-        not_laid_out = [k for k, width in enumerate(formulas) if not width > 0]
-        assert not not_laid_out, f"{path}: formulas {not_laid_out[:10]} (of {len(formulas)}) are not laid out"
-        assert_letters_big_enough(page, path)
-    finally:
-        context.close()
+    page = new_tab(phone_without_javascript, site_url)
+    page.goto(site_url + path)
+    # in one evaluation: a page's formulas number in the thousands on print/, and a round trip each cost
+    # Chromium and Playwright about 40 CPU seconds there
+    figures, formulas = page.evaluate("""() => [
+      [...document.querySelectorAll("figure.aih-figure svg")].map((svg) => {
+        const box = svg.getBoundingClientRect();
+        const shown = box.width > 0 && box.height > 0 && svg.checkVisibility({visibilityProperty: true});
+        return shown ? [Math.round(box.width), Math.round(box.height)] : null;  // not in a closed tab
+      }),
+      // not in a closed table of numbers: laid out once the reader opens it
+      [...document.querySelectorAll("math")].filter((math) => !math.closest("details:not([open])"))
+        .map((math) => math.getBoundingClientRect().width),
+    ]""")
+    shown = [box for box in figures if box is not None]
+    assert len(shown) >= min(1, len(figures)), f"{path}: none of its {len(figures)} figures is shown"
+    for k, (width, height) in enumerate(shown):
+        assert width > 100 and height > 100, f"{path}: figure {k} has no size: {width} × {height}"
+    not_laid_out = [k for k, width in enumerate(formulas) if not width > 0]
+    assert not not_laid_out, f"{path}: formulas {not_laid_out[:10]} (of {len(formulas)}) are not laid out"
+    assert_letters_big_enough(page, path)

@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from conftest import WATCH_SHIFTS, reveal_heatmaps
+from conftest import WATCH_SHIFTS, new_tab, reveal_heatmaps
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
@@ -48,13 +48,13 @@ def shows_its_heatmap(frame, name):
 
 
 @pytest.mark.parametrize("name", EMBEDS)
-def test_embed_in_an_iframe_on_another_origin(context, site_url, foreign_origin, name):
+def test_embed_in_an_iframe_on_another_origin(desktop, site_url, foreign_origin, name):
     folder, foreign_url = foreign_origin
     (folder / f"{name}.html").write_text(
         f'<!doctype html><html lang="en"><head><title>A course page</title><link rel="icon" href="data:,"></head><body><h1>A course page</h1>'
         f'<iframe src="{site_url}embed/{name}/" title="{name}" width="520" height="640"></iframe></body></html>',
         encoding="utf-8")
-    page = context.new_page()
+    page = new_tab(desktop, site_url)
     site_host, foreign_host = urlparse(site_url).netloc, urlparse(foreign_url).netloc
     assert site_host != foreign_host
     requests, errors = [], []
