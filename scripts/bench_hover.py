@@ -18,6 +18,7 @@ import http.server
 import os
 import shutil
 import statistics
+import sys
 import threading
 from pathlib import Path
 
@@ -26,7 +27,8 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 PREFIX = "/attention-heatmap/"
 BUDGET_MS = 16.0
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from conftest import CHROMIUM_ARGS  # noqa: E402  (the browser tests' flags: the same Chromium they drive)
 INSTRUMENT = """() => {
     window.__latencies = [];
     let start = null;

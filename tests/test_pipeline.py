@@ -619,6 +619,8 @@ MANGLED = {
                         "heatmap fig prints 5 numbers in its 2×3 cells: all or none"),
     "another-heatmap": (lambda svg: svg.replace('id="fig-cell-1-2"', 'id="fig-other-cell-0-0"', 1),
                         "render drew heatmap cells (fig-other) but did not return that heatmap"),
+    "another-heatmaps-number": (lambda svg: svg.replace('id="fig-value-1-2"', 'id="fig-other-value-0-0"', 1),
+                                "render drew heatmap cells (fig-other) but did not return that heatmap"),
 }
 
 
@@ -634,17 +636,49 @@ def test_the_build_checks_each_published_heatmap_against_the_array_it_drew(tmp_p
     assert not (tmp_path / "out" / "figures" / "fig.html").exists()
 
 
-def test_an_image_heatmap_must_have_a_pixel_per_cell(tmp_path, monkeypatch):
-    """A heatmap drawn as_image: its picture, keys across and queries down."""
-    one_pixel = io.BytesIO()
-    PIL.Image.new("RGBA", (1, 1)).save(one_pixel, format="png")
+def _one_pixel_png():
+    png = io.BytesIO()
+    PIL.Image.new("RGBA", (1, 1)).save(png, format="png")
+    return base64.b64encode(png.getvalue()).decode()
+
+
+# The same for a heatmap drawn as_image (good_page's, drawn as one picture): what its SVG must not become.
+IMAGE = r'(<image id="fig-cells"[^>]*href="data:image/png;base64,)[^"]+'
+IMAGE_MANGLED = {
+    "a-picture-of-the-wrong-size": (lambda svg: re.sub(IMAGE, lambda m: m[1] + _one_pixel_png(), svg, count=1),
+                                    "heatmap fig's image is 1×1 pixels, expected 3×2"),
+    "no-picture": (lambda svg: svg.replace('id="fig-cells"', 'id="fig-picture"', 1),
+                   "heatmap fig was drawn as an image, and the SVG has no image of its cells"),
+    "numbers-as-well": (lambda svg: svg.replace("</svg>", '<text id="fig-value-0-0">0.25</text></svg>'),
+                        "heatmap fig was drawn as an image, and the SVG has its cells or their numbers one by one"),
+    "not-a-png": (lambda svg: re.sub(IMAGE, lambda m: m[1] + "bm90IGEgcG5n", svg, count=1),
+                  "heatmap fig's image is not a PNG written into the SVG"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(IMAGE_MANGLED))
+def test_an_image_heatmap_must_be_one_picture_with_a_pixel_per_cell(tmp_path, monkeypatch, kind):
+    mangle, message = IMAGE_MANGLED[kind]
     clean = svg_cleanup.clean_svg
-    monkeypatch.setattr(svg_cleanup, "clean_svg", lambda *args: re.sub(
-        r'(<image id="fig-cells"[^>]*href="data:image/png;base64,)[^"]+',
-        lambda m: m[1] + base64.b64encode(one_pixel.getvalue()).decode(), clean(*args), count=1))
+    monkeypatch.setattr(svg_cleanup, "clean_svg", lambda *args: mangle(clean(*args)))
     page = good_page("fig", 0.25).replace('quantity="weights")', 'quantity="weights", as_image=True)')
     pages = make_package(tmp_path, monkeypatch, page=page)
-    with pytest.raises(BuildError, match=re.escape("heatmap fig's image is 1×1 pixels, expected 3×2")):
+    with pytest.raises(BuildError, match="figure fig: ") as failure:
+        quiet_build(pages, tmp_path / "out")
+    assert message in str(failure.value)
+
+
+@pytest.mark.parametrize("declared, message", [
+    ('render=render, alt=lambda data: ""', "its alt(data) is empty: say what the figure shows"),
+    ("render=lambda data, ax: ax.plot(data['w'][0]) and None",
+     "it draws no heatmap, so declare alt(data) describing what it shows"),
+], ids=["a-heatmap-with-an-empty-alt", "no-heatmap-and-no-alt"])
+def test_a_figure_without_a_text_alternative_is_refused_saying_why(tmp_path, monkeypatch, declared, message):
+    """A heatmap's text alternative is written from its numbers, unless alt(data) gives one; any other figure
+    declares its own. Neither may be empty."""
+    page = good_page("fig", 0.25).replace("render=render,", declared + ",")
+    pages = make_package(tmp_path, monkeypatch, page=page)
+    with pytest.raises(BuildError, match=re.escape(f"figure fig: {message}")):
         quiet_build(pages, tmp_path / "out")
 
 

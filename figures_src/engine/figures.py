@@ -83,7 +83,8 @@ def render_figure(figure, data, page=None):
     svg = svg_cleanup.clean_svg(raw_svg, name, figure.title, description)
     _check_heatmap_cells(name, svg, heatmaps)  # first: a heatmap render forgot to return is the likelier slip
     if not description:
-        raise BuildError(f"figure {name}: it draws no heatmap, so declare alt(data) describing what it shows")
+        raise BuildError(f"figure {name}: " + ("its alt(data) is empty: say what the figure shows" if heatmaps else
+                                               "it draws no heatmap, so declare alt(data) describing what it shows"))
     caption = figure.caption(data) if callable(figure.caption) else figure.caption
     if not caption:
         raise BuildError(f"figure {name}: declare a caption to say what the figure shows")
@@ -154,7 +155,7 @@ def _check_heatmap_cells(name, svg, heatmaps):
     """The published SVG (cleaned, its ids prefixed) holds exactly the heatmaps render returned, whole: for each,
     a cell `<prefix>-cell-<i>-<j>` for every query i and key j, and its printed numbers for all of them or none,
     none empty; or, drawn as_image, one image `<prefix>-cells` as many pixels wide as keys and high as queries.
-    No cell or image belongs to a heatmap render did not return."""
+    No cell, printed number or image belongs to a heatmap render did not return."""
     import xml.etree.ElementTree as ET  # noqa: PLC0415
 
     import PIL.Image  # noqa: PLC0415  (matplotlib's own dependency)
@@ -169,18 +170,22 @@ def _check_heatmap_cells(name, svg, heatmaps):
         elif element.tag == _SVG_IMAGE and id_.endswith("-cells"):
             images[id_.removesuffix("-cells")] = element
     returned = {hm.name(name): hm for hm in heatmaps}
-    for prefix in sorted((cells.keys() | images.keys()) - returned.keys()):
+    for prefix in sorted((cells.keys() | values.keys() | images.keys()) - returned.keys()):
         raise BuildError(f"figure {name}: render drew heatmap cells ({prefix}) but did not return that heatmap; "
                          "return what heatmap() returns")
     for prefix, hm in returned.items():
         n_q, n_k = hm.values.shape
         if hm.image:
             image = images.get(prefix)
-            if image is None or prefix in cells:
-                raise BuildError(f"figure {name}: heatmap {prefix} was drawn as an image, and the SVG has "
-                                 f"{'its cells one by one' if prefix in cells else 'no image of its cells'}")
+            if image is None or prefix in cells or prefix in values:
+                raise BuildError(f"figure {name}: heatmap {prefix} was drawn as an image, and the SVG has " + (
+                    "no image of its cells" if image is None else "its cells or their numbers one by one as well"))
             href = image.get(_XLINK_HREF) or image.get("href") or ""
-            size = PIL.Image.open(io.BytesIO(base64.b64decode(href.partition(",")[2]))).size
+            try:
+                size = PIL.Image.open(io.BytesIO(base64.b64decode(href.partition(",")[2], validate=True))).size
+            except (ValueError, OSError) as error:  # binascii.Error is a ValueError; PIL's UnidentifiedImageError an OSError
+                raise BuildError(f"figure {name}: heatmap {prefix}'s image is not a PNG written into the SVG "
+                                 f"({error})") from error
             if size != (n_k, n_q):
                 raise BuildError(f"figure {name}: heatmap {prefix}'s image is {size[0]}×{size[1]} pixels, expected "
                                  f"{n_k}×{n_q} (a pixel a cell: keys across, queries down)")

@@ -158,9 +158,10 @@ def desktop(browser):
 
 
 def new_tab(context, site_url):
-    """A new tab in `context`, as a new context would give it: nothing stored for the site (local and session
-    storage, IndexedDB, the Cache API, cookies) and nothing in the browser's HTTP cache. Tabs a test left open
-    are closed first."""
+    """A new tab in `context` that starts with nothing stored for the site (local storage, IndexedDB, the Cache
+    API, service workers, cookies) and nothing in the HTTP cache; session storage and history are the tab's own.
+    What a test set on the context itself (permissions, routes, init scripts, offline) would stay for the next:
+    a test that needs any of that opens a context of its own. Tabs a test left open are closed first."""
     for left in context.pages:
         left.close()
     page = context.new_page()
@@ -174,8 +175,9 @@ def new_tab(context, site_url):
 
 @pytest.fixture
 def page(desktop, site_url):
-    """A new tab with nothing stored (`new_tab`); the test fails if it logged a console error, threw, or asked
-    another host for anything."""
+    """A new tab with nothing stored (`new_tab`) in this worker's desktop context, which the test leaves as it
+    found it (no `page.context.…` calls); the test fails if it logged a console error, threw, or asked another
+    host for anything."""
     page = new_tab(desktop, site_url)
     problems = PageProblems(page, site_url)
     page.problems = problems

@@ -34,7 +34,9 @@ def chromium_command_lines():
 def test_our_disable_features_keeps_every_feature_playwright_turns_off(browser):
     """Chromium keeps the last --disable-features of its command line: ours comes last, so it must name every
     feature Playwright's own (earlier) one does, or those would silently come back on."""
-    (argv,) = chromium_command_lines()
+    found = chromium_command_lines()
+    assert len(found) == 1, f"expected this worker's one Chromium: {found}"
+    argv = found[0]
     lists = [arg.split("=", 1)[1].split(",") for arg in argv if arg.startswith("--disable-features=")]
     assert len(lists) >= 2, f"expected Playwright's --disable-features and ours: {lists}"
     *earlier, last = lists
@@ -44,13 +46,21 @@ def test_our_disable_features_keeps_every_feature_playwright_turns_off(browser):
 
 
 def test_a_new_context_opens_no_page_of_chromiums_own_ui(browser):
-    """Each context is a window; with the address bar's popup turned off, a window loads no chrome:// page."""
+    """Each context is a window; with the address bar's popup turned off, a window loads no chrome:// page in the
+    second after it opened (without the flags, chrome://omnibox-popup.top-chrome/ is there before the page's own
+    about:blank has loaded)."""
     cdp = browser.new_browser_cdp_session()
     context = browser.new_context()
     try:
-        context.new_page().goto("about:blank")
-        targets = cdp.send("Target.getTargets")["targetInfos"]
+        page = context.new_page()
+        page.goto("about:blank")
+        ui = []
+        for _ in range(5):
+            ui = [t["url"] for t in cdp.send("Target.getTargets")["targetInfos"] if t["url"].startswith("chrome://")]
+            if ui:
+                break
+            page.wait_for_timeout(200)
     finally:
         context.close()
         cdp.detach()
-    assert [target["url"] for target in targets if target["url"].startswith("chrome://")] == []
+    assert ui == []

@@ -161,10 +161,13 @@ def test_on_a_phone(phone, site_url, path):
     skipped block clips what runs past it instead, so the check needs the landed page.) Then the figure text,
     each content tab opened in turn."""
     page = new_tab(phone, site_url)
-    page.goto(site_url + path + "#__top", wait_until="networkidle")
-    assert page.evaluate("document.documentElement.classList.contains('aih-landed')")
-    assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("innerWidth"), wide_blocks(page)[:3]
-    assert_letters_big_enough(page, path)
+    try:
+        page.goto(site_url + path + "#__top", wait_until="networkidle")
+        assert page.evaluate("document.documentElement.classList.contains('aih-landed')")
+        assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("innerWidth"), wide_blocks(page)[:3]
+        assert_letters_big_enough(page, path)
+    finally:
+        page.close()
 
 
 @pytest.mark.parametrize("path", READ or [""])
@@ -172,23 +175,26 @@ def test_without_javascript(phone_without_javascript, site_url, path):
     """The figures and the MathML are in the HTML itself: with JavaScript off the heatmaps stay SVG, and the
     page shows them all."""
     page = new_tab(phone_without_javascript, site_url)
-    page.goto(site_url + path)
-    # in one evaluation: a page's formulas number in the thousands on print/, and a round trip each cost
-    # Chromium and Playwright about 40 CPU seconds there
-    figures, formulas = page.evaluate("""() => [
-      [...document.querySelectorAll("figure.aih-figure svg")].map((svg) => {
-        const box = svg.getBoundingClientRect();
-        const shown = box.width > 0 && box.height > 0 && svg.checkVisibility({visibilityProperty: true});
-        return shown ? [Math.round(box.width), Math.round(box.height)] : null;  // not in a closed tab
-      }),
-      // not in a closed table of numbers: laid out once the reader opens it
-      [...document.querySelectorAll("math")].filter((math) => !math.closest("details:not([open])"))
-        .map((math) => math.getBoundingClientRect().width),
-    ]""")
-    shown = [box for box in figures if box is not None]
-    assert len(shown) >= min(1, len(figures)), f"{path}: none of its {len(figures)} figures is shown"
-    for k, (width, height) in enumerate(shown):
-        assert width > 100 and height > 100, f"{path}: figure {k} has no size: {width} × {height}"
-    not_laid_out = [k for k, width in enumerate(formulas) if not width > 0]
-    assert not not_laid_out, f"{path}: formulas {not_laid_out[:10]} (of {len(formulas)}) are not laid out"
-    assert_letters_big_enough(page, path)
+    try:
+        page.goto(site_url + path)
+        # in one evaluation: a page's formulas number in the thousands on print/, and a round trip each cost
+        # Chromium and Playwright about 40 CPU seconds there
+        figures, formulas = page.evaluate("""() => [
+          [...document.querySelectorAll("figure.aih-figure svg")].map((svg) => {
+            const box = svg.getBoundingClientRect();
+            const shown = box.width > 0 && box.height > 0 && svg.checkVisibility({visibilityProperty: true});
+            return shown ? [Math.round(box.width), Math.round(box.height)] : null;  // not in a closed tab
+          }),
+          // not in a closed table of numbers: laid out once the reader opens it
+          [...document.querySelectorAll("math")].filter((math) => !math.closest("details:not([open])"))
+            .map((math) => math.getBoundingClientRect().width),
+        ]""")
+        shown = [box for box in figures if box is not None]
+        assert len(shown) >= min(1, len(figures)), f"{path}: none of its {len(figures)} figures is shown"
+        for k, (width, height) in enumerate(shown):
+            assert width > 100 and height > 100, f"{path}: figure {k} has no size: {width} × {height}"
+        not_laid_out = [k for k, width in enumerate(formulas) if not width > 0]
+        assert not not_laid_out, f"{path}: formulas {not_laid_out[:10]} (of {len(formulas)}) are not laid out"
+        assert_letters_big_enough(page, path)
+    finally:
+        page.close()

@@ -115,8 +115,8 @@ def test_the_keyboard_opens_a_thumbnail_too(page, site_url):
     expect(page.locator(VIEWER)).to_have_attribute("data-head", "5")
 
 
-def test_without_javascript_the_grids_and_the_named_heads_are_shown(page, site_url):
-    context = page.context.browser.new_context(java_script_enabled=False)
+def test_without_javascript_the_grids_and_the_named_heads_are_shown(browser, site_url):
+    context = browser.new_context(java_script_enabled=False)
     try:
         static = context.new_page()
         static.goto(site_url + "real-heads/")
