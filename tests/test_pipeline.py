@@ -618,9 +618,9 @@ MANGLED = {
     "an-empty-number": (lambda svg: re.sub(r'(<text id="fig-value-0-1"[^>]*>)[^<]+', r"\1", svg, count=1),
                         "heatmap fig prints 5 numbers in its 2×3 cells: all or none"),
     "another-heatmap": (lambda svg: svg.replace('id="fig-cell-1-2"', 'id="fig-other-cell-0-0"', 1),
-                        "render drew heatmap cells (fig-other) but did not return that heatmap"),
+                        "render drew heatmap cells or numbers (fig-other) but did not return that heatmap"),
     "another-heatmaps-number": (lambda svg: svg.replace('id="fig-value-1-2"', 'id="fig-other-value-0-0"', 1),
-                                "render drew heatmap cells (fig-other) but did not return that heatmap"),
+                                "render drew heatmap cells or numbers (fig-other) but did not return that heatmap"),
 }
 
 
@@ -651,8 +651,14 @@ IMAGE_MANGLED = {
                    "heatmap fig was drawn as an image, and the SVG has no image of its cells"),
     "numbers-as-well": (lambda svg: svg.replace("</svg>", '<text id="fig-value-0-0">0.25</text></svg>'),
                         "heatmap fig was drawn as an image, and the SVG has its cells or their numbers one by one"),
-    "not-a-png": (lambda svg: re.sub(IMAGE, lambda m: m[1] + "bm90IGEgcG5n", svg, count=1),
+    "cells-as-well": (lambda svg: svg.replace("</svg>", '<path id="fig-cell-0-0" d="M 0 0 L 1 1"/></svg>'),
+                      "heatmap fig was drawn as an image, and the SVG has its cells or their numbers one by one"),
+    "not-a-png": (lambda svg: re.sub(IMAGE, lambda m: m[1] + "bm90IGEgcG5n", svg, count=1),  # "not a png"
                   "heatmap fig's image is not a PNG written into the SVG"),
+    "not-base64": (lambda svg: re.sub(IMAGE, lambda m: m[1] + "!!!", svg, count=1),
+                   "heatmap fig's image is not a PNG written into the SVG"),
+    "a-jpeg": (lambda svg: re.sub(IMAGE, lambda m: m[1].replace("png", "jpeg") + "AAAA", svg, count=1),
+               "heatmap fig's image is not a PNG written into the SVG"),
 }
 
 
@@ -666,6 +672,17 @@ def test_an_image_heatmap_must_be_one_picture_with_a_pixel_per_cell(tmp_path, mo
     with pytest.raises(BuildError, match="figure fig: ") as failure:
         quiet_build(pages, tmp_path / "out")
     assert message in str(failure.value)
+
+
+def test_an_image_heatmap_written_with_line_breaks_in_its_base64_is_accepted(tmp_path, monkeypatch):
+    """A browser ignores spaces inside base64 (matplotlib's own image writer starts a data URI with a line break)."""
+    clean = svg_cleanup.clean_svg
+    monkeypatch.setattr(svg_cleanup, "clean_svg", lambda *args: re.sub(
+        IMAGE, lambda m: m[1] + "\n" + "\n".join(re.findall(".{1,8}", m[0][len(m[1]):])), clean(*args), count=1))
+    page = good_page("fig", 0.25).replace('quantity="weights")', 'quantity="weights", as_image=True)')
+    pages = make_package(tmp_path, monkeypatch, page=page)
+    quiet_build(pages, tmp_path / "out")
+    assert "\n" in re.search(IMAGE, (tmp_path / "out" / "figures" / "fig.html").read_text())[0]
 
 
 @pytest.mark.parametrize("declared, message", [

@@ -83,7 +83,7 @@ def render_figure(figure, data, page=None):
     svg = svg_cleanup.clean_svg(raw_svg, name, figure.title, description)
     _check_heatmap_cells(name, svg, heatmaps)  # first: a heatmap render forgot to return is the likelier slip
     if not description:
-        raise BuildError(f"figure {name}: " + ("its alt(data) is empty: say what the figure shows" if heatmaps else
+        raise BuildError(f"figure {name}: " + ("its alt(data) is empty: say what the figure shows" if figure.alt else
                                                "it draws no heatmap, so declare alt(data) describing what it shows"))
     caption = figure.caption(data) if callable(figure.caption) else figure.caption
     if not caption:
@@ -171,8 +171,8 @@ def _check_heatmap_cells(name, svg, heatmaps):
             images[id_.removesuffix("-cells")] = element
     returned = {hm.name(name): hm for hm in heatmaps}
     for prefix in sorted((cells.keys() | values.keys() | images.keys()) - returned.keys()):
-        raise BuildError(f"figure {name}: render drew heatmap cells ({prefix}) but did not return that heatmap; "
-                         "return what heatmap() returns")
+        raise BuildError(f"figure {name}: render drew heatmap cells or numbers ({prefix}) but did not return that "
+                         "heatmap; return what heatmap() returns")
     for prefix, hm in returned.items():
         n_q, n_k = hm.values.shape
         if hm.image:
@@ -180,12 +180,15 @@ def _check_heatmap_cells(name, svg, heatmaps):
             if image is None or prefix in cells or prefix in values:
                 raise BuildError(f"figure {name}: heatmap {prefix} was drawn as an image, and the SVG has " + (
                     "no image of its cells" if image is None else "its cells or their numbers one by one as well"))
-            href = image.get(_XLINK_HREF) or image.get("href") or ""
+            head, _, data = (image.get(_XLINK_HREF) or image.get("href") or "").partition(",")
             try:
-                size = PIL.Image.open(io.BytesIO(base64.b64decode(href.partition(",")[2], validate=True))).size
+                if head != "data:image/png;base64":
+                    raise ValueError(head)
+                png = base64.b64decode("".join(data.split()), validate=True)  # spaces, as a browser ignores them
+                size = PIL.Image.open(io.BytesIO(png), formats=["PNG"]).size
             except (ValueError, OSError) as error:  # binascii.Error is a ValueError; PIL's UnidentifiedImageError an OSError
                 raise BuildError(f"figure {name}: heatmap {prefix}'s image is not a PNG written into the SVG "
-                                 f"({error})") from error
+                                 "(data:image/png;base64,…)") from error
             if size != (n_k, n_q):
                 raise BuildError(f"figure {name}: heatmap {prefix}'s image is {size[0]}×{size[1]} pixels, expected "
                                  f"{n_k}×{n_q} (a pixel a cell: keys across, queries down)")

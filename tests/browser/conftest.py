@@ -176,7 +176,7 @@ def new_tab(context, site_url):
 @pytest.fixture
 def page(desktop, site_url):
     """A new tab with nothing stored (`new_tab`) in this worker's desktop context, which the test leaves as it
-    found it (no `page.context.…` calls); the test fails if it logged a console error, threw, or asked another
+    found it (it sets nothing on `page.context`: permissions, routes, init scripts, offline); the test fails if it logged a console error, threw, or asked another
     host for anything."""
     page = new_tab(desktop, site_url)
     problems = PageProblems(page, site_url)
