@@ -624,14 +624,23 @@ MANGLED = {
 }
 
 
+def build_published_as(tmp_path, monkeypatch, mangle, *, as_image=False):
+    """Build good_page's heatmap "fig" (drawn as one picture if `as_image`) with its cleaned SVG passed through
+    `mangle`: -> the out folder."""
+    clean = svg_cleanup.clean_svg
+    monkeypatch.setattr(svg_cleanup, "clean_svg", lambda *args: mangle(clean(*args)))
+    page = good_page("fig", 0.25)
+    if as_image:
+        page = page.replace('quantity="weights")', 'quantity="weights", as_image=True)')
+    quiet_build(make_package(tmp_path, monkeypatch, page=page), tmp_path / "out")
+    return tmp_path / "out"
+
+
 @pytest.mark.parametrize("kind", sorted(MANGLED))
 def test_the_build_checks_each_published_heatmap_against_the_array_it_drew(tmp_path, monkeypatch, kind):
     mangle, message = MANGLED[kind]
-    clean = svg_cleanup.clean_svg
-    monkeypatch.setattr(svg_cleanup, "clean_svg", lambda *args: mangle(clean(*args)))
-    pages = make_package(tmp_path, monkeypatch, page=good_page("fig", 0.25))
     with pytest.raises(BuildError, match="figure fig: ") as failure:
-        quiet_build(pages, tmp_path / "out")
+        build_published_as(tmp_path, monkeypatch, mangle)
     assert message in str(failure.value)
     assert not (tmp_path / "out" / "figures" / "fig.html").exists()
 
@@ -665,24 +674,16 @@ IMAGE_MANGLED = {
 @pytest.mark.parametrize("kind", sorted(IMAGE_MANGLED))
 def test_an_image_heatmap_must_be_one_picture_with_a_pixel_per_cell(tmp_path, monkeypatch, kind):
     mangle, message = IMAGE_MANGLED[kind]
-    clean = svg_cleanup.clean_svg
-    monkeypatch.setattr(svg_cleanup, "clean_svg", lambda *args: mangle(clean(*args)))
-    page = good_page("fig", 0.25).replace('quantity="weights")', 'quantity="weights", as_image=True)')
-    pages = make_package(tmp_path, monkeypatch, page=page)
     with pytest.raises(BuildError, match="figure fig: ") as failure:
-        quiet_build(pages, tmp_path / "out")
+        build_published_as(tmp_path, monkeypatch, mangle, as_image=True)
     assert message in str(failure.value)
 
 
 def test_an_image_heatmap_written_with_line_breaks_in_its_base64_is_accepted(tmp_path, monkeypatch):
     """A browser ignores spaces inside base64 (matplotlib's own image writer starts a data URI with a line break)."""
-    clean = svg_cleanup.clean_svg
-    monkeypatch.setattr(svg_cleanup, "clean_svg", lambda *args: re.sub(
-        IMAGE, lambda m: m[1] + "\n" + "\n".join(re.findall(".{1,8}", m[0][len(m[1]):])), clean(*args), count=1))
-    page = good_page("fig", 0.25).replace('quantity="weights")', 'quantity="weights", as_image=True)')
-    pages = make_package(tmp_path, monkeypatch, page=page)
-    quiet_build(pages, tmp_path / "out")
-    assert "\n" in re.search(IMAGE, (tmp_path / "out" / "figures" / "fig.html").read_text())[0]
+    out = build_published_as(tmp_path, monkeypatch, lambda svg: re.sub(
+        IMAGE, lambda m: m[1] + "\n" + "\n".join(re.findall(".{1,8}", m[0][len(m[1]):])), svg, count=1), as_image=True)
+    assert "\n" in re.search(IMAGE, (out / "figures" / "fig.html").read_text())[0]
 
 
 @pytest.mark.parametrize("declared, message", [
