@@ -327,7 +327,7 @@ def test_the_site_build_needs_no_model_libraries(tmp_path):
     assert (tmp_path / "figures" / "real-heads-rollout-coreference.html").is_file()
 
 
-def test_the_page_shows_each_sentences_rollout_from_the_float32_model(model):
+def test_the_page_shows_each_sentences_rollout_from_the_float32_model(model, generated):
     """Each sentence's rollout figure publishes the numbers realheads/rollout.py computes from the float32 model's
     weights (not from the committed float16 extraction): the page draws one and links all three tables."""
     from realheads.rollout import attention_rollout
@@ -336,26 +336,26 @@ def test_the_page_shows_each_sentences_rollout_from_the_float32_model(model):
     page = (root / "docs" / "real-heads.md").read_text(encoding="utf-8")
     assert '--8<-- "generated/figures/real-heads-rollout-coreference.html"' in page
     assert '--8<-- "generated/snippets/real-heads-rollout-text.md"' in page
-    snippet = (root / "generated" / "snippets" / "real-heads-rollout-text.md").read_text(encoding="utf-8")
+    snippet = (generated / "snippets" / "real-heads-rollout-text.md").read_text(encoding="utf-8")
     for sentence in data.SENTENCES:
         # the sentence drawn links its figure's own CSV, the others one written for the text: never both, twins
         path = f"figures/real-heads-rollout-{sentence.id}{'' if sentence.id == 'coreference' else '-matrix'}.csv"
         assert f"]({path})" in snippet, sentence.id
         tokens, ids = model.tokenize(sentence.text)
         expected = attention_rollout(encode(model.params, model.config, ids).weights)[-1]
-        lines = (root / "generated" / "public" / path).read_text().splitlines()
+        lines = (generated / "public" / path).read_text().splitlines()
         assert lines[0].startswith("position \\ input token,")
         assert lines[0].split(",")[1:] == tokens
         published = np.array([[float(x) for x in line.split(",")[-len(tokens):]] for line in lines[1:]])
         assert np.allclose(published.sum(axis=1), 1)
         assert np.abs(published - expected).max() < 1e-9, sentence.id
-    assert not (root / "generated" / "public" / "figures" / "real-heads-rollout-coreference-matrix.csv").exists()
+    assert not (generated / "public" / "figures" / "real-heads-rollout-coreference-matrix.csv").exists()
 
 
-def test_every_real_heads_item_records_the_committed_data_among_its_inputs():
+def test_every_real_heads_item_records_the_committed_data_among_its_inputs(generated):
     """The build records what each item read (figures_src/engine/inputs.py): every real-heads item counts both data
     files and realheads/ among its inputs, so a new extraction rebuilds them (tests/test_recorded_deps.py)."""
-    manifest = json.loads((Path(__file__).resolve().parents[1] / "generated" / ".manifest.json").read_text())
+    manifest = json.loads((generated / ".manifest.json").read_text(encoding="utf-8"))
     entries = {name: e for name, e in manifest["items"].items() if e["page"] == "figures_src.pages.real_heads"}
     assert entries, "generated/ has no real-heads item: run `make figures`"
     for name, entry in entries.items():
