@@ -259,7 +259,7 @@ ITEMS = [
                     title="The running sentence's weights, with the scale in your hands.", caption=weights_caption,
                     controls=("modes", "scale", "readout", "softmax")),  # the page that introduces the scale
     Snippets("scaling-slider", data=slider_data, snippets=slider_snippets),
-    Figure("scaling-gradient", title="As scores grow, the softmax's gradient shrinks toward zero.",
+    Figure("scaling-gradient", title="As scores grow, the softmax's slope shrinks toward zero.",
            data=saturation, render=gradient_render, caption=gradient_caption, alt=gradient_alt,
            table=gradient_table, size=(PHONE_WIDTH, 3.4)),
 ]

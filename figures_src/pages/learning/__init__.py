@@ -471,8 +471,66 @@ def spread_log(values, between=" to "):
     return f"{np.min(values):.1e}{between}{np.max(values):.1e}".replace("-", "−")
 
 
+def scale_story(data):
+    """What the runs measured, as the √d_k story on learning/ and scaling/ tells it: the step-0 row entropy and
+    gradient at W_Q, how many runs got their loss below THRESHOLD and how fast. Each sentence the story prints is a
+    claim checked here (a BuildError when the runs stop showing it), worded to hold on any CPU: one unscaled seed
+    sits one-hot on a wrong key for most of its steps, and whether it lets go within WIDE_STEPS depends on the last
+    bits of the arithmetic, so the pages promise only that at most one run of each kind never gets there."""
+    sc, un = summary(data, "scaled"), summary(data, "unscaled")
+    start = lambda key: data[key][:, 0]  # noqa: E731  each seed's value at step 0
+    claim(np.median(start("entropy_unscaled")) < np.median(start("entropy_scaled")), "learning-scale",
+          "the unscaled rows start nearer one-hot (a lower entropy) than the scaled ones")
+    claim(start("grad_W_Q_unscaled").min() > start("grad_W_Q_scaled").max(), "learning-scale",
+          "at step 0 the gradient reaching W_Q is larger without the scale, every unscaled run's above every scaled run's")
+    reached = {label: [r for r in s["reached"] if r is not None] for label, s in (("scaled", sc), ("unscaled", un))}
+    runs = len(SEEDS)
+    claim(len(reached["scaled"]) == runs, "learning-scale",
+          f"every scaled run gets its loss below {THRESHOLD} within {WIDE_STEPS} steps")
+    claim(len(reached["unscaled"]) >= runs - 1, "learning-scale",
+          f"most unscaled runs (all but at most one) get their loss below {THRESHOLD} within {WIDE_STEPS} steps")
+    # the medians as the pages print them (whole steps), so the ratio and the comparison follow from the printed numbers
+    steps = {label: float(num(np.median(r), 0)) for label, r in reached.items()}
+    claim(steps["unscaled"] > steps["scaled"], "learning-scale",
+          "the unscaled runs take longer to get their loss below the threshold (a larger median step)")
+    gradient = {label: float(num(np.median(start(f"grad_W_Q_{label}")), 4)) for label in ("scaled", "unscaled")}
+    return {
+        "runs": runs,
+        "entropy": {label: float(np.median(start(f"entropy_{label}"))) for label in ("scaled", "unscaled")},
+        "gradient": gradient, "gradient_ratio": gradient["unscaled"] / gradient["scaled"],
+        "reached": {label: len(r) for label, r in reached.items()},
+        "steps": steps, "steps_ratio": steps["unscaled"] / steps["scaled"],
+        "slowest": {label: max(r) for label, r in reached.items()},
+    }
+
+
+def story_snippet(story):
+    """learning-scale-story.md: the paragraph both learning/ and scaling/ end their √d_k story with."""
+    runs, reached, steps, slowest = story["runs"], story["reached"], story["steps"], story["slowest"]
+    gradient, entropy = story["gradient"], story["entropy"]
+    every = reached["unscaled"] == runs
+    unscaled_reached = ("and so did every unscaled run" if every else
+                        f"and {reached['unscaled']} of the {runs} unscaled runs did (the other never got there)")
+    return (
+        f"**What the runs measured** ($d_k = {WIDE_D_K}$, {runs} seeds with the scale and {runs} without). "
+        "At step 0, the rows without the scale are nearly one-hot (a median row entropy of "
+        f"{num(entropy['unscaled'], 3)} nats, against {num(entropy['scaled'], 3)} with it), and yet the gradient "
+        f"reaching $W_Q$ is larger without the scale, not smaller: a median $\\|dW_Q\\|$ of "
+        f"{num(gradient['unscaled'], 4)} against {num(gradient['scaled'], 4)}, "
+        f"{num(gradient['unscaled'], 4)}/{num(gradient['scaled'], 4)} = {num(story['gradient_ratio'], 2)} times as "
+        f"large, and larger in every unscaled run than in any scaled one. All {runs} scaled runs got their loss below "
+        f"{THRESHOLD} within {WIDE_STEPS} steps, {unscaled_reached}. The unscaled runs took longer: a median of "
+        f"{num(steps['unscaled'], 0)} steps against {num(steps['scaled'], 0)}, "
+        f"{num(steps['unscaled'], 0)}/{num(steps['scaled'], 0)} = {num(story['steps_ratio'], 2)} times as many, "
+        f"and the slowest{'' if every else ' of those that got there'} {slowest['unscaled']} against "
+        f"{slowest['scaled']}. Without the scale, then, the layer learned more slowly, and yet "
+        f"{'every unscaled run' if every else 'most unscaled runs'} still learned the task.\n"
+    )
+
+
 def experiment_snippets(data):
     sc, un = summary(data, "scaled"), summary(data, "unscaled")
+    story = scale_story(data)
     outcome, mechanics = [], []
     for label, name, s in (("scaled", "scaled by $1/\\sqrt{d_k}$", sc), ("unscaled", "unscaled", un)):
         reached = [r for r in s["reached"] if r is not None]
@@ -480,11 +538,6 @@ def experiment_snippets(data):
                         f"{len(reached)} of {len(s['reached'])}", spread(s["match"], 3)])
         mechanics.append([name, spread(data[f"entropy_{label}"][:, 0], 3), spread(data[f"grad_W_Q_{label}"][:, 0], 4),
                           spread_log(s["late_grad"])])
-    median = lambda key: np.median(data[key][:, 0])  # noqa: E731  the statistic the tables print
-    claim(median("entropy_unscaled") < median("entropy_scaled"), "learning-scale",
-          "the unscaled rows start nearer one-hot (a lower entropy) than the scaled ones")
-    claim(median("grad_W_Q_unscaled") >= median("grad_W_Q_scaled"), "learning-scale",
-          "the gradient reaching W_Q is not smaller without the scale at the start")
     # "Once one-hot and right": the runs whose loss got below THRESHOLD before the last LATE steps began. A run
     # that gets there inside those steps still has a large gradient in them (an unscaled run can sit one-hot on
     # the wrong key for most of its steps, and when it lets go depends on the last bits of the arithmetic, so on
@@ -505,47 +558,35 @@ def experiment_snippets(data):
     ]
     claim(un_late.max() < sc_late.min(), "learning-scale",
           "once one-hot, the unscaled runs' late gradient at W_Q is below every scaled run's")
-    sc_reached = [r for r in sc["reached"] if r is not None]
-    un_reached = [r for r in un["reached"] if r is not None]
-    un_never = len(un["reached"]) - len(un_reached)
-    # the medians as the outcome table prints them (whole steps), so the ratio follows from the printed numbers
-    un_steps, sc_steps = ((float(num(np.median(r), 0)) if r else None) for r in (un_reached, sc_reached))
-    ratio = un_steps / sc_steps if un_steps and sc_steps else None
-    text = [
+    un_never = len(un["reached"]) - story["reached"]["unscaled"]
+    numbers = [
         f"Over seeds {SEEDS.start}–{SEEDS.stop - 1}: the median, with the lowest and the highest seed in brackets (the step "
         "counts are over the runs that got there; the table under the figure has every run):\n",
         table(["scale", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
                "weight on $i - 1$ at the end"], outcome),
-        "",
-        f"Without the scale, the rows start almost one-hot (a median entropy of {num(median('entropy_unscaled'), 3)} nats "
-        f"against {num(median('entropy_scaled'), 3)} with it, out of at most {num(np.log(training.N_POSITIONS), 2)}). "
-        + (f"The unscaled runs that got below {THRESHOLD} took a median of {num(un_steps, 0)} steps to get there, against "
-           f"{num(sc_steps, 0)} with the scale: {num(un_steps, 0)}/{num(sc_steps, 0)} = {num(ratio, 2)} times as many. "
-           if ratio else "")
-        + (f"{un_never} of the {len(un['reached'])} unscaled runs never got there in {WIDE_STEPS} steps: "
-           + "; ".join(f"seed {seed} ends with a mean weight of {num(match, 3)} on the previous token"
-                       f" and a median gradient at $W_Q$ of {un['late_grad'][seed]:.1e} over its last {LATE} steps".replace("-", "−")
-                       for seed, reached, match in zip(SEEDS, un["reached"], un["match"]) if reached is None)
-           + ": stuck, with the loss still high and almost no gradient left to move it. "
-           if un_never else
-           f"Every unscaled run did get there within {WIDE_STEPS} steps: Adam divides each step by the gradient's own "
-           "recent size, so a small gradient still moves the weights. ")
-        + f"The gradient reaching $W_Q$ is not smaller without the scale at the start "
-        f"(medians {num(median('grad_W_Q_unscaled'), 4)} against {num(median('grad_W_Q_scaled'), 4)}): "
-        "dropping the factor $1/\\sqrt{d_k}$ also drops it from $dQ = d\\tilde{S}\\,K / \\sqrt{d_k}$. What the "
-        "saturated rows lose is a gradient for the *wrong* keys: a row that is already one-hot on the wrong key "
-        "has $d\\tilde{S} \\approx 0$ and is slow to move off it. And once the rows are one-hot and right, the "
+    ]
+    details = (
+        (f"The unscaled run that never got there in {WIDE_STEPS} steps, "
+         + "; ".join(f"seed {seed}, ends with a mean weight of {num(match, 3)} on the previous token"
+                     f" and a median gradient at $W_Q$ of {un['late_grad'][seed]:.1e} over its last {LATE} steps".replace("-", "−")
+                     for seed, reached, match in zip(SEEDS, un["reached"], un["match"]) if reached is None)
+         + ": stuck, with the loss still high and almost no gradient left to move it. "
+         if un_never else
+         f"Every unscaled run got there within {WIDE_STEPS} steps: Adam divides each step by the gradient's own "
+         "recent size, so a small gradient still moves the weights. ")
+        + "What the saturated rows lose is a gradient for the *wrong* keys: a row that is already one-hot on the wrong "
+        "key has $d\\tilde{S} \\approx 0$ and is slow to move off it. And once the rows are one-hot and right, the "
         f"gradient at $W_Q$ all but vanishes without the scale: over the last {LATE} steps, the median gradient of "
         + ("each unscaled run" if not left_out else
            f"each run whose loss was below {THRESHOLD} before step {WIDE_STEPS - LATE} "
            f"({len(settled['unscaled'])} unscaled, {len(settled['scaled'])} scaled)")
         + f" lies between {spread_log(un_late, ' and ')} without the scale, against {spread_log(sc_late)} with it."
-        + "".join(" " + sentence for sentence in left_out) + "\n",
-    ]
-    # collapsed on the page (its summary says what it holds): the paragraph above cites its numbers
+        + "".join(" " + sentence for sentence in left_out) + "\n"
+    )
+    # collapsed on the page (its summary says what it holds): the paragraphs above cite its numbers
     mechanics = table(["scale", "row entropy at step 0 (nats)", r"$\|dW_Q\|$ at step 0",
                        f"$\\|dW_Q\\|$, median of the last {LATE} steps"], mechanics)
-    return {"numbers": "\n".join(text), "mechanics": mechanics}
+    return {"numbers": "\n".join(numbers), "story": story_snippet(story), "details": details, "mechanics": mechanics}
 
 
 ITEMS = [
