@@ -8,8 +8,9 @@ import attention
 from ..engine import BuildError, Example, Snippets, example_heatmap
 from ..engine.heatmap import SCORE_CMAP
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import num, vector
+from ..engine.text import cell, num, vector
 from . import sentences
+from .masks import EX_MASK_CAUSAL
 
 # The slider's ends (heatmap.js: 10 ** value for value in [-1, 1]), as multipliers of 1/√d_k.
 SHARPEST, FLATTEST = 10.0, 0.1
@@ -141,6 +142,50 @@ def tasks_snippets(data):
     return {"why": why, "": "".join(f"{k}. {task}\n" for k, task in enumerate(tasks, 1))}
 
 
+def negative_data():
+    """The counter-examples to "a score below zero gives a small weight": in the demo's grid, the negative score
+    with the largest weight against the positive score with the smallest (another row's); on masks/, the running
+    sentence's first score under the causal mask, alone in its row. A BuildError when the weights stop saying what
+    the page says: never negative, and a negative score's weight above a positive one's, as printed."""
+    example = EX_DEMO.compute()
+    scores, weights = (np.asarray(example["steps"][name], dtype=float) for name in ("scaled_scores", "weights"))
+    if not (weights >= 0).all():
+        raise BuildError("demo-negative: the page says a weight is never negative; the demo's grid has "
+                         f"{weights.min():.3f}")
+    negative = np.where(scores < 0, weights, -np.inf)
+    positive = np.where(scores > 0, weights, np.inf)
+    low = np.unravel_index(np.argmax(negative), weights.shape)  # the negative score that gets the most weight
+    high = np.unravel_index(np.argmin(positive), weights.shape)  # the positive score that gets the least
+    if not float(num(weights[low])) > float(num(weights[high])):
+        raise BuildError(f"demo-negative: the page says a negative score of the demo gets more weight than a positive "
+                         f"one; the most a negative score gets is {num(weights[low])}, the least a positive one gets "
+                         f"{num(weights[high])}")
+    masked = EX_MASK_CAUSAL.compute()
+    alone = np.asarray(masked["steps"]["scaled_scores"], dtype=float)[0, 0]  # the first query: the mask leaves it one key
+    alone_weight = np.asarray(masked["steps"]["weights"], dtype=float)[0, 0]
+    if not (alone < 0 and num(alone_weight) == num(1.0)):
+        raise BuildError(f"demo-negative: the page says masks/ shows a score below zero ({alone:.3f}) with the weight "
+                         f"{num(1.0)}; it has {num(alone_weight)}")
+    pair = lambda at: {"row": int(at[0]), "key": int(at[1]), "score": float(scores[at]),  # noqa: E731
+                       "weight": float(weights[at])}
+    return {"tokens": example["tokens"], "negative": pair(low), "positive": pair(high),
+            "masked": {"token": masked["tokens"][0], "score": float(alone), "weight": float(alone_weight)}}
+
+
+def negative_snippets(data):
+    """The sentence under the demo's "Negative scores still get weight": its two counter-examples."""
+    t = data["tokens"]
+    low, high, alone = data["negative"], data["positive"], data["masked"]
+    itself = lambda pair: "itself" if pair["row"] == pair["key"] else f"“{t[pair['key']]}”"  # noqa: E731
+    return {"": (
+        f"In the grid above, “{t[low['row']]}” gives its score of {cell(low['score'])} for {itself(low)} a weight "
+        f"of {num(low['weight'])}, more than the {num(high['weight'])} that “{t[high['row']]}” gives its score of "
+        f"{cell(high['score'])} for {itself(high)}. On [Masks](masks.md#fig-mask-causal-weights), the first "
+        f"token, “{alone['token']}”, scores {cell(alone['score'])} against itself and gets weight "
+        f"{num(alone['weight'])}: the causal mask leaves that score alone in its row.\n"
+    )}
+
+
 ITEMS = [
     EX_DEMO,
     example_heatmap(
@@ -160,4 +205,5 @@ ITEMS = [
         ),
     ),
     Snippets("demo-tasks", data=tasks_data, snippets=tasks_snippets),
+    Snippets("demo-negative", data=negative_data, snippets=negative_snippets),
 ]
