@@ -33,7 +33,8 @@ def test_arrows_give_the_dot_products_and_their_geometry():
     assert cosines == pytest.approx([1, 0, -1], abs=1e-12)
     caption = scores.arrows_caption(data)
     assert f"q · k = {scores.num(same, 2, True)}; at a right angle, 0; pointing the opposite way, −{scores.num(same, 2, True)}" in caption
-    assert data["weights"][0] == pytest.approx(math.exp(same) / sum(math.exp(s) for s in data["scores"]), rel=1e-12)
+    scaled = [s / math.sqrt(len(q)) for s in data["scores"]]  # the page's formula scales before the softmax
+    assert data["weights"][0] == pytest.approx(math.exp(scaled[0]) / sum(math.exp(s) for s in scaled), rel=1e-12)
 
 
 def test_every_arrow_panel_labels_q_and_k_clear_of_both_arrows():
@@ -309,6 +310,6 @@ def test_the_takeover_sentence_prints_the_smallest_models_crossover():
     models = cost.models_data()
     small = min(models["models"], key=lambda m: m["d_model"])
     text = cost.models_snippets(models)["takeover"]
-    assert text.startswith(f"So for {small['name']}, {small['crossover']:,} tokens already make")
+    assert text.startswith(f"So for {small['name']} the two are equal at {small['crossover']:,} tokens")
     page = (__import__("pathlib").Path(__file__).resolve().parents[1] / "docs" / "cost.md").read_text(encoding="utf-8")
     assert "a few thousand tokens" not in page and "cost-models-takeover.md" in page

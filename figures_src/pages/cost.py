@@ -506,10 +506,34 @@ def models_data():
         cache = layers * attention.attention_cost(context, d_k, n_heads=heads, itemsize=KV_ITEMSIZE)["kv_cache_bytes"]
         n_star = crossover(d_model, heads)
         at = attention.multi_head_cost(n_star, d_model, heads)
+        full = attention.multi_head_cost(context, d_model, heads)  # a whole context window
         rows.append({"name": name, "layers": layers, "d_model": d_model, "heads": heads, "d_k": d_k, "context": context,
                      "source": source, "per_token": per_token, "cache": cache, "crossover": n_star,
-                     "projection_macs": at["projection_macs"], "attention_macs": at["attention_macs"]})
+                     "projection_macs": at["projection_macs"], "attention_macs": at["attention_macs"],
+                     "context_projection_macs": full["projection_macs"], "context_attention_macs": full["attention_macs"]})
     return {"models": rows}
+
+
+def takeover_sentence(by_width):
+    """Where the smallest model's two kinds of work meet, against its own context; checked: they are equal there, the
+    products are the larger part one token later, and every model's context stops short of its meeting point."""
+    small = by_width[0]
+    n, context = small["crossover"], small["context"]
+    after = attention.multi_head_cost(n + 1, small["d_model"], small["heads"])
+    if not (small["attention_macs"] == small["projection_macs"] and after["attention_macs"] > after["projection_macs"]):
+        raise BuildError(f"cost-models: the page says {small['name']}'s two kinds of work are equal at {n:,} tokens and "
+                         "attention's products the larger part past it")
+    if not all(m["context"] < m["crossover"] for m in by_width):
+        raise BuildError("cost-models: the page says every model's context stops short of where the two meet; "
+                         + ", ".join(f"{m['name']}: {m['context']:,} against {m['crossover']:,}" for m in by_width))
+    share = small["context_attention_macs"] / small["context_projection_macs"]
+    return (
+        f"So for {small['name']} the two are equal at {n:,} tokens, and only past that are attention's own products "
+        f"the larger part of the layer's work. Its context is {context:,} tokens, short of that: a full context costs "
+        f"{small['context_attention_macs']:,} multiply-adds in the attention products against "
+        f"{small['context_projection_macs']:,} in the projections, {num(share, 2)} as many. In every model of the table the "
+        "context stops short of the meeting point, and a wider model gets further before its table takes over. (The feed-forward network, counted separately, pushes the point further out.)\n"
+    )
 
 
 def models_snippets(data):
@@ -519,7 +543,7 @@ def models_snippets(data):
                    for m in models])
     kv = table(["model", "per token", "whole context"],
                [[m["name"], byte_size(m["per_token"]), byte_size(m["cache"])] for m in models])
-    cross = table(["model", "$d_{\\text{model}}$", "$n$ where $n^2$ takes over", "projections", "attention products"],
+    cross = table(["model", "$d_{\\text{model}}$", "$n$ where they meet", "projections", "attention products"],
                   [[m["name"], f"{m['d_model']:,}", f"{m['crossover']:,}", f"{m['projection_macs']:,}",
                     f"{m['attention_macs']:,}"] for m in models])
     by_width = sorted(models, key=lambda m: m["d_model"])
@@ -534,9 +558,7 @@ def models_snippets(data):
         "crossover": cross,
         "rule": rule + (": the projections cost $4 n d_{\\text{model}}^2$ multiply-adds and the two attention products "
                         "$2 n^2 d_{\\text{model}}$, which are equal at $n = 2 d_{\\text{model}}$."),
-        "takeover": (f"So for {by_width[0]['name']}, {by_width[0]['crossover']:,} tokens already make attention's own "
-                     "products the larger part of the layer's work; a wider model gets further before its table takes "
-                     "over. (The feed-forward network, counted separately, pushes the point further out.)\n"),
+        "takeover": takeover_sentence(by_width),
         "sources": "The sizes are the papers': " + "; ".join(f"{m['name']}, {m['source']}" for m in models) + ".",
     }
 

@@ -49,8 +49,9 @@ def arrows_data():
     q = np.array([ARROW_QUERY], dtype=float)  # (1, 2)
     K = np.array([k for _, k in ARROW_KEYS], dtype=float)  # (3, 2)
     row = attention.scores(q, K)[0]  # q · k for each key
-    return {"q": q[0], "K": K, "names": [name for name, _ in ARROW_KEYS], "scores": row,
-            "weights": attention.softmax(row)}
+    scaled = attention.scaled_scores(q, K)[0]  # q · k / √d_k: what the softmax is given, as on every page
+    return {"q": q[0], "K": K, "names": [name for name, _ in ARROW_KEYS], "scores": row, "d_k": q.shape[-1],
+            "scaled_scores": scaled, "weights": attention.softmax(scaled)}
 
 
 def vector_text(v):
@@ -62,8 +63,10 @@ def arrows_caption(data):
     return (
         f"One query q = {vector_text(data['q'])} (thin arrow) and three keys k (thick orange arrows). Pointing the same way, "
         f"q · k = {num(same, 2, True)}; at a right angle, {num(right, 2, True)}; pointing the opposite way, "
-        f"{num(opposite, 2, True)}: the same size, the other sign. As one row of scores, the softmax would give the first key "
-        f"{num(data['weights'][0], 4)} of the weight."
+        f"{num(opposite, 2, True)}: the same size, the other sign. Taken as one row of scores and scaled by "
+        f"1/√dₖ = 1/√{data['d_k']} first, as the formula does, they become " + ", ".join(num(x, 2, True) for x in data["scaled_scores"][:-1])
+        + f" and {num(data['scaled_scores'][-1], 2, True)}, and the softmax gives the first key "
+        f"{num(data['weights'][0], 2)} of the weight."
     )
 
 
@@ -77,11 +80,12 @@ def arrows_alt(data):
 def arrows_table(data):
     q = data["q"]
     return {
-        "caption": "The query, the three keys and their dot products",
-        "columns": ["key", "q", "k", "q · k"],
+        "caption": "The query, the three keys, their dot products and the scaled scores",
+        "columns": ["key", "q", "k", "q · k", f"q · k/√{data['d_k']}"],
         "rows": [[name, vector_text(q), vector_text(k),
-                  " + ".join(f"({num(a, 1, True)})({num(b, 1, True)})" for a, b in zip(q, k)) + f" = {num(s, 2, True)}"]
-                 for name, k, s in zip(data["names"], data["K"], data["scores"])],
+                  " + ".join(f"({num(a, 1, True)})({num(b, 1, True)})" for a, b in zip(q, k)) + f" = {num(s, 2, True)}",
+                  num(scaled, 2, True)]
+                 for name, k, s, scaled in zip(data["names"], data["K"], data["scores"], data["scaled_scores"])],
     }
 
 

@@ -105,7 +105,9 @@ def rows_render(data, fig):
         for j, w in enumerate(data["weights"][k]):
             ax.text(j, w + 0.02, num(w), ha="center", va="bottom")
         ax.set_xticks(x, labels=data["tokens"])
-        ax.set_ylim(0, 1.25)
+        ax.set_ylim(0, 1.25)  # head-room above a bar near 1 for its label; the axis itself ends at 1, the largest weight
+        ax.set_yticks([0, 0.5, 1], labels=[num(t, 1, True) for t in (0, 0.5, 1)])
+        ax.spines["left"].set_bounds(0, 1)
         ax.set_ylabel("weight")
         ax.set_title(row_label(data, k))
         for side in ("top", "right"):

@@ -47,9 +47,12 @@ def rollout_data(sentence_id):
     rollout = attention_rollout(weights)  # (L, n, n)
     final = rollout[-1]
     n = len(heads.tokens)
+    own = np.diag(final)  # the share each position keeps of its own token
+    words = slice(1, n - 1)  # the sentence's own tokens: every position but [CLS] (first) and [SEP] (last)
     return {"heads": heads, "rollout": final,
-            "own": float(np.diag(final).mean()),  # the mean share a position keeps of its own token
-            "special": float((final[:, 0] + final[:, n - 1]).mean())}  # … and gets from [CLS] and [SEP]
+            "own": float(own[words].mean()),  # the mean share a token of the sentence keeps of itself
+            "special": float((final[words, 0] + final[words, n - 1]).mean()),  # … and gets from [CLS] and [SEP]
+            "own_cls": float(own[0]), "own_sep": float(own[-1]), "own_all": float(own.mean())}
 
 
 def rollout_size(data):
@@ -118,11 +121,22 @@ def all_rollouts():
 
 
 def rollout_text(rollouts):
+    """The shares a token of the sentence keeps of itself and takes from [CLS] and [SEP], per sentence; and what
+    [CLS] and [SEP] keep of themselves, which would lift the first share if they were counted in (checked)."""
     (first_id, first), *others = rollouts.items()
+    for sentence_id, data in rollouts.items():
+        if not (min(data["own_cls"], data["own_sep"]) > data["own"] and num(data["own_all"], 2) != num(data["own"], 2)):
+            raise BuildError(f"real-heads-rollout-text: the page says [CLS] and [SEP] keep more of themselves than the "
+                             f"sentence's tokens and would lift their mean share; in the {sentence_id} sentence they keep "
+                             f"{data['own_cls']:.3f} and {data['own_sep']:.3f}, the tokens {data['own']:.3f}, every "
+                             f"position {data['own_all']:.3f}")
     shares = "; ".join(f"{sentence_id} {num(data['own'], 2)} and {num(data['special'], 2)}" for sentence_id, data in others)
     tables = ", ".join(f"[{sentence_id}]({csv_path(sentence_id)})" for sentence_id in rollouts)
-    return {"": f"On average a position keeps {num(first['own'], 2)} of its own token and takes {num(first['special'], 2)} "
-                f"from [CLS] and [SEP] together ({first_id}; {shares}). The whole tables, as CSV: {tables}."}
+    return {"": f"On average the position of a token of the sentence (every one but [CLS] and [SEP]) keeps "
+                f"{num(first['own'], 2)} of its own token and takes {num(first['special'], 2)} from [CLS] and [SEP] "
+                f"together ({first_id}; {shares}). [CLS] and [SEP] keep more of themselves, "
+                f"{num(first['own_cls'], 2)} and {num(first['own_sep'], 2)} in the {first_id} sentence: counted in, "
+                f"they would lift the first share to {num(first['own_all'], 2)}. The whole tables, as CSV: {tables}."}
 
 
 def rollout_files(rollouts):
