@@ -239,10 +239,12 @@ def test_every_printed_step_checks_out_by_hand(snippets, block_example):
     for k, (c, z, f, y) in enumerate(second):
         assert z == norm1[k][5] and follows(steps["ffn_out"][k], f), "the second sum adds the printed z and the model's f"
         assert number(z) + number(f) == number(y), f"entry {c}: z + f = y′, exactly"
-    agreement = float(re.search(NUMBER, snippets["agreement"]).group(0))
-    for k, row in enumerate(norm2):
-        assert follows(ex["outputs"]["out"][k], row[6]), "the last column is the model's x′"
-        assert abs(number(row[5]) - number(repr(ex["outputs"]["out"][k]))) <= agreement, "the page states how close they land"
+    model_entries = re.findall(r"x'_(\d+) = \{?(-?\d+\.\d+)\}?\$", snippets["agreement"])
+    assert [c for c, _ in model_entries] == [row[0] for row in norm2], "the model's x′, entry by entry"
+    within = number(re.findall(rf"within ({NUMBER})", snippets["agreement"])[0])
+    for k, (row, (_, model_x)) in enumerate(zip(norm2, model_entries)):
+        assert follows(ex["outputs"]["out"][k], model_x), "the model's x′ is the JSON's"
+        assert abs(number(row[5]) - number(repr(ex["outputs"]["out"][k]))) <= within, "the page states how close they land"
 
 
 def test_no_printed_number_shows_more_than_four_significant_digits(snippets):

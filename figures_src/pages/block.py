@@ -188,25 +188,23 @@ def block_snippets(example):
              f"gives “{link['key']}” {shown(link['weight'], 2)} of the weight in the row of “{example['token']}”.")
 
     # the layer's shapes and the token's vector lengths
-    sizes = f"{n} × {d_model:,}"
-    wide = f"{n} × {d_ff:,}"
+    sizes, wide = f"{n} × {d_model:,}", f"{n} × {d_ff:,}"
     rows = [
-        ["the layer's input", "$x$", sizes, length(example["inputs"]["X"])],
-        [f"{example['n_heads']} heads' outputs side by side, $d_k = {example['d_k']}$ each",
-         r"$[\text{head}_1, \dots, \text{head}_h]$", sizes, length(steps["concat"])],
-        [f"times $W_O$ ({d_model:,} × {d_model:,}), plus $b_O$", r"$\text{attn}$", sizes, length(steps["attended"])],
-        ["the residual add", r"$y = x + \text{attn}$", sizes, length(steps["residual1"])],
-        ["layer norm", "$z$", sizes, length(steps["norm1"])],
-        [f"times $W_1$ ({d_model:,} × {d_ff:,}), plus $b_1$", "$u$", wide, length(steps["pre_activation"])],
-        ["GELU, entry by entry", "$g$", wide, length(steps["hidden"])],
-        [f"times $W_2$ ({d_ff:,} × {d_model:,}), plus $b_2$", "$f$", sizes, length(steps["ffn_out"])],
-        ["the residual add", "$y' = z + f$", sizes, length(steps["residual2"])],
-        ["layer norm: the next layer's input", "$x'$", sizes, length(example["outputs"]["out"])],
+        ["$x$, the layer's input", sizes, length(example["inputs"]["X"])],
+        [f"the {example['n_heads']} heads' outputs side by side, $d_k = {example['d_k']}$ each", sizes, length(steps["concat"])],
+        [r"$\text{attn}$: times $W_O$, plus $b_O$", sizes, length(steps["attended"])],
+        [r"$y = x + \text{attn}$", sizes, length(steps["residual1"])],
+        ["$z$: layer norm", sizes, length(steps["norm1"])],
+        ["$u$: times $W_1$, plus $b_1$", wide, length(steps["pre_activation"])],
+        ["$g$: GELU, entry by entry", wide, length(steps["hidden"])],
+        ["$f$: times $W_2$, plus $b_2$", sizes, length(steps["ffn_out"])],
+        ["$y' = z + f$", sizes, length(steps["residual2"])],
+        ["$x'$: layer norm, the next layer's input", sizes, length(example["outputs"]["out"])],
     ]
-    shapes = table(["step", "vector", "shape", "length"], rows,
-                   align=["---", "---", "---:", "---:"])
+    shapes = (table(["step", "shape", "length"], rows) + "\n"
+              f"$W_O$ is {d_model:,} × {d_model:,}, $W_1$ is {d_model:,} × {d_ff:,} and $W_2$ is {d_ff:,} × {d_model:,}.\n")
 
-    residual = table(["entry $c$", "$x_c$", r"$\text{attn}_c$", r"$y_c = x_c + \text{attn}_c$"],
+    residual = table(["$c$", "$x_c$", r"$\text{attn}_c$", r"$y_c = x_c + \text{attn}_c$"],
                      [[c, text(x), text(a), text(y)] for c, x, a, y in zip(entries, work["x"], work["attended"], work["y"])])
 
     exponent = round(math.log10(example["layer_norm_eps"]))
@@ -219,8 +217,8 @@ def block_snippets(example):
                 f"$\\sqrt{{\\sigma{prime}^2 + \\epsilon}} = {latex(work[prefix + 'root'], STAT_DIGITS)}$.")
 
     def norm_table(prefix, inputs, symbol, out, prime=""):
-        header = ["entry $c$", f"${symbol}_c$", f"$({symbol}_c - \\mu{prime}) / \\sqrt{{\\sigma{prime}^2 + \\epsilon}}$",
-                  f"$\\gamma{prime}_c$", f"$\\beta{prime}_c$", f"${out}_c$"]
+        header = ["$c$", f"${symbol}{prime}_c$", f"$\\bar{{{symbol}}}{prime}_c$", f"$\\gamma{prime}_c$", f"$\\beta{prime}_c$",
+                  f"${out}{prime}_c$"]
         rows = [[c, text(v), text(s), text(g, STAT_DIGITS), text(b, STAT_DIGITS), text(o)]
                 for c, v, s, g, b, o in zip(entries, work[inputs], work[prefix + "standard"], work[prefix + "gamma"], work[prefix + "beta"],
                                             work[prefix + "out"])]
@@ -243,23 +241,20 @@ def block_snippets(example):
                    f"between {shown(floor, 2)} and 0. A positive entry keeps more than half of its value, and nearly all "
                    f"of it once it is large: the largest, $u_{{{top + 1}}} = {latex(u[top], ENTRY_DIGITS)}$, comes out as "
                    f"$g_{{{top + 1}}} = {latex(g[top], ENTRY_DIGITS)}$.")
-    gelu_table = table(["entry $c$", "$u_c$", r"$\Phi(u_c)$", r"$g_c = u_c\,\Phi(u_c)$"],
+    gelu_table = table(["$c$", "$u_c$", r"$\Phi(u_c)$", r"$g_c = u_c\,\Phi(u_c)$"],
                        [[c, text(u_c), text(p, STAT_DIGITS), text(g_c)]
                         for c, u_c, p, g_c in zip(entries, work["u"], work["phi"], work["g"])])
 
-    second = table(["entry $c$", "$z_c$", "$f_c$", "$y'_c = z_c + f_c$"],
+    second = table(["$c$", "$z_c$", "$f_c$", "$y'_c = z_c + f_c$"],
                    [[c, text(z), text(f), text(y)] for c, z, f, y in zip(entries, work["z"], work["f"], work["y2"])])
 
-    final = norm_table("norm2_", "y2", "y'", "x'", "'").rstrip("\n").split("\n")
-    final[0] += " the model's $x'_c$ |"
-    final[1] += " ---: |"
-    final[2:] = [row + f" {text(m)} |" for row, m in zip(final[2:], work["model_x2"])]
     gap = max(abs(hand - model) for hand, model in zip(work["x2"], [Decimal(float(v)) for v in example["outputs"]["out"][:ENTRIES]]))
     units = int(math.ceil(gap * 1000 - Decimal("1e-9")))
     claim(units >= 1 and abs(gap * 1000 - units) > Decimal("1e-6") and abs(gap * 1000 - (units - 1)) > Decimal("1e-6"),
           "how far the hand-worked x' lies from the model's, in thousandths, and no float noise could change it")
-    agreement = (f"Worked by hand from rounded numbers, $x'$ lands within {shown(units / 1000, ENTRY_DIGITS)} of the "
-                 "model's own entries, which it computes from unrounded ones.")
+    model_entries = ", ".join(f"$x'_{c} = {latex(m, ENTRY_DIGITS)}$" for c, m in zip(entries, work["model_x2"]))
+    agreement = (f"The model's own entries, computed from unrounded numbers, are {model_entries}. Worked by hand from "
+                 f"rounded ones, $x'$ lands within {shown(units / 1000, ENTRY_DIGITS)} of them.")
 
     return {
         "where": where,
@@ -272,7 +267,7 @@ def block_snippets(example):
         "gelu": gelu_table,
         "residual2": second,
         "stats2": stats("norm2_", "y'", "'"),
-        "norm2": "\n".join(final) + "\n",
+        "norm2": norm_table("norm2_", "y2", "y", "x", "'"),
         "agreement": agreement,
     }
 
