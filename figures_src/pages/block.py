@@ -183,9 +183,10 @@ def block_snippets(example):
     layer, head = example["layer"] + 1, link["head"] + 1
 
     # where the token is, and which layer
-    where = (f"The sentence is “{example['sentence']}”, {n} tokens, and the token followed is “{example['token']}”, "
-             f"token {i + 1} of {n}. The layer is layer {layer} of {example['n_layers']}: the layer of head {head}, which "
-             f"gives “{link['key']}” {shown(link['weight'], 2)} of the weight in the row of “{example['token']}”.")
+    where = (f"The sentence, {n} tokens long with [CLS] as token 1, is “{example['sentence']}” The token followed is "
+             f"“{example['token']}”, token {i + 1}, and the layer is layer {layer} of {example['n_layers']}: the layer whose "
+             f"head {head} gives “{link['key']}” {shown(link['weight'], 2)} of the weight in the row of "
+             f"“{example['token']}”.")
 
     # the layer's shapes and the token's vector lengths
     sizes, wide = f"{n} × {d_model:,}", f"{n} × {d_ff:,}"
