@@ -5,8 +5,9 @@ float32 weights, as real_heads/rollout.py reads them) and run in float64, so tha
 on any CPU; the build checks that the float32 run lands within FLOAT32_AGREEMENT of it.
 `realheads.encoder_layer_steps` keeps every vector of the layer; the page prints, for entries 1 to ENTRIES, each
 step's arithmetic as a reader redoes it: every entry after a table's first columns is worked from the printed
-numbers to its left (exact decimals, rounded as printed, never a tie), and the last table sets the hand-worked
-output beside the model's own. Each printed number has at most MAX_SIGNIFICANT significant digits.
+numbers to its left (exact decimals, rounded as printed, never a tie), and the page then prints the model's own
+output beside the hand-worked one, with how close they land. Each printed number has at most MAX_SIGNIFICANT
+significant digits and lies farther than float noise from a rounding tie.
 """
 import math
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
@@ -157,7 +158,7 @@ def by_hand(example):
 
     work["z"] = layer_norm("norm1_", work["y"], 1)
     work["u"] = [printed(steps["pre_activation"][k], ENTRY_DIGITS) for k in c]
-    work["phi"] = [worked(Decimal(phi(u)), STAT_DIGITS) for u in work["u"]]
+    work["phi"] = [printed(phi(u), STAT_DIGITS) for u in work["u"]]  # Φ of the printed u, as a reader looks it up
     work["g"] = [worked(u * p, ENTRY_DIGITS) for u, p in zip(work["u"], work["phi"])]
     work["f"] = [printed(steps["ffn_out"][k], ENTRY_DIGITS) for k in c]
     work["y2"] = [z + f for z, f in zip(work["z"], work["f"])]
