@@ -4,6 +4,8 @@
 finds and loads the pretrained weights and tokenizer, `analysis` scores what each head does, `data`
 reads and writes the committed extraction. Importing the package needs numpy only.
 """
-from .encoder import EncoderConfig, EncoderOutput, EncoderParams, encode, erf, gelu, layer_norm
+from .encoder import (EncoderConfig, EncoderOutput, EncoderParams, LayerSteps, encode, encoder_layer_steps, erf, gelu,
+                      layer_norm)
 
-__all__ = ["EncoderConfig", "EncoderOutput", "EncoderParams", "encode", "erf", "gelu", "layer_norm"]
+__all__ = ["EncoderConfig", "EncoderOutput", "EncoderParams", "LayerSteps", "encode", "encoder_layer_steps", "erf", "gelu",
+           "layer_norm"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from attention import multi_head_attention
+from attention import attend, merge_heads, multi_head_attention, split_heads
 
 # Abramowitz & Stegun 7.1.26: erf(x) = 1 - (a1 t + ... + a5 t^5) e^(-x^2), t = 1 / (1 + p x), x >= 0.
 _AS_P = 0.3275911
@@ -223,6 +223,60 @@ def encoder_layer(X, layer, config, mask=None):
     hidden = gelu(A @ layer.W_1 + layer.b_1)  # (..., n, d_model) x (d_model, d_ff) -> (..., n, d_ff)
     out = hidden @ layer.W_2 + layer.b_2  # (..., n, d_ff) x (d_ff, d_model) -> (..., n, d_model)
     return layer_norm(A + out, layer.norm2_gamma, layer.norm2_beta, eps), weights
+
+
+@dataclass(frozen=True)
+class LayerSteps:
+    """Every vector one encoder layer computes, in the order it computes them (`encoder_layer_steps`).
+
+    weights: (..., n_heads, n, n), each head's attention weights
+    concat: (..., n, d_model), the heads' outputs side by side (head h in columns h·d_k … (h+1)·d_k - 1)
+    attended: (..., n, d_model), concat·W_O + b_O: what attention adds to each token
+    residual1: (..., n, d_model), X + attended
+    norm1: (..., n, d_model), LayerNorm(residual1): the input of the feed-forward layer
+    pre_activation: (..., n, d_ff), norm1·W_1 + b_1
+    hidden: (..., n, d_ff), GELU(pre_activation)
+    ffn_out: (..., n, d_model), hidden·W_2 + b_2
+    residual2: (..., n, d_model), norm1 + ffn_out
+    out: (..., n, d_model), LayerNorm(residual2): the next layer's input
+    """
+
+    weights: np.ndarray
+    concat: np.ndarray
+    attended: np.ndarray
+    residual1: np.ndarray
+    norm1: np.ndarray
+    pre_activation: np.ndarray
+    hidden: np.ndarray
+    ffn_out: np.ndarray
+    residual2: np.ndarray
+    out: np.ndarray
+
+
+def encoder_layer_steps(X, layer, config, mask=None):
+    """`encoder_layer` with its intermediate vectors kept: X (..., n, d_model) -> LayerSteps.
+
+    The same arithmetic, written out step by step (multi_head_attention's split, attend and merge, then
+    W_O), so that a page can follow one token through it; `out` and `weights` are encoder_layer's.
+    """
+    eps = config.layer_norm_eps
+    if mask is not None:
+        mask = np.asarray(mask)[..., None, :, :]  # (..., 1, n, n) or (..., 1, 1, n): every head
+    Q = split_heads(X @ layer.W_Q + layer.b_Q, config.n_heads)  # (..., n, d_model) -> (..., n_heads, n, d_k)
+    K = split_heads(X @ layer.W_K + layer.b_K, config.n_heads)
+    V = split_heads(X @ layer.W_V + layer.b_V, config.n_heads)
+    heads, weights = attend(Q, K, V, mask)  # (..., n_heads, n, d_k), (..., n_heads, n, n)
+    concat = merge_heads(heads)  # (..., n, d_model)
+    attended = concat @ layer.W_O + layer.b_O  # (..., n, d_model) x (d_model, d_model) -> (..., n, d_model)
+    residual1 = X + attended
+    norm1 = layer_norm(residual1, layer.norm1_gamma, layer.norm1_beta, eps)
+    pre_activation = norm1 @ layer.W_1 + layer.b_1  # (..., n, d_model) x (d_model, d_ff) -> (..., n, d_ff)
+    hidden = gelu(pre_activation)
+    ffn_out = hidden @ layer.W_2 + layer.b_2  # (..., n, d_ff) x (d_ff, d_model) -> (..., n, d_model)
+    residual2 = norm1 + ffn_out
+    out = layer_norm(residual2, layer.norm2_gamma, layer.norm2_beta, eps)
+    return LayerSteps(weights=weights, concat=concat, attended=attended, residual1=residual1, norm1=norm1,
+                      pre_activation=pre_activation, hidden=hidden, ffn_out=ffn_out, residual2=residual2, out=out)
 
 
 def encode(params, config, input_ids, token_type_ids=None, attention_mask=None):

@@ -1,0 +1,287 @@
+"""The block around attention (docs/block.md): one token of the real model followed through one whole layer.
+
+The model is the real-heads page's all-MiniLM-L6-v2, read from the pinned model package with numpy alone (its
+float32 weights, as real_heads/rollout.py reads them) and run in float64, so that every printed digit is the same
+on any CPU; the build checks that the float32 run lands within FLOAT32_AGREEMENT of it.
+`realheads.encoder_layer_steps` keeps every vector of the layer; the page prints, for entries 1 to ENTRIES, each
+step's arithmetic as a reader redoes it: every entry after a table's first columns is worked from the printed
+numbers to its left (exact decimals, rounded as printed, never a tie), and the page then prints the model's own
+output beside the hand-worked one, with how close they land. Each printed number has at most MAX_SIGNIFICANT
+significant digits and lies farther than float noise from a rounding tie.
+"""
+import math
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+
+import numpy as np
+
+from realheads.encoder import encode, encoder_layer_steps, gelu
+
+from ..engine import Example
+from ..engine.errors import BuildError
+from ..engine.text import MINUS, is_tie, latex_number, num, table
+from .real_heads.committed import extraction, picks
+from .real_heads.rollout import float32_model
+
+PAGE = "block"
+SENTENCE = "coreference"
+TOKEN = "it"
+LINK_KIND = "coreference"  # the layer followed: the one whose head the real-heads page names for "it" -> "animal"
+ENTRIES = 4  # entries c = 1 … ENTRIES of every vector are printed
+ENTRY_DIGITS = 3  # a vector's entries, and each hand-worked step
+STAT_DIGITS = 4  # a layer norm's mean, variance and √(σ² + ε), its scale γ and shift β, and Φ(u)
+NORM_DIGITS = 2  # a vector's length
+MAX_SIGNIFICANT = 4  # float noise never reaches a printed digit (the brief of issue 54)
+TIE_NOISE = 1e-6  # in units of the last printed digit: a value this near halfway could round either way
+FLOAT32_AGREEMENT = 1e-4  # the float32 model against the float64 run, every vector of the layer
+
+
+def claim(holds, what):
+    if not holds:
+        raise BuildError(f"{PAGE}: the page says {what}, and the data no longer shows it")
+
+
+def shown(value, digits):
+    """`value` printed with `digits` decimals, refused (BuildError) when another CPU could print it otherwise or it
+    shows more than MAX_SIGNIFICANT significant digits."""
+    if isinstance(value, Decimal):
+        exact = value
+    else:
+        exact = Decimal(float(value))
+        claim(not is_tie(exact, digits, TIE_NOISE), f"{num(value, digits + 3)} with {digits} decimals, but it lies "
+                                                     "within float noise of halfway")
+    text = num(exact, digits)
+    figures = text.replace(MINUS, "").replace(".", "").lstrip("0")
+    claim(len(figures) <= MAX_SIGNIFICANT, f"{text} with at most {MAX_SIGNIFICANT} significant digits")
+    return text
+
+
+def printed(value, digits):
+    """The exact number a reader reads from `value` printed with `digits` decimals."""
+    return Decimal(shown(value, digits).replace(MINUS, "-"))
+
+
+def worked(exact, digits):
+    """A step a reader works from printed numbers (`exact`, a Decimal), rounded to `digits` decimals: refused when it
+    is an exact tie, which a reader could round either way."""
+    quantum = Decimal(1).scaleb(-digits)
+    rounded = exact.quantize(quantum, rounding=ROUND_HALF_EVEN)
+    claim((exact - rounded).copy_abs() * 2 != quantum, f"a hand-worked step {exact} rounds to {digits} decimals without a tie")
+    return rounded
+
+
+def sqrt(value):
+    with localcontext() as context:
+        context.prec = 40
+        return value.sqrt()
+
+
+def phi(u):
+    """Φ(u), the standard normal distribution's cumulative probability: (1 + erf(u/√2)) / 2."""
+    return 0.5 * (1 + math.erf(float(u) / math.sqrt(2)))
+
+
+# ---------------------------------------------------------------- the numbers
+
+
+def block_data():
+    """The token's vectors through the layer (float64 from the float32 weights), with the layer's facts."""
+    meta, by_id = extraction()
+    heads = by_id[SENTENCE]
+    pick = picks()[LINK_KIND]
+    layer = pick.layer
+    position = heads.position(TOKEN)
+    params32, config = float32_model()
+    params = params32.astype(np.float64)
+    X = encode(params, config, heads.ids).hidden_states[layer]  # (n, d_model): what layer `layer` receives
+    steps = encoder_layer_steps(X, params.layers[layer], config)
+    X32 = encode(params32, config, heads.ids).hidden_states[layer]
+    steps32 = encoder_layer_steps(X32, params32.layers[layer], config)
+    for name in ("attended", "residual1", "norm1", "pre_activation", "hidden", "ffn_out", "residual2", "out"):
+        worst = float(np.abs(getattr(steps, name) - getattr(steps32, name)).max())
+        if worst > FLOAT32_AGREEMENT:
+            raise BuildError(f"{PAGE}: the float64 run's {name} differs from the float32 model's by {worst:.2e}")
+    weights = params.layers[layer]
+    i = position
+    return {
+        "seed": None,  # nothing random: the numbers come from the pretrained model
+        "model": meta["model"],
+        "source": f"{meta['package']} {meta['package_version']}, its float32 weights, computed in float64",
+        "sentence": heads.sentence.text,
+        "tokens": heads.tokens,
+        "token": TOKEN,
+        "position": position,
+        "layer": layer,
+        "n_layers": config.n_layers,
+        "n_heads": config.n_heads,
+        "d_model": config.d_model,
+        "d_k": config.d_k,
+        "d_ff": config.d_ff,
+        "layer_norm_eps": config.layer_norm_eps,
+        "link": {"head": pick.head, "key": heads.sentence.link.key, "key_position": heads.position(heads.sentence.link.key),
+                 "weight": float(steps.weights[pick.head, i, heads.position(heads.sentence.link.key)])},
+        "inputs": {"X": X[i]},
+        "steps": {
+            "concat": steps.concat[i], "attended": steps.attended[i],
+            "residual1": steps.residual1[i], "mean1": steps.residual1[i].mean(), "variance1": steps.residual1[i].var(),
+            "norm1_gamma": weights.norm1_gamma, "norm1_beta": weights.norm1_beta, "norm1": steps.norm1[i],
+            "pre_activation": steps.pre_activation[i], "hidden": steps.hidden[i], "ffn_out": steps.ffn_out[i],
+            "residual2": steps.residual2[i], "mean2": steps.residual2[i].mean(), "variance2": steps.residual2[i].var(),
+            "norm2_gamma": weights.norm2_gamma, "norm2_beta": weights.norm2_beta,
+        },
+        "outputs": {"out": steps.out[i]},
+    }
+
+
+# ---------------------------------------------------------------- the page's tables, worked by hand
+
+
+def by_hand(example):
+    """Every printed step for entries 1 … ENTRIES, worked from the printed numbers -> {name: list of Decimals per
+    entry, or one Decimal}: the residual sums, each layer norm's √(σ² + ε), centred-and-divided entries and
+    outputs, Φ(u) and GELU, exactly as a reader gets them."""
+    steps, eps = example["steps"], Decimal(example["layer_norm_eps"])
+    c = range(ENTRIES)
+    work = {"x": [printed(example["inputs"]["X"][k], ENTRY_DIGITS) for k in c],
+            "attended": [printed(steps["attended"][k], ENTRY_DIGITS) for k in c]}
+    work["y"] = [x + a for x, a in zip(work["x"], work["attended"])]  # exact: no rounding
+
+    def layer_norm(prefix, inputs, number):
+        mean, variance = printed(steps[f"mean{number}"], STAT_DIGITS), printed(steps[f"variance{number}"], STAT_DIGITS)
+        root = worked(sqrt(variance + eps), STAT_DIGITS)
+        gamma = [printed(steps[f"norm{number}_gamma"][k], STAT_DIGITS) for k in c]
+        beta = [printed(steps[f"norm{number}_beta"][k], STAT_DIGITS) for k in c]
+        standard = [worked((v - mean) / root, ENTRY_DIGITS) for v in inputs]
+        out = [worked(s * g + b, ENTRY_DIGITS) for s, g, b in zip(standard, gamma, beta)]
+        work.update({f"{prefix}mean": mean, f"{prefix}variance": variance, f"{prefix}root": root, f"{prefix}gamma": gamma,
+                     f"{prefix}beta": beta, f"{prefix}standard": standard, f"{prefix}out": out})
+        return out
+
+    work["z"] = layer_norm("norm1_", work["y"], 1)
+    work["u"] = [printed(steps["pre_activation"][k], ENTRY_DIGITS) for k in c]
+    work["phi"] = [printed(phi(u), STAT_DIGITS) for u in work["u"]]  # Φ of the printed u, as a reader looks it up
+    work["g"] = [worked(u * p, ENTRY_DIGITS) for u, p in zip(work["u"], work["phi"])]
+    work["f"] = [printed(steps["ffn_out"][k], ENTRY_DIGITS) for k in c]
+    work["y2"] = [z + f for z, f in zip(work["z"], work["f"])]
+    work["x2"] = layer_norm("norm2_", work["y2"], 2)
+    work["model_x2"] = [printed(example["outputs"]["out"][k], ENTRY_DIGITS) for k in c]
+    return work
+
+
+def text(value, digits=ENTRY_DIGITS):
+    return num(value, digits)
+
+
+def length(vector):
+    return shown(np.linalg.norm(vector), NORM_DIGITS)
+
+
+def block_snippets(example):
+    work = by_hand(example)
+    steps, i = example["steps"], example["position"]
+    n, d_model, d_ff = len(example["tokens"]), example["d_model"], example["d_ff"]
+    entries = [str(k + 1) for k in range(ENTRIES)]
+    link = example["link"]
+    layer, head = example["layer"] + 1, link["head"] + 1
+
+    # where the token is, and which layer
+    where = (f"The sentence, {n} tokens long with [CLS] as token 1, is “{example['sentence']}” The token followed is "
+             f"“{example['token']}”, token {i + 1}, and the layer is layer {layer} of {example['n_layers']}: the layer whose "
+             f"head {head} gives “{link['key']}” {shown(link['weight'], 2)} of the weight in the row of "
+             f"“{example['token']}”.")
+
+    # the layer's shapes and the token's vector lengths
+    sizes, wide = f"{n} × {d_model:,}", f"{n} × {d_ff:,}"
+    rows = [
+        ["$x$, the layer's input", sizes, length(example["inputs"]["X"])],
+        [f"the {example['n_heads']} heads' outputs side by side, $d_k = {example['d_k']}$ each", sizes, length(steps["concat"])],
+        [r"$\text{attn}$: times $W_O$, plus $b_O$", sizes, length(steps["attended"])],
+        [r"$y = x + \text{attn}$", sizes, length(steps["residual1"])],
+        ["$z$: layer norm", sizes, length(steps["norm1"])],
+        ["$u$: times $W_1$, plus $b_1$", wide, length(steps["pre_activation"])],
+        ["$g$: GELU, entry by entry", wide, length(steps["hidden"])],
+        ["$f$: times $W_2$, plus $b_2$", sizes, length(steps["ffn_out"])],
+        ["$y' = z + f$", sizes, length(steps["residual2"])],
+        ["$x'$: layer norm, the next layer's input", sizes, length(example["outputs"]["out"])],
+    ]
+    shapes = (table(["step", "shape", "length"], rows) + "\n"
+              f"$W_O$ is {d_model:,} × {d_model:,}, $W_1$ is {d_model:,} × {d_ff:,} and $W_2$ is {d_ff:,} × {d_model:,}.\n")
+
+    residual = table(["$c$", "$x_c$", r"$\text{attn}_c$", r"$y_c = x_c + \text{attn}_c$"],
+                     [[c, text(x), text(a), text(y)] for c, x, a, y in zip(entries, work["x"], work["attended"], work["y"])])
+
+    exponent = round(math.log10(example["layer_norm_eps"]))
+    claim(10.0 ** exponent == example["layer_norm_eps"], f"the layer norm's ε is 10^{exponent}")
+
+    def stats(prefix, symbol, prime=""):
+        return (f"Over all {d_model} entries of ${symbol}$: $\\mu{prime} = {latex(work[prefix + 'mean'], STAT_DIGITS)}$ and "
+                f"$\\sigma{prime}^2 = {latex(work[prefix + 'variance'], STAT_DIGITS)}$; with this model's "
+                f"$\\epsilon = 10^{{{exponent}}}$, far below the printed digits, "
+                f"$\\sqrt{{\\sigma{prime}^2 + \\epsilon}} = {latex(work[prefix + 'root'], STAT_DIGITS)}$.")
+
+    def norm_table(prefix, inputs, symbol, out, prime=""):
+        header = ["$c$", f"${symbol}{prime}_c$", f"$\\bar{{{symbol}}}{prime}_c$", f"$\\gamma{prime}_c$", f"$\\beta{prime}_c$",
+                  f"${out}{prime}_c$"]
+        rows = [[c, text(v), text(s), text(g, STAT_DIGITS), text(b, STAT_DIGITS), text(o)]
+                for c, v, s, g, b, o in zip(entries, work[inputs], work[prefix + "standard"], work[prefix + "gamma"], work[prefix + "beta"],
+                                            work[prefix + "out"])]
+        return table(header, rows)
+
+    standardised = (steps["residual1"] - steps["mean1"]) / np.sqrt(steps["variance1"] + example["layer_norm_eps"])
+    centred = (f"Before $\\gamma$ and $\\beta$, the {d_model} standardised entries have mean "
+               f"{shown(np.mean(standardised), ENTRY_DIGITS)} and variance {shown(np.var(standardised), ENTRY_DIGITS)}.")
+
+    u = np.asarray(steps["pre_activation"])
+    g = np.asarray(steps["hidden"])
+    negative = int(np.sum(u < 0))
+    claim(np.abs(u).min() > 1e-9, "how many entries of u are negative, and none lies within float noise of 0")
+    floor = float(gelu(np.linspace(-4, 0, 400_001)).min())
+    claim(g[u < 0].min() >= floor and g[u < 0].max() <= 0, "GELU turns a negative entry into one between its minimum and 0")
+    top = int(np.argmax(u))
+    claim(np.all(g[u > 0] > u[u > 0] / 2) and g[top] / u[top] > 0.95,
+          "a positive entry keeps more than half of its value, and the largest nearly all of it")
+    gelu_counts = (f"{negative:,} of the {d_ff:,} entries of $u$ are negative; GELU turns each of them into a number "
+                   f"between {shown(floor, 2)} and 0. A positive entry keeps more than half of its value, and nearly all "
+                   f"of it once it is large: the largest, $u_{{{top + 1}}} = {latex(u[top], ENTRY_DIGITS)}$, comes out as "
+                   f"$g_{{{top + 1}}} = {latex(g[top], ENTRY_DIGITS)}$.")
+    gelu_table = table(["$c$", "$u_c$", r"$\Phi(u_c)$", r"$g_c = u_c\,\Phi(u_c)$"],
+                       [[c, text(u_c), text(p, STAT_DIGITS), text(g_c)]
+                        for c, u_c, p, g_c in zip(entries, work["u"], work["phi"], work["g"])])
+
+    second = table(["$c$", "$z_c$", "$f_c$", "$y'_c = z_c + f_c$"],
+                   [[c, text(z), text(f), text(y)] for c, z, f, y in zip(entries, work["z"], work["f"], work["y2"])])
+
+    gap = max(abs(hand - model) for hand, model in zip(work["x2"], [Decimal(float(v)) for v in example["outputs"]["out"][:ENTRIES]]))
+    units = int(math.ceil(gap * 1000 - Decimal("1e-9")))
+    claim(units >= 1 and abs(gap * 1000 - units) > Decimal("1e-6") and abs(gap * 1000 - (units - 1)) > Decimal("1e-6"),
+          "how far the hand-worked x' lies from the model's, in thousandths, and no float noise could change it")
+    model_entries = ", ".join(f"$x'_{c} = {latex(m, ENTRY_DIGITS)}$" for c, m in zip(entries, work["model_x2"]))
+    agreement = (f"The model's own entries, computed from unrounded numbers, are {model_entries}. Worked by hand from "
+                 f"rounded ones, $x'$ lands within {shown(units / 1000, ENTRY_DIGITS)} of them.")
+
+    return {
+        "where": where,
+        "shapes": shapes,
+        "residual": residual,
+        "stats1": stats("norm1_", "y"),
+        "norm1": norm_table("norm1_", "y", "y", "z"),
+        "centred": centred,
+        "gelu-counts": gelu_counts,
+        "gelu": gelu_table,
+        "residual2": second,
+        "stats2": stats("norm2_", "y'", "'"),
+        "norm2": norm_table("norm2_", "y2", "y", "x", "'"),
+        "agreement": agreement,
+    }
+
+
+def latex(value, digits):
+    """A number for a formula, checked as `shown` checks it; a negative one in braces (engine/text.latex_number)."""
+    shown(value, digits)
+    return latex_number(value, digits)
+
+
+EX_BLOCK = Example("ex-block", title="One token through one layer of all-MiniLM-L6-v2", data=block_data,
+                   snippets=block_snippets)
+
+ITEMS = [EX_BLOCK]
+
