@@ -63,7 +63,7 @@ def printed(page, example):
     assert len(by_token) >= 2, "multi-head/ prints X (token × 1…d_model) before its output"
     assert len(W) == 3, "multi-head/ prints W_Q, W_K and W_V, their columns labelled by head (h1·1 …), in that order"
     assert len(W_O) == 1, "multi-head/ prints W_O, one row per concatenated column (h1·1 …)"
-    assert len(concat) == 1 and len(slices) == 3 * n_heads, "the concatenated heads, and each head's Q_h, K_h, V_h"
+    assert len(concat) == 1 and len(slices) == 3 * n_heads, "the concatenated heads, and each head's Q_g, K_g, V_g"
     return {
         "X": decimals_of(by_token[0]), "out": decimals_of(by_token[-1]), "out_text": list(by_token[-1]["rows"].values()),
         "W_Q": decimals_of(W[0]), "W_K": decimals_of(W[1]), "W_V": decimals_of(W[2]), "W_O": decimals_of(W_O[0]),
@@ -95,7 +95,7 @@ def test_the_printed_matrices_are_the_example_and_the_cut_is_said(printed, examp
 
 
 def test_every_head_table_follows_from_the_printed_matrices(printed, example, built_site):
-    """Head h's weights (its heatmap's cells), Q_h, K_h, V_h (the batched slices) and its columns of the
+    """Head g's weights (its heatmap's cells), Q_g, K_g, V_g (the batched slices) and its columns of the
     concatenated table, redone from the printed X and W's, agree with what is printed, to the printed digits."""
     n_heads, d_k = example["n_heads"], example["d_k"]
     X = printed["X"]
@@ -173,15 +173,15 @@ def test_the_batched_heads_are_torch_sdpa_on_4d_inputs(example):
 
 
 def test_home_and_the_page_give_W_Q_the_same_shape(built_site, example):
-    """The notation table and multi-head/ say the same: head h has its own W_Q^(h), d_model × d_k, and the one
+    """The notation table and multi-head/ say the same: head g has its own W_Q^(g), d_model × d_k, and the one
     d_model × d_model matrix code keeps is the heads' side by side, the same numbers."""
     home = reading(built_site / "index.html")
-    start = home.index("W_Q^(h)") if "W_Q^(h)" in home else 0
+    start = home.index("W_Q^(g)") if "W_Q^(g)" in home else 0
     row = re.sub(r"\n+", " | ", home[start:home.index("Q=XW_Q", start)]) if start else ""  # the row's cells
-    assert "d_model×d_k" in row.replace(" ", ""), "the notation table gives head h's W_Q^(h) as d_model × d_k"
+    assert "d_model×d_k" in row.replace(" ", ""), "the notation table gives head g's W_Q^(g) as d_model × d_k"
     assert "side by side" in row and "the same numbers" in row, "…and says the one matrix is the heads' side by side"
     page = reading(built_site / PAGE)
     d_model, d_k = len(example["inputs"]["W_Q"]), example["d_k"]
-    assert re.search(rf"W_Q\^\(h\) ?, ?W_K\^\(h\) ?and ?W_V\^\(h\) ?, each ?{d_model}×{d_k}", page), \
-        "the page gives each head its own W_Q^(h), d_model × d_k, as the notation table does"
+    assert re.search(rf"W_Q\^\(g\) ?, ?W_K\^\(g\) ?and ?W_V\^\(g\) ?, each ?{d_model}×{d_k}", page), \
+        "the page gives each head its own W_Q^(g), d_model × d_k, as the notation table does"
     assert "side by side" in page and "The two views are the same numbers" in page

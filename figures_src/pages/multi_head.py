@@ -82,23 +82,23 @@ def multi_head_snippets(example):
     n_heads, d_k = example["n_heads"], example["d_k"]
     n, d_model = steps["concat"].shape
     columns = head_columns(n_heads, d_k)
-    # The two views are the same numbers: head h's own W_Q is the same cut applied to W_Q itself.
+    # The two views are the same numbers: head g's own W_Q is the same cut applied to W_Q itself.
     for name in ("Q", "K", "V"):
         W = inputs[f"W_{name}"]
         per_head = attention.split_heads(W, n_heads)  # (d_model, d_model) -> (n_heads, d_model, d_k)
         claim(all(np.array_equal(per_head[h], W[:, h * d_k:(h + 1) * d_k]) for h in range(n_heads)),
-              f"head h's W_{name} is columns {d_k}(h − 1) + 1 to {d_k}h of W_{name}")
+              f"head g's W_{name} is columns {d_k}(g − 1) + 1 to {d_k}g of W_{name}")
         claim(np.allclose(steps[name], inputs["X"] @ per_head, rtol=0, atol=1e-12),
-              f"head h's {name} is X times its own W_{name}")
+              f"head g's {name} is X times its own W_{name}")
     digits = concat_digits(steps["concat"], inputs["W_O"], example["outputs"]["out"])
     return {
         "shapes": (
-            f"Here $d_{{\\text{{model}}}} = {d_model}$ and there are {n_heads} heads, so each head works with "
-            f"$d_k = d_v = {d_model}/{n_heads} = {d_k}$ columns. Head $h$ (counted from 1) has its own "
-            f"$W_Q^{{(h)}}$, $W_K^{{(h)}}$ and $W_V^{{(h)}}$, each ${d_model} \\times {d_k}$, and its own "
-            "$Q_h = XW_Q^{(h)}$, $K_h$ and $V_h$. "
-            "Head $h$ is attention on its own columns, "
-            "$\\text{head}_h = \\mathrm{softmax}\\big(Q_h K_h^{\\text{T}} / \\sqrt{d_k}\\big)\\, V_h$, "
+            f"Here $d_{{\\text{{model}}}} = {d_model}$ and $h = {n_heads}$ heads, so each head works with "
+            f"$d_k = d_v = {d_model}/{n_heads} = {d_k}$ columns. Head $g$ (counted from 1) has its own "
+            f"$W_Q^{{(g)}}$, $W_K^{{(g)}}$ and $W_V^{{(g)}}$, each ${d_model} \\times {d_k}$, and so its own "
+            "$Q_g = XW_Q^{(g)}$, $K_g$ and $V_g$. "
+            "Head $g$ is attention on its own columns, "
+            "$\\text{head}_g = \\mathrm{softmax}\\big(Q_g K_g^{\\text{T}} / \\sqrt{d_k}\\big)\\, V_g$, "
             f"and its output is $n \\times d_v = {n} \\times {d_k}$; side by side they make a "
             f"${n} \\times {d_model}$ table again, which $W_O$ (${d_model} \\times {d_model}$) mixes into the "
             "layer's output."
@@ -109,7 +109,7 @@ def multi_head_snippets(example):
         "w_o": matrix(inputs["W_O"], columns, dims("", d_model), corner="row", digits=1, trim=True),
         "concat": matrix(steps["concat"], tokens, columns, corner="token", digits=digits),
         "concat-note": (
-            f"Each head's columns are its weights times its $V_h$. They are printed to {digits} decimals, enough "
+            f"Each head's columns are its weights times its $V_g$. They are printed to {digits} decimals, enough "
             f"that these numbers times $W_O$ give the output below to {OUT_DIGITS} decimals by hand."
         ),
         "out": matrix(example["outputs"]["out"], tokens, dims("", d_model), corner="token", digits=OUT_DIGITS),
@@ -165,8 +165,8 @@ def diagram_steps(data):
     n, d, h, d_k = data["n"], data["d_model"], data["n_heads"], data["d_k"]
     return [
         ("project", f"XW_Q, XW_K, XW_V: each {n} × {d}, from X ({n} × {d}) and W ({d} × {d})"),
-        ("split", f"columns {d_k}(h − 1) + 1 to {d_k}h go to head h: {h} heads of {n} × {d_k}"),
-        ("attend", f"each head: softmax(QₕKₕᵀ/√{d_k}) Vₕ, its weights {n} × {n}, its output {n} × {d_k}"),
+        ("split", f"columns {d_k}(g − 1) + 1 to {d_k}g go to head g: {h} heads of {n} × {d_k}"),
+        ("attend", f"each head g: softmax(Q_g K_gᵀ/√{d_k}) V_g, its weights {n} × {n}, its output {n} × {d_k}"),
         ("concatenate", f"the {h} outputs side by side: {n} × {h * d_k}"),
         ("mix", f"times W_O ({d} × {d}): the layer's output, {n} × {d}"),
     ]
@@ -271,7 +271,7 @@ def batched_data():
         claim(np.array_equal(heads_first[name], attention.split_heads(projected[name], n_heads)),
               f"the reshape and the transpose are split_heads, for {name}")
         claim(np.allclose(heads_first[name][0], steps[name], rtol=0, atol=1e-12),
-              f"the batch's {name} holds each head's {name}_h of the page")
+              f"the batch's {name} holds each head's {name}_g of the page")
     Q, K, V = (heads_first[name] for name in "QKV")
     scores = attention.scaled_scores(Q, K)  # (batch, n_heads, n, d_k) x (batch, n_heads, d_k, n) -> (batch, n_heads, n, n)
     heads, weights = attention.attend(Q, K, V)  # (batch, n_heads, n, n) x (batch, n_heads, n, d_k) -> (batch, n_heads, n, d_k)
@@ -283,8 +283,8 @@ def batched_data():
     claim(np.array_equal(out, attention.multi_head_attention(X, inputs["W_Q"], inputs["W_K"], inputs["W_V"], inputs["W_O"],
                                                              n_heads)[0]), "the steps are multi_head_attention's")
     for h in range(n_heads):
-        claim(np.allclose(weights[0, h], steps["weights"][h], rtol=0, atol=1e-12), f"slice h = {h + 1} holds head {h + 1}'s weights")
-        claim(np.allclose(heads[0, h], steps["heads"][h], rtol=0, atol=1e-12), f"slice h = {h + 1} holds head {h + 1}'s output")
+        claim(np.allclose(weights[0, h], steps["weights"][h], rtol=0, atol=1e-12), f"slice {h + 1} holds head {h + 1}'s weights")
+        claim(np.allclose(heads[0, h], steps["heads"][h], rtol=0, atol=1e-12), f"slice {h + 1} holds head {h + 1}'s output")
     claim(np.allclose(out[0], example["outputs"]["out"], rtol=0, atol=1e-12), "the batch's output is the page's output")
     return {
         "tokens": example["tokens"], "n_heads": n_heads, "d_k": d_k, "W_O": inputs["W_O"], "X": X,
