@@ -5,6 +5,7 @@ from ._checks import as_float_array, at_least, check_mask, positive_int
 from .attend import attend
 
 
+# --8<-- [start:split_and_merge]
 def split_heads(X, n_heads):
     """Cut the last axis into heads: (..., n, d_model) -> (..., n_heads, n, d_k), d_k = d_model / n_heads.
 
@@ -27,6 +28,7 @@ def merge_heads(X):
     *batch, n_heads, n, d_k = X.shape
     X = np.swapaxes(X, -2, -3)  # (..., n_heads, n, d_k) -> (..., n, n_heads, d_k)
     return X.reshape(*batch, n, n_heads * d_k)  # -> (..., n, d_model)
+# --8<-- [end:split_and_merge]
 
 
 def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, mask=None, b_Q=None, b_K=None, b_V=None, b_O=None):

@@ -60,6 +60,17 @@ def matmul(A, B):
     return [[math.fsum(a * B[k][c] for k, a in enumerate(row)) for c in range(len(B[0]))] for row in A]
 
 
+def split_heads(X, n_heads):
+    """(batch, n, d_model) -> (batch, n_heads, n, d_k): entry [b][h][i][c] is X[b][i][h·d_k + c]."""
+    d_k = len(X[0][0]) // n_heads
+    return [[[[row[h * d_k + c] for c in range(d_k)] for row in x] for h in range(n_heads)] for x in X]
+
+
+def merge_heads(X):
+    """(batch, n_heads, n, d_k) -> (batch, n, n_heads·d_k): row i is head 0's row i, then head 1's, … (code counts from 0)"""
+    return [[[value for head in x for value in head[i]] for i in range(len(x[0]))] for x in X]
+
+
 def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, mask=None, b_Q=None, b_K=None, b_V=None, b_O=None):
     """(n, d_model) -> (out (n, d_model), weights (n_heads, n, n)); head h owns columns h·d_k … (h+1)·d_k - 1."""
     def project(W, b):

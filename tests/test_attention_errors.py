@@ -166,6 +166,17 @@ def test_nan_in_X_or_a_projection():
         A.multi_head_attention(bad, W, W, W, W, 2)
 
 
+@pytest.mark.parametrize("x, n_heads, error, message", [
+    (np.zeros(6), 2, ValueError, "X must have shape (..., n, d_model), got shape (6,)"),
+    (np.zeros((1, 5, 6)), 4, ValueError, "d_model = 6 (X (1, 5, 6)) is not divisible by n_heads = 4"),
+    (np.zeros((1, 5, 6)), 0, ValueError, "n_heads must be >= 1, got 0"),
+    (np.zeros((1, 5, 6)), 2.0, TypeError, "n_heads must be an integer, got float"),
+])
+def test_split_heads_names_the_culprit(x, n_heads, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        A.split_heads(x, n_heads)
+
+
 def test_merge_heads_needs_a_head_axis():
     with pytest.raises(ValueError, match=re.escape("X must have shape (..., n_heads, n, d_k), got shape (5, 6)")):
         A.merge_heads(np.zeros((5, 6)))

@@ -147,6 +147,27 @@ def test_split_and_merge_heads():
     np.testing.assert_array_equal(A.merge_heads(heads), X)
 
 
+@pytest.mark.parametrize("batch, n, n_heads, d_k", [(1, 5, 2, 3), (2, 4, 3, 2), (3, 1, 1, 4), (2, 6, 4, 1)])
+def test_split_and_merge_heads_against_loops(batch, n, n_heads, d_k):
+    """The batched layout entry by entry: (batch, n, d_model) -> (batch, n_heads, n, d_k) and back, exactly."""
+    X = np.random.default_rng(batch * 100 + n).normal(size=(batch, n, n_heads * d_k))
+    heads = A.split_heads(X, n_heads)
+    assert heads.shape == (batch, n_heads, n, d_k), "split_heads: (batch, n, d_model) -> (batch, n_heads, n, d_k)"
+    np.testing.assert_array_equal(heads, loops.split_heads(X.tolist(), n_heads))
+    merged = A.merge_heads(heads)
+    assert merged.shape == X.shape, "merge_heads: (batch, n_heads, n, d_k) -> (batch, n, d_model)"
+    np.testing.assert_array_equal(merged, loops.merge_heads(heads.tolist()))
+    np.testing.assert_array_equal(merged, X, err_msg="split then merge gives back every bit of X")
+    # attention on the 4-D layout is each head's attention on its own columns, batch by batch
+    out, weights = A.attend(heads, heads, heads)  # (batch, n_heads, n, d_k), (batch, n_heads, n, n)
+    for b in range(batch):
+        for h in range(n_heads):
+            cols = X[b][:, h * d_k:(h + 1) * d_k].tolist()
+            ref_out, ref_weights = loops.attend(cols, cols, cols)
+            np.testing.assert_allclose(out[b, h], ref_out, **TOL)
+            np.testing.assert_allclose(weights[b, h], ref_weights, **TOL)
+
+
 @pytest.mark.parametrize("n_q, n_k", [(1, 1), (4, 4), (3, 6), (6, 3)])
 def test_causal_mask(n_q, n_k):
     np.testing.assert_array_equal(A.causal_mask(n_q, n_k), loops.causal_mask(n_q, n_k))

@@ -59,6 +59,32 @@ def test_sdpa_without_mask_and_causal(seed):
     np.testing.assert_allclose(A.attend(Q, K, V, A.causal_mask(n_q, n_k), scale)[0], causal.numpy(), **TOL)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_split_attend_merge_against_torch_sdpa_on_4d_inputs(seed):
+    """The batched layout as every real implementation writes it (nanoGPT's view, transpose, SDPA, transpose, view):
+    split_heads is torch's view + transpose bit for bit, attend on the 4-D heads is scaled_dot_product_attention,
+    and merge_heads is the transpose + view back."""
+    rng, n_heads, d_model, batch, n, X, Ws = mha_case(seed)
+    d_k = d_model // n_heads
+    W_Q, W_K, W_V, W_O = Ws
+    projected = [to_torch(X @ W) for W in (W_Q, W_K, W_V)]  # (batch, n, d_model) each
+    q, k, v = (P.view(batch, n, n_heads, d_k).transpose(1, 2) for P in projected)  # (batch, n_heads, n, d_k)
+    Q, K, V = (A.split_heads(X @ W, n_heads) for W in (W_Q, W_K, W_V))
+    for ours, theirs in zip((Q, K, V), (q, k, v)):
+        assert ours.shape == (batch, n_heads, n, d_k), "split_heads: (batch, n, d_model) -> (batch, n_heads, n, d_k)"
+        np.testing.assert_array_equal(ours, theirs.numpy(), err_msg="split_heads moves numbers, it computes none")
+    causal = A.causal_mask(n)
+    for mask, is_causal in ((None, False), (causal, True)):
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)  # (batch, n_heads, n, d_k)
+        heads, _ = A.attend(Q, K, V, mask)
+        np.testing.assert_allclose(heads, y.numpy(), **TOL)
+        merged = y.transpose(1, 2).contiguous().view(batch, n, d_model)  # (batch, n, d_model)
+        np.testing.assert_array_equal(A.merge_heads(y.numpy()), merged.numpy(), err_msg="merge_heads is transpose + view")
+        np.testing.assert_allclose(A.merge_heads(heads) @ W_O, (merged @ to_torch(W_O)).numpy(), **TOL)
+        np.testing.assert_allclose(A.multi_head_attention(X, *Ws, n_heads, mask=mask)[0],
+                                   (merged @ to_torch(W_O)).numpy(), **TOL)
+
+
 def torch_mha(d_model, n_heads, W_Q, W_K, W_V, W_O, biases=None):
     """An nn.MultiheadAttention in float64 carrying our weights. torch computes x @ W.T, we x @ W."""
     mha = torch.nn.MultiheadAttention(d_model, n_heads, bias=biases is not None, batch_first=True, dtype=torch.float64)

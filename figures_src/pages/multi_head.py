@@ -4,14 +4,19 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 import attention
 
-from ..engine import Example, Figure, Snippets, example_heatmap
+from ..engine import BuildError, Example, Figure, Snippets, example_heatmap
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH, weights_colorbar
-from ..engine.text import dims, matrix, num, table
+from ..engine.text import by_hand, dims, is_tie, matrix, num, table
 from . import sentences
 
 SEED = 100
 N_HEADS = 2
+
+
+def claim(holds, what):
+    if not holds:
+        raise BuildError(f"multi-head: the page says {what}, and the data no longer shows it")
 
 
 def multi_head_example():
@@ -47,23 +52,67 @@ def multi_head_example():
     }
 
 
+def head_columns(n_heads, d_k):
+    """Labels of the columns of a matrix cut into heads, counted from 1: h1·1 … h1·d_k, h2·1, …"""
+    return [f"h{h + 1}·{c + 1}" for h in range(n_heads) for c in range(d_k)]
+
+
+OUT_DIGITS = 2  # the layer's output, as every table of weights and scores on the page
+
+
+def concat_digits(concat, W_O, out):
+    """The fewest decimals (2 to 6) with which the concatenated heads, as printed, times W_O (one-decimal
+    numbers, so the products are exact) give the layer's output as printed, without an exact tie."""
+    for digits in range(2, 7):
+        printed = [[by_hand(x, digits)[1] for x in row] for row in concat]
+        W = [[by_hand(w, 1)[1] for w in row] for row in W_O]
+        ok = True
+        for row, true_row in zip(printed, out):
+            for c, true in enumerate(true_row):
+                exact = sum(x * W[r][c] for r, x in enumerate(row))
+                if num(exact, OUT_DIGITS) != num(true, OUT_DIGITS) or is_tie(exact, OUT_DIGITS):
+                    ok = False
+        if ok:
+            return digits
+    raise BuildError("ex-multi-head: no printing of the concatenated heads to 2 to 6 decimals gives the output by hand")
+
+
 def multi_head_snippets(example):
-    tokens, steps = example["tokens"], example["steps"]
+    tokens, inputs, steps = example["tokens"], example["inputs"], example["steps"]
     n_heads, d_k = example["n_heads"], example["d_k"]
     n, d_model = steps["concat"].shape
-    columns = [f"h{h + 1}·{c + 1}" for h in range(n_heads) for c in range(d_k)]  # head and column, from 1
+    columns = head_columns(n_heads, d_k)
+    # The two views are the same numbers: head g's own W_Q is the same cut applied to W_Q itself.
+    for name in ("Q", "K", "V"):
+        W = inputs[f"W_{name}"]
+        per_head = attention.split_heads(W, n_heads)  # (d_model, d_model) -> (n_heads, d_model, d_k)
+        claim(all(np.array_equal(per_head[h], W[:, h * d_k:(h + 1) * d_k]) for h in range(n_heads)),
+              f"head g's W_{name} is columns {d_k}(g − 1) + 1 to {d_k}g of W_{name}")
+        claim(np.allclose(steps[name], inputs["X"] @ per_head, rtol=0, atol=1e-12),
+              f"head g's {name} is X times its own W_{name}")
+    digits = concat_digits(steps["concat"], inputs["W_O"], example["outputs"]["out"])
     return {
         "shapes": (
             f"Here $d_{{\\text{{model}}}} = {d_model}$ and $h = {n_heads}$ heads, so each head works with "
-            f"$d_k = d_v = {d_model}/{n_heads} = {d_k}$ columns: head $i$ (counted from 1) takes columns "
-            f"${d_k}(i-1)+1$ to ${d_k}i$ of $XW_Q$, $XW_K$ and $XW_V$, which we write $Q_i$, $K_i$ and $V_i$. "
-            "Head $i$ is attention on its own columns, "
-            "$\\text{head}_i = \\mathrm{softmax}\\big(Q_i K_i^{\\text{T}} / \\sqrt{d_k}\\big)\\, V_i$, "
+            f"$d_k = d_v = {d_model}/{n_heads} = {d_k}$ columns. Head $g$ (counted from 1) has its own "
+            f"$W_Q^{{(g)}}$, $W_K^{{(g)}}$ and $W_V^{{(g)}}$, each ${d_model} \\times {d_k}$, and so its own "
+            "$Q_g = XW_Q^{(g)}$, $K_g$ and $V_g$. "
+            "Head $g$ is attention on its own columns, "
+            "$\\text{head}_g = \\mathrm{softmax}\\big(Q_g K_g^{\\text{T}} / \\sqrt{d_k}\\big)\\, V_g$, "
             f"and its output is $n \\times d_v = {n} \\times {d_k}$; side by side they make a "
-            f"${n} \\times {d_model}$ table again, which $W_O$ (${d_model} \\times {d_model}$) mixes into the layer's output."
+            f"${n} \\times {d_model}$ table again, which $W_O$ (${d_model} \\times {d_model}$) mixes into the "
+            "layer's output."
         ),
-        "concat": matrix(steps["concat"], tokens, columns, corner="token"),
-        "out": matrix(example["outputs"]["out"], tokens, [str(c + 1) for c in range(d_model)], corner="token"),
+        "x": matrix(inputs["X"], tokens, dims("", d_model), corner="token", digits=0, trim=True),
+        **{f"w_{name.lower()}": matrix(inputs[f"W_{name}"], dims("", d_model), columns, corner="row", digits=1, trim=True)
+           for name in ("Q", "K", "V")},
+        "w_o": matrix(inputs["W_O"], columns, dims("", d_model), corner="row", digits=1, trim=True),
+        "concat": matrix(steps["concat"], tokens, columns, corner="token", digits=digits),
+        "concat-note": (
+            f"Each head's columns are its weights times its $V_g$. They are printed to {digits} decimals, enough "
+            f"that these numbers times $W_O$ give the output below to {OUT_DIGITS} decimals by hand."
+        ),
+        "out": matrix(example["outputs"]["out"], tokens, dims("", d_model), corner="token", digits=OUT_DIGITS),
     }
 
 
@@ -116,8 +165,8 @@ def diagram_steps(data):
     n, d, h, d_k = data["n"], data["d_model"], data["n_heads"], data["d_k"]
     return [
         ("project", f"XW_Q, XW_K, XW_V: each {n} × {d}, from X ({n} × {d}) and W ({d} × {d})"),
-        ("split", f"columns {d_k}(i − 1) + 1 to {d_k}i go to head i: {h} heads of {n} × {d_k}"),
-        ("attend", f"each head: softmax(QᵢKᵢᵀ/√{d_k}) Vᵢ, its weights {n} × {n}, its output {n} × {d_k}"),
+        ("split", f"columns {d_k}(g − 1) + 1 to {d_k}g go to head g: {h} heads of {n} × {d_k}"),
+        ("attend", f"each head g: softmax(Q_g K_gᵀ/√{d_k}) V_g, its weights {n} × {n}, its output {n} × {d_k}"),
         ("concatenate", f"the {h} outputs side by side: {n} × {h * d_k}"),
         ("mix", f"times W_O ({d} × {d}): the layer's output, {n} × {d}"),
     ]
@@ -200,6 +249,86 @@ def diagram_render(data, ax):
     ax.set_ylim(top3 - d - 1.4, top + 1.6)
     ax.set_aspect("equal")
     ax.axis("off")
+
+
+# ---------------------------------------------------------------- the batched layout: (batch, heads, n, d_k)
+
+
+def batched_data():
+    """The example's layer as real implementations run it: a batch (here of one sentence), heads as an array
+    axis, every reshape and transpose spelled out, each checked against the library's split_heads and
+    merge_heads and against the page's own head tables."""
+    example = EX_MULTI_HEAD.compute()
+    inputs, steps = example["inputs"], example["steps"]
+    n_heads, d_k = example["n_heads"], example["d_k"]
+    X = inputs["X"][None]  # (n, d_model) -> (batch, n, d_model), a batch of one sentence
+    batch, n, d_model = X.shape
+    projected, cut, heads_first = {}, {}, {}
+    for name in "QKV":
+        projected[name] = X @ inputs[f"W_{name}"]  # (batch, n, d_model) x (d_model, d_model) -> (batch, n, d_model)
+        cut[name] = projected[name].reshape(batch, n, n_heads, d_k)  # -> (batch, n, n_heads, d_k)
+        heads_first[name] = np.swapaxes(cut[name], 1, 2)  # -> (batch, n_heads, n, d_k)
+        claim(np.array_equal(heads_first[name], attention.split_heads(projected[name], n_heads)),
+              f"the reshape and the transpose are split_heads, for {name}")
+        claim(np.allclose(heads_first[name][0], steps[name], rtol=0, atol=1e-12),
+              f"the batch's {name} holds each head's {name}_g of the page")
+    Q, K, V = (heads_first[name] for name in "QKV")
+    scores = attention.scaled_scores(Q, K)  # (batch, n_heads, n, d_k) x (batch, n_heads, d_k, n) -> (batch, n_heads, n, n)
+    heads, weights = attention.attend(Q, K, V)  # (batch, n_heads, n, n) x (batch, n_heads, n, d_k) -> (batch, n_heads, n, d_k)
+    tokens_first = np.swapaxes(heads, 1, 2)  # -> (batch, n, n_heads, d_k)
+    concat = tokens_first.reshape(batch, n, d_model)  # -> (batch, n, d_model)
+    out = concat @ inputs["W_O"]  # (batch, n, d_model) x (d_model, d_model) -> (batch, n, d_model)
+    claim(np.array_equal(concat, attention.merge_heads(heads)), "the transpose and the reshape back are merge_heads")
+    claim(np.array_equal(attention.split_heads(concat, n_heads), heads), "splitting the merged heads gives them back exactly")
+    claim(np.array_equal(out, attention.multi_head_attention(X, inputs["W_Q"], inputs["W_K"], inputs["W_V"], inputs["W_O"],
+                                                             n_heads)[0]), "the steps are multi_head_attention's")
+    for h in range(n_heads):
+        claim(np.allclose(weights[0, h], steps["weights"][h], rtol=0, atol=1e-12), f"slice {h + 1} holds head {h + 1}'s weights")
+        claim(np.allclose(heads[0, h], steps["heads"][h], rtol=0, atol=1e-12), f"slice {h + 1} holds head {h + 1}'s output")
+    claim(np.allclose(out[0], example["outputs"]["out"], rtol=0, atol=1e-12), "the batch's output is the page's output")
+    return {
+        "tokens": example["tokens"], "n_heads": n_heads, "d_k": d_k, "W_O": inputs["W_O"], "X": X,
+        "projected": projected["Q"], "cut": cut["Q"], "heads_first": heads_first, "scores": scores, "weights": weights,
+        "heads": heads, "tokens_first": tokens_first, "concat": concat, "out": out,
+    }
+
+
+def shape(array):
+    """A shape as the page writes it: (1, 5, 2, 3)."""
+    return "(" + ", ".join(str(size) for size in array.shape) + ")"
+
+
+def batched_snippets(data):
+    batch, n, d_model = data["X"].shape
+    n_heads, d_k = data["n_heads"], data["d_k"]
+    Q = data["heads_first"]["Q"]
+    key_t = np.swapaxes(data["heads_first"]["K"], -1, -2)
+    rows = [
+        ["the batch", "`X`", f"{shape(data['X'])}"],
+        ["project (and so for $K$, $V$)", "`P = X @ W_Q`", f"{shape(data['X'])} × {shape(data['W_O'])} → {shape(data['projected'])}"],
+        ["cut the last axis into heads", f"`P.reshape({batch}, {n}, {n_heads}, {d_k})`", f"{shape(data['cut'])}"],
+        ["heads before tokens: $Q$", "`.swapaxes(1, 2)`", f"{shape(Q)}"],
+        ["scores, every head at once", "`S = Q @ K.swapaxes(-1, -2)`", f"{shape(Q)} × {shape(key_t)} → {shape(data['scores'])}"],
+        ["weights, each row a softmax", f"`A = softmax(S / np.sqrt({d_k}))`", f"{shape(data['weights'])}"],
+        ["the heads' outputs", "`Y = A @ V`", f"{shape(data['weights'])} × {shape(data['heads_first']['V'])} → {shape(data['heads'])}"],
+        ["tokens before heads", "`Y.swapaxes(1, 2)`", f"{shape(data['tokens_first'])}"],
+        ["glue the heads", f"`.reshape({batch}, {n}, {d_model})`", f"{shape(data['concat'])}"],
+        ["mix", "`@ W_O`", f"{shape(data['concat'])} × {shape(data['W_O'])} → {shape(data['out'])}"],
+    ]
+    columns = head_columns(n_heads, d_k)
+    parts = {
+        "steps": table(["step", "code", "shape"], rows, align=["---", "---", "---"]),
+        "setting": (
+            f"One sentence of $n = {n}$ tokens makes a batch of 1: $X$ becomes {shape(data['X'])}, "
+            f"(batch, $n$, $d_{{\\text{{model}}}}$). With {n_heads} heads of $d_k = {d_k}$ the layer runs as follows; "
+            "every shape below is the shape of the array the build computed."
+        ),
+    }
+    for name in "QKV":
+        for h in range(n_heads):
+            parts[f"{name.lower()}-h{h + 1}"] = matrix(data["heads_first"][name][0, h], data["tokens"],
+                                                         columns[h * d_k:(h + 1) * d_k], corner="token", digits=1, trim=True)
+    return parts
 
 
 # ---------------------------------------------------------------- cross-attention: queries from one sequence, keys from another
@@ -318,6 +447,7 @@ ITEMS = [
                         title=f"Multi-head attention, head {head + 1}: its weights.", caption=head_caption(head))
         for head in range(N_HEADS)
     ),
+    Snippets("multi-head-batched", data=batched_data, snippets=batched_snippets),
     Snippets("multi-head-cost", data=cost_data, snippets=cost_snippets),
     EX_CROSS,
     Figure("cross-attention", title="Cross-attention weights: decoder tokens over the encoder's tokens.",
