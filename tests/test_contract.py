@@ -206,3 +206,22 @@ def test_every_page_gets_the_one_policy_with_its_own_script_hashes():
     assert len(hashes) == 1 and policy == embed.POLICY.replace("script-src 'self'", f"script-src 'self' {hashes[0]}")
     template = (ROOT / "overrides" / "main.html").read_text(encoding="utf-8")
     assert "content=\"'aih-policy'\"" in template and "default-src" not in template, "the template keeps no copy"
+
+
+@pytest.mark.parametrize("content", [
+    "<p>a</p><script>alert(1)</script>",
+    "<p>a</p></article><script>alert(1)</script>",  # a raw </article> in the Markdown ended the old check's search
+    "<SCRIPT>alert(1)</SCRIPT>",
+    "<script >alert(1)</script>",
+    "<Script\ttype=module>alert(1)</Script>",
+    "<script/src=x.js></script>",
+    '<script type="application/json">{}</script>',
+])
+def test_a_script_in_a_pages_content_is_a_build_error_however_it_is_written(content):
+    with pytest.raises(PluginError, match=r"^csp hook: x\.md has a <script> in its content .* on line 1"):
+        csp.refuse_scripts(content, "x.md")
+
+
+def test_content_that_only_mentions_scripts_passes():
+    content = "<p>a &lt;script&gt; in a code block, the word <code>script</code>, <scripture></scripture></p>"
+    assert csp.refuse_scripts(content, "x.md") == content, "only a script element is refused"
