@@ -783,3 +783,14 @@ def test_the_browser_tests_with_a_wrong_chromium_stop_in_one_line(monkeypatch):
     monkeypatch.setenv("CHROMIUM", "/nonexistent")
     with pytest.raises(pytest.exit.Exception, match=r"^CHROMIUM=/nonexistent is not an executable file"):
         conftest.chromium_executable()
+
+
+def test_each_code_block_of_the_print_edition_gets_an_id_of_its_own():
+    """Material's copy button copies the block named by the nearest id around it: every block of a page in the
+    print edition sat in the page's section, so every button copied that page's first block."""
+    from hooks.print_edition import code_ids
+
+    content = '<pre><code>a</code></pre><div class="highlight"><pre><span></span><code>b</code></pre></div><pre id="x">c</pre>'
+    numbered = code_ids(content, "masks")
+    assert re.findall(r'<pre id="([^"]+)"', numbered) == ["masks-code-1", "masks-code-2", "x"], (
+        "each <pre> of a print section gets <page>-code-<n>, a <pre> that has an id keeps it")
