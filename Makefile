@@ -110,6 +110,7 @@ real-heads: $(SITE_STAMP)
 bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
 	$(PY) scripts/bench_lighthouse.py
+	$(PY) scripts/bench_long_tasks.py
 	$(PY) scripts/bench_your_sentence.py
 	$(PY) scripts/bench_decoder.py
 	$(BENCH_SUITE)
