@@ -764,6 +764,7 @@ def test_make_pdf_with_a_wrong_chromium_says_so_in_one_line(tmp_path):
     assert not list(tmp_path.rglob("*.pdf*"))
 
 
+@pytest.mark.slow  # it prints with Chromium: seconds, and a browser that the build-free tier does not ask for
 def test_make_pdf_leaves_no_temporary_file_when_its_page_count_check_fails(tmp_path, monkeypatch):
     make_pdf = make_pdf_module()
     site = tiny_print_edition(tmp_path)
