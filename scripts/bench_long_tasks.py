@@ -47,7 +47,7 @@ def main():
         parser.error(f"{args.site} has no index.html: build it first (make site)")
 
     sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    from conftest import CHROMIUM_ARGS, chromium_executable  # noqa: PLC0415
+    from chromium import CHROMIUM_ARGS, chromium_executable  # noqa: PLC0415
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
 
     _, url = serve(args.site)

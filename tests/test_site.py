@@ -778,7 +778,7 @@ def test_make_pdf_leaves_no_temporary_file_when_its_page_count_check_fails(tmp_p
 def test_the_browser_tests_with_a_wrong_chromium_stop_in_one_line(monkeypatch):
     import importlib.util  # noqa: PLC0415
 
-    spec = importlib.util.spec_from_file_location("browser_conftest", ROOT / "tests" / "browser" / "conftest.py")
+    spec = importlib.util.spec_from_file_location("browser_chromium", ROOT / "tests" / "browser" / "chromium.py")
     conftest = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(conftest)
     monkeypatch.setenv("CHROMIUM", "/nonexistent")
