@@ -31,9 +31,15 @@ VENV_RUNS := $(shell $(PY) -c 'print("yes")' 2>/dev/null)
 SITE_OK := $(if $(VENV_RUNS),$(shell $(PY) -c 'import $(SITE_IMPORTS)' >/dev/null 2>&1 && echo yes))
 TEST_OK := $(if $(SITE_OK),$(shell $(PY) -c 'import importlib.util as u, sys; \
 	sys.exit(any(u.find_spec(m) is None for m in sys.argv[1:]))' $(TEST_PACKAGES) 2>/dev/null && echo yes))
+# The same for node_modules: every package package.json pins is there, at its pinned version.
+NODE_OK := $(shell node -e 'const fs = require("fs"), wanted = JSON.parse(fs.readFileSync("package.json")).devDependencies; \
+	for (const [name, version] of Object.entries(wanted)) \
+	  if (JSON.parse(fs.readFileSync(`node_modules/$${name}/package.json`)).version !== version) process.exit(1)' \
+	2>/dev/null && echo yes)
 endif
 
-.PHONY: site figures pdf serve check test test-unit bench bench-suite clean distclean real-heads constraints venv-needs-repair
+.PHONY: site figures pdf serve check test test-unit bench bench-suite clean distclean real-heads constraints venv-needs-repair \
+	node-modules-need-repair
 
 venv-needs-repair:
 	@echo "$(VENV): $(if $(VENV_RUNS),a package does not import; reinstalling,its interpreter does not run; re-creating it)"
@@ -53,7 +59,10 @@ $(TEST_STAMP): $(SITE_STAMP) $(NODE_STAMP) $(if $(TEST_OK),,venv-needs-repair)
 
 # The npm tooling, pinned in package-lock.json: terser (the site's build minifies its JavaScript with it) and
 # axe-core (the browser tests).
-$(NODE_STAMP): package.json package-lock.json
+node-modules-need-repair:
+	@echo "node_modules: a package that package.json pins is missing or at another version; reinstalling"
+
+$(NODE_STAMP): package.json package-lock.json $(if $(NODE_OK),,node-modules-need-repair)
 	npm ci --silent --no-audit --no-fund
 	touch $@
 
@@ -101,6 +110,7 @@ real-heads: $(SITE_STAMP)
 bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
 	$(PY) scripts/bench_lighthouse.py
+	$(PY) scripts/bench_long_tasks.py
 	$(PY) scripts/bench_your_sentence.py
 	$(PY) scripts/bench_decoder.py
 	$(BENCH_SUITE)

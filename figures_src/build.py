@@ -135,12 +135,18 @@ class Manifest:
                     raise self._invalid(f"item {name!r} lists {path!r}, which is not a file inside {self.folder}")
 
     def inside(self, path):
-        """Whether the relative path `path` names a file strictly inside the folder (never the folder itself)."""
-        if not path or Path(path).is_absolute() or "\\" in path:
+        """Whether the relative path `path` names a file strictly inside the folder: never the folder itself, nor a
+        folder in it, nor a path no file can have (a NUL byte, a name longer than the file system allows)."""
+        if not path or Path(path).is_absolute() or "\\" in path or "\0" in path:
             return False
         folder = self.folder.resolve()
-        target = (folder / path).resolve()
-        return target != folder and target.is_relative_to(folder) and ".." not in Path(path).parts
+        try:
+            target = (folder / path).resolve()
+            is_folder = target.is_dir()
+        except (OSError, ValueError):  # ENAMETOOLONG and the like
+            return False
+        return (target != folder and target.is_relative_to(folder) and ".." not in Path(path).parts
+                and not is_folder)
 
     def save(self):
         write_atomic(self.path, json.dumps({"pages": self.pages, "items": self.items}, indent=1, sort_keys=True) + "\n")
@@ -406,7 +412,12 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
                 declared[page] = page_names
             case ("built", name, files, inputs):
                 for path, text in files.items():
-                    write_atomic(Path(out) / path, text)
+                    try:
+                        write_atomic(Path(out) / path, text)
+                    except OSError as exc:  # a full disk, a file-size limit (Python ignores SIGXFSZ: EFBIG)
+                        raise BuildError(f"item {name}: writing {Path(out) / path} failed ({exc.strerror or exc}); "
+                                         "the file was left as it was. Free some space (or raise the file-size "
+                                         "limit) and run the build again") from None
                 manifest.record(name, page, env, inputs, files)
                 manifest.save()
                 rebuilt.append(name)

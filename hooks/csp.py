@@ -5,7 +5,9 @@ script on the page added to its script-src.
 The page template writes a few small inline scripts (the theme's storage helpers; overrides/'s light/dark
 toggle and its early change of <html>'s classes); one of them holds the page's relative base URL, so the
 hashes differ from page to page and are computed here, from the final HTML. Only the template's scripts are
-hashed: an inline script in a page's content is an error, and so is a page without the policy's placeholder.
+hashed: a page's content (its Markdown, rendered, with every snippet it includes) holding `<script` in any form
+(`<SCRIPT>`, `<script >`, after a stray `</article>`) is an error, and so is a page without the policy's
+placeholder.
 
 Chromium's preload scanner, which finds a page's stylesheets and scripts while the HTML is still arriving,
 stops at a policy <meta>: everything after it is requested only when the parser reaches it, the theme's
@@ -27,6 +29,9 @@ SCRIPT_SRC = "script-src 'self'"
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)([^>]*)>(.*?)</script>", re.S)
 DATA_BLOCK = re.compile(r"""\btype=["']?application/(?:ld\+)?json""")
 POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy"')
+# Any script element in a page's content, however it is written: the HTML parser reads tag names case-blind and
+# ends them at white space or "/" (`<script/src=…>` is a script too).
+CONTENT_SCRIPT = re.compile(r"<script[\s/>]", re.I)
 STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)">')
 SCRIPT_FILE = re.compile(r'<script\b([^>]*)\bsrc="([^"]+)"([^>]*)>')
 
@@ -58,16 +63,28 @@ def preload_hints(after_policy):
     return "".join(hints)
 
 
+def refuse_scripts(content, name):
+    """`content`, a page's own HTML (its Markdown rendered, snippets included), unless it holds a script element:
+    the policy hashes the template's inline scripts, so one in the content would run."""
+    found = CONTENT_SCRIPT.search(content)
+    if found:
+        line = content.count("\n", 0, found.start()) + 1
+        raise PluginError(f"csp hook: {name} has a <script> in its content ({found.group(0)!r} on line {line} of its "
+                          "rendered HTML); put scripts in docs/javascripts/")
+    return content
+
+
 def fill_policy(html, name):
     if html.count(PLACEHOLDER) != 1:
         raise PluginError(f"csp hook: {name} does not carry the Content-Security-Policy of overrides/main.html")
-    article = re.search(r"<article\b.*?</article>", html, re.S)
-    if article and script_hashes(article.group(0)):
-        raise PluginError(f"csp hook: {name} has an inline <script> in its content; put it in docs/javascripts/")
     policy = SITE_POLICY.replace(SCRIPT_SRC, " ".join([SCRIPT_SRC, *script_hashes(html)]))
     html = html.replace(PLACEHOLDER, policy)
     policy = POLICY.search(html)
     return html[:policy.start()] + preload_hints(html[policy.end():]) + html[policy.start():]
+
+
+def on_page_content(html, page, config, files):
+    return refuse_scripts(html, page.file.src_uri)
 
 
 def on_post_page(output, page, config):

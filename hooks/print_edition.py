@@ -14,6 +14,7 @@ Why not mkdocs-print-site-plugin: it assembles its page from each page's content
 figures and MathML in (they work on the finished HTML), it adds scripts of its own that the CSP would have to
 allow, and a plugin, like a hook, is something MkDocs' successor does not run: this file is all there is to port.
 """
+import itertools
 import re
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -38,6 +39,7 @@ _SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*><
 _INSTRUCTION = re.compile(r"\b(?:(?i:hover(?:ing)?|click|drag|slider|tap it|point at a cell|press)|Type|Tick)\b")
 _CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.S)
 _H1_END = re.compile(r"</h1>")
+_PRE_WITHOUT_ID = re.compile(r"<pre\b(?![^>]*\bid=)")
 
 _pages = []  # (src_uri, dest_path, url) of the nav's pages, in order, for this build
 
@@ -72,6 +74,14 @@ def unique_ids(content, prefix, seen):
         return content, renamed
     content = _ID.sub(lambda m: f'id="{renamed[m.group(1)]}"', content)
     return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{renamed.get(m.group(1), m.group(1))}"', content), renamed
+
+
+def code_ids(content, slug):
+    """Each code block with an id of its own, `<slug>-code-<n>`. Material's copy button names the block it copies
+    by the nearest id around it (`__code_<id>`): in the edition that was the page's section, the same for every
+    block of a page, so each button copied the page's first block."""
+    counter = itertools.count(1)
+    return _PRE_WITHOUT_ID.sub(lambda match: f'<pre id="{slug}-code-{next(counter)}"', content)
 
 
 def web_note(content, address):
@@ -120,6 +130,7 @@ def edition(site_dir, site_url=""):
             content = _OWN_FOLDER.sub(rf'\1="../{url}', content)
         slug = Path(src_uri).stem
         content, ids = unique_ids(content, slug, seen)
+        content = code_ids(content, slug)
         pages[url] = (f"print-{slug}", ids)
         sections.append((slug, content))
     return "\n".join(f'<section class="aih-print-page" id="print-{slug}">{within_edition(content, pages)}</section>'

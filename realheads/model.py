@@ -46,7 +46,7 @@ def package_version():
 def package_version_expected():
     """The version the Makefile pins (so the error message and the provenance agree)."""
     makefile = Path(__file__).resolve().parents[1] / "Makefile"
-    for line in makefile.read_text().splitlines():
+    for line in makefile.read_text(encoding="utf-8").splitlines():
         if line.startswith("MODEL_PACKAGE") and "==" in line:
             return line.split("==", 1)[1].strip()
     raise RuntimeError(f"{makefile} does not pin MODEL_PACKAGE := {DISTRIBUTION}==<version>")

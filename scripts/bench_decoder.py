@@ -66,8 +66,8 @@ def main():
     weights = next((ROOT / "generated" / "public" / "models").glob("reverse-digits.*.json"))
     with tempfile.TemporaryDirectory() as folder:
         script = Path(folder) / "time.mjs"
-        script.write_text(JS_TIMER % (ROOT / "docs" / "javascripts" / "decoder.js").as_uri())
-        (Path(folder) / "sources.json").write_text(json.dumps(sources.tolist()))
+        script.write_text(JS_TIMER % (ROOT / "docs" / "javascripts" / "decoder.js").as_uri(), encoding="utf-8")
+        (Path(folder) / "sources.json").write_text(json.dumps(sources.tolist()), encoding="utf-8")
         result = subprocess.run([shutil.which("node"), str(script), str(weights), str(Path(folder) / "sources.json")],
                                 capture_output=True, text=True, check=True)
         js_seconds = json.loads(result.stdout)

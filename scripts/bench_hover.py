@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PREFIX = "/attention-heatmap/"
 BUDGET_MS = 16.0
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
-from conftest import CHROMIUM_ARGS  # noqa: E402  (the browser tests' flags: the same Chromium they drive)
+from chromium import CHROMIUM_ARGS  # noqa: E402  (the browser tests' flags: the same Chromium they drive)
 INSTRUMENT = """() => {
     window.__latencies = [];
     let start = null;

@@ -51,7 +51,7 @@ def install_lighthouse():
         return
     TOOL_DIR.mkdir(parents=True, exist_ok=True)
     if not (TOOL_DIR / "package.json").exists():
-        (TOOL_DIR / "package.json").write_text('{"private": true}\n')
+        (TOOL_DIR / "package.json").write_text('{"private": true}\n', encoding="utf-8")
     subprocess.run(["npm", "i", "-E", "lighthouse@12.2.3", "--no-audit", "--no-fund", "--silent"], cwd=TOOL_DIR, check=True)
 
 
@@ -92,7 +92,7 @@ def lighthouse(url, report):
     subprocess.run([str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={report}",
                     f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={CHROME_FLAGS}"],
                    env=env, check=True, capture_output=True)
-    data = json.loads(report.read_text())
+    data = json.loads(report.read_text(encoding="utf-8"))
     audits = data["audits"]
     if any(data["categories"][key]["score"] is None for key in CATEGORIES):  # Lighthouse could not score the page
         print(f"bench_lighthouse: {url}: no score ({(data.get('runtimeError') or {}).get('code', 'unknown error')}); "

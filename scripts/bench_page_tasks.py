@@ -124,7 +124,7 @@ def main():
             parser.error(f"{site} has no {args.page}index.html: build it first")
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "browser"))
-    from conftest import CHROMIUM_ARGS, chromium_executable  # noqa: PLC0415
+    from chromium import CHROMIUM_ARGS, chromium_executable  # noqa: PLC0415
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
 
     sites = {name: serve(site)[1] for name, site in (("old", args.old), ("new", args.new))}

@@ -66,7 +66,7 @@ def build_step(tree, parts):
 
 def bare_config(tree):
     """A bare Material config over the same docs/ and nav: no hooks, no Markdown extensions, no extra files."""
-    text = (tree / "mkdocs.yml").read_text()
+    text = (tree / "mkdocs.yml").read_text(encoding="utf-8")
     nav = re.search(r"^nav:\n(?:  .*\n?)+", text, flags=re.M)
     config = tree / "mkdocs-bare.yml"
     config.write_text(
@@ -74,7 +74,8 @@ def bare_config(tree):
         "docs_dir: docs\n"
         "theme:\n  name: material\n  font: false\n"
         "plugins:\n  - search\n"
-        + (nav.group(0) if nav else "")
+        + (nav.group(0) if nav else ""),
+        encoding="utf-8",
     )
     return config
 

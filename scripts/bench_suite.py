@@ -46,7 +46,7 @@ def busy_cpu():
     """The CPU seconds this machine has spent busy since boot, all processes (/proc/stat: user, nice, system,
     irq, softirq, steal); where there is no /proc, this process's waited-for children's."""
     try:
-        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+        fields = Path("/proc/stat").read_text(encoding="ascii").split("\n", 1)[0].split()[1:]
     except OSError:
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         return usage.ru_utime + usage.ru_stime
@@ -58,18 +58,18 @@ def make(target, tree, log):
     """Run `make target` in `tree`, its output appended to `log`: (wall s, CPU s, exit code, last output line)."""
     env = {key: value for key, value in os.environ.items() if key not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     cpu, start = busy_cpu(), time.perf_counter()
-    with open(log, "a") as out:
+    with open(log, "a", encoding="utf-8") as out:
         out.write(f"\n$ make {target}   # in {tree}\n")
         out.flush()
         code = subprocess.run(["make", *target.split()], cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT,
                               stdin=subprocess.DEVNULL).returncode
     wall, cpu = time.perf_counter() - start, busy_cpu() - cpu
-    lines = [line for line in Path(log).read_text(errors="replace").splitlines() if line.strip()]
+    lines = [line for line in Path(log).read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
     return wall, cpu, code, lines[-1] if lines else ""
 
 
 def has_target(tree, target):
-    return re.search(rf"^{re.escape(target)}:", (tree / "Makefile").read_text(), re.M) is not None
+    return re.search(rf"^{re.escape(target)}:", (tree / "Makefile").read_text(encoding="utf-8"), re.M) is not None
 
 
 def summary(line):

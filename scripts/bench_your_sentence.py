@@ -56,7 +56,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 def numpy_forward_ms(site, ids, repeats):
     manifest_path = next((site / "models").glob("model.*.json"))
-    manifest = json.loads(manifest_path.read_text())
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     blob = (site / manifest["files"]["weights"]).read_bytes()
     config = load_config(model_folder())
     params = EncoderParams.from_state_dict(dequantize(manifest["tensors"], unpack(blob)), config)
@@ -117,7 +117,7 @@ def main():
             assert len(tokens) == size, f"the {size}-token input gave {len(tokens)} tokens"
             longest = max(page.evaluate("() => window.longTasks"), default=0)
             if not vocabulary:
-                manifest = json.loads(next((site / "models").glob("model.*.json")).read_text())
+                manifest = json.loads(next((site / "models").glob("model.*.json")).read_text(encoding="utf-8"))
                 lines = (site / manifest["files"]["vocabulary"]).read_text(encoding="utf-8").split("\n")
                 vocabulary = {token: index for index, token in enumerate(lines)}
             ids = np.array([vocabulary[token] for token in tokens])

@@ -62,6 +62,41 @@ def pytest_collection_modifyitems(items):
         item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
+# ---------------------------------------------------------------- the build-free tier stays build-free
+
+BUILT = (str(GENERATED), str(SITE))
+_build_free_test = {"name": None}  # the test running now, while it is one that asked for no build
+
+
+def _reads_a_build_output(event, args):
+    """An audit hook: a build-free test that opens or lists a file under generated/ or site/ fails, naming itself.
+    On a fresh clone those folders are not there (or hold a build of another commit), so such a test passes or
+    fails by what happens to lie around."""
+    name = _build_free_test["name"]
+    if name is None or event not in ("open", "os.scandir", "os.listdir") or not args or isinstance(args[0], int):
+        return
+    try:
+        path = os.path.abspath(os.fsdecode(args[0]))
+    except TypeError:
+        return
+    if any(path == folder or path.startswith(folder + os.sep) for folder in BUILT):
+        _build_free_test["name"] = None  # once: the error's own handling may open files
+        raise RuntimeError(f"{name} reads {path}, a build output, without asking for the build: take the `generated` "
+                           "or `built_site` fixture (tests/conftest.py), which marks the test `build` and builds once")
+
+
+sys.addaudithook(_reads_a_build_output)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    _build_free_test["name"] = None if item.get_closest_marker("build") else item.nodeid
+    try:
+        yield
+    finally:
+        _build_free_test["name"] = None
+
+
 def pytest_xdist_node_collection_finished(node, ids):
     """Under --dist loadgroup, xdist sends a group to one worker by the group it appends to each node id (`…@group`).
     A pytest whose node ids it can no longer change (9.2.0: pytest-xdist#1386) would spread a file's tests over the

@@ -206,3 +206,35 @@ def test_every_page_gets_the_one_policy_with_its_own_script_hashes():
     assert len(hashes) == 1 and policy == embed.POLICY.replace("script-src 'self'", f"script-src 'self' {hashes[0]}")
     template = (ROOT / "overrides" / "main.html").read_text(encoding="utf-8")
     assert "content=\"'aih-policy'\"" in template and "default-src" not in template, "the template keeps no copy"
+
+
+@pytest.mark.parametrize("content", [
+    "<p>a</p><script>alert(1)</script>",
+    "<p>a</p></article><script>alert(1)</script>",  # a raw </article> in the Markdown ended the old check's search
+    "<SCRIPT>alert(1)</SCRIPT>",
+    "<script >alert(1)</script>",
+    "<Script\ttype=module>alert(1)</Script>",
+    "<script/src=x.js></script>",
+    '<script type="application/json">{}</script>',
+])
+def test_a_script_in_a_pages_content_is_a_build_error_however_it_is_written(content):
+    with pytest.raises(PluginError, match=r"^csp hook: x\.md has a <script> in its content .* on line 1"):
+        csp.refuse_scripts(content, "x.md")
+
+
+def test_content_that_only_mentions_scripts_passes():
+    content = "<p>a &lt;script&gt; in a code block, the word <code>script</code>, <scripture></scripture></p>"
+    assert csp.refuse_scripts(content, "x.md") == content, "only a script element is refused"
+
+
+def test_a_shown_cell_prints_its_text_on_the_page_and_its_value_in_the_csv():
+    from figures_src.engine.downloads import csv_text
+    from figures_src.engine.figures import _cell
+    from figures_src.engine.text import Shown
+
+    columns = ["n", Shown("full table (bytes)", "full table")]
+    rows = [[256, Shown(262144, "256 KiB")], [512, Shown("", "—")], [1024, Shown(-0.000387, "−0.0004")]]
+    assert csv_text([("t", columns, rows)]) == "n,full table (bytes)\n256,262144\n512,\n1024,-0.000387\n", (
+        "the CSV writes a Shown cell's value and a Shown column's CSV label")
+    assert [_cell(c) for c in columns] == ["n", "full table"] and _cell(rows[2][1]) == "−0.0004", (
+        "the page prints a Shown cell's text")

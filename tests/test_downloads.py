@@ -114,7 +114,8 @@ def test_every_figure_links_all_its_downloads_and_each_file_parses():
         shapes = table_shapes(inner)
         assert len(tables) == len(shapes), f"{name}.csv has {len(tables)} tables, the figure {len(shapes)}"
         for (_, header, rows), (columns, row_labels) in zip(tables, shapes):
-            assert header == [unescape(c) for c in columns], f"{name}.csv: column labels differ"
+            assert all(h == c or h.startswith(c + " (") for h, c in zip(header, map(unescape, columns), strict=True)), (
+                f"{name}.csv: its column labels are the figure's, a unit in brackets added at most: {header}")
             assert [r[0] for r in rows] == [unescape(label) for label in row_labels], f"{name}.csv: row labels differ"
             assert all(len(r) == len(header) for r in rows), f"{name}.csv: a row is not {len(header)} cells"
 
@@ -131,6 +132,20 @@ def test_csv_numbers_are_the_figures_at_full_precision():
     [(_, header, rows)] = csv_tables((SITE / "figures" / "scores-heatmap.csv").read_text(encoding="utf-8"))
     assert header[1:] == ex["tokens"] and [r[0] for r in rows] == ex["tokens"]
     assert [[float(v) for v in r[1:]] for r in rows] == ex["steps"]["scores"]
+
+
+# A number as a page prints it: a true minus sign, thousands separated by commas, a unit or a percent after it.
+DISPLAY_NUMBER = re.compile(r"−\d|^\d{1,3}(,\d{3})+$|^[\d.]+ ?(%|KiB|MiB|GiB|bytes)\b")
+
+
+def test_no_csv_holds_a_number_as_the_page_prints_it():
+    display = {}
+    for path in sorted((SITE / "figures").glob("*.csv")):
+        for caption, header, rows in csv_tables(path.read_text(encoding="utf-8")):
+            display.setdefault(path.name, []).extend(cell for row in rows for cell in row[1:] if DISPLAY_NUMBER.search(cell))
+    display = {name: cells[:4] for name, cells in display.items() if cells}
+    assert not display, ("a CSV download holds each number at full precision, one a spreadsheet reads (float()), never "
+                         f"the page's text of it (−, 1,024, 256 KiB, 12.1%): {display}")
 
 
 def test_every_drawable_example_has_an_embed_page_with_the_sites_policy():

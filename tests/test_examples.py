@@ -379,12 +379,13 @@ def test_the_blend_table_adds_up_by_hand():
 
     data = output.blend_data()
     table = output.blend_table(data)
-    number = lambda text: Decimal(text.replace("−", "-"))  # noqa: E731
+    number = lambda cell: Decimal(cell.text.replace("−", "-"))  # noqa: E731  the cell as the page prints it
     *terms, sums = table["rows"]
     assert sums[0] == "output (sum)"
     for c in range(1, len(table["columns"])):
         assert sum(number(row[c]) for row in terms) == number(sums[c]), table["columns"][c]
         assert round(float(number(sums[c])), 4) == round(float(data["out"][c - 1]), 4)
     for row, vj in zip(terms, data["V"]):
-        weight = number(row[0].split("w = ")[1].rstrip(")"))
+        weight = Decimal(row[0].split("w = ")[1].rstrip(")"))
         assert [number(x) for x in row[1:]] == [weight * Decimal(f"{v:.1f}") for v in vj], row[0]
+        assert [x.value for x in row[1:]] == [float(number(x)) for x in row[1:]], "the CSV writes the exact terms"

@@ -95,3 +95,10 @@ def test_the_engine_never_imports_a_page_or_the_entry_point():
 ])
 def test_the_cycle_finder_finds_cycles(edges, cycle):
     assert find_cycle(edges) == cycle
+
+
+def test_a_build_free_test_that_reads_generated_fails_naming_itself():
+    """tests/conftest.py's audit hook: this test asked for no build, so opening a file under generated/ raises."""
+    with pytest.raises(RuntimeError, match=r"test_a_build_free_test_that_reads_generated_fails_naming_itself\S* reads "
+                                           r".*generated.*without asking for the build: take the `generated`"):
+        (ROOT / "generated" / ".manifest.json").read_text(encoding="utf-8")

@@ -273,7 +273,8 @@ def test_sparse_patterns_are_compared_with_the_full_table_of_their_kind(monkeypa
     assert f"{long['strided']:,} ({long['strided'] / long['causal']:.1%} of those)" in text
     assert f"{long['local + global']:,} ({long['local + global'] / long['full']:.1%} of them)" in text
     shares = {row[0]: row[-1] for row in cost.sparse_table(data)["rows"]}
-    assert shares["strided"].endswith("of causal") and shares["local + global"].endswith("of full")
+    assert shares["strided"].text.endswith("of causal") and shares["local + global"].text.endswith("of full")
+    assert shares["strided"].value == long["strided"] / long["causal"], "the CSV gets the share itself"
     # a "strided" pattern that looks ahead is not a decoder's: the build refuses to set it beside the causal table
     monkeypatch.setattr(cost.attention, "strided_mask", lambda n, stride: np.ones((n, n), dtype=bool))
     with pytest.raises(cost.BuildError, match="cost-sparse: the strided pattern allows pairs that the causal table does not"):

@@ -4,6 +4,7 @@ repairs it, runs from any directory (make -C), and cleans in two strengths.
 The repair is checked with `make -n` (what make would run): the checks that decide it are real (the scratch
 .venv's interpreter is run and its packages imported), only the installs themselves are not carried out.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -33,7 +34,9 @@ def scratch(tmp_path):
                                    "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                   check=True, capture_output=True, text=True).stdout.strip())
     (purelib / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    (repo / "node_modules").mkdir()
+    for name, version in json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["devDependencies"].items():
+        (repo / "node_modules" / name).mkdir(parents=True)
+        (repo / "node_modules" / name / "package.json").write_text(json.dumps({"name": name, "version": version}))
     # npm ci has run, then the .venv was set up. One time for all three stamps: touched one after another they
     # can straddle a tick of the file system's clock, and the node stamp, newer than the test stamp that
     # depends on it, would send make to reinstall.
@@ -96,6 +99,19 @@ def test_the_site_build_installs_the_npm_tooling_first_when_it_is_missing(scratc
     steps = plan(repo)
     assert "pip install" not in steps and "npm ci" in steps
     assert steps.index("npm ci") < steps.index("mkdocs build --strict")
+
+
+@pytest.mark.parametrize("damage", ["missing", "another version"])
+def test_a_pinned_npm_package_that_is_gone_behind_a_present_stamp_is_reinstalled(scratch, damage):
+    repo, _ = scratch
+    wabt = repo / "node_modules" / "wabt"
+    if damage == "missing":
+        shutil.rmtree(wabt)
+    else:
+        (wabt / "package.json").write_text(json.dumps({"name": "wabt", "version": "0.0.1"}))
+    steps = plan(repo)
+    assert "npm ci" in steps and steps.index("npm ci") < steps.index("figures_src.build"), (
+        f"node_modules/wabt {damage} while node_modules/.installed exists: make site must run npm ci before the build")
 
 
 def test_clean_removes_the_build_outputs_and_distclean_also_the_venv_and_caches(scratch):

@@ -6,6 +6,7 @@ Two kinds of test: the real pages built from scratch into a temporary folder, th
 import base64
 import importlib
 import io
+import errno as errno_module
 import itertools
 import json
 import os
@@ -782,7 +783,8 @@ def test_a_garbage_manifest_is_a_clear_build_error(tmp_path, monkeypatch, garbag
 
 
 @pytest.mark.parametrize("outside", ["../victim.txt", "../../victim.txt", "/tmp/victim.txt",
-                                     "figures/../../victim.txt", "."])
+                                     "figures/../../victim.txt", ".", "figures", "figures/a\0b",
+                                     "figures/" + "x" * 300, "/".join(["y" * 200] * 30)])
 def test_a_manifest_naming_a_path_outside_generated_is_refused_and_nothing_outside_is_deleted(
         tmp_path, monkeypatch, outside):
     pages, out = built_once(tmp_path, monkeypatch)
@@ -799,6 +801,19 @@ def test_a_manifest_naming_a_path_outside_generated_is_refused_and_nothing_outsi
     finally:
         for victim in victims:
             victim.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("errno", [errno_module.ENOSPC, errno_module.EFBIG])
+def test_a_file_the_build_cannot_write_is_a_build_error_naming_the_item_and_the_file(tmp_path, monkeypatch, errno):
+    pages = make_package(tmp_path, monkeypatch, page=good_page("fig", 0.25))
+
+    def full_disk(path, text):
+        raise OSError(errno, os.strerror(errno))
+
+    monkeypatch.setattr(figures_build, "write_atomic", full_disk)
+    with pytest.raises(BuildError, match=rf"^item (fig|ex-\S+): writing \S+ failed \({os.strerror(errno)}\); the file "
+                                         "was left as it was"):
+        quiet_build(pages, tmp_path / "out")
 
 
 def test_the_build_runs_from_another_directory(tmp_path):

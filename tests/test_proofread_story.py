@@ -128,7 +128,7 @@ def test_arrows_caption_softmaxes_the_scaled_scores():
     printed = [number(x) for x in re.search(r"they become (\S+), (\S+) and (\S+),", caption).groups()]
     assert f"{loops.softmax_row(printed)[0]:.2f}" == f"{weight:.2f}", "the weight follows from the printed scaled scores"
     table = scores.arrows_table(data)
-    assert table["columns"][-1] == f"q · k/√{d_k}" and [row[-1] for row in table["rows"]] == [
+    assert table["columns"][-1] == f"q · k/√{d_k}" and [row[-1].text for row in table["rows"]] == [
         format(float(f"{s / math.sqrt(d_k):.2f}"), "g").replace("-", "−") for s in data["scores"]]
 
 

@@ -764,6 +764,7 @@ def test_make_pdf_with_a_wrong_chromium_says_so_in_one_line(tmp_path):
     assert not list(tmp_path.rglob("*.pdf*"))
 
 
+@pytest.mark.slow  # it prints with Chromium: seconds, and a browser that the build-free tier does not ask for
 def test_make_pdf_leaves_no_temporary_file_when_its_page_count_check_fails(tmp_path, monkeypatch):
     make_pdf = make_pdf_module()
     site = tiny_print_edition(tmp_path)
@@ -777,9 +778,20 @@ def test_make_pdf_leaves_no_temporary_file_when_its_page_count_check_fails(tmp_p
 def test_the_browser_tests_with_a_wrong_chromium_stop_in_one_line(monkeypatch):
     import importlib.util  # noqa: PLC0415
 
-    spec = importlib.util.spec_from_file_location("browser_conftest", ROOT / "tests" / "browser" / "conftest.py")
+    spec = importlib.util.spec_from_file_location("browser_chromium", ROOT / "tests" / "browser" / "chromium.py")
     conftest = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(conftest)
     monkeypatch.setenv("CHROMIUM", "/nonexistent")
     with pytest.raises(pytest.exit.Exception, match=r"^CHROMIUM=/nonexistent is not an executable file"):
         conftest.chromium_executable()
+
+
+def test_each_code_block_of_the_print_edition_gets_an_id_of_its_own():
+    """Material's copy button copies the block named by the nearest id around it: every block of a page in the
+    print edition sat in the page's section, so every button copied that page's first block."""
+    from hooks.print_edition import code_ids
+
+    content = '<pre><code>a</code></pre><div class="highlight"><pre><span></span><code>b</code></pre></div><pre id="x">c</pre>'
+    numbered = code_ids(content, "masks")
+    assert re.findall(r'<pre id="([^"]+)"', numbered) == ["masks-code-1", "masks-code-2", "x"], (
+        "each <pre> of a print section gets <page>-code-<n>, a <pre> that has an id keeps it")

@@ -21,6 +21,8 @@ from html import escape
 
 import numpy as np
 
+from .text import Shown
+
 # matplotlib's SVG is sized in points (72 per inch), which a browser shows at 96 CSS px per inch: 2× is 192 dpi.
 PNG_DPI = 192
 THUMBNAIL_DPI = 40  # the Cite page's figure index: a 5-inch figure is 200 px wide
@@ -61,6 +63,8 @@ def _self_contained(svg):
 
 
 def _csv_cell(value):
+    if isinstance(value, Shown):  # printed one way on the page, written at full precision here
+        return _csv_cell(value.value)
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (float, np.floating)):
@@ -80,7 +84,7 @@ def csv_text(tables):
             if k:
                 writer.writerow([])
             writer.writerow([caption])
-        writer.writerow([str(c) for c in columns])
+        writer.writerow([_csv_cell(c) for c in columns])
         writer.writerows([_csv_cell(v) for v in row] for row in rows)
     return buffer.getvalue()
 

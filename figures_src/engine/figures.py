@@ -42,6 +42,7 @@ from .heatmap import QUANTITIES, DrawnHeatmap
 from .items import Example, Figure
 from .site import page_path, site_url
 from .style import rc_params, readable_on_phones
+from .text import Shown
 from .text import cell as cell_number
 from .text import num, rounding_note, tie_note, typeset
 
@@ -253,6 +254,8 @@ def _sentence_case(text):
 
 
 def _cell(value):
+    if isinstance(value, Shown):
+        return typeset(value.text)
     if isinstance(value, (float, np.floating, bool, np.bool_)):
         return cell_number(value)
     return typeset(str(value))
@@ -268,7 +271,7 @@ def _sizer_row(rows):
     if not rows:
         return ""
     labels, *columns = zip(*rows)
-    cells = [dict.fromkeys(re.sub("[0-9]", "0", _cell(v)) if isinstance(v, (float, np.floating)) else _cell(v)
+    cells = [dict.fromkeys(re.sub("[0-9]", "0", _cell(v)) if isinstance(v, (float, np.floating, Shown)) else _cell(v)
                            for v in column) for column in columns]
     return ('<tr class="aih-sizer" aria-hidden="true"><th>' + "<br>".join(dict.fromkeys(map(_cell, labels))) + "</th>"
             + "".join(f"<td>{'<br>'.join(shapes)}</td>" for shapes in cells) + "</tr>")
@@ -299,7 +302,7 @@ def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", control
         table_id = f"{name}-table" if len(tables) == 1 else f"{name}-table-{k}"
         lines.append(f'<div class="aih-table-scroll"><table class="aih-numbers" id="{table_id}"><caption>{typeset(table_caption)}</caption>')
         lines.append("<thead>" + (_sizer_row(rows) if caption_first else "")  # open: shown as the page arrives
-                     + "<tr>" + "".join(f'<th scope="col">{typeset(str(c))}</th>' for c in columns) + "</tr></thead>")
+                     + "<tr>" + "".join(f'<th scope="col">{_cell(c)}</th>' for c in columns) + "</tr></thead>")
         lines.append("<tbody>")
         for row in rows:
             head, *rest = row

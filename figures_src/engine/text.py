@@ -6,6 +6,7 @@ The page's JavaScript prints with the same rules: docs/javascripts/attention-mat
 formatCell take their digits and tie rule from the contract this module's constants are emitted in
 (figures_src/engine/contract.py), and tests/test_contract.py runs both languages over the same cases.
 """
+import dataclasses
 import re
 from decimal import ROUND_FLOOR, Decimal
 from html import escape
@@ -58,6 +59,15 @@ def cell(value):
     if isinstance(value, (float, np.floating)) and np.isfinite(value) and is_tie(value, DIGITS, TIE_NOISE):
         return num(value, TIE_DIGITS)
     return num(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Shown:
+    """A figure table's cell (or column label) that the page prints as `text` and the CSV download writes as
+    `value`: a number at full precision ("256 KiB" on the page is 262144 bytes in the CSV, "−0.0004" is
+    -0.000387…), or "" for a cell the page marks "—". A column label's `value` is the CSV's header, units in it."""
+    value: object
+    text: str
 
 
 def tie_note(values):

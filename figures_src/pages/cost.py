@@ -15,7 +15,7 @@ import attention
 from ..engine import Example, Figure, Snippets
 from ..engine.errors import BuildError
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import by_hand, is_tie, latex_number, latex_vector, num, table
+from ..engine.text import Shown, by_hand, is_tie, latex_number, latex_vector, num, table
 from . import sentences
 
 D_K = 64
@@ -138,10 +138,13 @@ def memory_table(data):
     rows = []
     for n, f, w, c in zip(data["n"], data["full"], data["window"], data["chunked"]):
         mf, mc = measured.get(int(n), ("", ""))
-        rows.append([int(n), byte_size(f), byte_size(w), byte_size(c), kib(mf) if mf != "" else "—", kib(mc) if mc != "" else "—"])
+        rows.append([int(n), *(Shown(int(b), byte_size(b)) for b in (f, w, c)),
+                     *(Shown(int(b), kib(b)) if b != "" else Shown("", "—") for b in (mf, mc))])
+    bytes_ = lambda label: Shown(f"{label} (bytes)", label)  # noqa: E731  the CSV's header names its unit
     return {
         "caption": "Score memory per head and sequence",
-        "columns": ["n", "full table", f"window {WINDOW}", f"block {BLOCK}²", "measured attend", "measured chunked"],
+        "columns": ["n", *map(bytes_, ["full table", f"window {WINDOW}", f"block {BLOCK}²", "measured attend",
+                                        "measured chunked"])],
         "rows": rows,
     }
 
@@ -430,12 +433,15 @@ def sparse_table(data):
     rows = []
     for name in data["counts"]:
         baseline = SPARSE_BASELINE.get(name)
-        share = (f"{data['long'][name] / data['long'][baseline]:.1%} of {baseline}" if baseline else "—")
+        share = data['long'][name] / data['long'][baseline] if baseline else None
         rows.append([name, "causal" if "causal" in (name, baseline) else "bidirectional",
-                     f"{data['counts'][name]:,}", f"{data['long'][name]:,}", share])
+                     Shown(int(data['counts'][name]), f"{data['counts'][name]:,}"),
+                     Shown(int(data['long'][name]), f"{data['long'][name]:,}"),
+                     Shown(share, f"{share:.1%} of {baseline}") if baseline else Shown("", "—")])
     return {
         "caption": "Allowed pairs (scores computed) per pattern, each sparse one against the full table of its kind",
-        "columns": ["pattern", "kind", f"n = {SPARSE_N}", f"n = {n:,}", f"share at n = {n:,}"],
+        "columns": ["pattern", "kind", f"n = {SPARSE_N}", f"n = {n:,}",
+                    Shown(f"share at n = {n:,} (a fraction of the full table of its kind)", f"share at n = {n:,}")],
         "rows": rows,
     }
 

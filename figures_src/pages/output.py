@@ -7,7 +7,7 @@ from matplotlib.path import Path
 
 from ..engine import Example, Figure
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import by_hand, dims, matrix, num, table, vector
+from ..engine.text import Shown, by_hand, dims, matrix, num, table, vector
 from . import sentences
 
 
@@ -102,8 +102,9 @@ def blend_table(data):
     tokens = data["tokens"]
     d_v = data["V"].shape[1]
     digits, weights, values, sums = weighted_sum_by_hand(data["w"], data["V"], data["out"])
-    rows = [[f"{t} (w = {num(w, digits)})", *(num(w * x, digits + 1) for x in vj)] for t, w, vj in zip(tokens, weights, values)]
-    rows.append(["output (sum)", *(num(s, digits + 1) for s in sums)])
+    rows = [[f"{t} (w = {num(w, digits)})", *(Shown(float(w * x), num(w * x, digits + 1)) for x in vj)]
+            for t, w, vj in zip(tokens, weights, values)]
+    rows.append(["output (sum)", *(Shown(float(s), num(s, digits + 1)) for s in sums)])
     return {"caption": f"The scaled value rows aⱼvⱼ for the query “{tokens[data['query']]}” (each the weight shown "
                        "times the value to 1 decimal, exactly), and their sum",
             "columns": ["key", *(f"entry {c + 1}" for c in range(d_v))], "rows": rows}

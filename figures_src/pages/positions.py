@@ -425,8 +425,9 @@ def turn_table(example):
     pairs = len(example["frequencies"])
     return {
         "caption": "The query's pairs after turning, one row per position p",
-        "columns": ["p"] + [f"pair {r + 1} (entries {2 * r + 1}, {2 * r + 2})" for r in range(pairs)],
-        "rows": [[str(p)] + [vector(pair_points(example, r)[p]) for r in range(pairs)] for p in example["positions"]],
+        "columns": ["p"] + [f"pair {r + 1}, entry {2 * r + e + 1}" for r in range(pairs) for e in range(2)],
+        "rows": [[str(p)] + [float(x) for r in range(pairs) for x in pair_points(example, r)[p]]
+                 for p in example["positions"]],
     }
 
 

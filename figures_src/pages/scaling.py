@@ -207,7 +207,7 @@ def gradient_render(data, ax):
 
 def slider_data():
     """The running sentence's weights at the slider's largest multiplier, against those at ×1."""
-    found = re.search(r'data-control="scale">[^<]*<input type="range"[^>]*\bmax="([^"]+)"', TEMPLATE.read_text())
+    found = re.search(r'data-control="scale">[^<]*<input type="range"[^>]*\bmax="([^"]+)"', TEMPLATE.read_text(encoding="utf-8"))
     if not found:
         raise BuildError(f"scaling-slider: no scale slider with a max in {TEMPLATE.name}")
     multiplier = 10 ** float(found.group(1))

@@ -6,7 +6,7 @@ import attention
 
 from ..engine import Example, Figure, example_heatmap
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import latex_vector, num, table
+from ..engine.text import Shown, latex_vector, num, table
 from . import sentences
 
 
@@ -81,10 +81,12 @@ def arrows_table(data):
     q = data["q"]
     return {
         "caption": "The query, the three keys, their dot products and the scaled scores",
-        "columns": ["key", "q", "k", "q · k", f"q · k/√{data['d_k']}"],
-        "rows": [[name, vector_text(q), vector_text(k),
-                  " + ".join(f"({num(a, 1, True)})({num(b, 1, True)})" for a, b in zip(q, k)) + f" = {num(s, 2, True)}",
-                  num(scaled, 2, True)]
+        # the vectors' entries one to a cell (the CSV's numbers), printed as the page writes them: 1.2, −1
+        "columns": ["key", *(f"q{sub}" for sub in "₁₂"), *(f"k{sub}" for sub in "₁₂"), "q · k", f"q · k/√{data['d_k']}"],
+        "rows": [[name, *(Shown(float(x), num(x, 1, True)) for x in (*q, *k)),
+                  Shown(float(s), " + ".join(f"({num(a, 1, True)})({num(b, 1, True)})" for a, b in zip(q, k))
+                        + f" = {num(s, 2, True)}"),
+                  Shown(float(scaled), num(scaled, 2, True))]
                  for name, k, s, scaled in zip(data["names"], data["K"], data["scores"], data["scaled_scores"])],
     }
 

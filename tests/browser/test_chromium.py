@@ -2,7 +2,7 @@
 import os
 from pathlib import Path
 
-from conftest import NO_BROWSER_UI
+from chromium import NO_BROWSER_UI
 
 
 def chromium_command_lines():

@@ -25,3 +25,19 @@ def test_every_table_of_the_print_edition_fits_an_a4_column(browser, site_url):
     finally:
         context.close()
     assert not too_wide, f"tables wider than the {A4_COLUMN} px A4 column (page, head, width, column): {too_wide}"
+
+
+COPY_TARGETS = """() => [...document.querySelectorAll('button[data-clipboard-target]')].map((button) => {
+  const target = document.querySelector(button.dataset.clipboardTarget);
+  const own = button.closest('pre').querySelector(':scope > code');
+  return [button.dataset.clipboardTarget, target === own];
+})"""
+
+
+def test_each_copy_button_of_the_print_edition_copies_its_own_block(page, site_url):
+    page.goto(site_url + "print/")
+    page.wait_for_selector("button[data-clipboard-target]", state="attached")  # Material's copy button
+    targets = page.evaluate(COPY_TARGETS)
+    assert len(targets) > 5, "print/ shows the site's code blocks, each with Material's copy button"
+    wrong = [target for target, own in targets if not own]
+    assert not wrong, f"a copy button must copy the block it sits on; these name another block's code: {wrong[:5]}"
