@@ -249,11 +249,11 @@ def test_masks_state_both_pytorch_conventions(site):
     assert "key_padding_mask" in text and "blocked" in text
 
 
-def test_multi_head_defines_head_i_and_does_not_overclaim(site):
+def test_multi_head_defines_head_g_and_does_not_overclaim(site):
     every = examples(site)
     text = read(site, Path("multi-head/index.html")).text
     assert "cost nothing extra" not in text
-    assert "Head i is attention on its own columns" in re.sub(r"\s+", " ", text)
+    assert "Head g is attention on its own columns" in re.sub(r"\s+", " ", text)
     assert "score tables take memory in proportion to" in re.sub(r"\s+", " ", text)
     n, d_v = len(every["ex-multi-head"]["tokens"]), len(every["ex-multi-head"]["steps"]["V"][0][0])
     assert f"itsoutputisn×dv={n}×{d_v}" in re.sub(r"\s+", "", text)

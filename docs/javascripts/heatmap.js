@@ -292,8 +292,8 @@ class Heatmap {
     return this.mask ? this.mask[i].filter(Boolean).length : this.keyCount;
   }
 
-  // One pair's softmax on the printed scaled scores, each minus the row's largest m as softmax/ teaches:
-  // e^(s̃ − m) and their total to `significant` digits, and the weight they give.
+  // One pair's softmax on the printed scaled scores, each minus the row's largest s̃_max as softmax/ teaches:
+  // e^(s̃ − s̃_max) and their total to `significant` digits, and the weight they give.
   printedWeight(row, column, most, significant) {
     const pair = this.printedPair(row, column, most);
     const scaled = this.result.scaled_scores[row].flatMap((score, j) =>

@@ -55,10 +55,10 @@ def multi_head_snippets(example):
     return {
         "shapes": (
             f"Here $d_{{\\text{{model}}}} = {d_model}$ and $h = {n_heads}$ heads, so each head works with "
-            f"$d_k = d_v = {d_model}/{n_heads} = {d_k}$ columns: head $i$ (counted from 1) takes columns "
-            f"${d_k}(i-1)+1$ to ${d_k}i$ of $XW_Q$, $XW_K$ and $XW_V$, which we write $Q_i$, $K_i$ and $V_i$. "
-            "Head $i$ is attention on its own columns, "
-            "$\\text{head}_i = \\mathrm{softmax}\\big(Q_i K_i^{\\text{T}} / \\sqrt{d_k}\\big)\\, V_i$, "
+            f"$d_k = d_v = {d_model}/{n_heads} = {d_k}$ columns: head $g$ (counted from 1) takes columns "
+            f"${d_k}(g-1)+1$ to ${d_k}g$ of $XW_Q$, $XW_K$ and $XW_V$, which we write $Q_g$, $K_g$ and $V_g$. "
+            "Head $g$ is attention on its own columns, "
+            "$\\text{head}_g = \\mathrm{softmax}\\big(Q_g K_g^{\\text{T}} / \\sqrt{d_k}\\big)\\, V_g$, "
             f"and its output is $n \\times d_v = {n} \\times {d_k}$; side by side they make a "
             f"${n} \\times {d_model}$ table again, which $W_O$ (${d_model} \\times {d_model}$) mixes into the layer's output."
         ),
@@ -116,8 +116,8 @@ def diagram_steps(data):
     n, d, h, d_k = data["n"], data["d_model"], data["n_heads"], data["d_k"]
     return [
         ("project", f"XW_Q, XW_K, XW_V: each {n} × {d}, from X ({n} × {d}) and W ({d} × {d})"),
-        ("split", f"columns {d_k}(i − 1) + 1 to {d_k}i go to head i: {h} heads of {n} × {d_k}"),
-        ("attend", f"each head: softmax(QᵢKᵢᵀ/√{d_k}) Vᵢ, its weights {n} × {n}, its output {n} × {d_k}"),
+        ("split", f"columns {d_k}(g − 1) + 1 to {d_k}g go to head g: {h} heads of {n} × {d_k}"),
+        ("attend", f"each head g: softmax(Q_g K_gᵀ/√{d_k}) V_g, its weights {n} × {n}, its output {n} × {d_k}"),
         ("concatenate", f"the {h} outputs side by side: {n} × {h * d_k}"),
         ("mix", f"times W_O ({d} × {d}): the layer's output, {n} × {d}"),
     ]

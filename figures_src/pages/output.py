@@ -102,7 +102,7 @@ def blend_table(data):
     tokens = data["tokens"]
     d_v = data["V"].shape[1]
     digits, weights, values, sums = weighted_sum_by_hand(data["w"], data["V"], data["out"])
-    rows = [[f"{t} (w = {num(w, digits)})", *(num(w * x, digits + 1) for x in vj)] for t, w, vj in zip(tokens, weights, values)]
+    rows = [[f"{t} (a_j = {num(w, digits)})", *(num(w * x, digits + 1) for x in vj)] for t, w, vj in zip(tokens, weights, values)]
     rows.append(["output (sum)", *(num(s, digits + 1) for s in sums)])
     return {"caption": f"The scaled value rows aⱼvⱼ for the query “{tokens[data['query']]}” (each the weight shown "
                        "times the value to 1 decimal, exactly), and their sum",
@@ -119,7 +119,7 @@ def blend_render(data, ax):
     n, d_v = V.shape
     half = 0.42 / np.abs(np.vstack([V, out[None]])).max()  # the tallest bar fills 0.42 of a row
     width = 0.6
-    rows = [(f"{t}\n$w = {num(w, 3)}$", v, sv, "#0072B2") for t, w, v, sv in zip(tokens, data["w"], V, scaled)]
+    rows = [(f"{t}\n$a_j = {num(w, 3)}$", v, sv, "#0072B2") for t, w, v, sv in zip(tokens, data["w"], V, scaled)]
     rows.append(("output", V[top], out, "#D55E00"))
     # Every bar of one kind is one compound path: one SVG element per kind instead of one per bar.
     outlines, fills = [], {colour: [] for *_, colour in rows}
