@@ -18,6 +18,7 @@ DIGITS = 2  # a heatmap cell's, a table's, a caption's number
 TIE_DIGITS = 3  # a cell whose 2 decimals would round an exact tie (see cell())
 TIE_NOISE = 1e-6  # how far from halfway (in units of the last digit) a value still counts as a tie
 PROBLEM_DIGITS = 4  # a problem's number: at most 4 decimals, trailing zeros dropped
+BY_HAND_DIGITS = 4  # the weights of an output row worked by hand: all with 4 decimals, more only where 4 miss the output
 
 
 def num(value, digits=DIGITS, trim=False):

@@ -7,7 +7,7 @@ from matplotlib.path import Path
 
 from ..engine import Example, Figure
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import by_hand, dims, matrix, num, table, vector
+from ..engine.text import BY_HAND_DIGITS, by_hand, dims, matrix, num, table, vector
 from . import sentences
 
 
@@ -19,13 +19,14 @@ def followed_row(example):
 
 
 def weighted_sum_by_hand(w, V, out):
-    """One output row as a reader redoes it from the printed numbers: the weights to the fewest decimals (4 or
-    more) whose products with the printed values (one decimal) add up to the output to 4 decimals.
+    """One output row as a reader redoes it from the printed numbers: the weights, all with the fewest decimals
+    (BY_HAND_DIGITS or more, as heatmap.js's followed row) whose products with the printed values (one decimal)
+    add up to the output to 4 decimals.
 
     -> (digits, weights, values, sums) as Decimals; a product or sum printed with digits + 1 decimals is exact.
     """
     values = [[by_hand(x, 1)[1] for x in vj] for vj in V]
-    for digits in range(4, 9):
+    for digits in range(BY_HAND_DIGITS, 9):
         weights = [by_hand(wj, digits)[1] for wj in w]
         sums = [sum(wj * vj[c] for wj, vj in zip(weights, values)) for c in range(V.shape[1])]
         if all(num(s, 4) == num(x, 4) and (s * 10**4).copy_abs() % 1 != Decimal("0.5") for s, x in zip(sums, out)):
