@@ -36,7 +36,8 @@ NUMBERS = [0.0, "-0", 0.0005, 0.0015, 0.0025, -0.0005, 0.005, 0.015, 0.025, 0.12
 
 
 TEXTS = ["W_Q (2 × 4)", "d_k and d_model", "XW_Q, a_ij, s̃_ij, dO_i, Σ_j", "attend_chunked and W_Qx",
-         "dS̃_ij = a_ij (dA_ij − …)", "<b>W_K</b> & q_i", "∂a_i/∂s̃_j", "no subscript here", "δ_l, v_j, k_v"]
+         "dS̃_ij = a_ij (dA_ij − …)", "<b>W_K</b> & q_i", "∂a_i/∂s̃_j", "no subscript here", "δ_l, v_j, k_v",
+         "S̃ − s̃_max", "softmax(Q_g K_gᵀ/√3) V_g"]
 PROBLEM_NUMBERS = [None, True, False, 0.3, 2.0, -0.00001, 1.23456, -1.23455, 0.00005, 12.5, -0.0, 7.0]
 SIZES = (1, 2, embed.MAX_TOKENS, embed.MAX_TOKENS + 1)
 
@@ -146,6 +147,8 @@ def test_an_example_without_a_step_the_heatmap_draws_from_is_refused_by_both(js)
 def test_subscripts_are_typeset_the_same(js):
     assert js["typeset"] == [typeset(text) for text in TEXTS]
     assert js["typeset"][0] == "W<sub>Q</sub> (2 × 4)" and "attend_chunked" in js["typeset"][3]
+    assert js["typeset"][-2] == "S̃ − s̃<sub>max</sub>", "the row maximum is typeset s̃_max, as on the pages"
+    assert js["typeset"][-1] == "softmax(Q<sub>g</sub> K<sub>g</sub>ᵀ/√3) V<sub>g</sub>", "head g's Q_g, K_g, V_g"
 
 
 def test_the_text_colour_rule_is_the_same_and_contrasts_at_least_4_5_to_1(js):

@@ -386,6 +386,6 @@ def test_the_blend_table_adds_up_by_hand():
         assert sum(number(row[c]) for row in terms) == number(sums[c]), table["columns"][c]
         assert round(float(number(sums[c])), 4) == round(float(data["out"][c - 1]), 4)
     for row, vj in zip(terms, data["V"]):
-        weight = Decimal(row[0].split("w = ")[1].rstrip(")"))
+        weight = Decimal(row[0].split("a_j = ")[1].rstrip(")"))
         assert [number(x) for x in row[1:]] == [weight * Decimal(f"{v:.1f}") for v in vj], row[0]
         assert [x.value for x in row[1:]] == [float(number(x)) for x in row[1:]], "the CSV writes the exact terms"

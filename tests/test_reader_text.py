@@ -3,6 +3,7 @@ numbers are made up and where the real ones are, and no page claims the made-up 
 
 Reads the site/ that `make site` built (it never builds one itself).
 """
+import json
 import re
 import xml.etree.ElementTree as ElementTree
 from html import escape
@@ -183,18 +184,28 @@ def reading(path):
 
 
 # Each old meaning, as the text wrote it: A is the table of weights (a_ij), S the raw scores (s_ij), S̃ the
-# scaled ones (s̃_ij), and W only a projection (W_Q, W_K, W_V, W_O).
+# scaled ones (s̃_ij), and W only a projection (W_Q, W_K, W_V, W_O). Issue 54: m is the mask (m_ij) and the row's
+# largest score s̃_max, L the loss and N the digits, w a window's width, O = AV the output, g a head, i a query.
 OLD_MEANINGS = {
     "dW for the weights' gradient (it is dA; dW_Q, dW_K, dW_V, dW_O are the projections')": r"\bdW(?!_[QKVO])",
     "Wₒ (the formulas write W_O)": r"Wₒ",
     "S defined as the scaled scores": r"(?<![A-Za-z])S ?= ?Q ?K ?\^?[Tᵀ] ?[·⋅] ?scale",
     "the weights written W": r"(?<![A-Za-z_])W ?= ?softmax|(?<![A-Za-z_])W ?[·⋅]? ?V(?![A-Za-z_])|(?<![A-Za-z_])W ?⊙|"
                             r"⊙ ?W(?![A-Za-z_])|(?<![A-Za-z_])W ?\^?[Tᵀ] ?dO",
-    "a weight written w": r"(?<![A-Za-z])w_[ijl]|wᵢ|wⱼ",
+    "a weight written w (w is a window's width; a weight is a_ij)": r"(?<![A-Za-z])w_[ijl]|wᵢ|wⱼ|(?<![A-Za-z_])w\s*=\s*[01]\s*\.",
     "the softmax of s (it takes s̃)": r"(?<![A-Za-z])e\^\(?s(?![A-Za-z" + TILDE + "])",
     "s masked to −∞ (the scaled score s̃ is)": r"(?<![A-Za-z])s_\S+ = −∞",
     "s as a score times the scale": r"(?<![A-Za-z])s_\S+ = \S* ?× ",
     "s called the scaled score": r"(?<![A-Za-z])s(?:_\S+)? (?:is|are) the scaled",
+    "m for the row's largest score (m_ij is the mask; the largest score is s̃_max)":
+        r"(?<![A-Za-z_])m(?= ?=[^=]| moves)|[−-] ?m(?![A-Za-z0-9_])|(?:maximum|so far) m(?![A-Za-z_])|"
+        r"(?<![A-Za-z_])m_(?:old|new)",
+    "L for the number of digits (L is the loss; the digits are N)":
+        r"(?<![A-Za-z_-])L(?= ?[−-] ?t(?![A-Za-z])| digits|\s+t\s+layers|\s+number of source digits)",
+    "S_ij for a raw score (the notation table writes s_ij)": r"(?<![A-Za-z])S_ij",
+    "Out for the output (the notation table writes O = AV)": r"(?<![A-Za-z])Out ?=",
+    "i for a head (i counts queries; the heads are counted by g)":
+        r"(?<![A-Za-z])head_i(?![A-Za-z])|\b[Hh]ead i\b|(?<![A-Za-z])[QKV](?:_i|ᵢ)(?![A-Za-z_])",
 }
 
 
@@ -202,16 +213,65 @@ def built_pages(site):
     return sorted(p for p in site.rglob("index.html") if "assets" not in p.parts and p.parent.name != "404")
 
 
+def problem_texts(site):
+    """The words of the problem sets' JSON (prompts, captions, column labels, hints), one string a line: the page
+    may build a set from it when the reader opens it."""
+    def strings(value):
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from strings(item)
+
+    return {path: "\n".join(strings(json.loads(path.read_text(encoding="utf-8"))))
+            for path in sorted((site / "problems").glob("*.json"))}
+
+
 def test_no_page_uses_a_symbol_in_its_old_meaning(site):
+    """One symbol, one meaning, on every page (print/, readouts' templates, figures' SVG and the problems' JSON
+    included): see OLD_MEANINGS for the meanings each symbol no longer has."""
     pages = built_pages(site)
     assert any(p.parent.name == "print" for p in pages) and len(pages) > 15
     found = []
-    for path in pages:
-        text = reading(path)
+    texts = {**{path: reading(path) for path in pages}, **problem_texts(site)}
+    for path, text in texts.items():
         for meaning, pattern in OLD_MEANINGS.items():
             found += [(str(path.relative_to(site)), meaning, text[max(0, m.start() - 40):m.end() + 30])
                       for m in re.finditer(pattern, text)]
-    assert not found, "\n".join(map(str, found))
+    assert not found, "one symbol, one meaning, as Home's notation table gives it:\n" + "\n".join(map(str, found))
+
+
+def notation_table(site):
+    """Home's notation table as (symbol, what it is) pairs, the MathML as plain text (math_text)."""
+    def plain(html):
+        html = MATH.sub(lambda match: math_text(ElementTree.fromstring(match.group(0))), html)
+        return " ".join(re.sub(r"<[^>]+>", "", html).split())
+
+    html = (site / "index.html").read_text(encoding="utf-8")
+    start = html.index('id="notation"')
+    body = html[start:html.index("</table>", start)]
+    cells = [re.findall(r"<td>(.*?)</td>", row, flags=re.S) for row in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)]
+    return [(plain(row[0]), plain(row[1])) for row in cells if row]
+
+
+# The meanings issue 54 found sharing a symbol, each with its own: the symbol, and words its row must hold.
+OWN_SYMBOLS = {
+    "m_ij": "the mask", "s̃_max": "largest scaled score of a row", "L": "the loss", "N": "number of source digits",
+    "A=softmax(S̃)": "attention weights", "w": "width of a sliding window", "O=AV": "the output", "head_g": "head g",
+}
+
+
+def test_the_notation_table_gives_each_meaning_its_own_symbol(site):
+    rows = notation_table(site)
+    symbols = [symbol for symbol, _ in rows]
+    assert len(rows) > 20 and len(symbols) == len(set(symbols)), f"one row per symbol in Home's notation table: {symbols}"
+    for symbol, words in OWN_SYMBOLS.items():
+        meanings = [meaning for listed, meaning in rows if listed == symbol]
+        assert len(meanings) == 1 and words in meanings[0], (
+            f"Home's notation table lists {symbol} once, as {words!r} (one meaning per symbol): {meanings}")
 
 
 def test_the_reading_sees_the_symbols_the_pages_use(site):
@@ -220,6 +280,10 @@ def test_the_reading_sees_the_symbols_the_pages_use(site):
     assert "S=QK^T" in home and f"S{TILDE}=S/√(d_k)" in home and f"A=softmax(S{TILDE})" in home
     assert f"a_ij=(e^s{TILDE}_ij)/(∑_l=1^ne^s{TILDE}_il)" in softmax
     assert f"s{TILDE}_ij = × " in demo and "a_ij = e^" in demo and "s_ij = q_ij · k_ij" in demo
+    assert f"a_ij = e^s{TILDE} − s{TILDE}_max / Σ e^s{TILDE} − s{TILDE}_max, with s{TILDE}_max = " in demo
+    scores, output, multi_head, cost = (reading(site / page / "index.html") for page in ("scores", "output", "multi-head", "cost"))
+    assert "S=QK^T,s_ij=q_i·k_j" in scores and "O=softmax(" in output and "(a_j = 0." in output
+    assert "head_g=softmax(Q_gK_g^T/√(d_k))V_g" in multi_head and f"e^s{TILDE}_j−s{TILDE}_max" in cost
 
 
 # ---------------------------------------------------------------- a cell with a decimal more (item 11)

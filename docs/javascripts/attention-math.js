@@ -1,7 +1,7 @@
 // attention/'s arithmetic, and how the page prints and colours its numbers: pure functions, no DOM.
 // Matrices are arrays of rows; masks hold booleans, true = may attend. The rules the static figures follow too
 // (digits, ties, colour scales, the text colour) come from the build: contract.js (figures_src/engine/contract.py).
-import { DIGITS, DIVERGING, MASKED_FILL, SEQUENTIAL, TEXT_COLOURS, TEXT_THRESHOLD, TIE_DIGITS, TIE_NOISE } from "./contract.js";
+import { BY_HAND_DIGITS, DIGITS, DIVERGING, MASKED_FILL, SEQUENTIAL, TEXT_COLOURS, TEXT_THRESHOLD, TIE_DIGITS, TIE_NOISE } from "./contract.js";
 
 // Q (n_q, d_k), K (n_k, d_k) -> Q Kᵀ (n_q, n_k)
 export const scores = (Q, K) => Q.map((query) => K.map((key) => query.reduce((sum, x, c) => sum + x * key[c], 0)));
@@ -86,6 +86,16 @@ export const parseNumber = (text) => Number(text.replace("−", "-"));
 
 // x as the reader sees it printed with `digits` decimals
 export const printed = (x, digits = 2) => parseNumber(formatNumber(x, digits));
+
+// One output row worked by hand, by text.py's rule (output.py's weighted_sum_by_hand): every weight printed with
+// the same decimals, BY_HAND_DIGITS or, where those miss the printed output, the fewest more (at most 8) that
+// give it; whatever the scale, a weight keeps its precision. -> [digits, the weights as printed, their sums]
+export function weightsByHand(weights, values, output) {
+  for (let digits = BY_HAND_DIGITS; ; digits++) {
+    const shown = weights.map((w) => printed(w, digits)), sums = weightedSum(shown, values);
+    if (digits > 7 || sums.every((x, c) => formatNumber(x) === formatNumber(output[c]) && !isTie(x))) return [digits, shown, sums];
+  }
+}
 
 // x to `significant` digits, 2.718 or 1.235e+4 (e^s grows fast)
 export const formatSignificant = (x, significant = 4) => x.toPrecision(significant).replace("-", "−");

@@ -20,6 +20,7 @@ import {
   scoreLimit,
   scores,
   textColour,
+  weightsByHand,
 } from "./attention-math.js";
 import { ARROWS, fetchChecked, h, loadNearViewport, slots } from "./dom.js";
 import { exampleProblem } from "./example-check.js";
@@ -292,8 +293,8 @@ class Heatmap {
     return this.mask ? this.mask[i].filter(Boolean).length : this.keyCount;
   }
 
-  // One pair's softmax on the printed scaled scores, each minus the row's largest m as softmax/ teaches:
-  // e^(s̃ − m) and their total to `significant` digits, and the weight they give.
+  // One pair's softmax on the printed scaled scores, each minus the row's largest s̃_max as softmax/ teaches:
+  // e^(s̃ − s̃_max) and their total to `significant` digits, and the weight they give.
   printedWeight(row, column, most, significant) {
     const pair = this.printedPair(row, column, most);
     const scaled = this.result.scaled_scores[row].flatMap((score, j) =>
@@ -355,8 +356,8 @@ class Heatmap {
     this.panel.classList.toggle("aih-pair-masked", masked);
   }
 
-  // The followed row's output: row i of out is row i of the weights times the value vectors, with the weights
-  // printed to the fewest decimals (2 or more) whose products add up to the output as printed.
+  // The followed row's output: row i of out is row i of the weights times the value vectors, the weights printed
+  // by one rule at every scale (weightsByHand: 4 decimals, more only where their products miss the output).
   drawFollowedRow() {
     const { followedRow } = this.state;
     this.rows.forEach((gridRow, y) => gridRow.classList.toggle("aih-picked", y - 1 === followedRow));
@@ -366,16 +367,10 @@ class Heatmap {
     const valueDigits = Math.max(...values.flat().map((x) => exactDigits(x, 2, 4)));
     const shownValues = values.map((value) => value.map((x) => printed(x, valueDigits)));
     const output = this.result.out[followedRow];
-    let weights, sums;
-    for (let digits = 2; digits <= 6; digits++) {
-      weights = this.result.weights[followedRow].map((w) => printed(w, digits));
-      sums = output.map((_, c) => weights.reduce((total, w, j) => total + w * shownValues[j][c], 0));
-      if (sums.every((x, c) => formatNumber(x) === formatNumber(output[c]) && !isTie(x))) break;
-    }
-    const weightDigits = Math.max(2, ...weights.map((w) => exactDigits(w, 2, 6)));
+    const [digits, weights, sums] = weightsByHand(this.result.weights[followedRow], shownValues, output);
     this.fill({ followedRow: followedRow + 1, followedToken: this.tokens[followedRow], output: formatVector(sums) });
     this.slot("lines").replaceChildren(...shownValues.map((value, j) =>
-      h("p", {}, `${formatNumber(weights[j], weightDigits)} × [${value.map((x) => formatNumber(x, valueDigits)).join(", ")}] (${this.tokens[j]})`)));
+      h("p", {}, `${formatNumber(weights[j], digits)} × [${value.map((x) => formatNumber(x, valueDigits)).join(", ")}] (${this.tokens[j]})`)));
   }
 
   moveFocus(row, column) {

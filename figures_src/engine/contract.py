@@ -4,7 +4,7 @@ The build publishes them as small ES modules, javascripts/contract.js and contra
 figures_src/pages/index.py declares the item), beside the minified scripts that import them, so no rule is
 written in both languages:
 
-- number formats: the digits of a cell, a table and a problem, and the tie rule (text.py);
+- number formats: the digits of a cell, a table, a problem and a weight worked by hand, and the tie rule (text.py);
 - typesetting: the pattern of a symbol with a subscript (text.SUBSCRIPTED);
 - colour scales and the text-colour rule (heatmap.py): each scale's nodes as hex, the masked cells' grey, the
   two text colours and the luminance at which dark text takes over;
@@ -22,11 +22,11 @@ import sys
 
 from .embed import DRAWN_STEPS, MAX_TOKENS
 from .heatmap import DARK_TEXT, LIGHT_TEXT, MASKED_FILL, TEXT_THRESHOLD, scale_nodes
-from .text import DIGITS, PROBLEM_DIGITS, SUBSCRIPTED, TIE_DIGITS, TIE_NOISE
+from .text import BY_HAND_DIGITS, DIGITS, PROBLEM_DIGITS, SUBSCRIPTED, TIE_DIGITS, TIE_NOISE
 
 # Each page loads only what its scripts read: a module per reader, published beside the scripts that import it.
 MODULES = {
-    "contract.js": ("DIGITS", "TIE_DIGITS", "TIE_NOISE", "DRAWN_STEPS", "MAX_TOKENS", "DIVERGING", "SEQUENTIAL",
+    "contract.js": ("DIGITS", "TIE_DIGITS", "TIE_NOISE", "BY_HAND_DIGITS", "DRAWN_STEPS", "MAX_TOKENS", "DIVERGING", "SEQUENTIAL",
                     "MASKED_FILL", "TEXT_COLOURS", "TEXT_THRESHOLD"),  # the heatmap's scripts (attention-math.js, example-check.js)
     "contract-problems.js": ("PROBLEM_DIGITS", "SUBSCRIPTED"),  # problems.js
 }
@@ -38,6 +38,7 @@ def constants():
         "DIGITS": DIGITS,
         "TIE_DIGITS": TIE_DIGITS,
         "TIE_NOISE": TIE_NOISE,
+        "BY_HAND_DIGITS": BY_HAND_DIGITS,
         "PROBLEM_DIGITS": PROBLEM_DIGITS,
         "DRAWN_STEPS": list(DRAWN_STEPS),
         "MAX_TOKENS": MAX_TOKENS,

@@ -19,6 +19,7 @@ DIGITS = 2  # a heatmap cell's, a table's, a caption's number
 TIE_DIGITS = 3  # a cell whose 2 decimals would round an exact tie (see cell())
 TIE_NOISE = 1e-6  # how far from halfway (in units of the last digit) a value still counts as a tie
 PROBLEM_DIGITS = 4  # a problem's number: at most 4 decimals, trailing zeros dropped
+BY_HAND_DIGITS = 4  # the weights of an output row worked by hand: all with 4 decimals, more only where 4 miss the output
 
 
 def num(value, digits=DIGITS, trim=False):
@@ -91,9 +92,9 @@ def rounding_note(weights, labels, values="Weights"):
     return ""
 
 
-# A symbol with a subscript, as plain text writes it: d_k, d_model, W_Q, XW_Q, a_ij, s̃_ij, dO_i, Σ_j (not code names
+# A symbol with a subscript, as plain text writes it: d_k, d_model, s̃_max, W_Q, XW_Q, a_ij, s̃_ij, dO_i, Σ_j (not code names
 # such as attend_chunked). The Problems page's JavaScript typesets with this pattern too (the contract emits it).
-SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dA|dS̃|dS|dO|∂a|∂s̃|s̃|[dWqkvasδΣ])_(model|ij|[kvQKVOijl])(?![A-Za-z0-9_])")
+SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dA|dS̃|dS|dO|∂a|∂s̃|s̃|[dWqkvasδΣQKV])_(model|max|ij|[kvQKVOijlg])(?![A-Za-z0-9_])")
 
 
 def typeset(text):

@@ -7,7 +7,7 @@ from matplotlib.path import Path
 
 from ..engine import Example, Figure
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import Shown, by_hand, dims, matrix, num, table, vector
+from ..engine.text import BY_HAND_DIGITS, Shown, by_hand, dims, matrix, num, table, vector
 from . import sentences
 
 
@@ -19,13 +19,14 @@ def followed_row(example):
 
 
 def weighted_sum_by_hand(w, V, out):
-    """One output row as a reader redoes it from the printed numbers: the weights to the fewest decimals (4 or
-    more) whose products with the printed values (one decimal) add up to the output to 4 decimals.
+    """One output row as a reader redoes it from the printed numbers: the weights, all with the fewest decimals
+    (BY_HAND_DIGITS or more, as heatmap.js's followed row) whose products with the printed values (one decimal)
+    add up to the output to 4 decimals.
 
     -> (digits, weights, values, sums) as Decimals; a product or sum printed with digits + 1 decimals is exact.
     """
     values = [[by_hand(x, 1)[1] for x in vj] for vj in V]
-    for digits in range(4, 9):
+    for digits in range(BY_HAND_DIGITS, 9):
         weights = [by_hand(wj, digits)[1] for wj in w]
         sums = [sum(wj * vj[c] for wj, vj in zip(weights, values)) for c in range(V.shape[1])]
         if all(num(s, 4) == num(x, 4) and (s * 10**4).copy_abs() % 1 != Decimal("0.5") for s, x in zip(sums, out)):
@@ -102,7 +103,7 @@ def blend_table(data):
     tokens = data["tokens"]
     d_v = data["V"].shape[1]
     digits, weights, values, sums = weighted_sum_by_hand(data["w"], data["V"], data["out"])
-    rows = [[f"{t} (w = {num(w, digits)})", *(Shown(float(w * x), num(w * x, digits + 1)) for x in vj)]
+    rows = [[f"{t} (a_j = {num(w, digits)})", *(Shown(float(w * x), num(w * x, digits + 1)) for x in vj)]
             for t, w, vj in zip(tokens, weights, values)]
     rows.append(["output (sum)", *(Shown(float(s), num(s, digits + 1)) for s in sums)])
     return {"caption": f"The scaled value rows aⱼvⱼ for the query “{tokens[data['query']]}” (each the weight shown "
@@ -120,7 +121,7 @@ def blend_render(data, ax):
     n, d_v = V.shape
     half = 0.42 / np.abs(np.vstack([V, out[None]])).max()  # the tallest bar fills 0.42 of a row
     width = 0.6
-    rows = [(f"{t}\n$w = {num(w, 3)}$", v, sv, "#0072B2") for t, w, v, sv in zip(tokens, data["w"], V, scaled)]
+    rows = [(f"{t}\n$a_j = {num(w, 3)}$", v, sv, "#0072B2") for t, w, v, sv in zip(tokens, data["w"], V, scaled)]
     rows.append(("output", V[top], out, "#D55E00"))
     # Every bar of one kind is one compound path: one SVG element per kind instead of one per bar.
     outlines, fills = [], {colour: [] for *_, colour in rows}

@@ -162,7 +162,7 @@ def page_snippets(data):
         f"[download them]({data['weights_name']}); the page checks their SHA-256 before it uses them."
     )
     job = (f"To write output digit $t$ it must look at source digit ${L + 1} - t$ (counting back from digit {L}; "
-           "$L - t + 1$ for $L$ digits).\n")
+           "$N - t + 1$ for $N$ digits).\n")
     recap_claims(data["blind_accuracy"])
     return {"": widget, "results": results, "shares": shares, "counts": counts, "size": size, "job": job}
 

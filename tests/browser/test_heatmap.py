@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 import attention
+from figures_src.engine.text import BY_HAND_DIGITS
 from figures_src.engine.text import cell as cell_text
 from figures_src.engine.text import num as fmt
 from tests import by_hand
@@ -213,6 +214,21 @@ def test_follow_the_output_of_a_row(demo, how):
     assert slot(demo, DEMO, "followedToken") == ex["tokens"][i]
     assert demo.locator(f"{DEMO} [data-slot=hint]").is_hidden()
     assert demo.locator(f"{DEMO} .aih-grid .aih-picked").count() == 1
+
+
+def test_a_followed_rows_weights_keep_one_precision_at_every_scale(demo):
+    """Issue 54: the followed row printed its weights as 0.047 at ×1, 0.1640 at ×0.1 and 0.00 at ×10. One rule
+    now, output/'s (text.BY_HAND_DIGITS decimals, every weight of the row alike, more only where those miss the
+    printed output), and the lines still add up by hand."""
+    ex = example("ex-demo")
+    cell(demo, DEMO, 2, 4).click()
+    for exponent in (0, -1, 1):
+        set_scale(demo, DEMO, exponent)
+        lines = demo.locator(f"{DEMO} [data-slot=lines] p").all_text_contents()
+        check_output_by_hand(lines, slot(demo, DEMO, "output"), ex["tokens"])
+        decimals = {len(line.split(" × ")[0].split(".")[1]) for line in lines}
+        assert decimals == {BY_HAND_DIGITS}, (f"a followed row's weights have {BY_HAND_DIGITS} decimals at every "
+                                              f"scale (text.BY_HAND_DIGITS): ×10^{exponent}", lines)
 
 
 def check_output_by_hand(lines, output, tokens):

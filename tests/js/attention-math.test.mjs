@@ -27,7 +27,9 @@ import {
   softmax,
   textColour,
   weightedSum,
+  weightsByHand,
 } from "../../docs/javascripts/attention-math.js";
+import { BY_HAND_DIGITS } from "../../docs/javascripts/contract.js";
 
 const close = (a, b, tol = 1e-12) => assert.ok(Math.abs(a - b) <= tol, `${a} != ${b}`);
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
@@ -75,6 +77,21 @@ test("entropy is 0 for one-hot rows, log n for uniform rows, 0 for empty rows", 
 
 test("weighted sum mixes the value vectors", () => {
   assert.deepEqual(weightedSum([0.5, 0.5, 0], [[2, 0], [0, 4], [100, 100]]), [1, 2]);
+});
+
+test("a followed row's weights keep one precision at every scale (issue 54: 0.047, 0.1640, 0.00 before)", () => {
+  const values = [[1.5, -2], [0.5, 3], [-1, 0.5]];
+  // a flat row, a peaked one and a nearly one-hot one, as the scale slider makes them
+  for (const scaled of [[0.1, 0.2, 0.15], [0.5, 2, -1], [1, 30, -20]]) {
+    const weights = softmax(scaled);
+    const [digits, shown, sums] = weightsByHand(weights, values, weightedSum(weights, values));
+    assert.equal(digits, BY_HAND_DIGITS, "every weight of the followed row with BY_HAND_DIGITS decimals (text.py)");
+    assert.deepEqual(shown, weights.map((w) => printed(w, BY_HAND_DIGITS)));
+    sums.forEach((x, c) => assert.equal(formatNumber(x), formatNumber(weightedSum(weights, values)[c])));
+  }
+  // more decimals only where BY_HAND_DIGITS miss the printed output: 0.0123 × 1000 = 12.30, not 12.34
+  const [digits, , sums] = weightsByHand([0.0123449, 0.9876551], [[1000], [0]], [12.3449]);
+  assert.deepEqual([digits, formatNumber(sums[0])], [BY_HAND_DIGITS + 1, "12.34"]);
 });
 
 test("attendScores returns every step with consistent shapes", () => {

@@ -56,7 +56,7 @@ def score_gradient(A, V, dO):
 
 
 def source_digit(given):
-    """given [[L, t, layers, heads, d_k, bytes per number]]: a decoder that reverses L digits, at the step that writes
+    """given [[N, t, layers, heads, d_k, bytes per number]]: a decoder that reverses N digits, at the step that writes
     output digit t -> [[the source digit (counted from 1) the head that does the job attends to]]."""
     raise NotImplementedError("source_digit: which source digit is output digit t?")
 

@@ -140,11 +140,11 @@ def softmax_solution(S, sm, rows, cols, masked_note=""):
     return [
         step("row_max", "Take each row on its own. Subtracting the row's largest score leaves the softmax unchanged "
              "and keeps every exponential at most 1. The row maxima" + (f",{masked_note}:" if masked_note else ":"),
-             matrix("row_max", "Row maximum m", sm["row_max"][:, None], rows, ["m"])),
+             matrix("row_max", "Row maximum s̃_max", sm["row_max"][:, None], rows, ["s̃_max"])),
         step("shifted", "Each score minus its row's maximum:",
-             matrix("shifted", "S̃ − m", sm["shifted"], rows, cols)),
+             matrix("shifted", "S̃ − s̃_max", sm["shifted"], rows, cols)),
         step("exp", "The exponential of each entry" + (" (e^−∞ = 0)" if np.isinf(sm["shifted"]).any() else "") + ":",
-             matrix("exp", "e^(S̃ − m)", sm["exp"], rows, cols)),
+             matrix("exp", "e^(S̃ − s̃_max)", sm["exp"], rows, cols)),
         step("sums", "Each row's sum of exponentials:", matrix("sums", "Row sum", sm["sums"][:, None], rows, ["sum"])),
         step("weights", "Divide each exponential by its row's sum. Every row now adds up to 1:",
              matrix("weights", "Weights", sm["weights"], rows, cols)),
@@ -645,7 +645,7 @@ def counted(count, word):
 
 
 def decode_step(index, seed):
-    """One step of a decoder that reverses L digits (docs/watch-it-write.md): the source digit its job head reads,
+    """One step of a decoder that reverses N digits (docs/watch-it-write.md): the source digit its job head reads,
     the KV cache's bytes after the step and the step's query–key dot products with and without the cache.
     Bytes and the full table's dot products come from `attention_cost`, per layer, times the layers."""
     rng = np.random.default_rng(seed)
@@ -667,7 +667,7 @@ def decode_step(index, seed):
                   "the head that does the job must attend to, the bytes the KV cache holds after the step, and the "
                   "query–key dot products the step computes with the cache and recomputing every row.",
         "inputs": [matrix("given", "The model and the step", [[L, t, n_layers, n_heads, d_k, itemsize]], ["given"],
-                          ["L", "t", "layers", "heads", "d_k", "bytes per number"])],
+                          ["N", "t", "layers", "heads", "d_k", "bytes per number"])],
         "parts": [
             part("key", "The source digit the job head reads", [[key]], ["step"], ["source digit"], tolerance=0),
             part("cache", "KV cache after the step (bytes)", [[cache]], ["step"], ["bytes"], tolerance=0),
