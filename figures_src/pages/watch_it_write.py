@@ -110,10 +110,10 @@ def page_snippets(data):
     presets = "".join(f'<button type="button" data-preset="{"".join(map(str, digits))}">{html.escape(name)}</button>'
                       for name, digits in PRESETS.items())
     integrity = hashlib.sha256(data["weights_file"]).hexdigest()
-    widget = f"""<div class="aih-write" id="aih-write" data-model="{data['weights_name']}" data-sha256="{integrity}" data-bytes="{len(data['weights_file'])}" data-layer="{layer}" data-head="{head}">
+    widget = f"""<div class="aih-write" id="aih-write" data-model="{data['weights_name']}" data-sha256="{integrity}" data-bytes="{len(data['weights_file'])}" data-layer="{layer}" data-head="{head}" data-length="{CONFIG.length}">
 <form class="aih-write__form" data-slot="form" novalidate>
 <label for="aih-write-digits">{CONFIG.length} digits</label>
-<input type="text" id="aih-write-digits" name="digits" inputmode="numeric" pattern="[0-9]{{{CONFIG.length}}}" maxlength="{CONFIG.length}" autocomplete="off" value="{''.join(map(str, SHOWN))}">
+<input type="text" id="aih-write-digits" name="digits" inputmode="numeric" pattern="\\s*(?:[0-9]\\s*){{{CONFIG.length}}}" autocomplete="off" value="{''.join(map(str, SHOWN))}">
 <button type="submit" data-slot="run">Generate</button>
 <label class="aih-write__switch"><input type="checkbox" name="recompute" data-slot="recompute"> recompute everything (no cache)</label>
 <p class="aih-write__presets">Or pick one: {presets}</p>
