@@ -405,22 +405,30 @@ def test_dx_checks_out_by_hand_from_the_printed_numbers(backprop):
     for p in "QKV":
         assert [printed[f"$W_{p}$"][str(r + 1)] for r in range(len(example["inputs"]["X"][0]))] == \
             np.asarray(example["inputs"][f"W_{p}"]).tolist(), f"W_{p} is printed in full (its numbers have one decimal)"
-    lines = re.findall(r"\$\$\(d([QKV])\\, W_\1\^\{\\text\{T\}\}\)_\{(\d)(\d)\} = (.*?) = (\{?-?[\d.]+\}?),\$\$", parts["dX"])
-    assert [line[0] for line in lines] == list("QKV"), f"one worked line per path: {parts['dX']}"
-    dec = lambda text: Decimal(text.strip("{}"))  # noqa: E731
-    sums = []
-    for p, row, column, products, result in lines:
-        factors = [[dec(x) for x in term.split(r" \cdot ")] for term in products.split(" + ")]
-        token = tokens[int(row) - 1]
-        assert [g for g, _ in factors] == [dec(f"{x:.4f}" if p != "V" else f"{x:.3f}") for x in printed[f"d{p}"][token]], \
+    head = re.search(r"Row (\d+) \(“\w+”\), column (\d+), the largest entry", parts["dX"])
+    assert head, parts["dX"]
+    row, column = (int(x) for x in head.groups())
+    token = tokens[row - 1]
+    lines = [line.strip("| ").split(" | ") for line in parts["dX"].splitlines()
+             if re.match(r"\| (\d+|sum) \|", line)]
+    dec = lambda text: Decimal(text.replace("−", "-").strip("()"))  # noqa: E731
+    terms, sums = lines[:-1], [dec(x) for x in lines[-1][1:]]
+    assert [int(t[0]) for t in terms] == list(range(1, example["d_k"] + 1)), "one line per term k of the dot products"
+    for path, p in enumerate("QKV"):
+        factors = [[dec(x) for x in t[path + 1].split(" · ")] for t in terms]
+        digits = 3 if p == "V" else 4
+        assert [g for g, _ in factors] == [dec(f"{x:.{digits}f}") for x in printed[f"d{p}"][token]], \
             f"the d{p} factors are row {row} of the printed d{p}"
-        assert [w for _, w in factors] == [Decimal(str(x)) for x in printed[f"$W_{p}$"][column]], \
+        assert [w for _, w in factors] == [Decimal(str(x)) for x in printed[f"$W_{p}$"][str(column)]], \
             f"the W_{p} factors are row {column} of the printed W_{p}"
-        assert sum(g * w for g, w in factors) == dec(result), f"the d{p} path's sum is the sum of its products"
-        sums.append(dec(result))
-    total = re.search(r"= ([\d.]+) \\approx ([\d.−-]+)\$", parts["dX"])
-    assert Decimal(total.group(1)) == sum(sums), "dX's entry is the sum of its three paths"
-    assert abs(float(total.group(1)) - printed["dX"][tokens[int(row) - 1]][int(column) - 1]) <= 5e-4
+        assert sum(g * w for g, w in factors) == sums[path], f"the d{p} path's sum is the exact sum of its products"
+    total = re.search(r"add up to ([−\d. +]+) = (−?[\d.]+), which the table prints as (−?[\d.]+): that is", parts["dX"])
+    assert total, parts["dX"]
+    terms = re.findall(r"(?:^|([+−]) )(−?[\d.]+)", total.group(1))
+    assert [dec(number) * (-1 if sign == "−" else 1) for sign, number in terms] == sums, "the three sums, as printed"
+    assert dec(total.group(2)) == sum(sums), "dX's entry is the sum of its three paths"
+    assert dec(total.group(3)) == Decimal(f"{printed['dX'][token][column - 1]:.3f}"), "and prints as the table's entry"
+    assert round(dec(total.group(2)), 3) == dec(total.group(3)), "the sum rounds to the printed entry"
 
 
 def test_the_page_says_why_dx_is_what_the_layer_below_receives():

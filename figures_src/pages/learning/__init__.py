@@ -118,24 +118,27 @@ def dx_snippets(example):
                                     digits=1) for part in "QKV")
     worked = dx_by_hand(example)
     i, a = worked["i"], worked["a"]
-    exact = lambda value: latex_number(float(value), max(-value.normalize().as_tuple().exponent, 0))  # noqa: E731
-    lines = [
-        f"(d{path['part']}\\, W_{path['part']}^{{\\text{{T}}}})_{{{i + 1}{a + 1}}} = "
-        + " + ".join(f"{latex_number(float(g[1]), len(g[0].split('.')[-1]))} \\cdot {latex_number(float(w[1]), 1)}"
-                     for g, w in path["terms"])
-        + f" = {exact(path['sum'])}"
-        for path in worked["paths"]
-    ]
-    total = " + ".join(exact(path["sum"]) for path in worked["paths"])
+    exact = lambda value: num(float(value), max(-value.normalize().as_tuple().exponent, 0))  # noqa: E731
+    # one column per path, one row per term k of its dot product: narrow enough for a phone, and a table, where
+    # three long display formulas ran past the column and cost the page's DOM a MathML element per symbol
+    columns = ["$k$", *(f"via $d{part}$" for part in "QKV")]
+    factor = lambda text: f"({text})" if text.startswith("−") else text  # noqa: E731  −0.1120 · (−0.4)
+    rows = [[str(k + 1), *(f"{g[0]} · {factor(w[0])}" for g, w in (path["terms"][k] for path in worked["paths"]))]
+            for k in range(d_k)]
+    rows.append(["sum", *(exact(path["sum"]) for path in worked["paths"])])
+    total = exact(worked["paths"][0]["sum"]) + "".join(
+        f" {'−' if path['sum'] < 0 else '+'} {exact(abs(path['sum']))}" for path in worked["paths"][1:])
     return {
         "projections": projections,
         "dX": (
             matrix(example["steps"]["dX"], tokens, dims("", d_model), corner="dX", digits=PRINTED_DIGITS["dX"])
             + f"\nRow {i + 1} (“{tokens[i]}”), column {a + 1}, the largest entry: each path is row {i + 1} of $dQ$, $dK$ or "
-            f"$dV$ times row {a + 1} of its projection,\n\n"
-            + "".join(f"$${line},$$\n\n" for line in lines)
-            + f"and $dX_{{{i + 1}{a + 1}}} = {total} = {exact(worked['total'])} \\approx "
-            f"{latex_number(example['steps']['dX'][i][a], PRINTED_DIGITS['dX'])}$.\n"
+            f"$dV$ times row {a + 1} of its projection, term by term (the column via $dQ$ holds "
+            f"$dQ_{{{i + 1}k}} \\cdot (W_Q)_{{{a + 1}k}}$):\n\n"
+            + table(columns, rows)
+            # plain text, not TeX: a formula this long does not wrap, and ran past a phone's screen
+            + f"\nThe three sums add up to {total} = {exact(worked['total'])}, which the table prints as "
+            f"{num(example['steps']['dX'][i][a], PRINTED_DIGITS['dX'])}: that is $dX_{{{i + 1}{a + 1}}}$.\n"
         ),
     }
 
