@@ -405,7 +405,7 @@ def test_dx_checks_out_by_hand_from_the_printed_numbers(backprop):
     for p in "QKV":
         assert [printed[f"$W_{p}$"][str(r + 1)] for r in range(len(example["inputs"]["X"][0]))] == \
             np.asarray(example["inputs"][f"W_{p}"]).tolist(), f"W_{p} is printed in full (its numbers have one decimal)"
-    head = re.search(r"Row (\d+) \(“\w+”\), column (\d+), the largest entry", parts["dX"])
+    head = re.search(r"Row (\d+) \(“\w+”\), column (\d+), the largest entry, path by path", parts["dX"])
     assert head, parts["dX"]
     row, column = (int(x) for x in head.groups())
     token = tokens[row - 1]
@@ -422,7 +422,7 @@ def test_dx_checks_out_by_hand_from_the_printed_numbers(backprop):
         assert [w for _, w in factors] == [Decimal(str(x)) for x in printed[f"$W_{p}$"][str(column)]], \
             f"the W_{p} factors are row {column} of the printed W_{p}"
         assert sum(g * w for g, w in factors) == sums[path], f"the d{p} path's sum is the exact sum of its products"
-    total = re.search(r"add up to ([−\d. +]+) = (−?[\d.]+), which the table prints as (−?[\d.]+): that is", parts["dX"])
+    total = re.search(r"add up to ([−\d. +]+) = (−?[\d.]+), which the table prints as (−?[\d.]+)\.", parts["dX"])
     assert total, parts["dX"]
     terms = re.findall(r"(?:^|([+−]) )(−?[\d.]+)", total.group(1))
     assert [dec(number) * (-1 if sign == "−" else 1) for sign, number in terms] == sums, "the three sums, as printed"

@@ -121,7 +121,7 @@ def dx_snippets(example):
     exact = lambda value: num(float(value), max(-value.normalize().as_tuple().exponent, 0))  # noqa: E731
     # one column per path, one row per term k of its dot product: narrow enough for a phone, and a table, where
     # three long display formulas ran past the column and cost the page's DOM a MathML element per symbol
-    columns = ["$k$", *(f"via $d{part}$" for part in "QKV")]
+    columns = ["k", *(f"via d{part}" for part in "QKV")]
     factor = lambda text: f"({text})" if text.startswith("−") else text  # noqa: E731  −0.1120 · (−0.4)
     rows = [[str(k + 1), *(f"{g[0]} · {factor(w[0])}" for g, w in (path["terms"][k] for path in worked["paths"]))]
             for k in range(d_k)]
@@ -132,13 +132,14 @@ def dx_snippets(example):
         "projections": projections,
         "dX": (
             matrix(example["steps"]["dX"], tokens, dims("", d_model), corner="dX", digits=PRINTED_DIGITS["dX"])
-            + f"\nRow {i + 1} (“{tokens[i]}”), column {a + 1}, the largest entry: each path is row {i + 1} of $dQ$, $dK$ or "
-            f"$dV$ times row {a + 1} of its projection, term by term (the column via $dQ$ holds "
-            f"$dQ_{{{i + 1}k}} \\cdot (W_Q)_{{{a + 1}k}}$):\n\n"
+            # plain words where TeX would do: the page is at its budget of DOM elements, and MathML costs one a symbol
+            + f"\nRow {i + 1} (“{tokens[i]}”), column {a + 1}, the largest entry, path by path and term by term: line k of "
+            f"the column via dQ is the k-th number of row {i + 1} of dQ times the k-th number of row {a + 1} of "
+            f"W<sub>Q</sub>, and likewise for dK and dV:\n\n"
             + table(columns, rows)
             # plain text, not TeX: a formula this long does not wrap, and ran past a phone's screen
             + f"\nThe three sums add up to {total} = {exact(worked['total'])}, which the table prints as "
-            f"{num(example['steps']['dX'][i][a], PRINTED_DIGITS['dX'])}: that is $dX_{{{i + 1}{a + 1}}}$.\n"
+            f"{num(example['steps']['dX'][i][a], PRINTED_DIGITS['dX'])}.\n"
         ),
     }
 
