@@ -422,10 +422,9 @@ def test_dx_checks_out_by_hand_from_the_printed_numbers(backprop):
         assert [w for _, w in factors] == [Decimal(str(x)) for x in printed[f"$W_{p}$"][str(column)]], \
             f"the W_{p} factors are row {column} of the printed W_{p}"
         assert sum(g * w for g, w in factors) == sums[path], f"the d{p} path's sum is the exact sum of its products"
-    total = re.search(r"add up to ([−\d. +]+) = (−?[\d.]+), which the table prints as (−?[\d.]+)\.", parts["dX"])
+    total = re.search(r"add up to ([−\d. +()]+) = (−?[\d.]+), which the table prints as (−?[\d.]+)\.", parts["dX"])
     assert total, parts["dX"]
-    terms = re.findall(r"(?:^|([+−]) )(−?[\d.]+)", total.group(1))
-    assert [dec(number) * (-1 if sign == "−" else 1) for sign, number in terms] == sums, "the three sums, as printed"
+    assert [dec(term) for term in total.group(1).split(" + ")] == sums, "the three sums, as printed: a + (−b) + c"
     assert dec(total.group(2)) == sum(sums), "dX's entry is the sum of its three paths"
     assert dec(total.group(3)) == Decimal(f"{printed['dX'][token][column - 1]:.3f}"), "and prints as the table's entry"
     assert round(dec(total.group(2)), 3) == dec(total.group(3)), "the sum rounds to the printed entry"

@@ -126,8 +126,7 @@ def dx_snippets(example):
     rows = [[str(k + 1), *(f"{g[0]} · {factor(w[0])}" for g, w in (path["terms"][k] for path in worked["paths"]))]
             for k in range(d_k)]
     rows.append(["sum", *(exact(path["sum"]) for path in worked["paths"])])
-    total = exact(worked["paths"][0]["sum"]) + "".join(
-        f" {'−' if path['sum'] < 0 else '+'} {exact(abs(path['sum']))}" for path in worked["paths"][1:])
+    total = " + ".join(factor(exact(path["sum"])) for path in worked["paths"])  # a + (−b) + c, as the site writes sums
     return {
         "projections": projections,
         "dX": (
