@@ -307,8 +307,7 @@ def agreement_snippets(data):
     n, vocab = decode.shape
     heads = CONFIG.n_layers * CONFIG.n_heads
     return {
-        "table": table(["Row (token read)", "Reads", "Largest logit, cached decode", "Largest logit, training pass",
-                        "Symbol it names, in both"], rows),
+        "table": table(["Row", "Reads", "Cached decode", "Training pass", "Names"], rows),
         "largest": (f"Over all {n} rows, the {n} × {vocab} = {n * vocab:,} logits and the weights of all {heads} heads, "
                     f"the largest difference between the two passes is below $10^{{{round(math.log10(AGREEMENT_TOLERANCE))}}}$: "
                     "any difference is in the last bits of floating-point sums added in another order.\n"),
