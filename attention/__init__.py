@@ -4,7 +4,7 @@ Row vectors throughout, as the article writes q = x·W_Q. Float64 by default; fl
 float32 out. Leading batch dimensions `...` are accepted everywhere.
 """
 from .attend import attend, attend_chunked
-from .backward import attend_backward, multi_head_attention_backward, softmax_backward
+from .backward import attend_backward, multi_head_attention_backward, self_attention_backward, softmax_backward
 from .cost import attention_cost, multi_head_cost
 from .masks import causal_mask, global_mask, padding_mask, sliding_window_mask, strided_mask
 from .multihead import merge_heads, multi_head_attention, split_heads
@@ -30,6 +30,7 @@ __all__ = [
     "row_entropy",
     "scaled_scores",
     "scores",
+    "self_attention_backward",
     "sinusoidal_positions",
     "sliding_window_mask",
     "softmax",

@@ -9,6 +9,11 @@ scaled scores, and dO = ∂loss/∂O given:
     dQ = dS K · scale
     dK = dSᵀ Q · scale
 
+and, when Q = X W_Q, K = X W_K and V = X W_V come from one input X, on to the projections and to X itself:
+
+    dW_Q = Xᵀ dQ                        (likewise dW_K = Xᵀ dK, dW_V = Xᵀ dV)
+    dX = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ    X feeds the queries, the keys and the values: the three paths add
+
 A masked pair has weight 0, so it gets dS = 0 and sends nothing back; a row with no allowed key
 has all-zero weights and gives zero gradients (never NaN). The forward pass is recomputed, so the
 checks and errors are exactly `attend`'s; a gradient that overflows its dtype (finite inputs too large for
@@ -65,6 +70,31 @@ def attend_backward(Q, K, V, d_out, mask=None, scale=None):
         dK = finite("dK = dSᵀ Q · scale", (np.swapaxes(dS, -1, -2) @ Q_in) * factor,
                     "d_out, V and Q")  # (..., n_k, n_q) x (..., n_q, d_k) -> (..., n_k, d_k)
     return _sum_to(dQ, Q_in.shape), _sum_to(dK, K_in.shape), _sum_to(dV, V_in.shape)
+
+
+def self_attention_backward(X, W_Q, W_K, W_V, d_out, mask=None, scale=None):
+    """Gradients of one head of self-attention, `attend(X W_Q, X W_K, X W_V, mask, scale)`, down to X itself.
+
+    X (..., n, d_model), W_Q and W_K (d_model, d_k), W_V (d_model, d_v), d_out (..., n, d_v) = ∂loss/∂out
+    -> {"Q": dQ, "K": dK, "V": dV, "W_Q": dW_Q, "W_K": dW_K, "W_V": dW_V, "X": dX}, each of its argument's shape.
+    dW_Q = Xᵀ dQ (summed over the batch, as every sequence shares W_Q), and
+    dX = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ: each row of X feeds its query, its key and its value, so a change in it
+    reaches the loss along those three paths, and its gradient is their sum. dX is what the layer below receives.
+    """
+    X = as_float_array("X", X)
+    weights = {name: as_float_array(name, w) for name, w in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V))}
+    at_least("X", X, 2, "(..., n, d_model)")
+    for name, W in weights.items():
+        if W.ndim != 2 or W.shape[0] != X.shape[-1]:
+            raise ValueError(f"{name} must be a (d_model, d) matrix with d_model = {X.shape[-1]} (X's last axis), "
+                             f"got shape {W.shape}")
+    Q, K, V = (X @ weights[f"W_{part}"] for part in "QKV")  # (..., n, d_model) x (d_model, d) -> (..., n, d)
+    grads = dict(zip("QKV", attend_backward(Q, K, V, d_out, mask, scale)))
+    X_t = np.swapaxes(X, -1, -2)  # (..., d_model, n)
+    for part in "QKV":
+        grads[f"W_{part}"] = _batch_sum(X_t @ grads[part])  # (..., d_model, n) x (..., n, d) -> (d_model, d)
+    grads["X"] = sum(grads[part] @ weights[f"W_{part}"].T for part in "QKV")  # (..., n, d) x (d, d_model)
+    return grads
 
 
 def multi_head_attention_backward(X, W_Q, W_K, W_V, W_O, n_heads, d_out, mask=None,

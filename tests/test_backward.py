@@ -290,3 +290,63 @@ def test_softmax_backward_takes_real_softmax_rows_and_empty_ones(dtype):
     assert (weights[:, 0] == 0).all()
     dS = A.softmax_backward(weights, rng.normal(size=weights.shape).astype(dtype))
     np.testing.assert_allclose(dS.sum(axis=-1), 0, atol=1e-5)
+
+
+# --- one head of self-attention, down to X: dX = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ (issue 54) -------------------
+
+def self_attention_case(seed):
+    """X with a batch axis or none, projections to d_k and d_v, maybe a causal or random mask and a scale, dO."""
+    rng = np.random.default_rng(50_000 + seed)
+    batch = [(), (int(rng.integers(1, 4)),)][seed % 2]
+    n, d_model, d_k, d_v = (int(x) for x in rng.integers(1, 6, size=4))
+    X = rng.normal(size=batch + (n, d_model))
+    W_Q, W_K = (rng.normal(size=(d_model, d_k)) for _ in range(2))
+    W_V = rng.normal(size=(d_model, d_v))
+    mask = [None, A.causal_mask(n), rng.random((n, n)) < 0.7][seed % 3]
+    if mask is not None:
+        mask[:, 0] = True  # every row keeps a key, so torch's softmax has no all-masked row
+    scale = None if seed % 4 else float(rng.uniform(0.1, 2.0))
+    return X, W_Q, W_K, W_V, rng.normal(size=batch + (n, d_v)), mask, scale
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_self_attention_backward_reaches_x_as_torch_autograd_does(seed):
+    X, W_Q, W_K, W_V, d_out, mask, scale = self_attention_case(seed)
+    tX, tW_Q, tW_K, tW_V = (to_torch(x, True) for x in (X, W_Q, W_K, W_V))
+    (torch_attention(tX @ tW_Q, tX @ tW_K, tX @ tW_V, mask, scale) * to_torch(d_out)).sum().backward()
+    grads = A.self_attention_backward(X, W_Q, W_K, W_V, d_out, mask, scale)
+    for name, theirs in (("X", tX), ("W_Q", tW_Q), ("W_K", tW_K), ("W_V", tW_V)):
+        assert grads[name].shape == theirs.shape, f"d{name} has {name}'s shape"
+        np.testing.assert_allclose(grads[name], theirs.grad.numpy(), **TOL,
+                                   err_msg=f"d{name} is the gradient torch's autograd finds at {name}")
+
+
+def loop_self_attention_backward(X, W_Q, W_K, W_V, d_out, scale):
+    """One sequence, no mask, as a sum per entry the way it is written on paper: -> dX as lists."""
+    from loop_reference import attend, matmul  # noqa: PLC0415  the tests' plain-loop reference
+
+    Q, K, V = matmul(X, W_Q), matmul(X, W_K), matmul(X, W_V)
+    _, W = attend(Q, K, V, scale=scale)
+    n, d_model = len(X), len(X[0])
+    dW = [[sum(d_out[i][c] * V[j][c] for c in range(len(V[0]))) for j in range(n)] for i in range(n)]
+    dS = [[W[i][j] * (dW[i][j] - sum(dW[i][k] * W[i][k] for k in range(n))) for j in range(n)] for i in range(n)]
+    dQ = [[scale * sum(dS[i][j] * K[j][c] for j in range(n)) for c in range(len(K[0]))] for i in range(n)]
+    dK = [[scale * sum(dS[i][j] * Q[i][c] for i in range(n)) for c in range(len(Q[0]))] for j in range(n)]
+    dV = [[sum(W[i][j] * d_out[i][c] for i in range(n)) for c in range(len(V[0]))] for j in range(n)]
+    return [[sum(dP[i][k] * M[a][k] for dP, M in ((dQ, W_Q), (dK, W_K), (dV, W_V)) for k in range(len(M[0])))
+             for a in range(d_model)] for i in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 2))
+def test_self_attention_backward_dx_matches_plain_loops(seed):
+    X, W_Q, W_K, W_V, d_out, _, scale = self_attention_case(seed)
+    factor = 1 / np.sqrt(W_Q.shape[1]) if scale is None else scale
+    expected = loop_self_attention_backward(*(M.tolist() for M in (X, W_Q, W_K, W_V, d_out)), factor)
+    np.testing.assert_allclose(A.self_attention_backward(X, W_Q, W_K, W_V, d_out, scale=scale)["X"], expected, **TOL,
+                               err_msg="dX = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ, summed entry by entry")
+
+
+def test_self_attention_backward_names_a_projection_that_does_not_fit_x():
+    X = rng.normal(size=(3, 4))
+    with pytest.raises(ValueError, match=r"^W_K must be a \(d_model, d\) matrix with d_model = 4 \(X's last axis\), got shape \(5, 2\)$"):
+        A.self_attention_backward(X, np.ones((4, 2)), np.ones((5, 2)), np.ones((4, 2)), np.zeros((3, 2)))

@@ -270,3 +270,75 @@ def test_decode_step_redone_with_plain_loops(generated, snippet, published):
     # the step of the page's run: the model, unrounded, writes the same digit there
     run = decoder.generate(published["params"], CONFIG, np.array(page.SHOWN))  # the training's own float64 values
     assert run["tokens"][example["position"] + 1] == chosen
+
+
+# ---------------------------------------------------------------- what the page says about them (issue 54)
+
+def own_decode_step(published, position):
+    """The job head's weights and the logits at the step reading token `position` of the page's run, as the
+    decoder's own decode_step computes them from the published weights, unrounded."""
+    params, (layer, head) = published["params"], published["job_head"]
+    tokens = decoder.generate(params, CONFIG, np.array(page.SHOWN))["tokens"]
+    cache = decoder.empty_cache(CONFIG)
+    for token in tokens[:position]:
+        _, cache, _ = decoder.decode_step(params, CONFIG, cache, int(token))
+    logits, _, weights = decoder.decode_step(params, CONFIG, cache, int(tokens[position]))
+    return {"weights": weights[layer][head], "logits": logits}
+
+
+def test_decode_steps_rounding_sentence_states_how_far_the_models_own_numbers_are(generated, snippet, published):
+    """ex-decode-step computes from inputs rounded to two decimals; the sentence that says how far the model's own
+    numbers are from the printed ones gives bounds that hold, for the scores, the weights and the logits."""
+    example = json.loads((generated / "public" / "examples" / "ex-decode-step.json").read_text())
+    intro = snippet("ex-decode-step-intro")
+    assert "third decimal" not in intro, "the scores and logits differ from the model's own in the second decimal"
+    stated = re.search(r"differ from these by less than ([\d.]+) in a score, ([\d.]+) in a weight and ([\d.]+) in a "
+                       r"logit, and write the same digit", intro)
+    assert stated, f"the intro states how far the model's own numbers are: {intro}"
+    bound = dict(zip(("scores", "weights", "logits"), (float(x) for x in stated.groups())))
+    own = page.job_head_step({"params": published["params"], "job_head": published["job_head"],
+                              "run": decoder.generate(published["params"], CONFIG, np.array(page.SHOWN))},
+                             example["position"])
+    # the page module's unrounded step is the decoder's: same weights and logits as decode_step gives
+    check = own_decode_step(published, example["position"])
+    np.testing.assert_allclose(own["weights"][0], check["weights"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(own["logits"], check["logits"], rtol=0, atol=1e-12)
+    for name, shown in (("scores", example["steps"]["scores"]), ("weights", example["steps"]["weights"]),
+                        ("logits", example["outputs"]["logits"])):
+        largest = np.abs(np.asarray(own[name]).ravel() - np.asarray(shown).ravel()).max()
+        assert largest < bound[name], f"the model's own {name} differ from the printed ones by {largest}, not less than {bound[name]}"
+        assert largest > bound[name] / 10, f"the bound on the {name}, {bound[name]}, is the largest difference's size"
+    assert int(np.argmax(own["logits"])) == example["chosen"], "the model's own logits write the same digit"
+
+
+def test_the_training_pass_and_the_cached_decode_agree_as_the_page_says(snippet, published):
+    """The page puts the training-style pass (the whole string at once, under the causal mask) beside the cached
+    decode for its run: each row's largest logit, printed, is the same, and the difference is below 10⁻¹²."""
+    page_text = (ROOT / "docs" / "watch-it-write.md").read_text(encoding="utf-8")
+    assert "write-agree-table.md" in page_text and "write-agree-largest.md" in page_text
+    params = published["params"]
+    run = decoder.generate(params, CONFIG, np.array(page.SHOWN))
+    full = decoder.forward(params, CONFIG, run["tokens"][:-1])
+    assert np.abs(full["logits"] - run["logits"]).max() < 1e-12
+    assert np.abs(np.stack(full["weights"]).transpose(0, 2, 1, 3) - run["weights"]).max() < 1e-12
+    cells_of = lambda line: re.split(r"(?<!\\)\|", line)[1:-1]  # noqa: E731  "\|" is the separator, escaped
+    rows = [cells_of(line) for line in snippet("write-agree-table").splitlines()
+            if line.startswith("| ") and cells_of(line)[0].strip().isdigit()]
+    assert len(rows) == CONFIG.n_positions, "one row per position of the run"
+    for position, row in enumerate(rows):
+        cells = [cell.strip() for cell in row]
+        assert cells[2] == cells[3] == page.num(run["logits"][position].max(), 4) == page.num(full["logits"][position].max(), 4)
+        assert cells[4] == page.markdown_symbol(decoder.SYMBOLS[int(np.argmax(full["logits"][position]))])
+    assert "is below $10^{-12}$" in snippet("write-agree-largest")
+
+
+def test_an_agreement_that_stops_holding_fails_the_build():
+    data = {"tokens": np.array([3, 1]), "decode": np.zeros((2, 11)), "training": np.zeros((2, 11)), "largest": 1e-9}
+    with pytest.raises(page.BuildError, match="the training-style pass and the cached decode differ by less than 1e-12"):
+        page.agreement_snippets(data)
+
+
+def test_the_page_says_the_toy_decoder_has_no_layer_norm_and_no_mlp_and_a_real_block_has():
+    text = (ROOT / "docs" / "watch-it-write.md").read_text(encoding="utf-8")
+    model = text[text.index("## The model"):text.index("## Generate")]
+    assert "no layer norm and no feed-forward" in model and "A real transformer block has both" in model

@@ -27,7 +27,7 @@ DECLARED = {example.id: example for example in registry.examples()}
 # The library's names (CONTRIBUTING.md, "Worked examples"): the only keys inputs, steps and outputs may use.
 ARRAY_NAMES = {"X", "memory", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask", "scores", "scaled_scores", "weights", "out",
                "entropy", "heads", "concat",
-               "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V",
+               "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V", "dX",
                "W_Q_next", "W_K_next", "W_V_next", "loss_next",
                "angles", "Q_rotated", "K_rotated",
                "logits_rest", "W_OU", "logits"}

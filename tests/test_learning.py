@@ -367,3 +367,66 @@ def test_checkpoint_captions_say_what_is_shown_with_its_colours_and_mean():
         mean = current.num(training.previous_token_weight(np.asarray(weights)), 2)
         assert f"at step {step} of training" in text and f"the mean weight on it here is {mean}." in text
         assert "yellow at 1" in text
+
+
+# ---------------------------------------------------------------- dX, what the layer below receives (issue 54)
+
+def test_backprop_example_goes_on_to_dx_as_torch_and_loops_find_it(backprop):
+    """The example's dX is the gradient at X that torch's autograd finds, and the sum of the three paths
+    dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ added up entry by entry."""
+    example, _ = backprop
+    i, s = example["inputs"], example["steps"]
+    assert "dX" in s, "ex-backprop-step's JSON carries dX, the gradient the layer below receives"
+    X = torch.tensor(np.asarray(i["X"]), dtype=torch.float64, requires_grad=True)
+    Q, K, V = (X @ torch.tensor(np.asarray(i[name]), dtype=torch.float64) for name in ("W_Q", "W_K", "W_V"))
+    out = torch.softmax(Q @ K.T / math.sqrt(example["d_k"]), dim=-1) @ V
+    (0.5 * ((out - torch.tensor(np.asarray(i["target"]))) ** 2).sum()).backward()
+    np.testing.assert_allclose(s["dX"], X.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg="dX is autograd's gradient at X")
+    by_paths = [[sum(s[f"d{p}"][r][k] * i[f"W_{p}"][c][k] for p in "QKV" for k in range(example["d_k"]))
+                 for c in range(len(i["X"][0]))] for r in range(len(i["X"]))]
+    close(s["dX"], by_paths, "dX = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ")
+
+
+def test_dx_checks_out_by_hand_from_the_printed_numbers(backprop):
+    """The dX table prints the example's dX; its worked entry's products use the printed rows of dQ, dK, dV and the
+    printed projections, and each sum on the page is the exact sum of those products."""
+    from decimal import Decimal  # noqa: PLC0415
+    example, parts = backprop
+    tokens = example["tokens"]
+    printed = {corner: printed_table(parts[key], corner) for key, corner in
+               (("dX", "dX"), ("dQ", "dQ"), ("dK", "dK"), ("dV", "dV"), *(("projections", f"$W_{p}$") for p in "QKV"))}
+    np.testing.assert_allclose([printed["dX"][t] for t in tokens], example["steps"]["dX"], atol=5e-4,
+                               err_msg="the dX table prints the example's dX")
+    for p in "QKV":
+        assert [printed[f"$W_{p}$"][str(r + 1)] for r in range(len(example["inputs"]["X"][0]))] == \
+            np.asarray(example["inputs"][f"W_{p}"]).tolist(), f"W_{p} is printed in full (its numbers have one decimal)"
+    head = re.search(r"Row (\d+) \(“\w+”\), column (\d+), the largest entry, path by path", parts["dX"])
+    assert head, parts["dX"]
+    row, column = (int(x) for x in head.groups())
+    token = tokens[row - 1]
+    lines = [line.strip("| ").split(" | ") for line in parts["dX"].splitlines()
+             if re.match(r"\| (\d+|sum) \|", line)]
+    dec = lambda text: Decimal(text.replace("−", "-").strip("()"))  # noqa: E731
+    terms, sums = lines[:-1], [dec(x) for x in lines[-1][1:]]
+    assert [int(t[0]) for t in terms] == list(range(1, example["d_k"] + 1)), "one line per term k of the dot products"
+    for path, p in enumerate("QKV"):
+        factors = [[dec(x) for x in t[path + 1].split(" · ")] for t in terms]
+        digits = 3 if p == "V" else 4
+        assert [g for g, _ in factors] == [dec(f"{x:.{digits}f}") for x in printed[f"d{p}"][token]], \
+            f"the d{p} factors are row {row} of the printed d{p}"
+        assert [w for _, w in factors] == [Decimal(str(x)) for x in printed[f"$W_{p}$"][str(column)]], \
+            f"the W_{p} factors are row {column} of the printed W_{p}"
+        assert sum(g * w for g, w in factors) == sums[path], f"the d{p} path's sum is the exact sum of its products"
+    total = re.search(r"add up to ([−\d. +()]+) = (−?[\d.]+), which the table prints as (−?[\d.]+)\.", parts["dX"])
+    assert total, parts["dX"]
+    assert [dec(term) for term in total.group(1).split(" + ")] == sums, "the three sums, as printed: a + (−b) + c"
+    assert dec(total.group(2)) == sum(sums), "dX's entry is the sum of its three paths"
+    assert dec(total.group(3)) == Decimal(f"{printed['dX'][token][column - 1]:.3f}"), "and prints as the table's entry"
+    assert round(dec(total.group(2)), 3) == dec(total.group(3)), "the sum rounds to the printed entry"
+
+
+def test_the_page_says_why_dx_is_what_the_layer_below_receives():
+    page = (ROOT / "docs" / "learning.md").read_text(encoding="utf-8")
+    assert r"dX = dQ\, W_Q^{\text{T}} + dK\, W_K^{\text{T}} + dV\, W_V^{\text{T}}" in page
+    assert "ex-backprop-step-dX.md" in page and "ex-backprop-step-projections.md" in page
+    assert "so $dX$ is the gradient that layer receives" in page, "one sentence says why dX goes to the layer below"

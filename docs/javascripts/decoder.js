@@ -111,3 +111,10 @@ export function generate(model, source, recompute = false) {
   }
   return { steps, tokens };
 }
+
+// the digits a reader typed, white space anywhere ignored (" 314159", "3 1 4 1 5 9"): -> [3, 1, 4, 1, 5, 9], or
+// null unless exactly `length` digits 0 to 9 remain
+export function readDigits(text, length) {
+  const digits = text.replace(/\s+/g, "");
+  return new RegExp(`^[0-9]{${length}}$`).test(digits) ? [...digits].map(Number) : null;
+}

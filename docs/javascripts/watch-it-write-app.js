@@ -2,7 +2,7 @@
 // model's weights once, checks them against the byte count and SHA-256 the page carries, then writes one token per
 // frame, adding one row to the job head's heatmap and one line to the table of costs.
 import { cellColour, cssColour, formatNumber, textColour } from "./attention-math.js";
-import { generate } from "./decoder.js";
+import { generate, readDigits } from "./decoder.js";
 import { fetchChecked, h, slots } from "./dom.js";
 
 const SYMBOLS = "0123456789|";
@@ -31,9 +31,14 @@ class Writer {
   async run(digits, recompute) {
     const runId = ++this.runId;
     const status = this.slot("status");
-    const length = this.slot("form").elements.digits.maxLength;
-    if (!new RegExp(`^[0-9]{${length}}$`).test(digits)) {
-      status.textContent = `Type exactly ${length} digits, 0 to 9: “${digits}” is not ${length} digits.`;
+    const length = Number(this.root.dataset.length);
+    const source = readDigits(digits, length);
+    if (!source) {
+      // no result of an earlier run stays beside the error, as if it were this input's
+      this.slot("results").hidden = true;
+      this.slot("tokens").textContent = "";
+      delete this.root.dataset.state;
+      status.textContent = `Type exactly ${length} digits, 0 to 9 (spaces are ignored): “${digits}” is not ${length} digits.`;
       return;
     }
     try {
@@ -43,12 +48,15 @@ class Writer {
       status.textContent = `The model could not be loaded: ${error.message}. Reload the page to try again; the rest of the page works without it.`;
       return;
     }
-    const { steps, tokens } = generate(this.model, [...digits].map(Number), recompute);
+    if (runId !== this.runId) return; // a newer Generate took over while the model loaded
+    const { steps, tokens } = generate(this.model, source, recompute);
     this.root.dataset.state = "running";
     this.drawHeader(tokens.length - 1);
     this.slot("steps").replaceChildren();
     this.slot("tokens").textContent = "";
     this.slot("results").hidden = false;
+    // the page's "Until you press Generate, here is one run computed when the site was built" no longer holds
+    for (const until of document.querySelectorAll(".aih-write__until")) until.hidden = true;
     status.textContent = recompute ? "Writing, recomputing every token at each step…" : "Writing, with the KV cache…";
     for (const step of steps) {
       if (runId !== this.runId) return; // a newer Generate took over
@@ -56,7 +64,7 @@ class Writer {
       await new Promise((resolve) => setTimeout(resolve, STEP_DELAY));
     }
     const written = tokens.slice(this.model.config.length + 1).map((token) => SYMBOLS[token]).join("");
-    status.textContent = `Done: the model wrote ${written}${written === [...digits].reverse().join("") ? ", the digits reversed" : ", which is not the digits reversed"}.`;
+    status.textContent = `Done: the model wrote ${written}${written === source.toReversed().join("") ? ", the digits reversed" : ", which is not the digits reversed"}.`;
     this.root.dataset.state = "done";
   }
 

@@ -28,7 +28,8 @@ The numbers are frozen by `tests/golden/`: changing a published number is a deli
   head axis first (`Q` is `(n_heads, n, d_k)`, `weights` is `(n_heads, n, n)`) and add `"n_heads"`; the
   padded-batch examples put the batch axis first and list their tokens under `batch_tokens`.
 - The backward step (`ex-backprop-step`) adds `target`, `loss`, the gradients `dO`, `dV`, `dW`, `dS`, `dQ`, `dK`,
-  `dW_Q`, `dW_K`, `dW_V`, and the matrices after one step (`W_Q_next`, ..., `loss_next`). A training run's
+  `dW_Q`, `dW_K`, `dW_V`, `dX` (at the input X: what the layer below receives), and the matrices after one step
+  (`W_Q_next`, ..., `loss_next`). A training run's
   checkpoints (`ex-learning-checkpoints`) put the checkpoint axis first and list the steps under `"checkpoints"`;
   the interactive layer then shows a Step slider instead of a menu. A leading axis that is neither heads nor a
   batch names itself: `"leading_axis": {"name": "step", "labels": ["0", "10", ...]}`, one label per entry (the
@@ -63,7 +64,7 @@ ARRAY_NAMES = {
     "memory",  # cross-attention: the encoder's vectors the keys and values come from (X gives the queries)
     "scores", "scaled_scores", "weights", "out", "entropy", "heads", "concat",
     # the backward pass (docs/learning.md): a target and its loss, the gradients, one step's new matrices
-    "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V",
+    "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V", "dX",
     "W_Q_next", "W_K_next", "W_V_next", "loss_next",
     # RoPE (docs/positions.md): each pair's angle, and the queries and keys after turning
     "angles", "Q_rotated", "K_rotated",

@@ -110,10 +110,10 @@ def page_snippets(data):
     presets = "".join(f'<button type="button" data-preset="{"".join(map(str, digits))}">{html.escape(name)}</button>'
                       for name, digits in PRESETS.items())
     integrity = hashlib.sha256(data["weights_file"]).hexdigest()
-    widget = f"""<div class="aih-write" id="aih-write" data-model="{data['weights_name']}" data-sha256="{integrity}" data-bytes="{len(data['weights_file'])}" data-layer="{layer}" data-head="{head}">
+    widget = f"""<div class="aih-write" id="aih-write" data-model="{data['weights_name']}" data-sha256="{integrity}" data-bytes="{len(data['weights_file'])}" data-layer="{layer}" data-head="{head}" data-length="{CONFIG.length}">
 <form class="aih-write__form" data-slot="form" novalidate>
 <label for="aih-write-digits">{CONFIG.length} digits</label>
-<input type="text" id="aih-write-digits" name="digits" inputmode="numeric" pattern="[0-9]{{{CONFIG.length}}}" maxlength="{CONFIG.length}" autocomplete="off" value="{''.join(map(str, SHOWN))}">
+<input type="text" id="aih-write-digits" name="digits" inputmode="numeric" pattern="\\s*(?:[0-9]\\s*){{{CONFIG.length}}}" autocomplete="off" value="{''.join(map(str, SHOWN))}">
 <button type="submit" data-slot="run">Generate</button>
 <label class="aih-write__switch"><input type="checkbox" name="recompute" data-slot="recompute"> recompute everything (no cache)</label>
 <p class="aih-write__presets">Or pick one: {presets}</p>
@@ -273,18 +273,57 @@ def run_data():
     return data
 
 
+# ---------------------------------------------------------------- training and decoding agree
+
+AGREEMENT_TOLERANCE = 1e-12  # far above float64's rounding in sums this size, far below any digit the page prints
+
+
+def agreement_data():
+    """The shown run's string through both passes: the cached decode (`decoder.generate`, one row per step from the
+    KV cache) and the training-style pass (`decoder.forward` on the whole string at once, every row under the causal
+    mask), and the largest difference between them over every logit and every head's weights."""
+    data = run_shown()
+    run = data["run"]
+    tokens = run["tokens"][:-1]  # the last written digit is never read
+    full = decoder.forward(data["params"], CONFIG, tokens)
+    full_weights = np.stack(full["weights"]).transpose(0, 2, 1, 3)  # (layers, heads, n, n) -> (layers, n, heads, n)
+    return {"tokens": tokens, "decode": run["logits"], "training": full["logits"],
+            "largest": max(np.abs(full["logits"] - run["logits"]).max(), np.abs(full_weights - run["weights"]).max())}
+
+
+def agreement_snippets(data):
+    decode, training = data["decode"], data["training"]
+    claim(data["largest"] < AGREEMENT_TOLERANCE,
+          f"that the training-style pass and the cached decode differ by less than {AGREEMENT_TOLERANCE:g} "
+          f"(the largest difference is {data['largest']:.3g})")
+    rows = []
+    for position, token in enumerate(data["tokens"]):
+        best = [int(np.argmax(logits[position])) for logits in (decode, training)]
+        printed = [num(logits[position].max(), 4) for logits in (decode, training)]
+        claim(best[0] == best[1] and printed[0] == printed[1],
+              f"that both passes give row {position + 1} the same largest logit, for the same symbol")
+        rows.append([position + 1, markdown_symbol(decoder.SYMBOLS[token]), *printed,
+                     markdown_symbol(decoder.SYMBOLS[best[0]])])
+    n, vocab = decode.shape
+    heads = CONFIG.n_layers * CONFIG.n_heads
+    return {
+        "table": table(["Row", "Reads", "Cached decode", "Training pass", "Names"], rows),
+        "largest": (f"Over all {n} rows, the {n} × {vocab} = {n * vocab:,} logits and the weights of all {heads} heads, "
+                    f"the largest difference between the two passes is below $10^{{{round(math.log10(AGREEMENT_TOLERANCE))}}}$: "
+                    "any difference is in the last bits of floating-point sums added in another order.\n"),
+    }
+
+
 # ---------------------------------------------------------------- one decoding step, by hand
 
-def decode_step_example():
-    """The job head at the step that writes output digit STEP_SHOWN of SHOWN: its new query row against the cached
-    keys and values, the weights, the head's output, and the logits: those of the rest of the model plus the head's
-    output times (the head's rows of W_O) · W_U, which the residual stream carries straight to the output (the JSON
-    names that product W_OU; the page writes it out, since a W with a subscript is always a learned projection)."""
-    data = run_shown()
+def job_head_step(data, position):
+    """The job head at the step that reads token `position`, the model's own numbers, unrounded: its query row q
+    (1, d_k), the cached keys and values with the new token's row last (n, d_k), the head's path to the logits
+    W_OU = (its rows of W_O) · W_U (d_k, vocab), what the rest of the model adds to the logits ("rest"), and the
+    step's scores (1, n), weights (1, n) and logits (vocab,), as `decoder.decode_step` computes them."""
     layer, head = data["job_head"]
-    L, d_k = CONFIG.length, CONFIG.d_k
+    d_k = CONFIG.d_k
     tokens = data["run"]["tokens"]
-    position = L + STEP_SHOWN  # the token read at this step
     params = data["params"]
     cache = decoder.empty_cache(CONFIG)
     for token in tokens[:position]:
@@ -305,10 +344,24 @@ def decode_step_example():
     V = np.concatenate([cache[layer]["V"][head], (x @ W_V)[:, columns]])
     logits, _, _ = decoder.decode_step(params, CONFIG, cache, int(tokens[position]))
     W_OU = W_O[columns] @ params["W_U"]  # (d_k, vocab): the head's rows of W_O, then W_U
-    out, _ = decoder.attend(q, K, V)
+    out, weights = decoder.attend(q, K, V)
     rest = logits - (out @ W_OU)[0]  # what every other part of the model adds to the logits
+    return {"q": q, "K": K, "V": V, "W_OU": W_OU, "rest": rest, "scores": q @ K.T, "weights": weights, "logits": logits}
+
+
+def decode_step_example():
+    """The job head at the step that writes output digit STEP_SHOWN of SHOWN: its new query row against the cached
+    keys and values, the weights, the head's output, and the logits: those of the rest of the model plus the head's
+    output times (the head's rows of W_O) · W_U, which the residual stream carries straight to the output (the JSON
+    names that product W_OU; the page writes it out, since a W with a subscript is always a learned projection)."""
+    data = run_shown()
+    layer, head = data["job_head"]
+    L, d_k = CONFIG.length, CONFIG.d_k
+    tokens = data["run"]["tokens"]
+    position = L + STEP_SHOWN  # the token read at this step
+    own = job_head_step(data, position)
     # The printed inputs are the example's inputs: rounded to two decimals, and everything after computed from them
-    q, K, V, W_OU, rest = (np.round(array, INPUT_DECIMALS) for array in (q, K, V, W_OU, rest))
+    q, K, V, W_OU, rest = (np.round(own[name], INPUT_DECIMALS) for name in ("q", "K", "V", "W_OU", "rest"))
     scale = 1 / np.sqrt(d_k)
     scores = q @ K.T  # (1, d_k) x (d_k, n) -> (1, n)
     out, weights = decoder.attend(q, K, V)  # (1, d_k), (1, n)
@@ -328,6 +381,31 @@ def decode_step_example():
     }
 
 
+def bound_above(value):
+    """A round number a little above `value` > 0, with one significant digit: 0.0471 -> 0.05, 9.47e-5 -> 0.0001.
+    Never `value` itself, so that a difference in the last bits of `value` (another CPU's) cannot change it."""
+    exponent = math.floor(math.log10(value))
+    leading = math.ceil(value / 10.0**exponent * (1 + 1e-9))
+    return (leading, exponent) if leading < 10 else (1, exponent + 1)
+
+
+def rounding_differences(example):
+    """How far the model's own numbers at the step (`job_head_step`) are from the example's, which are computed
+    from inputs rounded to INPUT_DECIMALS: -> {quantity: printed bound} for the scores, the weights and the logits,
+    each bound a round number above the largest difference. A BuildError if the model's own logits write another
+    digit, since the page says they write the same one."""
+    own = job_head_step(run_shown(), example["position"])
+    shown = {"scores": example["steps"]["scores"], "weights": example["steps"]["weights"],
+             "logits": example["outputs"]["logits"][0]}
+    claim(int(np.argmax(own["logits"])) == example["chosen"],
+          "that the model's own numbers, unrounded, write the digit its rounded ones do")
+    bounds = {}
+    for name, values in shown.items():
+        leading, exponent = bound_above(np.abs(np.asarray(own[name]) - np.asarray(values)).max())
+        bounds[name] = num(leading * 10.0**exponent, max(-exponent, 0))
+    return bounds
+
+
 def decode_step_snippets(example):
     n = len(example["key_tokens"])
     keys = [f"{i + 1}: {markdown_symbol(t)}" for i, t in enumerate(example["key_tokens"])]
@@ -337,12 +415,14 @@ def decode_step_snippets(example):
     inputs, step = example["inputs"], example["steps"]
     chosen = example["chosen"]
     step_number = example["position"] + 1  # the Generate table counts steps from 1, by the token they read
+    differences = rounding_differences(example)
     return {
         "intro": f"The step that reads the {ORDINALS[STEP_SHOWN - 1]} output digit and writes the {ORDINALS[STEP_SHOWN]}, in the job head (step {step_number} "
                  f"in the Generate table: it reads {example['tokens'][0]} and writes {example['symbols'][chosen]}). "
                  "Its numbers are the model's rounded to two decimals, and everything after them is computed from the "
-                 "rounded numbers, so that each line can be redone by hand (the model's own numbers differ in the "
-                 "third decimal, and write the same digit).\n",
+                 "rounded numbers, so that each line can be redone by hand. The model's own numbers, unrounded, differ "
+                 f"from these by less than {differences['scores']} in a score, {differences['weights']} in a weight "
+                 f"and {differences['logits']} in a logit, and write the same digit.\n",
         "query": f"New query row $q_{{{step_number}}}$: " + vector(inputs["Q"][0], INPUT_DECIMALS) + "\n",
         "keys": matrix(inputs["K"], keys, dims, corner="$K$", digits=INPUT_DECIMALS),
         "values": matrix(inputs["V"], keys, dims, corner="$V$", digits=INPUT_DECIMALS),
@@ -372,5 +452,6 @@ ITEMS = [
     *ITEMS_FIGURES,
     Figure("write-run", title="The job head's weights while the model writes, one row per step.",
            data=run_data, render=run_render, caption=run_caption, size=(PHONE_WIDTH, PHONE_WIDTH)),
+    Snippets("write-agree", data=agreement_data, snippets=agreement_snippets),
     EX_DECODE_STEP,
 ]

@@ -177,3 +177,39 @@ def test_print_shows_one_line_instead_of_the_form(page, site_url):
     expect(page.locator(".aih-write__print")).to_have_text(
         "Online, you can run the model yourself; here is one run, computed when the site was built.")
     expect(page.locator("#fig-write-run svg")).to_be_visible()
+
+
+# ---------------------------------------------------------------- the review's findings (issue 54)
+
+def test_until_you_press_generate_goes_once_generated(page, site_url):
+    open_armed(page, site_url)
+    until = page.locator(".aih-write__until")
+    expect(until).to_contain_text("Until you press Generate")
+    expect(until).to_be_visible()
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-write")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
+    expect(until, "once the reader has generated, 'Until you press Generate' no longer holds").to_be_hidden()
+
+
+def test_an_invalid_input_after_a_run_clears_the_old_result(page, site_url):
+    generate(page, site_url, "271828")
+    expect(page.locator("[data-slot=tokens]")).to_have_text("828172")
+    page.fill("#aih-write-digits", "12a4")
+    page.click("[data-slot=run]")
+    expect(page.locator("[data-slot=status]")).to_contain_text("Type exactly 6 digits")
+    rule = "no old 'Written:' stays beside an error about another input"
+    expect(page.locator("[data-slot=results]"), rule).to_be_hidden()
+    expect(page.locator("[data-slot=tokens]"), rule).to_have_text("")
+
+
+@pytest.mark.parametrize("typed", [" 314159", "314 159", "3 1 4 1 5 9"])
+def test_digits_typed_with_spaces_are_read_whole(page, site_url, typed):
+    """The box once cut " 314159" to " 31415" (maxlength 6): the reader typed six digits and was told they were not."""
+    open_armed(page, site_url)
+    box = page.locator("#aih-write-digits")
+    box.fill("")
+    box.press_sequentially(typed)  # keystroke by keystroke, as a reader types: a maxlength would cut here
+    expect(box, "the box keeps every character typed: no maxlength cuts the last digit").to_have_value(typed)
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-write")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
+    expect(page.locator("[data-slot=tokens]")).to_have_text("951413")

@@ -15,7 +15,7 @@ from ...engine import BuildError, Example, Figure, Snippets
 from ...engine.heatmap import heatmap
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
-from ...engine.text import dims, latex_number, matrix, num, table
+from ...engine.text import by_hand, dims, latex_number, matrix, num, table
 from .. import sentences
 from . import training
 
@@ -42,16 +42,17 @@ def backprop_step():
     Q, K, V, W = steps["Q"], steps["K"], steps["V"], steps["weights"]
     out = example["outputs"]["out"]
     dO = out - target  # ∂(½‖out − target‖²)/∂out
-    dQ, dK, dV = attention.attend_backward(Q, K, V, dO)
+    backward = attention.self_attention_backward(X, W_Q, W_K, W_V, dO)
+    dQ, dK, dV = backward["Q"], backward["K"], backward["V"]
     dW = dO @ V.T  # (n, d_v) x (d_v, n) -> (n, n)
     dS = attention.softmax_backward(W, dW)
-    grads = {"dW_Q": X.T @ dQ, "dW_K": X.T @ dK, "dW_V": X.T @ dV}  # (d_model, n) x (n, d_k)
+    grads = {f"d{name}": backward[name] for name in ("W_Q", "W_K", "W_V")}  # Xᵀ dQ …: (d_model, n) x (n, d_k)
     W_next = {name: M - LEARNING_RATE * grads[f"d{name}"] for name, M in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V))}
     out_next, _ = attention.attend(X @ W_next["W_Q"], X @ W_next["W_K"], X @ W_next["W_V"])
     example["learning_rate"] = LEARNING_RATE
     example["inputs"]["target"] = target
     steps.update({"loss": 0.5 * ((out - target) ** 2).sum(), "dO": dO, "dV": dV, "dW": dW, "dS": dS,
-                  "dQ": dQ, "dK": dK, **grads})
+                  "dQ": dQ, "dK": dK, **grads, "dX": backward["X"]})  # dX = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ
     example["outputs"].update({f"{name}_next": M for name, M in W_next.items()})
     example["outputs"]["loss_next"] = 0.5 * ((out_next - target) ** 2).sum()
     return example
@@ -85,6 +86,63 @@ def descent_claim(example):
             "total": against.size}
 
 
+PRINTED_DIGITS = {"dQ": 4, "dK": 4, "dV": 3, "dX": 3}  # as the page's tables print them
+
+
+def dx_by_hand(example):
+    """The entry of dX the page works out (the largest in size) from the printed rows of dQ, dK and dV and the
+    projections' one-decimal rows: -> i, a, per path the printed factors and their exact sum, and the total.
+    A BuildError if that total, rounded as the dX table prints, is not the table's entry."""
+    s, i_ = example["steps"], example["inputs"]
+    dX = np.asarray(s["dX"])
+    i, a = np.unravel_index(np.argmax(np.abs(dX)), dX.shape)
+    paths = []
+    for part in "QKV":
+        row = [by_hand(g, PRINTED_DIGITS[f"d{part}"]) for g in np.asarray(s[f"d{part}"])[i]]
+        weights = [by_hand(w, 1) for w in np.asarray(i_[f"W_{part}"])[a]]
+        paths.append({"part": part, "terms": list(zip(row, weights)), "sum": sum(g[1] * w[1] for g, w in zip(row, weights))})
+    total = sum(path["sum"] for path in paths)
+    printed = num(dX[i, a], PRINTED_DIGITS["dX"])
+    if num(float(total), PRINTED_DIGITS["dX"]) != printed:
+        raise BuildError(f"ex-backprop-step: dX's entry ({i + 1}, {a + 1}) redone from the printed numbers is {total}, "
+                         f"which does not print as the table's {printed}")
+    return {"i": int(i), "a": int(a), "paths": paths, "total": total}
+
+
+def dx_snippets(example):
+    """The projections (one decimal each: the numbers themselves), dX as a table, and its largest entry worked out
+    as the sum of its three paths from the printed numbers (`dx_by_hand`)."""
+    tokens, d_k = example["tokens"], example["d_k"]
+    d_model = np.shape(example["inputs"]["X"])[1]
+    projections = "\n".join(matrix(example["inputs"][f"W_{part}"], dims("", d_model), dims("", d_k), corner=f"$W_{part}$",
+                                    digits=1) for part in "QKV")
+    worked = dx_by_hand(example)
+    i, a = worked["i"], worked["a"]
+    exact = lambda value: num(float(value), max(-value.normalize().as_tuple().exponent, 0))  # noqa: E731
+    # one column per path, one row per term k of its dot product: narrow enough for a phone, and a table, where
+    # three long display formulas ran past the column and cost the page's DOM a MathML element per symbol
+    columns = ["k", *(f"via d{part}" for part in "QKV")]
+    factor = lambda text: f"({text})" if text.startswith("−") else text  # noqa: E731  −0.1120 · (−0.4)
+    rows = [[str(k + 1), *(f"{g[0]} · {factor(w[0])}" for g, w in (path["terms"][k] for path in worked["paths"]))]
+            for k in range(d_k)]
+    rows.append(["sum", *(exact(path["sum"]) for path in worked["paths"])])
+    total = " + ".join(factor(exact(path["sum"])) for path in worked["paths"])  # a + (−b) + c, as the site writes sums
+    return {
+        "projections": projections,
+        "dX": (
+            matrix(example["steps"]["dX"], tokens, dims("", d_model), corner="dX", digits=PRINTED_DIGITS["dX"])
+            # plain words where TeX would do: the page is at its budget of DOM elements, and MathML costs one a symbol
+            + f"\nRow {i + 1} (“{tokens[i]}”), column {a + 1}, the largest entry, path by path and term by term: line k of "
+            f"the column via dQ is the k-th number of row {i + 1} of dQ times the k-th number of row {a + 1} of "
+            f"W<sub>Q</sub>, and likewise for dK and dV:\n\n"
+            + table(columns, rows)
+            # plain text, not TeX: a formula this long does not wrap, and ran past a phone's screen
+            + f"\nThe three sums add up to {total} = {exact(worked['total'])}, which the table prints as "
+            f"{num(example['steps']['dX'][i][a], PRINTED_DIGITS['dX'])}.\n"
+        ),
+    }
+
+
 def backprop_snippets(example):
     """Each intermediate as a table, and one entry of dS̃ worked out from the printed numbers, with the
     direction the descent step moved its score, checked (`descent_claim`)."""
@@ -109,6 +167,7 @@ def backprop_snippets(example):
     moved = ("each of the" if descent["against"] == descent["total"] else f"{descent['against']} of the")
     claim(example["outputs"]["loss_next"] < s["loss"], "ex-backprop-step", "the step makes the loss drop")
     return {
+        **dx_snippets(example),
         "inputs": (
             matrix(example["inputs"]["X"], tokens, dims("", np.shape(example["inputs"]["X"])[1]), corner="X", digits=0)
             + "\n" + by_dims(s["Q"], "Q", 1) + "\n" + by_dims(s["K"], "K", 1)
@@ -120,7 +179,7 @@ def backprop_snippets(example):
             + f"\nThe loss is $L = \\tfrac{{1}}{{2}}\\sum (O - T)^2 = {latex_number(s['loss'], 4)}$.\n"
         ),
         "dO": by_dims(s["dO"], "dO"),
-        "dV": by_dims(s["dV"], "dV"),
+        "dV": by_dims(s["dV"], "dV", PRINTED_DIGITS["dV"]),
         "dW": by_keys(dA, "dA"),
         "dS": (
             by_keys(dS, f"d{SCALED}", 4)
@@ -132,8 +191,8 @@ def backprop_snippets(example):
             f"{moves} it. Here {latex_number(pull, 3)} is the weighted average of the row's $dA$:\n\n"
             f"$${terms} \\approx {latex_number(pull, 3)}.$$\n"
         ),
-        "dQ": by_dims(s["dQ"], "dQ", 4),
-        "dK": by_dims(s["dK"], "dK", 4),
+        "dQ": by_dims(s["dQ"], "dQ", PRINTED_DIGITS["dQ"]),
+        "dK": by_dims(s["dK"], "dK", PRINTED_DIGITS["dK"]),
         "step": (
             "With $dW_Q = X^{\\text{T}} dQ$, $dW_K = X^{\\text{T}} dK$ and $dW_V = X^{\\text{T}} dV$, each matrix takes one step of "
             f"gradient descent with a learning rate of {rate}: $W_Q \\leftarrow W_Q - {rate}\\, dW_Q$, and the same "
