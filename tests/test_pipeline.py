@@ -474,6 +474,16 @@ BROKEN = {
         ITEMS = [Figure("unreturned-heatmap", title="Forgets to return its heatmap.", data=lambda: np.zeros((2, 2)),
                         render=render, caption="Broken.")]
         ''', "return what heatmap() returns"),
+    "label-past-the-edge": ('''
+        def render(data, ax):
+            drawn = heatmap(ax, data, ["a", "b"], ["x", "y"], quantity="weights")
+            ax.yaxis.set_label_coords(-3.0, 0.5)  # far left of the figure, where its SVG and PNG end
+            return drawn
+
+
+        ITEMS = [Figure("label-past-the-edge", title="A label outside.", data=lambda: np.zeros((2, 2)), render=render,
+                        caption="Broken.")]
+        ''', "it draws past its own edge, where the SVG and PNG cut it off: “queries” by"),
     "bad-example": ('''
         def data():
             return {"seed": 0, "tokens": ["a", "b"], "inputs": {}, "steps": {"weights": [[1.0]]}, "outputs": {}}
