@@ -477,9 +477,9 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=None, help="processes rendering at once (default: one per core)")
     args = parser.parse_args(argv)
     if not os.environ.get("SITE_URL"):
-        print(f"figures_src.build: warning: SITE_URL is not set, so every permalink, <iframe> snippet and BibTeX "
-              f"entry points at {DEFAULT_SITE_URL} (right for a preview on this machine; to publish elsewhere, "
-              "see README.md, Deploying)", file=sys.stderr)
+        print(f"figures_src.build: note: SITE_URL is not set, so every permalink, <iframe> snippet and BibTeX "
+              f"entry points at the published site, {DEFAULT_SITE_URL} (to publish elsewhere, see README.md, "
+              "Deploying)", file=sys.stderr)
     try:
         rebuilt = build(only=args.only, force=args.force, out=args.out, jobs=args.jobs)
     except BuildError as exc:

@@ -160,7 +160,7 @@ def test_every_drawable_example_has_an_embed_page_with_the_sites_policy():
         html = (SITE / "embed" / name / "index.html").read_text(encoding="utf-8")
         assert f'content="{embed.POLICY}"' in html and "<script>" not in html
         # the site's files, its own address, or inside the page (the static figure's SVG: #ids, an inline image)
-        assert not re.search(r'(?:href|src)="(?!\.\./\.\./|#|data:image/png;base64,|https?://127\.0\.0\.1|http://[^"]*/attention-heatmap/)', html)
+        assert not re.search(r'(?:href|src)="(?!\.\./\.\./|#|data:image/png;base64,|https?://127\.0\.0\.1|https?://[^"]*/attention-heatmap/)', html)
         assert f'data-example="{name}"' in html and "CC BY 4.0" in html
         assert f"/#{name}" in html, f"embed/{name}/ does not link back to its permalink"
         # issue 41: the static figure (inline SVG) and its numbers as a table, for a frame without JavaScript

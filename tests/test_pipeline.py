@@ -19,6 +19,7 @@ import time
 import tomllib
 import xml.etree.ElementTree as ET
 from collections import Counter
+from html import unescape
 from pathlib import Path
 
 import PIL.Image
@@ -29,8 +30,9 @@ from figures_src import build as figures_build
 from figures_src import registry
 from figures_src.engine import BuildError, Example, Figure
 from figures_src.engine import inputs as build_inputs
-from figures_src.engine.site import DEFAULT_SITE_URL
-from figures_src.engine.examples import REQUIRED_KEYS
+from figures_src.engine import site
+from figures_src.engine.site import DEFAULT_REPO_URL, DEFAULT_SITE_URL
+from figures_src.engine.examples import REQUIRED_KEYS, cite_line
 from figures_src.engine import svg as svg_cleanup
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -475,6 +477,16 @@ BROKEN = {
         ITEMS = [Figure("unreturned-heatmap", title="Forgets to return its heatmap.", data=lambda: np.zeros((2, 2)),
                         render=render, caption="Broken.")]
         ''', "return what heatmap() returns"),
+    "label-past-the-edge": ('''
+        def render(data, ax):
+            drawn = heatmap(ax, data, ["a", "b"], ["x", "y"], quantity="weights")
+            ax.yaxis.set_label_coords(-3.0, 0.5)  # far left of the figure, where its SVG and PNG end
+            return drawn
+
+
+        ITEMS = [Figure("label-past-the-edge", title="A label outside.", data=lambda: np.zeros((2, 2)), render=render,
+                        caption="Broken.")]
+        ''', "it draws past its own edge, where the SVG and PNG cut it off: “queries” by"),
     "bad-example": ('''
         def data():
             return {"seed": 0, "tokens": ["a", "b"], "inputs": {}, "steps": {"weights": [[1.0]]}, "outputs": {}}
@@ -722,9 +734,10 @@ def test_the_command_line_reports_the_failing_item_and_exits_non_zero(tmp_path):
 
 
 @pytest.mark.parametrize("site_url", [None, "https://example.org/attention/"])
-def test_the_build_warns_in_one_line_when_site_url_is_unset(tmp_path, site_url, monkeypatch, capsys):
-    """Without SITE_URL every permalink, <iframe> and BibTeX entry names 127.0.0.1: `make site` says so, and goes on.
-    (The command line's main(), with the build it calls recorded, not run: the command line end to end is above.)"""
+def test_the_build_says_in_one_line_which_site_it_cites_when_site_url_is_unset(tmp_path, site_url, monkeypatch, capsys):
+    """Without SITE_URL every permalink, <iframe> and BibTeX entry names the published site: `make site` says so, and
+    goes on. (The command line's main(), with the build it calls recorded, not run: the command line end to end is
+    above.)"""
     monkeypatch.delenv("SITE_URL", raising=False)
     if site_url:
         monkeypatch.setenv("SITE_URL", site_url)
@@ -732,13 +745,37 @@ def test_the_build_warns_in_one_line_when_site_url_is_unset(tmp_path, site_url, 
     monkeypatch.setattr(figures_build, "build", lambda **kwargs: calls.append(kwargs) or ["scores-heatmap"])
     assert figures_build.main(["--only", "scores-heatmap", "--out", str(tmp_path)]) == 0
     assert calls == [{"only": ["scores-heatmap"], "force": False, "out": str(tmp_path), "jobs": None}], "it went on"
-    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    notes = [line for line in capsys.readouterr().err.splitlines() if "SITE_URL" in line]
     if site_url:
-        assert warnings == []
+        assert notes == []
     else:
-        assert warnings == [f"figures_src.build: warning: SITE_URL is not set, so every permalink, <iframe> snippet and "
-                            f"BibTeX entry points at {DEFAULT_SITE_URL} (right for a preview on this machine; to publish "
-                            "elsewhere, see README.md, Deploying)"]
+        assert notes == [f"figures_src.build: note: SITE_URL is not set, so every permalink, <iframe> snippet and "
+                         f"BibTeX entry points at the published site, {DEFAULT_SITE_URL} (to publish elsewhere, see "
+                         "README.md, Deploying)"]
+
+
+def test_a_build_that_sets_neither_address_cites_the_pages_site_of_the_default_repository(monkeypatch):
+    """Issue 54: a local build's cite lines, BibTeX and <iframe> snippets named http://127.0.0.1:8000/. Without SITE_URL
+    and REPO_URL, the build and MkDocs both take the GitHub Pages address of the default repository."""
+    class EnvLoader(yaml.SafeLoader):
+        pass
+
+    EnvLoader.add_constructor("!ENV", lambda loader, node: loader.construct_sequence(node))  # [variable, default]
+    EnvLoader.add_multi_constructor("!", lambda loader, suffix, node: None)  # MkDocs' other tags (!relative)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=EnvLoader)
+    (site_variable, mkdocs_site), (repo_variable, mkdocs_repo) = config["site_url"], config["extra"]["social"][0]["link"]
+    assert (site_variable, repo_variable) == ("SITE_URL", "REPO_URL")
+    owner, name = re.fullmatch(r"https://github\.com/([\w-]+)/([\w.-]+)", DEFAULT_REPO_URL).groups()
+    pages = f"https://{owner.lower()}.github.io/{name}/"
+    assert mkdocs_repo == DEFAULT_REPO_URL, "mkdocs.yml's default REPO_URL is figures_src/engine/site.py's"
+    assert DEFAULT_SITE_URL == mkdocs_site == pages, (
+        f"without SITE_URL the site cites {DEFAULT_SITE_URL} (build) and {mkdocs_site} (MkDocs): both must be {pages}, "
+        "the Pages address of the default REPO_URL, never a preview address on this machine")
+    monkeypatch.delenv("SITE_URL", raising=False)
+    assert site.site_url() == pages
+    scores = next(example for example in registry.examples() if example.id == "ex-scores")
+    line = unescape(cite_line(scores, embeddable=True))  # the cite line, its permalink and the <iframe> to copy
+    assert f"{pages}scores/#ex-scores" in line and f'src="{pages}embed/ex-scores/"' in line and "127.0.0.1" not in line
 
 
 MASKED_PAGE = '''

@@ -112,13 +112,17 @@ class YourSentence {
       };
       this.worker.onerror = (event) => reject(new Error(event.message || "the worker could not start"));
     });
-    this.ready.catch((error) => this.fail(error));
+    this.ready.then(() => {
+      const button = this.slot("run");
+      button.textContent = button.dataset.loaded; // the model is in the page now: no download, no wait
+    }, (error) => this.fail(error));
     this.worker.postMessage({ type: "load", manifest: new URL(`../${root.dataset.model}`, import.meta.url).href });
     this.canvas.addEventListener("click", (event) => this.pick(event));
     this.canvas.addEventListener("keydown", (event) => this.key(event));
     // the canvases' labels are drawn in the text colour: a switch of colour scheme draws them again
     new MutationObserver(() => this.result && this.draw()).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
-    this.status(`Downloading the model (${root.dataset.size})…`);
+    this.stored = "stored" in root.dataset; // your-sentence.js found every file in the browser's storage
+    this.status(this.stored ? "Reading the model from your browser's storage…" : `Downloading the model (${root.dataset.size})…`);
   }
 
   status(text) {
@@ -131,7 +135,7 @@ class YourSentence {
     bar.hidden = false;
     bar.max = total || loaded;
     bar.value = loaded;
-    this.status(`Downloading the model: ${formatNumber(loaded / 1e6, 1)} of ${formatNumber((total || loaded) / 1e6, 1)} MB.`);
+    this.status(`${this.stored ? "Reading the stored model" : "Downloading the model"}: ${formatNumber(loaded / 1e6, 1)} of ${formatNumber((total || loaded) / 1e6, 1)} MB.`);
   }
 
   fail(error) {
@@ -267,7 +271,8 @@ class YourSentence {
     ];
     if (links) {
       const best = standout(links.table, (entry) => entry.weight);
-      rows.push(["pronoun", `“${tokens[links.query]}” → “${tokens[best.entry.key]}”`, best]);
+      // where the pronoun looks, worded so: the table cannot tell what, if anything, the pronoun stands for
+      rows.push(["pronoun", `from pronoun “${tokens[links.query]}”, most weight to “${tokens[best.entry.key]}”`, best]);
     }
     this.slot("scores").replaceChildren(...rows.map(([kind, what, best]) => {
       const row = document.createElement("tr");

@@ -28,8 +28,20 @@ document$.subscribe(() => {
   const sentence = new URLSearchParams(location.hash.slice(1)).get("s");
   if (sentence) input.value = sentence.slice(0, input.maxLength); // the box's limit holds for a link too
   const cut = sentence?.length > input.maxLength ? ` The sentence in the link was cut to its first ${input.maxLength} characters, the box's limit.` : "";
-  slot("run").disabled = false;
-  status(`Nothing is downloaded until you press the button (${root.dataset.size}).${cut}`);
+  const button = slot("run");
+  button.disabled = false;
+  const before = `Nothing is downloaded until you press the button (${root.dataset.size}).${cut}`;
+  status(before);
+  // The browser may hold the model from an earlier visit: then the button and the status say so, not the size
+  const manifestUrl = new URL(`../${root.dataset.model}`, import.meta.url).href;
+  const cached = modelIsCached(manifestUrl).then((kept) => {
+    if (kept && !app) {
+      root.dataset.stored = ""; // your-sentence-app.js words its loading for a model read from storage
+      button.textContent = button.dataset.stored;
+      if (slot("status").textContent === before) status(`The model is stored in your browser: running it downloads nothing.${cut}`);
+    }
+    return kept;
+  });
   // a sentence in the box that is not the one on screen: the status says what to do
   const changed = (what) => {
     slot("copied").textContent = ""; // a link copied before is not this sentence's
@@ -57,6 +69,11 @@ document$.subscribe(() => {
   let app = null; // the loaded page, once asked for
   const run = async () => {
     if (!input.value.trim()) { // the model would read only [CLS] and [SEP], and its scores would mean nothing
+      if (app && root.dataset.state === "done") { // the results on screen are not the empty box's: they go
+        (await app).clear();
+        delete root.dataset.state;
+        delete root.dataset.text;
+      }
       status("Type a sentence first: the box is empty, so the model is not run.");
       input.focus();
       return;
@@ -68,7 +85,5 @@ document$.subscribe(() => {
     event.preventDefault();
     run();
   });
-  if (sentence && input.value.trim()) {
-    modelIsCached(new URL(`../${root.dataset.model}`, import.meta.url).href).then((cached) => cached && !app && run());
-  }
+  if (sentence && input.value.trim()) cached.then((kept) => kept && !app && run());
 });

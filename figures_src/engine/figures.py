@@ -64,14 +64,39 @@ def draw(figure, data, exports=None):
         fig = MplFigure(figsize=size, layout="constrained")
         drawn = figure.render(data, fig.add_subplot() if params[1] == "ax" else fig)
         readable_on_phones(fig)
+        # Constrained layout places a fixed-aspect axes with a colour bar from where it stood before: from matplotlib's
+        # defaults, one pass left the heatmap's "queries" label 6 pt past the figure's left edge (cut off in the page's
+        # SVG and in the downloads, which keep this layout). A second pass, from the first one's places, settles it.
+        fig.draw_without_rendering()
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None}, transparent=True)
+        _check_text_inside(fig, name)
         if exports is not None:
             exports.update(downloads.standalone_files(fig, name))
     heatmaps = [] if drawn is None else [drawn] if isinstance(drawn, DrawnHeatmap) else list(drawn)
     if not all(isinstance(h, DrawnHeatmap) for h in heatmaps):
         raise BuildError(f"figure {name}: render must return what heatmap() returned (or nothing), got {drawn!r}")
     return buffer.getvalue(), heatmaps
+
+
+def _check_text_inside(fig, name):
+    """BuildError when anything the figure draws for its layout (axis labels, tick labels, titles, colour bars)
+    reaches past its edges by more than a hundredth of a point: the page's SVG and the downloaded SVG and PNG, all
+    of the figure's size, would cut it off. The message names the texts that do."""
+    from matplotlib.text import Text  # noqa: PLC0415
+
+    frame = fig.bbox  # display units, as every extent below
+    points = 72 / fig.dpi
+
+    def past(box):  # how far `box` reaches out of the figure, in points (at most 0 when inside)
+        return max(frame.x0 - box.x0, box.x1 - frame.x1, frame.y0 - box.y0, box.y1 - frame.y1) * points
+
+    if past(fig.get_tightbbox().transformed(fig.dpi_scale_trans)) <= 0.01:
+        return
+    texts = [text for text in fig.findobj(Text) if text.get_text() and text.get_visible() and text.get_in_layout()]
+    outside = [f"“{text.get_text()}” by {reach:.1f} pt" for text in texts if (reach := past(text.get_window_extent())) > 0.01]
+    raise BuildError(f"figure {name}: it draws past its own edge, where the SVG and PNG cut it off: "
+                     + (", ".join(outside) or "not a text"))
 
 
 def render_figure(figure, data, page=None):

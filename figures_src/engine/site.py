@@ -2,7 +2,11 @@
 import os
 import re
 
-DEFAULT_SITE_URL = "http://127.0.0.1:8000/attention-heatmap/"  # the same default as mkdocs.yml
+# Without SITE_URL and REPO_URL, a build cites the published site: the GitHub Pages address of the default
+# REPO_URL (both defaults are also mkdocs.yml's). `make serve` still serves on 127.0.0.1; only the address the
+# pages cite is this one.
+DEFAULT_REPO_URL = "https://github.com/attention-heatmap/attention-heatmap"
+DEFAULT_SITE_URL = "https://attention-heatmap.github.io/attention-heatmap/"
 NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # item names: lower case words joined by hyphens
 
 

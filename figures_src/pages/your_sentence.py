@@ -191,7 +191,7 @@ def page_snippets(data):
 <form class="aih-yours__form" data-slot="form">
 <label for="aih-yours-text">Your sentence</label>
 <input type="text" id="aih-yours-text" name="s" maxlength="{MAX_CHARACTERS}" autocomplete="off" spellcheck="false" value="{html.escape(PRESETS['coreference'], quote=True)}">
-<button type="submit" class="aih-yours__run" data-slot="run" disabled>Run the model ({size} download, once)</button>
+<button type="submit" class="aih-yours__run" data-slot="run" disabled data-stored="Run the model (stored in your browser, no download)" data-loaded="Run the model">Run the model ({size} download, once)</button>
 <button type="button" data-slot="copy" hidden>Copy link</button>
 <p class="aih-yours__presets">Or start from the real-heads page's sentences: {presets}</p>
 <p class="aih-yours__copied" data-slot="copied" role="status"></p>
@@ -217,12 +217,13 @@ def page_snippets(data):
 </table>
 </div>
 <p data-slot="no-pronoun" hidden>There is no pronoun link to score: the sentence has no pronoun (it, he, she, they, him, her, them, its, his, their) with a content word at least two tokens before it.</p>
-<p>The previous-token, next-token and sink scores are the site's real-heads scores for this one sentence: the previous-token and next-token scores average, over the rows, the weight on the neighbouring token; the sink score averages the weight on [CLS] plus [SEP]. The pronoun link is scored differently: the real-heads page scores each link on one word fixed with its sentence, and here it is the largest weight from the first pronoun that has an earlier content word (not the word just before it) to the best such word, whichever it is.</p>
+<p>The previous-token, next-token and sink scores are the site's real-heads scores for this one sentence: the previous-token and next-token scores average, over the rows, the weight on the neighbouring token; the sink score averages the weight on [CLS] plus [SEP]. The pronoun link is scored differently: the real-heads page scores each link on one word fixed with its sentence, and here it is the largest weight from the first pronoun that has an earlier content word (not the word just before it) to the best such word, whichever it is. That word is where the pronoun looks, not what it refers to: the table names one even when nothing in the sentence is what the pronoun stands for.</p>
 <p data-slot="open" role="status">Choose a head in the grid (click it, or focus the grid and press Enter or the arrow keys) to open it below.</p>
 <figure id="your-sentence-viewer" class="aih-figure aih-heatmap" data-quantity="weights" data-head="0" hidden>
 <div class="aih-figure__graphic"></div>
 <figcaption>One head of your sentence, from the model running in your browser: queries down, keys across. Hover over a cell to see how its weight is computed; the slider rescales the scores.</figcaption>
 </figure>
+<p data-slot="mask-note">The heatmap's Mask menu offers the causal mask: each row's weights are softmaxed again over the keys at or before its query, as in a decoder, so that no token takes from the tokens after it. This model is an encoder and was trained without that mask: each of its tokens sees the whole sentence, in this head and in every layer below it. So the masked weights show what the mask would do to this head's scores, not anything the model computes.</p>
 </div>
 </div>"""
     honesty = (

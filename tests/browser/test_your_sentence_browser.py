@@ -88,7 +88,7 @@ def test_run_draws_the_grid_and_scores_equal_to_numpy(page, site_url, numpy_weig
         assert rows[kind][1:] == [named, num(pick.score, 3), num(pick.median, 3)], kind
     # the pronoun link: the weight the page names is numpy's, and no head weighs that word more from "it"
     what, label, score, _ = rows["pronoun"]
-    query, key = re.fullmatch(r"“(.+)” → “(.+)”", what).groups()
+    query, key = re.fullmatch(r"from pronoun “(.+)”, most weight to “(.+)”", what).groups()
     layer, head = (int(n) - 1 for n in re.match(r"layer (\d+), head (\d+)", label).groups())  # counted from 1
     row, column = tokens.index(query), tokens.index(key)
     assert query == "it" and score == num(weights[layer, head, row, column], 3)
@@ -302,7 +302,7 @@ def test_a_later_pronoun_is_scored_when_the_first_has_no_candidate(page, site_ur
     scores "its" instead of saying the sentence has no pronoun link."""
     run(page, site_url, "She said her cat ate its dinner.")
     rows = score_rows(page)
-    assert "pronoun" in rows and rows["pronoun"][0].startswith("“its” → "), rows
+    assert "pronoun" in rows and rows["pronoun"][0].startswith("from pronoun “its”, "), rows
     expect(page.locator("[data-slot=no-pronoun]")).to_be_hidden()
     # the explanation under the table names the pronoun the page scores: the first one that has a candidate
     expect(page.locator("#aih-yours")).to_contain_text("from the first pronoun that has an earlier content word")
@@ -380,3 +380,51 @@ def test_a_long_sentence_labels_every_third_token_of_the_rollout(page, site_url)
     """At 64 tokens the rollout's rows are 3.4 px: one label in three, and the summary says so."""
     run(page, site_url, " ".join(["word"] * 80))
     expect(page.locator("[data-slot=rollout-summary]")).to_contain_text("With 64 tokens, every third token is labelled")
+
+
+# ---------------------------------------------------------------- issue 54: what the page says matches what is on screen
+
+NO_ANTECEDENT = "The keys to the old cabinet are on the table, she said."  # nothing here is what “she” stands for
+
+
+def test_the_pronoun_row_says_where_the_pronoun_looks_not_what_it_refers_to(page, site_url):
+    """“she” → “cabinet” read as coreference in a sentence where “she” refers to nothing: the row names the
+    word the pronoun weighs most, in words that say so, and the text under the table says it is no reference."""
+    run(page, site_url, NO_ANTECEDENT)
+    what = score_rows(page)["pronoun"][0]
+    assert re.fullmatch(r"from pronoun “she”, most weight to “[^”]+”", what), (
+        f"the pronoun row reads {what!r}: it must word the link as where the pronoun's weight goes, not as what it refers to")
+    expect(page.locator("#aih-yours"), "the text under the table says the link is no reference").to_contain_text(
+        "That word is where the pronoun looks, not what it refers to")
+
+
+@pytest.mark.parametrize("text", ["", "   "])
+def test_an_empty_submit_after_a_run_takes_the_old_results_away(page, site_url, text):
+    """The results on screen must be the box's sentence's: after an empty submit there is no sentence, so none."""
+    run(page, site_url, "A cat sat on the mat.")
+    expect(page.locator("[data-slot=results]")).to_be_visible()
+    page.fill("#aih-yours-text", text)
+    page.click("[data-slot=run]")
+    expect(page.locator("[data-slot=status]")).to_contain_text("Type a sentence first")
+    expect(page.locator("[data-slot=results]"), "an empty submit must not leave another sentence's results").to_be_hidden()
+    assert page.locator("[data-slot=tokens]").inner_text() == "" and page.locator("[data-slot=scores] tr").count() == 0
+    assert page.locator("#aih-yours").get_attribute("data-state") is None
+    assert page.locator("#aih-yours").get_attribute("data-text") is None
+    page.fill("#aih-yours-text", "A dog sat.")  # and the page still runs the next sentence
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-yours")).to_have_attribute("data-text", "A dog sat.", timeout=RUN_TIMEOUT)
+
+
+def test_the_causal_mask_option_is_explained_beside_the_heatmap(page, site_url):
+    """The head's heatmap offers the causal mask, a decoder's: the page says what it does and that this encoder
+    was trained without it, next to the heatmap, where no change of the figure rewrites it (the caption is)."""
+    run(page, site_url, "A cat sat on the mat.")
+    viewer = page.locator("#your-sentence-viewer")
+    expect(viewer).to_have_class(re.compile("aih-on"))
+    viewer.locator("[data-slot=mask]").select_option("causal")
+    note = page.locator("[data-slot=mask-note]")
+    expect(note).to_be_visible()
+    for words in ("causal mask", "at or before its query", "trained without that mask"):
+        expect(note, f"the causal mask on an encoder must be explained: {words!r}").to_contain_text(words)
+    assert viewer.locator("[data-slot=mask-note]").count() == 0, "the note stands outside the figure its menu rewrites"
+

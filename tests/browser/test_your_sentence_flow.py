@@ -125,3 +125,29 @@ def test_a_link_runs_at_once_when_the_model_is_cached_and_asks_for_no_weights(br
     assert [counts[path] for path in weights] == [1], f"the weights were requested again: {counts}"
     context.close()
 
+
+def test_the_button_and_the_status_say_when_the_model_needs_no_download(browser, site_url):
+    """Issue 54: with the model in the browser's storage the button still offered a 29.2 MB download. First visit:
+    the size; once the model runs in the page, a plain Run; a later visit that finds it stored says so."""
+    manifest_path = next((SITE / "models").glob("model.*.json"))
+    total = sum(entry["bytes"] for entry in json.loads(manifest_path.read_text())["integrity"].values())
+    size = f"{num(total / 1e6, 1)} MB"
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(site_url + "your-sentence/")
+    button = page.locator("[data-slot=run]")
+    expect(button).to_have_text(f"Run the model ({size} download, once)")
+    run(page, SECOND)
+    expect(button, "once the model runs in the page, the button offers no download").to_have_text("Run the model")
+    later = context.new_page()  # the same browser, later: the model is in its storage
+    later.goto(site_url + "your-sentence/")
+    expect(later.locator("[data-slot=run]"), "a model in the browser's storage is no download").to_have_text(
+        "Run the model (stored in your browser, no download)")
+    expect(later.locator("[data-slot=status]")).to_have_text("The model is stored in your browser: running it downloads nothing.")
+    seen = []
+    later.expose_function("sawStatus", lambda text: seen.append(text))
+    later.evaluate("""() => new MutationObserver(() => sawStatus(document.querySelector('[data-slot=status]').textContent))
+        .observe(document.querySelector('[data-slot=status]'), { childList: true, characterData: true, subtree: true })""")
+    run(later, FIRST)
+    assert not [text for text in seen if "Download" in text], f"a stored model is not downloaded, yet the page said: {seen}"
+    context.close()
