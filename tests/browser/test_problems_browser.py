@@ -13,7 +13,8 @@ from tests.by_hand import PLAIN_SUBSCRIPT
 
 SITE = Path(__file__).resolve().parents[2] / "site"
 
-SETS = ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head", "push-gradient", "decode-step"]
+SETS = ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head", "push-gradient", "decode-step",
+        "positions"]
 
 
 def published(set_id):
@@ -417,3 +418,27 @@ def test_a_set_far_below_gets_its_inputs_as_it_nears_in_the_place_kept_for_them(
         assert page.evaluate(GRID, "masks") == [entries, width, height]
     finally:
         context.close()
+
+
+# Each piece of a choice's text (its text nodes and its <sub>s), as laid out: [left, top] of its first line box and
+# [right, top] of its last.
+CHOICE_PIECES = """(label) => [...label.childNodes].filter((node) => node.localName !== "input")
+  .flatMap((node) => node.nodeType === Node.TEXT_NODE || node.localName === "sub" ? [node] : [...node.childNodes])
+  .filter((node) => node.nodeType !== Node.TEXT_NODE || node.textContent.trim())
+  .map((node) => { const range = document.createRange(); range.selectNodeContents(node);
+    const boxes = range.getClientRects(), first = boxes[0], last = boxes[boxes.length - 1];
+    return [first.left, first.top, last.right, last.top]; })"""
+
+
+def test_a_choice_with_subscripts_reads_as_one_line_of_text(page, site_url):
+    """Concept question 4's answer names W_Q and W_K. The label lays out its radio button and its text side by side
+    (display: flex): each text node and each <sub> of the choice must not become a box of its own, set apart by the
+    gap (W, then Q 8 px further on). The pieces run on, each starting where the one before it ends."""
+    page.set_viewport_size({"width": 1350, "height": 823})
+    page.goto(site_url + "problems/")
+    label = page.locator("#concepts-04 label").filter(has=page.locator("sub")).first
+    label.scroll_into_view_if_needed()
+    pieces = label.evaluate(CHOICE_PIECES)
+    assert len(pieces) >= 4, pieces  # text, W's Q, text, W's K, …
+    gaps = [round(after[0] - before[2], 1) for before, after in zip(pieces, pieces[1:]) if abs(after[1] - before[3]) < 8]
+    assert gaps and all(abs(gap) < 2 for gap in gaps), f"the choice's text is torn into flex items: gaps {gaps} px"
