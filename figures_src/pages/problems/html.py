@@ -145,9 +145,7 @@ def concepts_html(data, src):
     lines = [f'<div class="aih-quiz" id="problem-{data["set"]}" data-src="{escape(src)}">']
     for number, q in enumerate(data["questions"], 1):
         choices = "".join(
-            # the words in one <span>: the label is a flex row (problems.css), where each text node and each <sub>
-            # would otherwise be an item of its own, set apart by the gap
-            f'<label><input type="radio" name="{q["id"]}" value="{k}"> <span>{typeset(choice)}</span></label>'
+            f'<label><input type="radio" name="{q["id"]}" value="{k}"> {typeset(choice)}</label>'
             for k, choice in enumerate(q["choices"]))
         lines += [
             f'<form class="aih-quiz__question" id="{q["id"]}">',
