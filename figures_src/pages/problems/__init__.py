@@ -54,9 +54,15 @@ def json_path(problem_set):
     return f"problems/{problem_set['set']}.json"
 
 
+# The sets whose blocks are whole at load: the first, which a reader meets first (on a phone, a screen and a half down,
+# its grid drawn near the viewport); the later ones wait (html.py's problem_html), so the page at load holds
+# fewer than 1,500 elements.
+WHOLE_AT_LOAD = 1
+
+
 def problem_blocks(data):
     """The block of each set, and the page's two sentences that count the sets and their variants."""
-    blocks = {s["set"]: problem_html(s, json_path(s)) for s in data}
+    blocks = {s["set"]: problem_html(s, json_path(s), waiting=k >= WHOLE_AT_LOAD) for k, s in enumerate(data)}
     if {"intro", "variants"} & set(blocks):
         raise BuildError("problems: a set's id clashes with the snippets problems-intro and problems-variants")
     return {**blocks, "intro": intro_markdown(data), "variants": variants_markdown(data)}
