@@ -214,7 +214,7 @@ function setUpQuiz(root, data) {
 
 // A set after the first keeps its variant's inputs and answer grid in a <noscript class="aih-near"> each
 // (figures_src/pages/problems/html.py) until the set is drawn as it nears the viewport (redraw replaces them); a
-// reader who arrives in the middle of the page gets them all at once from site.js. Here: a set whose data did
+// reader who arrives in the middle of the page gets them all as the page is parsed (overrides/main.html). Here: a set whose data did
 // not load, and a page printed, get them as they are. (With scripting on, a <noscript> holds its markup as text.)
 const unwrap = (waiting) => waiting.replaceWith(document.createRange().createContextualFragment(waiting.textContent));
 const unwrapAll = (root = document) => root.querySelectorAll("noscript.aih-near").forEach(unwrap);

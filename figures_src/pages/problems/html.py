@@ -107,8 +107,8 @@ def problem_html(data, src, waiting=False):
 
     A `waiting` block keeps its variant's inputs and answer grid, most of its elements, as the text of a
     <noscript class="aih-near"> each: without JavaScript they are shown as they are (problems.css); with it,
-    problems.js draws them from the set's data as the set nears the viewport, and docs/javascripts/site.js
-    puts them in at once for a reader who arrives in the middle of the page. So the page at load holds the
+    problems.js draws them from the set's data as the set nears the viewport, and overrides/main.html's early
+    script puts each in as it is parsed for a reader who arrives in the middle of the page. So the page at load holds the
     elements of the sets near the top only (tests/browser/test_load_budget.py's DOM budget)."""
     def near(markup):
         return f'<noscript class="aih-near">{markup}</noscript>' if waiting else markup
