@@ -59,7 +59,8 @@ def article(html, name):
 def static(content):
     """The article without what makes it interactive (its heatmaps stay the figures the build drew), and its
     images and collapsed tables there at once, as a printer needs them."""
-    content = re.sub(r'<noscript class="aih-lazy">(.*?)</noscript>', r"\1", content, flags=re.S)  # hooks/lazy_details.py
+    # hooks/lazy_details.py's collapsed bodies, and the problems' waiting inputs and grids (pages/problems/html.py)
+    content = re.sub(r'<noscript class="aih-(?:lazy|near)">(.*?)</noscript>', r"\1", content, flags=re.S)
     return re.sub(r' data-example="[^"]*"| loading="lazy"', "", content)
 
 

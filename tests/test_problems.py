@@ -100,6 +100,8 @@ def test_answers_match_library_and_loops(set_id, v):
         check_push_gradient(x, v)
     elif set_id == "decode-step":
         check_decode_step(x, v)
+    elif set_id == "positions":
+        check_positions(x, v)
     else:
         pytest.fail(f"no check for set {set_id}")
 
@@ -124,6 +126,41 @@ def check_decode_step(x, v):
     assert answer(v, "key")[0, 0] == source_positions[::-1][t - 1]
     assert answer(v, "cache")[0, 0] == stored
     assert answer(v, "dots").tolist() == [[cached, recomputed]]
+
+
+def turn(pair, theta):
+    a, b = pair
+    return [a * math.cos(theta) - b * math.sin(theta), a * math.sin(theta) + b * math.cos(theta)]
+
+
+def turned_by_loops(x, p, omega):
+    """x turned by RoPE to position p with plain loops: pair r (entries 2r − 1, 2r) by p·omega[r − 1]."""
+    return [e for r, w in enumerate(omega) for e in turn(x[2 * r:2 * r + 2], p * w)]
+
+
+def frequencies_by_hand(d):
+    return [10000 ** (-2 * r / d) for r in range(d // 2)]  # r counted from 0 here: pair r + 1
+
+
+def check_positions(x, v):
+    """The sinusoid entry, the turned pair and the RoPE score, by plain loops from the formulas on the Positions page;
+    the score again with both positions moved (it depends on the offset only), and against torch's rotation of
+    the pairs as complex numbers."""
+    torch = pytest.importorskip("torch")
+    d, p, p_key, entry, r = (int(k) for k in x["given"][0])
+    q, k = as_lists(x["q"])[0], as_lists(x["k"])[0]
+    omega = frequencies_by_hand(d)
+    angle = p * omega[(entry + 1) // 2 - 1]
+    assert answer(v, "pe")[0, 0] == pytest.approx(math.sin(angle) if entry % 2 else math.cos(angle), abs=1e-12)
+    np.testing.assert_allclose(answer(v, "turned")[0], turn(q[2 * r - 2:2 * r], p * omega[r - 1]), rtol=0, atol=1e-12)
+    score = math.fsum(a * b for a, b in zip(turned_by_loops(q, p, omega), turned_by_loops(k, p_key, omega)))
+    assert answer(v, "score")[0, 0] == pytest.approx(score, abs=1e-12)
+    moved = math.fsum(a * b for a, b in zip(turned_by_loops(q, p + 57, omega), turned_by_loops(k, p_key + 57, omega)))
+    assert moved == pytest.approx(score, abs=1e-9), "the RoPE score depends on the offset p − p′ only"
+    as_complex = lambda x, pos: torch.view_as_complex(torch.tensor(x, dtype=torch.float64).reshape(-1, 2)) * \
+        torch.polar(torch.ones(d // 2, dtype=torch.float64), pos * torch.tensor(omega, dtype=torch.float64))
+    torch_score = (torch.view_as_real(as_complex(q, p)) * torch.view_as_real(as_complex(k, p_key))).sum().item()
+    assert answer(v, "score")[0, 0] == pytest.approx(torch_score, abs=1e-12)
 
 
 def check_multi_head(v):
@@ -240,6 +277,27 @@ def slip_tables(set_id, v):
         out["dS", "sign"] = [[-g for g in row] for row in dS]
         out["dS", "dA"] = dA
         out["dS", "no_average"] = [[w * g for w, g in zip(rw, rg)] for rw, rg in zip(W, dA)]
+    elif set_id == "positions":
+        d, p, p_key, entry, r = (int(k) for k in x["given"][0])
+        q, k = x["q"][0], x["k"][0]
+        omega = frequencies_by_hand(d)
+        next_pair = [10000 ** (-2 * (i + 1) / d) for i in range(d // 2)]  # pair r read as counted from 0
+        wave, other = (math.sin, math.cos) if entry % 2 else (math.cos, math.sin)
+        r_entry = (entry + 1) // 2
+        out["pe", "degrees"] = [[wave(math.radians(p * omega[r_entry - 1]))]]
+        out["pe", "wrong_pair"] = [[wave(p * next_pair[r_entry - 1])]]
+        if entry <= d // 2:
+            out["pe", "entry_as_pair"] = [[wave(p * omega[entry - 1])]]
+        out["pe", "sin_cos"] = [[other(p * omega[r_entry - 1])]]
+        pair = q[2 * r - 2:2 * r]
+        out["turned", "degrees"] = [turn(pair, math.radians(p * omega[r - 1]))]
+        out["turned", "wrong_pair"] = [turn(pair, p * next_pair[r - 1])]
+        out["turned", "clockwise"] = [turn(pair, -p * omega[r - 1])]
+        dot = lambda a, b: [[math.fsum(x * y for x, y in zip(a, b))]]
+        out["score", "absolute"] = dot(turned_by_loops(q, p, omega), k)
+        out["score", "offset_sign"] = dot(turned_by_loops(q, p_key - p, omega), k)
+        out["score", "degrees"] = dot(turned_by_loops(q, math.radians(p), omega), turned_by_loops(k, math.radians(p_key), omega))
+        out["score", "wrong_pair"] = dot(turned_by_loops(q, p, next_pair), turned_by_loops(k, p_key, next_pair))
     return out
 
 
@@ -272,7 +330,11 @@ def test_the_common_slips_are_offered_where_they_apply():
             ("soften-rows", "weights", "columns"), ("weighted-sum", "out", "transposed_weights"),
             ("end-to-end", "weights", "unscaled"), ("end-to-end", "weights", "columns"),
             ("end-to-end", "out", "transposed_weights"), ("masks", "weights", "not_renormalised"),
-            ("push-gradient", "dS", "sign"), ("push-gradient", "dV", "not_transposed")} <= offered
+            ("push-gradient", "dS", "sign"), ("push-gradient", "dV", "not_transposed"),
+            ("positions", "pe", "degrees"), ("positions", "pe", "wrong_pair"),
+            ("positions", "turned", "degrees"), ("positions", "turned", "wrong_pair"),
+            ("positions", "score", "absolute"), ("positions", "score", "degrees"),
+            ("positions", "score", "wrong_pair")} <= offered
     first = BY_SET["scale-scores"]["variants"][0]["parts"][0]["slips"][0]
     assert first["message"] == "This is QKᵀ without the ÷√d_k: divide each score by √d_k = 2."
 
@@ -289,6 +351,14 @@ def test_inputs_are_hand_friendly(set_id, v):
         if set_id == "decode-step":  # counts, not a matrix to multiply: small positive integers
             assert a.shape == (1, 6) and (a == np.round(a)).all() and (a >= 1).all() and a.max() <= 32, a
             continue
+        if set_id == "positions" and m["name"] == "given":  # a width, two positions, an entry and a pair
+            d, p, p_key, entry, r = a[0]
+            assert (a == np.round(a)).all() and d in (4, 6) and 0 <= p_key and max(p, p_key) <= 50, a
+            assert 1 <= entry <= d and 1 <= r <= d / 2 and 1 <= abs(p - p_key) <= 3, a
+            continue
+        if set_id == "positions":  # q and k: one row of width d
+            assert a.shape in ((1, 4), (1, 6)) and (a == np.round(a)).all() and np.abs(a).max() <= 2, a
+            continue
         assert np.all(np.abs(a * 10 - np.round(a * 10)) < 1e-9), f"{m['name']} is not in tenths: {a}"
         assert np.abs(a).max() <= 3, f"{m['name']} has large entries: {a}"
         assert a.shape[0] <= 4 and a.shape[1] <= 4
@@ -300,7 +370,7 @@ def test_inputs_are_hand_friendly(set_id, v):
 
 def test_each_set_has_at_least_ten_distinct_variants():
     assert [s["set"] for s in DATA] == ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head",
-                                        "push-gradient", "decode-step"]
+                                        "push-gradient", "decode-step", "positions"]
     for s in DATA:
         assert len(s["variants"]) >= 10
         keys = {json.dumps([v["inputs"], v["prompt"]]) for v in s["variants"]}
@@ -328,7 +398,8 @@ def test_variants_are_reproducible():
 # decode-step's digit count was relabelled L -> N (issue 54: L is the loss); its numbers did not change.
 PUBLISHED_INPUTS_SHA256 = "ddc83df9a11ddce7e86c6f73894ffed29db0dfe3c7e3e0dd0a22eea1387d5919"
 ADDED_SETS_SHA256 = {"push-gradient": "293159c653956079fc57cf1b337d89c8e2e7401cd9df96400f48cbd3a8bc3bb1",
-                     "decode-step": "2f2cb6f158209bc377e9440b7ba256f009e12a3b7a8b9b85ba5190204cdd5a1b"}
+                     "decode-step": "2f2cb6f158209bc377e9440b7ba256f009e12a3b7a8b9b85ba5190204cdd5a1b",
+                     "positions": "394be3a83854378c04395220f8a96e9ec95dbb93b7f2b5a85ba08cd402ef9cd6"}
 FIRST_PUBLISHED = 12
 ADDED_VARIANTS_SHA256 = {"end-to-end": "7e874a57061ab447cd01ed7ebafef5d218e8dc1597913f69ef42470e8f3d8fee"}
 
@@ -392,6 +463,13 @@ def test_solution_steps_are_consistent(set_id, v):
         np.testing.assert_allclose(st["dS"], x["A"] * (st["dA"] - st["pull"]), **EXACT)
         np.testing.assert_allclose(st["dS"].sum(axis=1), 0, atol=1e-12)
         np.testing.assert_allclose(st["dV"], x["A"].T @ x["dO"], **EXACT)
+    if set_id == "positions":
+        d, p, p_key, entry, r = (int(k) for k in x["given"][0])
+        np.testing.assert_allclose(st["omega"][0], [10000 ** (-2 * i / d) for i in range(d // 2)], rtol=1e-15)
+        np.testing.assert_allclose(st["turned"], st["q_hat"][:, 2 * r - 2:2 * r], **EXACT)
+        np.testing.assert_allclose(st["score"], st["q_hat"] @ A.rope(x["k"], [p_key]).T, **EXACT)
+        np.testing.assert_allclose(st["score"], st["q_offset"] @ x["k"].T, **EXACT)
+        np.testing.assert_allclose(st["k_hat"], A.rope(x["k"], [p_key]), **EXACT)
     if set_id == "weighted-sum":  # one sentence per row, ending in that row of the output
         for i, row in enumerate(answer(v, "out")):
             text = next(s["text"] for s in v["solution"] if s["key"] == f"row_{i + 1}")
@@ -415,6 +493,10 @@ def test_hints_quote_the_answers_numbers(set_id, v):
         assert f"= {fmt(answer(v, 'costs')[0, 2])}, whatever h is" in text
     if set_id == "decode-step":
         assert f"holds all {int(inputs(v)['given'][0, 0] + inputs(v)['given'][0, 1])}." in text
+    if set_id == "positions":
+        d, p, p_key = (int(k) for k in inputs(v)["given"][0, :3])
+        assert f"the offset p − p′ = {fmt(p - p_key)} only" in text
+        assert problems_sets.fmt_vec(steps(v)["q_offset"][0]) in text
     if set_id == "push-gradient":
         assert f"= {fmt(answer(v, 'dV')[0, 0])}." in text
         assert problems_sets.fmt_vec(answer(v, "dS")[0]) in text
@@ -583,20 +665,23 @@ kit.source_digit = lambda given: [[given[0, 0] - given[0, 1] + 1]]
 kit.kv_cache_bytes = lambda given: [[(given[0, 0] + given[0, 1]) * given[0, 2] * given[0, 3] * 2 * given[0, 4] * given[0, 5]]]
 kit.step_dot_products = lambda given: [[given[0, 2] * given[0, 3] * (given[0, 0] + given[0, 1]),
                                         given[0, 2] * given[0, 3] * (given[0, 0] + given[0, 1]) ** 2]]
+kit.sinusoid_entry = lambda given: [[A.sinusoidal_positions(int(given[0, 1]) + 1, int(given[0, 0]))[int(given[0, 1]), int(given[0, 3]) - 1]]]
+kit.rope_pair = lambda given, q: A.rope(q, [given[0, 1]])[:, 2 * int(given[0, 4]) - 2:2 * int(given[0, 4])]
+kit.rope_score = lambda given, q, k: A.rope(q, [given[0, 1]]) @ A.rope(k, [given[0, 2]]).T
 """
 
 
 def test_kit_untouched_stubs_fail(kit_file):
     result = run_kit(kit_file)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert result.stdout.count("not implemented yet") == 10
-    assert "0 of 10 steps pass" in result.stdout
+    assert result.stdout.count("not implemented yet") == 13
+    assert "0 of 13 steps pass" in result.stdout
 
 
 def test_kit_passes_a_correct_solution(kit_file):
     result = run_kit(kit_file, LIBRARY_SOLUTION)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("PASS") == 10 and "10 of 10 steps pass" in result.stdout
+    assert result.stdout.count("PASS") == 13 and "13 of 13 steps pass" in result.stdout
 
 
 def test_kit_names_the_failing_step_and_entry(kit_file):
@@ -604,7 +689,7 @@ def test_kit_names_the_failing_step_and_entry(kit_file):
     result = run_kit(kit_file, unscaled)
     assert result.returncode == 1
     lines = [line for line in result.stdout.splitlines() if line.startswith(("PASS", "FAIL"))]
-    assert [line[:4] for line in lines] == ["FAIL"] + ["PASS"] * 9
+    assert [line[:4] for line in lines] == ["FAIL"] + ["PASS"] * 12
     assert re.search(r"scale-scores-\d\d: entry \(\d, \d\) is -?[\d.]+, expected", lines[0])
 
 
@@ -619,7 +704,7 @@ def test_kit_fails_a_fixed_divisor_of_2_in_every_step_that_scales(kit_file):
     for name in ("scale_scores(Q, K)", "attention_end_to_end(X, W_Q, W_K, W_V, mask)"):
         (line,) = [line for line in result.stdout.splitlines() if name in line]
         assert line.startswith("FAIL") and "variants pass; first failure" in line, line
-    assert "8 of 10 steps pass" in result.stdout
+    assert "11 of 13 steps pass" in result.stdout
     sizes = {(len(v["inputs"][0]["values"]), len(v["inputs"][0]["values"][0]), len(v["inputs"][1]["values"][0]))
              for v in BY_SET["end-to-end"]["variants"]}  # (n, d_model, d_k)
     assert len({n for n, _, _ in sizes}) > 1 and len({d for _, d, _ in sizes}) > 1 and len({d for _, _, d in sizes}) > 2
@@ -637,7 +722,7 @@ def test_kit_survives_a_huge_view_and_an_answer_that_raises_when_read(kit_file, 
         f"kit.weighted_sum = lambda A, V: {returned}\n")
     result = run_kit(kit_file, solution)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "9 of 10 steps pass" in result.stdout and "Traceback" not in result.stderr
+    assert "12 of 13 steps pass" in result.stdout and "Traceback" not in result.stderr
     (line,) = [line for line in result.stdout.splitlines() if "weighted_sum" in line]
     assert line.startswith("FAIL") and re.search(message, line), line
 
@@ -751,8 +836,12 @@ def test_the_weights_are_called_A_in_the_json_the_kit_and_its_step_titles():
         name = title.split("(")[0]
         shown = title[len(name) + 1:-1].split(", ")
         assert shown == functions[name][:len(shown)], title  # soften_rows(S) leaves its optional mask out
-        for v in BY_SET[set_id]["variants"]:
-            assert {m["name"] for m in v["inputs"]} <= set(functions[name]), (title, v["id"])
+        for v in BY_SET[set_id]["variants"]:  # the kit passes a step the inputs its title names
+            assert {m["name"] for m in v["inputs"]} & set(shown) <= set(functions[name]), (title, v["id"])
+    for s in DATA:  # and every input of a set in the kit reaches some step
+        named = {p for title, set_id, _ in problems.KIT_STEPS if set_id == s["set"] for p in problems.parameters(title)}
+        if named:
+            assert {m["name"] for v in s["variants"] for m in v["inputs"]} <= named, s["set"]
     for set_id in ("weighted-sum", "push-gradient"):
         for v in BY_SET[set_id]["variants"]:
             assert v["inputs"][0]["name"] == "A" and v["inputs"][0]["label"].startswith("A (")

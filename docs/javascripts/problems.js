@@ -212,6 +212,14 @@ function setUpQuiz(root, data) {
   root.classList.add("aih-on"); // CSS shows the Check buttons
 }
 
+// A set after the first keeps its variant's inputs and answer grid in a <noscript class="aih-near"> each
+// (figures_src/pages/problems/html.py) until the set is drawn as it nears the viewport (redraw replaces them); a
+// reader who arrives in the middle of the page gets them all as the page is parsed (overrides/main.html). Here: a set whose data did
+// not load, and a page printed, get them as they are. (With scripting on, a <noscript> holds its markup as text.)
+const unwrap = (waiting) => waiting.replaceWith(document.createRange().createContextualFragment(waiting.textContent));
+const unwrapAll = (root = document) => root.querySelectorAll("noscript.aih-near").forEach(unwrap);
+globalThis.addEventListener?.("beforeprint", () => unwrapAll());
+
 // Once the page is there (document$, the theme's signal), each problem's and quiz's data is fetched when it comes
 // within a screen of the viewport, not all on load.
 globalThis.document$?.subscribe(() => {
@@ -219,7 +227,11 @@ globalThis.document$?.subscribe(() => {
     const quiz = root.matches(".aih-quiz");
     fetchChecked(root.dataset.src)
       .then((data) => (quiz ? setUpQuiz(root, data) : new Problem(root, data)))
-      .catch((error) => quiz || (root.querySelector(".aih-problem__status").textContent =
-        `The problem's data did not load (${error.message}); the hints and solution below still work.`));
+      .catch((error) => {
+        if (quiz) return;
+        unwrapAll(root); // the static variant, as without JavaScript
+        root.querySelector(".aih-problem__status").textContent =
+          `The problem's data did not load (${error.message}); the hints and solution below still work.`;
+      });
   });
 });

@@ -13,7 +13,8 @@ from tests.by_hand import PLAIN_SUBSCRIPT
 
 SITE = Path(__file__).resolve().parents[2] / "site"
 
-SETS = ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head", "push-gradient", "decode-step"]
+SETS = ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head", "push-gradient", "decode-step",
+        "positions"]
 
 
 def published(set_id):
@@ -390,24 +391,29 @@ def test_every_variant_typesets_its_symbols(page, site_url):
 
 
 GRID = """(id) => { const grid = document.querySelector(`#problem-${id} .aih-problem-grid`);
+  if (!grid) return [document.querySelectorAll(`#problem-${id} *`).length];
   const box = grid.getBoundingClientRect();
   return [grid.querySelectorAll("input").length, Math.round(box.width), Math.round(box.height)] }"""
 
 
-def test_a_set_far_below_gets_its_inputs_as_it_nears_in_the_place_kept_for_them(browser, site_url):
-    """At load, on a phone, a set several screens down has no text boxes yet (the page's costliest elements to
-    create), but its first grid already has their size; scrolled to, it has one per entry and the same size.
-    Without JavaScript the boxes are there from the start, in a grid of that size too."""
+def test_a_set_far_below_is_built_as_it_nears_and_drawn_as_without_javascript(browser, site_url):
+    """At load, on a phone, a set several screens down has no inputs and no answer grid yet: they wait as the text
+    of a <noscript> each (the page's elements at load stay within Lighthouse's 1,500). Scrolled to, the set has
+    its matrices and one text box per entry. Without JavaScript the same grid is there from the start, the same size."""
     entries = sum(len(row) for row in published("masks")["variants"][0]["parts"][0]["values"])
     context = browser.new_context(viewport={"width": 412, "height": 823})
     try:
         page = context.new_page()
         page.goto(site_url + "problems/", wait_until="networkidle")
-        inputs, width, height = page.evaluate(GRID, "masks")
-        assert inputs == 0
+        (elements,) = page.evaluate(GRID, "masks")
+        assert elements < 40, f"the masks set far below holds {elements} elements at load"
+        assert page.locator("#problem-masks noscript.aih-near").count() == 2
         page.locator("#problem-masks").scroll_into_view_if_needed()
         page.locator("#problem-masks .aih-problem__actions").wait_for(state="visible")
-        assert page.evaluate(GRID, "masks") == [entries, width, height]
+        inputs, width, height = page.evaluate(GRID, "masks")
+        assert inputs == entries
+        assert page.locator("#problem-masks .aih-problem__inputs table").count() == 2
+        inputs_box = page.locator("#problem-masks .aih-problem__inputs").bounding_box()
     finally:
         context.close()
     context = browser.new_context(viewport={"width": 412, "height": 823}, java_script_enabled=False)
@@ -415,5 +421,48 @@ def test_a_set_far_below_gets_its_inputs_as_it_nears_in_the_place_kept_for_them(
         page = context.new_page()
         page.goto(site_url + "problems/", wait_until="networkidle")
         assert page.evaluate(GRID, "masks") == [entries, width, height]
+        # the input matrices laid out as the script lays them out (the <noscript> lays out as its contents)
+        box = page.locator("#problem-masks .aih-problem__inputs").bounding_box()
+        assert (round(box["width"]), round(box["height"])) == (round(inputs_box["width"]), round(inputs_box["height"]))
     finally:
         context.close()
+
+
+def test_a_reader_who_lands_on_a_set_has_every_set_above_whole_at_once(browser, site_url):
+    """Arriving at problems/#positions (an address with a section): the sets above are put in before the page is
+    put at its place, so the page holds every set's inputs and grids, and the heading stays where it landed."""
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    try:
+        page = context.new_page()
+        page.goto(site_url + "problems/#positions", wait_until="networkidle")
+        at_load = page.locator("#positions").bounding_box()["y"]
+        assert page.locator("noscript.aih-near").count() == 0
+        assert page.locator(".aih-problem .aih-problem-grid").count() >= len(SETS)
+        page.wait_for_timeout(1000)
+        assert abs(page.locator("#positions").bounding_box()["y"] - at_load) < 2 and 0 <= at_load < 823
+    finally:
+        context.close()
+
+
+# Each piece of a choice's text (its text nodes and its <sub>s), as laid out: [left, top] of its first line box and
+# [right, top] of its last.
+CHOICE_PIECES = """(label) => [...label.childNodes].filter((node) => node.localName !== "input")
+  .flatMap((node) => node.nodeType === Node.TEXT_NODE || node.localName === "sub" ? [node] : [...node.childNodes])
+  .filter((node) => node.nodeType !== Node.TEXT_NODE || node.textContent.trim())
+  .map((node) => { const range = document.createRange(); range.selectNodeContents(node);
+    const boxes = range.getClientRects(), first = boxes[0], last = boxes[boxes.length - 1];
+    return [first.left, first.top, last.right, last.top]; })"""
+
+
+def test_a_choice_with_subscripts_reads_as_one_line_of_text(page, site_url):
+    """Concept question 4's answer names W_Q and W_K. The label lays out its radio button and its text side by side
+    (display: flex): each text node and each <sub> of the choice must not become a box of its own, set apart by the
+    gap (W, then Q 8 px further on). The pieces run on, each starting where the one before it ends."""
+    page.set_viewport_size({"width": 1350, "height": 823})
+    page.goto(site_url + "problems/")
+    label = page.locator("#concepts-04 label").filter(has=page.locator("sub")).first
+    label.scroll_into_view_if_needed()
+    pieces = label.evaluate(CHOICE_PIECES)
+    assert len(pieces) >= 4, pieces  # text, W's Q, text, W's K, …
+    gaps = [round(after[0] - before[2], 1) for before, after in zip(pieces, pieces[1:]) if abs(after[1] - before[3]) < 8]
+    assert gaps and all(abs(gap) < 2 for gap in gaps), f"the choice's text is torn into flex items: gaps {gaps} px"

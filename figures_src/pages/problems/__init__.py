@@ -4,13 +4,14 @@ and a set of conceptual questions (problems-concepts.md, problems/concepts.json)
 - snippets/problems-<set>.md: the block of one set (first variant), included by docs/problems.md;
 - snippets/problems-intro.md and problems-variants.md: the page's sentences that count the sets and variants;
 - public/problems/<set>.json: every variant of a set, published at problems/<set>.json;
-- public/problems/problems.py: the kit, six stubs and a checker over the same variants.
+- public/problems/problems.py: the kit, its stubs and a checker over the same variants.
 
 sets.py makes the variants, html.py the blocks; kit_template.py is the kit before the variants are written in.
 
 The JSON, generated/public/problems/<set>.json:
 
-Sets `scale-scores`, `soften-rows`, `weighted-sum`, `end-to-end`, `masks`, `multi-head` (`figures_src/pages/problems/`).
+Sets `scale-scores`, `soften-rows`, `weighted-sum`, `end-to-end`, `masks`, `multi-head`, `push-gradient`, `decode-step`,
+`positions` (`figures_src/pages/problems/`).
 The conceptual set `concepts` (`concept_questions()` in sets.py, `concepts_html()` in html.py) is multiple choice:
 `{"set", "title", "page", "library_version", "questions": [{"id": "concepts-<k>", "prompt", "choices", "answer"
 (an index), "explanation", "evidence"}]}`, where `evidence` holds the numbers the explanation cites, as the library
@@ -43,6 +44,9 @@ KIT_STEPS = [
     ("source_digit(given)", "decode-step", "key"),
     ("kv_cache_bytes(given)", "decode-step", "cache"),
     ("step_dot_products(given)", "decode-step", "dots"),
+    ("sinusoid_entry(given)", "positions", "pe"),
+    ("rope_pair(given, q)", "positions", "turned"),
+    ("rope_score(given, q, k)", "positions", "score"),
 ]
 
 
@@ -50,9 +54,15 @@ def json_path(problem_set):
     return f"problems/{problem_set['set']}.json"
 
 
+# The sets whose blocks are whole at load: the first, which a reader meets first (on a phone, a screen and a half down,
+# its grid drawn near the viewport); the later ones wait (html.py's problem_html), so the page at load holds
+# fewer than 1,500 elements.
+WHOLE_AT_LOAD = 1
+
+
 def problem_blocks(data):
     """The block of each set, and the page's two sentences that count the sets and their variants."""
-    blocks = {s["set"]: problem_html(s, json_path(s)) for s in data}
+    blocks = {s["set"]: problem_html(s, json_path(s), waiting=k >= WHOLE_AT_LOAD) for k, s in enumerate(data)}
     if {"intro", "variants"} & set(blocks):
         raise BuildError("problems: a set's id clashes with the snippets problems-intro and problems-variants")
     return {**blocks, "intro": intro_markdown(data), "variants": variants_markdown(data)}
@@ -62,15 +72,21 @@ def set_json(problem_set):
     return json.dumps(problem_set, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def parameters(title):
+    """The inputs a kit step's function is called with, as its title names them: "rope_pair(given, q)" -> given, q."""
+    return title.split("(", 1)[1].rstrip(")").split(", ")
+
+
 def kit_cases(data):
-    """{kit step title: [{id, inputs, expected}]} from the published variants."""
+    """{kit step title: [{id, inputs, expected}]} from the published variants; each case holds the inputs its
+    step's title names (a set's steps may each read some of its inputs: rope_pair reads `given` and `q`)."""
     by_id = {s["set"]: s for s in data}
     cases = {}
     for title, set_id, part_name in KIT_STEPS:
         cases[title] = [
             {
                 "id": v["id"],
-                "inputs": {m["name"]: m["values"] for m in v["inputs"]},
+                "inputs": {m["name"]: m["values"] for m in v["inputs"] if m["name"] in parameters(title)},
                 "expected": next(p["values"] for p in v["parts"] if p["name"] == part_name),
             }
             for v in by_id[set_id]["variants"]

@@ -66,23 +66,26 @@ def tolerance_text(tolerance):
     return "exact" if tolerance == 0 else f"±{fmt(tolerance)}"
 
 
-def grid_html(p, k):
+def grid_html(p, k, waiting=False):
     """An answer grid: one labelled text input per entry, in row-major order.
 
     Each input waits in its cell's <noscript>: without JavaScript the browser shows it there, to type into
     beside the solution. With it, the cell is empty and keeps the input's place (problems.css, td.aih-slot)
     until docs/javascripts/problems.js draws the grid from the set's data, with live inputs, as the set nears
     the viewport. The page's 125 text boxes were its costliest elements to create at load (Lighthouse's
-    blocking time on a phone 540 -> 100 ms, median of 3)."""
+    blocking time on a phone 540 -> 100 ms, median of 3). A grid that `waiting` in a <noscript> of its own
+    (problem_html) holds its inputs in the cells as they are."""
     head = '<tr><td></td>' + "".join(f'<th scope="col">{typeset(c)}</th>' for c in p["cols"]) + "</tr>"
     rows = []
     for i, r in enumerate(p["rows"]):
-        cells = "".join(
-            f'<td class="aih-slot"><noscript><input type="text" inputmode="decimal" autocomplete="off" spellcheck="false" '
+        inputs = [
+            f'<input type="text" inputmode="decimal" autocomplete="off" spellcheck="false" '
             f'data-part="{k}" data-row="{i}" data-col="{j}" '
-            f'aria-label="{escape(p["label"])}, row {i + 1} ({escape(r)}), column {j + 1} ({escape(c)})"></noscript></td>'
+            f'aria-label="{escape(p["label"])}, row {i + 1} ({escape(r)}), column {j + 1} ({escape(c)})">'
             for j, c in enumerate(p["cols"])
-        )
+        ]
+        cells = "".join(f"<td>{box}</td>" if waiting else f'<td class="aih-slot"><noscript>{box}</noscript></td>'
+                        for box in inputs)
         rows.append(f'<tr><th scope="row">{escape(r)}</th>{cells}</tr>')
     return (f'<fieldset class="aih-problem-part" data-search-exclude><legend>{typeset(p["label"])} '
             f'<span class="aih-problem-tolerance">({tolerance_text(p["tolerance"])})</span></legend>'
@@ -99,8 +102,17 @@ def steps_html(steps):
     return "".join(out)
 
 
-def problem_html(data, src):
-    """The block for one set (its first variant); `src` is the JSON's path from the site root."""
+def problem_html(data, src, waiting=False):
+    """The block for one set (its first variant); `src` is the JSON's path from the site root.
+
+    A `waiting` block keeps its variant's inputs and answer grid, most of its elements, as the text of a
+    <noscript class="aih-near"> each: without JavaScript they are shown as they are (problems.css); with it,
+    problems.js draws them from the set's data as the set nears the viewport, and overrides/main.html's early
+    script puts each in as it is parsed for a reader who arrives in the middle of the page. So the page at load holds the
+    elements of the sets near the top only (tests/browser/test_load_budget.py's DOM budget)."""
+    def near(markup):
+        return f'<noscript class="aih-near">{markup}</noscript>' if waiting else markup
+
     v = data["variants"][0]
     count = len(data["variants"])
     tolerances = sorted({p["tolerance"] for p in v["parts"]})
@@ -112,9 +124,10 @@ def problem_html(data, src):
         f'<p class="aih-problem__variant">Variant <span class="aih-problem__number">1</span> of {count} · '
         f'<code class="aih-problem__id">{escape(v["id"])}</code></p>',
         f'<p class="aih-problem__prompt">{typeset(v["prompt"])}</p>',
-        '<div class="aih-problem__inputs">' + "".join(matrix_html(m) for m in v["inputs"]) + "</div>",
+        '<div class="aih-problem__inputs">' + near("".join(matrix_html(m) for m in v["inputs"])) + "</div>",
         '<form class="aih-problem__answer">',
-        '<div class="aih-problem__parts">' + "".join(grid_html(p, k) for k, p in enumerate(v["parts"])) + "</div>",
+        '<div class="aih-problem__parts">' + near("".join(grid_html(p, k, waiting) for k, p in enumerate(v["parts"])))
+        + "</div>",
         f'<p class="aih-problem__tolerance">{escape(tolerance_note)}'
         + (" Type decimals with a point, e.g. 0.25 or −1.5." if any(tolerances) else "") + "</p>",
         # shown by problems.js (CSS: .aih-on); Check submits the form, so Enter in a cell checks too

@@ -1,6 +1,6 @@
 """Attention Is a Heatmap: the problems, in code.
 
-Fill in the nine functions below with plain Python and numpy, then run
+Fill in the twelve functions below with plain Python and numpy, then run
 
     python problems.py
 
@@ -72,6 +72,25 @@ def step_dot_products(given):
     raise NotImplementedError("step_dot_products: one query row against n keys, or n rows against n keys, per head and layer")
 
 
+def sinusoid_entry(given):
+    """given [[d, p, p′, entry, pair]]: a width d, a query's position p and a key's p′ (the tokens before each),
+    an entry (counted from 1) and a pair r (counted from 1) -> [[that entry of the sinusoidal position vector PE at p]].
+    Pair r holds entries 2r − 1 (a sine) and 2r (a cosine) of the angle p·ω, ω = 10000^(−2(r − 1)/d), in radians."""
+    raise NotImplementedError("sinusoid_entry: sin or cos of p·10000^(−2(r − 1)/d) for the entry's pair r")
+
+
+def rope_pair(given, q):
+    """given as in sinusoid_entry, q (1, d) a query -> [[the two entries of q's pair r turned by RoPE to position p]]:
+    (a, b) -> (a cos θ − b sin θ, a sin θ + b cos θ) with θ = p·10000^(−2(r − 1)/d)."""
+    raise NotImplementedError("rope_pair: turn pair r of q by its angle p·ω")
+
+
+def rope_score(given, q, k):
+    """given as in sinusoid_entry, q and k (1, d) -> [[q̂ · k̂]]: the query turned to position p, the key to p′,
+    every pair r by its own angle; their dot product, not divided by √d_k."""
+    raise NotImplementedError("rope_score: turn q to p and k to p′ (or q by p − p′ alone), then the dot product")
+
+
 # ---------------------------------------------------------------- the checker (no need to read on)
 
 CASES = json.loads("{}")  # the page's variants, written in by the site's build
@@ -113,6 +132,9 @@ STEPS = [
     ("source_digit(given)", "source_digit"),
     ("kv_cache_bytes(given)", "kv_cache_bytes"),
     ("step_dot_products(given)", "step_dot_products"),
+    ("sinusoid_entry(given)", "sinusoid_entry"),
+    ("rope_pair(given, q)", "rope_pair"),
+    ("rope_score(given, q, k)", "rope_score"),
 ]
 
 

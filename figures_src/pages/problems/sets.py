@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 import attention as A
+from attention.positions import frequencies as attention_frequencies
 
 from ...engine.text import PROBLEM_DIGITS as DIGITS
 from ...engine.text import dims, num, vector
@@ -697,6 +698,155 @@ def decode_step(index, seed):
     }
 
 
+# ---------------------------------------------------------------- 9. mark the positions
+
+POSITIONS_BASE = 10000  # the library's default: the original transformer's and RoFormer's
+POSITIONS_WIDTHS = (4, 4, 6, 4, 4, 6, 4, 4, 6, 4, 4, 6)
+SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+DEGREE = math.pi / 180
+
+
+def omega_name(r):
+    """ω with pair r's number (counted from 1) as a subscript, as the Positions page writes it: ω₂."""
+    return "ω" + str(r).translate(SUBSCRIPT_DIGITS)
+
+
+def turned_pair(pair, theta):
+    """(a, b) turned counter-clockwise by theta radians, written out for a slip: RoPE's turn of one pair."""
+    a, b = pair
+    return [[a * math.cos(theta) - b * math.sin(theta), a * math.sin(theta) + b * math.cos(theta)]]
+
+
+def rope_score(q, k, p, p_key, omegas):
+    """q̂ · k̂ with pair r of q turned by p·ω_r and of k by p′·ω_r, for a slip's own ω (or angles in degrees)."""
+    q_hat = [x for r, w in enumerate(omegas) for x in turned_pair(q[2 * r:2 * r + 2], p * w)[0]]
+    k_hat = [x for r, w in enumerate(omegas) for x in turned_pair(k[2 * r:2 * r + 2], p_key * w)[0]]
+    return [[float(np.dot(q_hat, k_hat))]]
+
+
+def positions(index, seed):
+    """A sinusoid entry, one pair of a query turned by RoPE and the RoPE score of a query and a key (docs/positions.md,
+    attention/positions.py), for one width d and the positions p of the query and p′ of the key. Every answer comes
+    from `sinusoidal_positions` and `rope`; the slips are the mistakes the page warns of: degrees for radians, the
+    frequency of the wrong pair, and the query's absolute position where the score needs the offset p − p′."""
+    rng = np.random.default_rng(seed)
+    d = POSITIONS_WIDTHS[index]
+    pairs = d // 2
+    p = int(rng.integers(5, 41))
+    offset = int(rng.choice([-3, -2, -1, 1, 2, 3]))
+    p_key = p - offset
+    entry = int(rng.integers(1, 3)) if index % 4 == 3 else int(rng.integers(3, d + 1))  # mostly a pair after the first
+    r_entry = (entry + 1) // 2
+    r = int(rng.integers(1, pairs + 1))
+    while True:
+        q, k = small_ints(rng, (1, d)), small_ints(rng, (1, d))
+        if np.abs(q[0, 2 * r - 2:2 * r]).sum() > 0:  # the pair to turn is not (0, 0)
+            break
+    omega = attention_frequencies(d)  # (d/2,): ω_r for r = 1 … d/2
+    pe = A.sinusoidal_positions(p + 1, d, POSITIONS_BASE)  # (p + 1, d): PE for the positions 0 … p
+    q_hat, k_hat = A.rope(q, [p], POSITIONS_BASE), A.rope(k, [p_key], POSITIONS_BASE)  # (1, d) each
+    q_offset = A.rope(q, [offset], POSITIONS_BASE)  # q turned by the offset p − p′ alone
+    entry_value = pe[p, entry - 1]
+    turned = q_hat[:, 2 * r - 2:2 * r]  # (1, 2)
+    score = float((q_hat @ k_hat.T)[0, 0])
+    by_offset = float((q_offset @ k.T)[0, 0])
+    if abs(by_offset - score) > 1e-12:
+        raise AssertionError(f"positions-{index + 1:02d}: the score by the offset {by_offset} is not the score {score}")
+
+    wave = "sine" if entry % 2 else "cosine"
+    fn = math.sin if entry % 2 else math.cos
+    angle = p * omega[r_entry - 1]
+    theta = p * omega[r - 1]
+    a, b = q[0, 2 * r - 2:2 * r]
+    one_later = POSITIONS_BASE ** (-2 * np.arange(1, pairs + 1) / d)  # 10000^(−2r/d): pair r read as counted from 0
+    omega_text = ", ".join(f"{omega_name(i + 1)} = {fmt(w)}" for i, w in enumerate(omega))
+    pair_names = [f"pair {i + 1}" for i in range(pairs)]
+    entries = dims("d", d)
+    key_side = "before" if offset > 0 else "after"
+
+    entry_slips = with_slips(part("pe", f"Entry {entry} of PE at p = {p}", [[entry_value]], ["PE"], [f"entry {entry}"]), [
+        slip("degrees", f"This takes the angle {fmt(angle)} in degrees: the angle p·ω is in radians; set the calculator "
+             "to radians.", [[fn(angle * DEGREE)]]),
+        slip("wrong_pair", f"This uses the frequency 10000^(−2·{r_entry}/{d}): counted from 1, pair r turns at "
+             f"10000^(−2(r − 1)/d), so entry {entry} (pair {r_entry}) turns at {omega_name(r_entry)} = "
+             f"10000^(−2·{r_entry - 1}/{d}) = {fmt(omega[r_entry - 1])}.", [[fn(p * one_later[r_entry - 1])]]),
+        *([slip("entry_as_pair", f"This uses the frequency of pair {entry}: entries 2r − 1 and 2r share pair r, so "
+                f"entry {entry} belongs to pair {r_entry}.", [[fn(p * omega[entry - 1])]])] if entry <= pairs else []),
+        slip("sin_cos", f"This is the {'cosine' if entry % 2 else 'sine'} of the angle: odd entries (1, 3, …) are sines, "
+             f"even ones cosines, so entry {entry} is a {wave}.", [[(math.cos if entry % 2 else math.sin)(angle)]]),
+    ])
+    turn_slips = with_slips(part("turned", f"Pair {r} of q̂, q turned to p = {p}", turned, ["q̂"],
+                                 [f"entry {2 * r - 1}", f"entry {2 * r}"]), [
+        slip("degrees", f"This turns by {fmt(theta)} degrees: θ = p·ω is in radians; set the calculator to radians.",
+             turned_pair((a, b), theta * DEGREE)),
+        slip("wrong_pair", f"This turns at the frequency 10000^(−2·{r}/{d}): counted from 1, pair r turns at "
+             f"10000^(−2(r − 1)/d), so pair {r} turns at {omega_name(r)} = 10000^(−2·{r - 1}/{d}) = {fmt(omega[r - 1])}.",
+             turned_pair((a, b), p * one_later[r - 1])),
+        slip("clockwise", "This turns the pair clockwise: RoPE turns it counter-clockwise, (a, b) → "
+             "(a cos θ − b sin θ, a sin θ + b cos θ).", turned_pair((a, b), -theta)),
+    ])
+    score_slips = with_slips(part("score", f"Score q̂ · k̂ at p = {p} and p′ = {p_key}", [[score]], ["score"], ["q̂ · k̂"]), [
+        slip("absolute", f"This turns q by its position p = {p} and leaves k as it is: the score depends on the offset "
+             f"p − p′ = {fmt(offset)} only, so turn q by {fmt(offset)}·ω per pair (or q by p and k by p′).",
+             (A.rope(q, [p], POSITIONS_BASE) @ k.T)),
+        slip("offset_sign", f"This turns q by p′ − p = {fmt(-offset)}: the key sits {abs(offset)} "
+             f"position{'s' if abs(offset) > 1 else ''} {key_side} the query, and q turned by p − p′ = {fmt(offset)} against "
+             "k as it stands gives the score.", (A.rope(q, [-offset], POSITIONS_BASE) @ k.T)),
+        slip("degrees", "This takes the angles in degrees: p·ω is in radians; set the calculator to radians.",
+             rope_score(q[0], k[0], p * DEGREE, p_key * DEGREE, omega)),
+        slip("wrong_pair", "This turns pair r at the frequency 10000^(−2r/d): counted from 1, pair r turns at "
+             f"10000^(−2(r − 1)/d), so pair 1 turns 1 radian per position ({omega_text}).",
+             rope_score(q[0], k[0], p, p_key, one_later)),
+    ])
+    q_pair, k_pairs = f"({fmt(a)}, {fmt(b)})", ", ".join(f"({fmt(w)}, {fmt(x)})" for w, x in k[0].reshape(-1, 2))
+    return {
+        "prompt": f"Vectors of width d = {d} come in {pairs} pairs of entries, (1, 2), (3, 4)"
+                  + (", (5, 6)" if pairs == 3 else "") + ", and pair r turns at the frequency 10000^(−2(r − 1)/d) "
+                  f"radians per position. A query q sits at position p = {p} and a key k at p′ = {p_key}. Give entry "
+                  f"{entry} of the sinusoidal position vector PE at position {p}, pair {r} of the query turned by RoPE "
+                  "to its position, and the RoPE score q̂ · k̂ of the turned query and key (not divided by √d_k).",
+        "inputs": [matrix("given", "The width and the positions", [[d, p, p_key, entry, r]], ["given"],
+                          ["d", "p", "p′", "entry", "pair"]),
+                   matrix("q", f"q (1 × {d})", q, ["q"], entries),
+                   matrix("k", f"k (1 × {d})", k, ["k"], entries)],
+        "parts": [entry_slips, turn_slips, score_slips],
+        "hints": [
+            f"Entry {entry} is the {wave} of pair {r_entry} (odd entries are sines, even ones cosines). Its frequency is "
+            f"{omega_name(r_entry)} = 10000^(−2·{r_entry - 1}/{d}) = {fmt(omega[r_entry - 1])}, so the angle is "
+            f"{p}·{fmt(omega[r_entry - 1])} = {fmt(angle)} radians.",
+            f"Pair {r} of q is {q_pair}. It turns by θ = {p}·{omega_name(r)} = {fmt(theta)} radians: "
+            f"cos θ = {fmt(math.cos(theta))}, sin θ = {fmt(math.sin(theta))}, and (a, b) becomes "
+            "(a cos θ − b sin θ, a sin θ + b cos θ).",
+            f"The score depends on the offset p − p′ = {fmt(offset)} only: turn each pair of q by {fmt(offset)} times that pair's "
+            f"frequency, and take the dot product with k as it stands. Nothing needs turning by {p}.",
+            f"q turned by the offset is {fmt_vec(q_offset[0])}; k is {fmt_vec(k[0])}.",
+        ],
+        "solution": [
+            step("omega", f"The frequencies for d = {d}, one per pair, 10000^(−2(r − 1)/d): {omega_text}.",
+                 matrix("omega", "Frequencies ω", [omega], ["ω"], pair_names)),
+            step("pe", f"Entry {entry} is the {wave} of pair {r_entry}: {'sin' if entry % 2 else 'cos'}({p}·"
+                 f"{fmt(omega[r_entry - 1])}) = {'sin' if entry % 2 else 'cos'}({fmt(angle)}) = {fmt(entry_value)}.",
+                 matrix("pe", f"Entry {entry} of PE at p = {p}", [[entry_value]], ["PE"], [f"entry {entry}"])),
+            step("turned", f"Pair {r} of q, {q_pair}, turned by θ = {p}·{fmt(omega[r - 1])} = {fmt(theta)} "
+                 f"(cos θ = {fmt(math.cos(theta))}, sin θ = {fmt(math.sin(theta))}): ({paren(a)}·"
+                 f"{paren(math.cos(theta))} − {paren(b)}·{paren(math.sin(theta))}, {paren(a)}·{paren(math.sin(theta))} + "
+                 f"{paren(b)}·{paren(math.cos(theta))}) = {fmt_vec(turned[0])}.",
+                 matrix("turned", f"Pair {r} of q̂, q turned to p = {p}", turned, ["q̂"],
+                        [f"entry {2 * r - 1}", f"entry {2 * r}"])),
+            step("q_hat", f"The whole query turned to p = {p}, every pair by p·ω of its own:",
+                 matrix("q_hat", f"q̂ at p = {p}", q_hat, ["q̂"], entries)),
+            step("k_hat", f"The key turned to p′ = {p_key}; its pairs are {k_pairs} before the turn:",
+                 matrix("k_hat", f"k̂ at p′ = {p_key}", k_hat, ["k̂"], entries)),
+            step("score", f"The score is their dot product: {dot_text(q_hat[0], k_hat[0])} = {fmt(score)}.",
+                 matrix("score", f"Score q̂ · k̂ at p = {p} and p′ = {p_key}", [[score]], ["score"], ["q̂ · k̂"])),
+            step("q_offset", f"The same score from the offset alone: q turned by p − p′ = {fmt(offset)} is "
+                 f"{fmt_vec(q_offset[0])}, and its dot product with k as it stands is {dot_text(q_offset[0], k[0])} = "
+                 f"{fmt(by_offset)}. Any two positions {abs(offset)} apart, in the same order, give this score.",
+                 matrix("q_offset", f"q turned by p − p′ = {fmt(offset)}", q_offset, ["q"], entries)),
+        ],
+    }
+
+
 # ---------------------------------------------------------------- the registry of sets
 
 SETS = [
@@ -708,6 +858,7 @@ SETS = [
     {"id": "multi-head", "title": "Multi-head shapes and costs", "make": multi_head, "seed": 6000},
     {"id": "push-gradient", "title": "Push the gradient back", "make": push_gradient, "seed": 7000},
     {"id": "decode-step", "title": "Decode one step", "make": decode_step, "seed": 9000},
+    {"id": "positions", "title": "Mark the positions", "make": positions, "seed": 10000},
 ]
 
 
