@@ -74,7 +74,12 @@ def unique_ids(content, prefix, seen):
     if not repeated:
         return content, renamed
     content = _ID.sub(lambda m: f'id="{renamed[m.group(1)]}"', content)
-    return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{renamed.get(m.group(1), m.group(1))}"', content), renamed
+    # what names an id: a link to it, a label for it; and a tab set's radio group (pymdownx.tabbed: `__tabbed_1`
+    # for the inputs `__tabbed_1_1`, …), which must not join another page's group of the same name
+    content = re.sub(r'\b(href="#|for=")([^"]+)"', lambda m: f'{m.group(1)}{renamed.get(m.group(2), m.group(2))}"', content)
+    content = re.sub(r'\bname="(__tabbed_\d+)"',
+                     lambda m: f'name="{prefix}-{m.group(1)}"' if f"{m.group(1)}_1" in repeated else m.group(0), content)
+    return content, renamed
 
 
 def code_ids(content, slug):

@@ -7,6 +7,9 @@ same code as plain text in a placeholder; once the page is rendered it puts the 
 The page's HTML is unchanged. A long listing (more than LISTING_LINES lines: a whole file of the library,
 shown in a collapsed block) is left out of the index: it was half of the index, which every page view
 downloads, and the prose around it names what it holds. Short blocks (commands, a few lines) stay searchable.
+So does a table, unless it is a table of numbers (most of its cells a number: a matrix, a worked step's values):
+no reader searches for 0.4417, and the printed matrices of multi-head/, learning/ and block/ took a fifth of the
+index.
 """
 import re
 
@@ -16,6 +19,9 @@ _BLOCK = re.compile(r'<div class="(?:language-[\w+-]+ )?highlight">.*?</code></p
 _SLOT = re.compile(r'<div class="aih-code-slot" data-block="(\d+)"(?: data-search-exclude)?><pre><code>.*?</code></pre></div>', re.S)
 LISTING_LINES = 30
 _TAG = re.compile(r"<[^>]+>")
+_TABLE = re.compile(r"<table\b(?![^>]*data-search-exclude)([^>]*)>(.*?)</table>", re.S)
+_CELL = re.compile(r"<td\b[^>]*>(.*?)</td>", re.S)
+_NUMBER = re.compile(r"[−\-+]?[\d,]*\.?\d+(?:e[−\-+]?\d+)?")
 _blocks = {}  # page src_uri -> the highlighted blocks taken out of it, in order
 
 
@@ -28,7 +34,16 @@ def on_page_content(html, page, config, files):
         exclude = " data-search-exclude" if plain.count("\n") > LISTING_LINES else ""
         return f'<div class="aih-code-slot" data-block="{len(taken) - 1}"{exclude}><pre><code>{plain}</code></pre></div>'
 
-    return _BLOCK.sub(swap, html)
+    return _TABLE.sub(numbers_unsearched, _BLOCK.sub(swap, html))
+
+
+def numbers_unsearched(match):
+    """A table whose cells are mostly numbers, marked for the search index to leave out."""
+    cells = [_TAG.sub("", cell).strip() for cell in _CELL.findall(match.group(2))]
+    numbers = sum(bool(_NUMBER.fullmatch(cell)) for cell in cells)
+    if cells and numbers * 2 > len(cells):
+        return f"<table data-search-exclude{match.group(1)}>{match.group(2)}</table>"
+    return match.group(0)
 
 
 def on_post_page(output, page, config):

@@ -30,7 +30,10 @@ ARRAY_NAMES = {"X", "memory", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V", "mask",
                "target", "loss", "dO", "dV", "dW", "dS", "dQ", "dK", "dW_Q", "dW_K", "dW_V", "dX",
                "W_Q_next", "W_K_next", "W_V_next", "loss_next",
                "angles", "Q_rotated", "K_rotated",
-               "logits_rest", "W_OU", "logits"}
+               "logits_rest", "W_OU", "logits",
+               # one token through one layer of the real encoder (docs/block.md)
+               "attended", "residual1", "mean1", "variance1", "norm1", "pre_activation", "hidden", "ffn_out",
+               "residual2", "mean2", "variance2", "norm1_gamma", "norm1_beta", "norm2_gamma", "norm2_beta"}
 # Examples a heatmap figure declares as its own: the interactive layer loads them.
 INTERACTIVE = sorted({item.example.id for item in registry.items()
                       if isinstance(item, Figure) and isinstance(item.example, Example)})

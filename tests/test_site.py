@@ -795,3 +795,33 @@ def test_each_code_block_of_the_print_edition_gets_an_id_of_its_own():
     numbered = code_ids(content, "masks")
     assert re.findall(r'<pre id="([^"]+)"', numbered) == ["masks-code-1", "masks-code-2", "x"], (
         "each <pre> of a print section gets <page>-code-<n>, a <pre> that has an id keeps it")
+
+
+def test_a_tab_set_repeated_in_the_print_edition_keeps_its_labels_and_its_own_radio_group():
+    """multi-head/ and real-heads/ both have a tab set `__tabbed_1`: in print/ the later one's inputs were renamed,
+    but not the labels that name them nor their radio group, so Material's script threw on a missing label."""
+    from hooks.print_edition import unique_ids
+
+    tabs = ('<input id="__tabbed_1_1" name="__tabbed_1" type="radio"><input id="__tabbed_1_2" name="__tabbed_1" '
+            'type="radio"><label for="__tabbed_1_1">Q</label><label for="__tabbed_1_2">K</label>')
+    seen = set()
+    unique_ids(tabs, "multi-head", seen)
+    renamed, _ = unique_ids(tabs, "real-heads", seen)
+    assert re.findall(r'for="([^"]+)"', renamed) == ["real-heads-__tabbed_1_1", "real-heads-__tabbed_1_2"], (
+        "a label names its input by the input's id in the edition")
+    assert set(re.findall(r'name="([^"]+)"', renamed)) == {"real-heads-__tabbed_1"}, (
+        "a repeated tab set's radios form a group of their own")
+
+
+def test_a_table_of_numbers_is_left_out_of_the_search_index_and_a_table_of_words_is_not():
+    from hooks.search_text import on_page_content
+
+    class Page:
+        class file:
+            src_uri = "x.md"
+
+    numbers = "<table><tr><th>Q</th></tr><tr><td>0.44</td><td>−1.20</td><td>3</td><td>a</td></tr></table>"
+    words = "<table><tr><td>scores</td><td>n × n</td><td>12</td></tr></table>"
+    html = on_page_content(numbers + words, Page, {}, None)
+    assert html.count("data-search-exclude") == 1 and html.startswith("<table data-search-exclude>"), (
+        "a table whose cells are mostly numbers is marked for the search index to skip; one of words stays")
