@@ -35,6 +35,10 @@ from figures_src.engine.site import DEFAULT_REPO_URL, DEFAULT_SITE_URL
 from figures_src.engine.examples import REQUIRED_KEYS, cite_line
 from figures_src.engine import svg as svg_cleanup
 
+# The throw-away pages are real builds, seconds each (half of the build-free tests' time): in make test, not
+# make check.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 SVG_NS = "{http://www.w3.org/2000/svg}"
 XLINK_NS = "http://www.w3.org/1999/xlink"
