@@ -1,6 +1,6 @@
 # make site   -> .venv, figures, site/ (static, ready for GitHub Pages)
-# make check  -> the tests that need no build, in about a minute: the library, the pipeline on throw-away pages,
-#                the hooks and the JavaScript unit tests (no figures, no site)
+# make check  -> the tests that need no build: the library, the page modules' functions, the hooks and the
+#                JavaScript checked from Python (no figures, no site; tests/conftest.py fails a test that reads them)
 # make test   -> the same set-up as make site, then every test on three workers, all sharing that one build
 #                (make test-unit: all but the browser tests; tests/conftest.py says how a test finds its tier)
 # make serve  -> live preview; figures regenerate when figures_src/ or attention/ change

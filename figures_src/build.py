@@ -217,13 +217,22 @@ def _file_hashes(value):
     return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
 
 
-def check_generated(folder=GENERATED):
+def check_generated(folder=GENERATED, site_url=None):
     """Raise BuildError naming the first file under `folder` that the site would publish although it is not what
     the figure build wrote: missing, changed since (its SHA-256 differs from the manifest's), or written by no
-    item. The site build calls this before it publishes anything (hooks/generated_files.py)."""
+    item; or, given the `site_url` the site is built for, an item built for another address (its permalinks,
+    <iframe> snippets and BibTeX would name that one beside the site's canonical links). The site build calls
+    this before it publishes anything (hooks/generated_files.py)."""
     manifest = Manifest(folder)
     if not manifest.path.is_file():
         raise BuildError(f"{manifest.path} does not exist: run `make figures` (python -m figures_src.build)")
+    if site_url is not None:
+        wanted = site_url if site_url.endswith("/") else site_url + "/"
+        for name, entry in sorted(manifest.items.items()):
+            built_for = entry["environment"].rpartition("site_url ")[2]
+            if built_for != wanted:
+                raise BuildError(f"{manifest.folder}: item {name} was built for SITE_URL {built_for}, but the site is "
+                                 f"built for {wanted}; run `make figures` with SITE_URL={wanted}, then build the site")
     listed = set()
     for name in sorted(manifest.items):
         listed |= set(manifest.items[name]["outputs"])

@@ -2,7 +2,8 @@
 
 Before anything is built (and site/ cleaned), every file under generated/ is checked against the SHA-256 the
 figure build recorded when it wrote it (figures_src.build.check_generated, so any site generator can call it):
-a file changed, truncated or left by hand stops the build with an error naming it, never reaches site/.
+a file changed, truncated or left by hand stops the build with an error naming it, never reaches site/; so
+does generated/ built for another SITE_URL than the site's (it would cite two addresses).
 
 `python -m figures_src.build` (make figures) writes generated/; this hook only reads it, except under
 `mkdocs serve`, where it reruns that entry point before every build and watches what the figures are
@@ -46,7 +47,9 @@ def on_pre_build(config):
         if result.returncode != 0:
             raise PluginError(f"the figure build failed:\n{result.stderr}")
     try:
-        check_generated(ROOT / "generated")
+        # mkdocs serve puts its own address in site_url; what is served there is a preview, cited as published
+        serving = os.environ.get(_SERVING) == "1"
+        check_generated(ROOT / "generated", site_url=None if serving else config["site_url"])
     except BuildError as exc:
         raise PluginError(str(exc)) from None
 

@@ -1,12 +1,14 @@
 """The two tiers of the suite, and the one build the whole session shares.
 
-- `make check` runs `-m "not build and not slow"`: the library, the figure pipeline on throw-away pages, the
-  hooks and the JavaScript unit tests. Nothing in it needs generated/ or site/.
+- `make check` runs `-m "not build and not slow"`: the library, the page modules' functions, the hooks, and the
+  JavaScript checked from Python. Nothing in it needs generated/ or site/ (an audit hook below fails a test that
+  reads them without asking), and it takes about a minute.
 - `make test` runs everything, on three xdist workers, after `make site`.
 
 A test's tier follows from what it uses, so a new test file needs no list: a test in tests/browser/ is marked
 `browser` and `build`; a test that asks for one of the fixtures below is marked `build`. `slow` is the only mark
-written by hand, on a build-free test that takes seconds (a comparison over thousands of cases).
+written by hand, on a build-free test that takes seconds: the figure pipeline on throw-away pages
+(test_pipeline.py), the Makefile in a scratch .venv, node's own suite, printing with Chromium.
 
 The shared build, for any test that reads the real pages' output:
 - `generated`: ROOT/generated, and `built_site`: ROOT/site, both brought up to date once per session. After

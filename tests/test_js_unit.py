@@ -41,6 +41,7 @@ ON_DEMAND_BUDGET_BYTES = 12 * 1024
 STATIC_IMPORT = re.compile(r"""^\s*(?:(?:import|export)\s[^;]*?\bfrom|import)\s*["']([^"']+)["']""", re.M)
 
 
+@pytest.mark.slow  # node's whole suite: about 20 s
 def test_node_unit_tests_pass():
     node = shutil.which("node")
     assert node, "Node.js is needed for tests/js (make test installs the npm tooling with it)"

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each test makes a .venv and runs make: seconds, in make test
+
 ROOT = Path(__file__).resolve().parents[1]
 COPIED = ["Makefile", "pyproject.toml", "constraints.txt", "package.json", "package-lock.json"]
 

@@ -35,6 +35,10 @@ from figures_src.engine.site import DEFAULT_REPO_URL, DEFAULT_SITE_URL
 from figures_src.engine.examples import REQUIRED_KEYS, cite_line
 from figures_src.engine import svg as svg_cleanup
 
+# The throw-away pages are real builds, seconds each (half of the build-free tests' time): in make test, not
+# make check.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 SVG_NS = "{http://www.w3.org/2000/svg}"
 XLINK_NS = "http://www.w3.org/1999/xlink"
@@ -964,19 +968,35 @@ def test_a_missing_or_stray_generated_file_is_refused_at_publish_time(every_kind
         figures_build.check_generated(out)
 
 
+def test_generated_built_for_another_site_url_is_refused_at_publish_time(every_kind_built, tmp_path):
+    """make figures without SITE_URL, then SITE_URL=… mkdocs build, published two addresses: the canonical links had
+    the new one, the iframe snippets and permalinks the old."""
+    from figures_src.engine.site import site_url  # noqa: PLC0415
+
+    _, out = every_kind_built
+    figures_build.check_generated(out, site_url=site_url())  # the address it was built for
+    with pytest.raises(BuildError, match=r"item \S+ was built for SITE_URL \S+, but the site is built for "
+                                         r"https://example\.org/x/; run `make figures` with SITE_URL=https://example\.org/x/"):
+        figures_build.check_generated(out, site_url="https://example.org/x")
+
+
 def test_the_site_build_refuses_a_changed_generated_file_before_it_touches_site(every_kind_built, tmp_path,
                                                                                  monkeypatch):
     from mkdocs.exceptions import PluginError  # noqa: PLC0415
 
+    from figures_src.engine.site import site_url  # noqa: PLC0415
     from hooks import generated_files  # noqa: PLC0415
 
     _, built = every_kind_built
     shutil.copytree(built, tmp_path / "generated")
     monkeypatch.setattr(generated_files, "ROOT", tmp_path)
-    generated_files.on_pre_build({})
+    config = {"site_url": site_url()}  # the address generated/ was built for
+    generated_files.on_pre_build(config)
+    with pytest.raises(PluginError, match=r"was built for SITE_URL .* but the site is built for https://example\.org/"):
+        generated_files.on_pre_build({"site_url": "https://example.org/"})
     corrupt(tmp_path / "generated/public/models/every-kind.bin", "overwrite")
     with pytest.raises(PluginError, match=r"every-kind\.bin: changed since .*run `make figures`"):
-        generated_files.on_pre_build({})
+        generated_files.on_pre_build(config)
 
 
 # ---------------------------------------------------------------- Ctrl-C (issue 41)
