@@ -78,7 +78,7 @@ document$.subscribe(() => {
         delete root.dataset.state;
         delete root.dataset.text;
       }
-      status("Type a sentence first: the box is empty, so the model is not run.");
+      status("Type a sentence first: the box holds nothing the model reads, so it is not run.");
       input.focus();
       return;
     }
