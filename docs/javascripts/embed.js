@@ -2,14 +2,18 @@
 // first; heatmap.js replaces the figure once the interactive heatmap has drawn, and otherwise keeps it with a note
 // saying the interactive view failed (bad JSON, a failed request). The heatmap's words live in the site's
 // <template id="aih-heatmap"> (overrides/main.html), which every page Material renders carries: take it from
-// the smallest one, 404.html. Without it the heatmap cannot draw, and says so the same way.
-import { fetchChecked } from "./dom.js";
+// the smallest one, 404.html. Without it the heatmap cannot draw, nor word its note: this page says why itself.
+import { fetchChecked, h } from "./dom.js";
 import { enhance } from "./heatmap.js";
 
+const figure = document.querySelector("figure.aih-heatmap");
 try {
   const site = new DOMParser().parseFromString(await fetchChecked("404.html", "text"), "text/html");
-  document.body.append(document.adoptNode(site.getElementById("aih-heatmap")));
-} catch {
-  // no words: the heatmap below fails to draw and keeps the static figure, with its note
+  const words = site.getElementById("aih-heatmap");
+  if (!words) throw Error("404.html: no heatmap template");
+  document.body.append(document.adoptNode(words));
+  enhance(figure);
+} catch (error) {
+  figure.querySelector(".aih-figure__graphic").before(h("p", { class: "aih-static-note" },
+    `Static figure: the interactive view failed (${error.message}). The table below lists every number.`));
 }
-enhance(document.querySelector("figure.aih-heatmap"));

@@ -10,9 +10,11 @@ const STEP_DELAY = 250; // milliseconds between two steps, so the reader sees th
 
 async function loadModel(root) {
   const bytes = await fetchChecked(root.dataset.model, "arrayBuffer"); // (its path is from the site root)
-  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+  // (crypto.subtle exists on https pages and on this machine's own addresses: a page served over plain http
+  // elsewhere checks the byte count only, as your-sentence-worker.js does)
+  const digest = crypto.subtle && [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
     .map((byte) => byte.toString(16).padStart(2, "0")).join("");
-  if (bytes.byteLength !== Number(root.dataset.bytes) || digest !== root.dataset.sha256) {
+  if (bytes.byteLength !== Number(root.dataset.bytes) || (digest && digest !== root.dataset.sha256)) {
     throw new Error(`${root.dataset.model} is not the file this page was built with (its length or SHA-256 differs)`);
   }
   return JSON.parse(new TextDecoder().decode(bytes));
@@ -59,9 +61,9 @@ class Writer {
     for (const until of document.querySelectorAll(".aih-write__until")) until.hidden = true;
     status.textContent = recompute ? "Writing, recomputing every token at each step…" : "Writing, with the KV cache…";
     for (const step of steps) {
-      if (runId !== this.runId) return; // a newer Generate took over
       this.drawStep(step, tokens, recompute);
       await new Promise((resolve) => setTimeout(resolve, STEP_DELAY));
+      if (runId !== this.runId) return; // a newer Generate took over: its status and state are the ones on screen
     }
     const written = tokens.slice(this.model.config.length + 1).map((token) => SYMBOLS[token]).join("");
     status.textContent = `Done: the model wrote ${written}${written === source.toReversed().join("") ? ", the digits reversed" : ", which is not the digits reversed"}.`;

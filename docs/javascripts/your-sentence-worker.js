@@ -71,17 +71,39 @@ async function fetchFile(store, url, signal, onProgress = () => {}) {
   return buffer;
 }
 
+const KINDS = ["weights", "vocabulary", "kernels"]; // the files a manifest lists
+
+// The manifest in `buffer`, or null if it is not JSON of the manifest's shape (an error page's {"error": …}, null)
+function manifestIn(buffer) {
+  try {
+    const manifest = JSON.parse(new TextDecoder().decode(buffer));
+    const shaped = ["tensors", "config", "tokenizer"].every((part) => manifest?.[part] instanceof Object) &&
+      KINDS.every((kind) => typeof manifest.files?.[kind] === "string" && manifest.integrity?.[kind] instanceof Object);
+    return shaped ? manifest : null;
+  } catch {
+    return null;
+  }
+}
+
+// The manifest at `url`: a kept copy of the wrong shape is dropped and downloaded again, and a download of the
+// wrong shape is never kept, so one bad answer cannot break every later visit.
+async function fetchManifest(store, url, signal) {
+  const kept = await store?.match(url);
+  const manifest = kept && manifestIn(await kept.arrayBuffer());
+  if (manifest) return manifest;
+  await store?.delete(url);
+  const buffer = await download(url, signal);
+  const downloaded = manifestIn(buffer);
+  if (!downloaded) throw new Error(`${fileName(url)} is not the model's manifest (not JSON listing its files)`);
+  await store?.put(url, new Response(buffer)).catch(() => {}); // full storage: the next visit downloads again
+  return downloaded;
+}
+
 async function load(manifestUrl) {
   const controller = new AbortController(); // the first download that fails stops the others
   const { signal } = controller;
   const store = await globalThis.caches?.open(CACHE).catch(() => null); // none on a plain-http page
-  let manifest;
-  try {
-    manifest = JSON.parse(new TextDecoder().decode(await fetchFile(store, manifestUrl, signal)));
-  } catch (error) {
-    store?.delete(manifestUrl);
-    throw error instanceof SyntaxError ? new Error(`${fileName(manifestUrl)} is not valid JSON`) : error;
-  }
+  const manifest = await fetchManifest(store, manifestUrl, signal);
   const root = new URL("..", manifestUrl); // the manifest's file names are from the site root
   const file = async (kind, onProgress) => {
     const url = new URL(manifest.files[kind], root).href;
@@ -96,7 +118,7 @@ async function load(manifestUrl) {
   const total = Object.values(manifest.integrity).reduce((sum, { bytes }) => sum + bytes, 0); // the page's size too
   let loaded = 0;
   const progress = (bytes) => postMessage({ type: "progress", loaded: (loaded += bytes), total });
-  const [weights, vocabulary, kernels] = await Promise.all(["weights", "vocabulary", "kernels"].map((kind) => file(kind, progress)));
+  const [weights, vocabulary, kernels] = await Promise.all(KINDS.map((kind) => file(kind, progress)));
   // files of an earlier model (their names hold another hash) are of no more use
   const current = new Set([manifestUrl, ...Object.values(manifest.files).map((name) => new URL(name, root).href)]);
   for (const request of (await store?.keys()) || []) if (!current.has(request.url)) store.delete(request);

@@ -25,7 +25,8 @@ document$.subscribe(() => {
   const status = (text) => (slot("status").textContent = text);
   const form = slot("form");
   const input = form.elements.s;
-  const sentence = new URLSearchParams(location.hash.slice(1)).get("s");
+  // a line break in a link's sentence is a space: the one-line box would drop it and join the words
+  const sentence = new URLSearchParams(location.hash.slice(1)).get("s")?.replace(/\r\n?|\n/g, " ");
   if (sentence) input.value = sentence.slice(0, input.maxLength); // the box's limit holds for a link too
   const cut = sentence?.length > input.maxLength ? ` The sentence in the link was cut to its first ${input.maxLength} characters, the box's limit.` : "";
   const button = slot("run");
@@ -68,13 +69,16 @@ document$.subscribe(() => {
   });
   let app = null; // the loaded page, once asked for
   const run = async () => {
-    if (!input.value.trim()) { // the model would read only [CLS] and [SEP], and its scores would mean nothing
+    // a box with nothing the tokenizer keeps (white space, control characters, U+FFFD): the model would read only
+    // [CLS] and [SEP], and its scores would mean nothing
+    const { normalize } = await import("./wordpiece.js");
+    if (!normalize(input.value).trim()) {
       if (app && root.dataset.state === "done") { // the results on screen are not the empty box's: they go
         (await app).clear();
         delete root.dataset.state;
         delete root.dataset.text;
       }
-      status("Type a sentence first: the box is empty, so the model is not run.");
+      status("Type a sentence first: the box holds nothing the model reads, so it is not run.");
       input.focus();
       return;
     }

@@ -8,7 +8,7 @@ then lets docs/javascripts/heatmap.js make it interactive, and heatmap.js keeps 
 saying the interactive view failed, when it cannot. It has the site's Content-Security-Policy (POLICY, with
 no inline script to hash) and requests nothing from another host; embed.js takes
 the heatmap's words from the site's own <template id="aih-heatmap"> (in every page Material renders: it reads
-404.html), so the words are never copied.
+404.html), so the words are never copied; when it cannot read them, it writes that note itself.
 
 The title, the credit line, the JSON's link and the caption come before the heatmap's place, and nothing
 follows the figure: the panel, inserted once the example has loaded, takes the place of the static figure and

@@ -181,6 +181,22 @@ def test_an_embed_whose_json_is_bad_keeps_its_static_figure_and_says_the_interac
         context.close()
 
 
+@pytest.mark.parametrize("answer", [{"status": 404, "body": "not found"},
+                                    {"status": 200, "body": "<!doctype html><title>no template</title>"}],
+                         ids=["404", "no-template"])
+def test_an_embed_without_the_sites_404_page_keeps_its_static_figure_with_a_note(failing_page, site_url, answer):
+    """With 404.html unreachable the embed threw "Cannot read properties of null (reading 'content')" and showed
+    no note (issue 55, D8)."""
+    page = failing_page
+    page.route("**/404.html", lambda route: route.fulfill(content_type="text/html", **answer))
+    page.goto(f"{site_url}embed/ex-scores/", wait_until="networkidle")
+    note = page.locator(".aih-static-note")
+    expect(note, "an embed that cannot have the heatmap's words says why it stays static").to_contain_text(
+        "Static figure: the interactive view failed (404.html")
+    expect(page.locator("figure.aih-on")).to_have_count(0)
+    shows_the_static_figure(page, "ex-scores")
+
+
 @pytest.mark.parametrize("path", ["scores/", "demo/"])
 def test_printing_a_page_hides_the_controls_and_keeps_the_figures(page, site_url, path):
     page.goto(site_url + path, wait_until="networkidle")

@@ -18,6 +18,7 @@ from test_a11y import SCHEMES, axe_violations, open_in_scheme
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = ROOT / "generated" / "public"
 RUN_TIMEOUT = 30_000  # ms
+STEP_PAUSE = 250  # ms between two steps (watch-it-write-app.js's STEP_DELAY)
 ON_DEMAND = ("/models/", "watch-it-write-app", "decoder.js")
 
 
@@ -213,3 +214,57 @@ def test_digits_typed_with_spaces_are_read_whole(page, site_url, typed):
     page.click("[data-slot=run]")
     expect(page.locator("#aih-write")).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
     expect(page.locator("[data-slot=tokens]")).to_have_text("951413")
+
+
+# When the grid reaches `rows` rows, the page's own observer types `digits` into the box and submits, between two
+# steps of the run on screen (from the test, a click could come a step late on a busy machine). Every status the
+# page shows is kept, in order.
+SUBMIT_AT_ROW = """([rows, digits]) => {
+  window.__aihStatuses = [];
+  const root = document.querySelector("#aih-write");
+  const status = root.querySelector("[data-slot=status]");
+  new MutationObserver(() => window.__aihStatuses.push(status.textContent))
+    .observe(status, {childList: true, characterData: true, subtree: true});
+  const grid = new MutationObserver(() => {
+    if (root.querySelectorAll("[data-slot=grid] tbody tr").length < rows) return;
+    grid.disconnect();
+    root.querySelector("#aih-write-digits").value = digits;
+    root.querySelector("form").requestSubmit();
+  });
+  grid.observe(root, {subtree: true, childList: true});
+}"""
+
+
+def test_a_run_overtaken_at_its_last_step_never_says_done(page, site_url):
+    """A Generate pressed during the last step's pause: the run it replaced said "Done: … 951413" over the newer
+    run's rows for a second and a half (issue 55, D6)."""
+    open_armed(page, site_url)
+    page.fill("#aih-write-digits", "314159")
+    page.evaluate(SUBMIT_AT_ROW, [CONFIG.n_positions, "271828"])
+    page.click("[data-slot=run]")
+    expect(page.locator("[data-slot=tokens]")).to_have_text("828172", timeout=RUN_TIMEOUT)
+    expect(page.locator("#aih-write")).to_have_attribute("data-state", "done")
+    statuses = page.evaluate("window.__aihStatuses")
+    assert not [text for text in statuses if "951413" in text], \
+        f"a run a newer Generate took over never writes its result over the newer one's: {statuses}"
+
+
+def test_a_bad_entry_during_a_run_leaves_no_run_going(page, site_url):
+    open_armed(page, site_url)
+    page.fill("#aih-write-digits", "314159")
+    page.evaluate(SUBMIT_AT_ROW, [3, "12a4"])
+    page.click("[data-slot=run]")
+    expect(page.locator("[data-slot=status]")).to_contain_text("Type exactly 6 digits")
+    page.wait_for_timeout(STEP_PAUSE * (CONFIG.n_positions + 2))  # every step the stopped run had left, and more
+    expect(page.locator("[data-slot=status]")).to_contain_text("Type exactly 6 digits")
+    assert page.locator("#aih-write").get_attribute("data-state") is None, \
+        "after a bad entry no run is said to be going: the run it interrupted stops"
+    expect(page.locator("[data-slot=results]")).to_be_hidden()
+
+
+def test_generate_runs_where_the_browser_has_no_crypto_subtle(page, site_url):
+    """A page served over plain http (not a secure context) has no crypto.subtle: Generate failed there with
+    "Cannot read properties of undefined (reading 'digest')" (issue 55, D2). The byte count still checks the file."""
+    page.add_init_script("Object.defineProperty(Crypto.prototype, 'subtle', { get: () => undefined })")
+    generate(page, site_url, "314159")
+    expect(page.locator("[data-slot=tokens]"), "without crypto.subtle the model still runs").to_have_text("951413")

@@ -282,9 +282,11 @@ def test_a_sentence_in_the_link_is_cut_at_the_boxs_limit_and_the_page_says_so(pa
     expect(page.locator("[data-slot=status]")).not_to_contain_text("was cut")
 
 
-@pytest.mark.parametrize("text", ["", "   \t "])
+@pytest.mark.parametrize("text", ["", "   \t ", "\u200b\u200b\u200b", "\x07\x1b\x7f", "\ufffd \ufffd"],
+                         ids=["empty", "white space", "zero-width spaces", "control characters", "U+FFFD"])
 def test_an_empty_box_is_refused_and_the_model_not_run(page, site_url, text):
-    """An empty or whitespace-only box would run the model on [CLS] [SEP] alone and score heads on nothing."""
+    """An empty or whitespace-only box would run the model on [CLS] [SEP] alone and score heads on nothing; so
+    would a box of characters the tokenizer's normalisation drops (issue 55, D7: it reported scores of 1.000)."""
     requests = []
     page.on("request", lambda request: requests.append(request.url))
     page.goto(site_url + "your-sentence/", wait_until="networkidle")
@@ -294,7 +296,57 @@ def test_an_empty_box_is_refused_and_the_model_not_run(page, site_url, text):
     page.wait_for_timeout(500)
     assert page.locator("#aih-yours").get_attribute("data-state") is None
     expect(page.locator("[data-slot=results]")).to_be_hidden()
-    assert not [url for url in requests if "/models/" in url or "your-sentence-app" in url]
+    assert not [url for url in requests if "/models/" in url or "your-sentence-app" in url], \
+        "a box with nothing the tokenizer keeps is refused before anything of the model loads"
+
+
+def test_a_link_whose_sentence_is_half_a_character_is_refused_as_empty(page, site_url):
+    """#s=%ED%A0%80 (a lone surrogate's bytes) reads as U+FFFD, which the tokenizer drops: nothing to run."""
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(site_url + "your-sentence/#s=%ED%A0%80", wait_until="networkidle")
+    page.click("[data-slot=run]")
+    expect(page.locator("[data-slot=status]")).to_contain_text("Type a sentence first")
+    page.wait_for_timeout(500)
+    assert page.locator("#aih-yours").get_attribute("data-state") is None
+    assert not [url for url in requests if "/models/" in url or "your-sentence-app" in url], \
+        "a link's sentence with nothing the tokenizer keeps is refused before anything of the model loads"
+
+
+@pytest.mark.parametrize("encoded", ["%0A", "%0D%0A", "%0D"])
+def test_a_line_break_in_the_links_sentence_becomes_a_space(page, site_url, encoded):
+    """The one-line box drops a line break, joining the words either side ("line oneline two", issue 55, D13)."""
+    page.goto(site_url + f"your-sentence/#s=line%20one{encoded}line%20two")
+    expect(page.locator("#aih-yours-text"), "a line break in #s= is read as one space").to_have_value(
+        "line one line two")
+
+
+def test_a_wrongly_shaped_manifest_is_never_kept_and_a_kept_one_is_fetched_again(failing_page, site_url):
+    """A manifest that parses but is not one ({"error": …}, null) was kept in Cache Storage for good: every later
+    visit failed with "Cannot convert undefined or null to object", asking the network for nothing (issue 55, D1)."""
+    page = failing_page
+    page.goto(site_url + "your-sentence/")
+    manifest_url = site_url + page.locator("#aih-yours").get_attribute("data-model")  # from the site root
+    page.evaluate("async (url) => (await caches.open('aih-your-sentence-model')).put(url, new Response('null'))",
+                  manifest_url)
+    name = manifest_url.rsplit("/", 1)[1]
+    asked = []
+    def answer(route):
+        asked.append(route.request.url)
+        route.fulfill(status=200, body='{"error": "busy"}', headers={"content-type": "application/json"})
+    page.route("**/models/model.*.json", answer)
+    status = press_run_and_wait_for_the_failure(page, site_url)
+    assert asked, "a kept manifest of the wrong shape is dropped and asked for again"
+    expect(status).to_contain_text(f"({name} is not the model's manifest")
+    kept = page.evaluate("async (url) => !!(await (await caches.open('aih-your-sentence-model')).match(url))",
+                         manifest_url)
+    assert not kept, "a manifest of the wrong shape is never kept"
+    page.unroute("**/models/model.*.json")
+    page.goto(site_url + "your-sentence/")
+    page.fill("#aih-yours-text", "A cat sat.")
+    page.click("[data-slot=run]")
+    expect(page.locator("#aih-yours"), "once the server answers with the manifest, the model runs").to_have_attribute(
+        "data-state", "done", timeout=RUN_TIMEOUT)
 
 
 def test_a_later_pronoun_is_scored_when_the_first_has_no_candidate(page, site_url):
