@@ -3,7 +3,8 @@
 window's width makes Chromium lay out the page at once), measured in ways that do not depend on the machine's
 speed:
 
-- at most 1,500 DOM elements once the page has loaded and settled (DOM_BUDGET, Lighthouse's);
+- at most 1,500 DOM elements on problems/ once the page has loaded and settled (Lighthouse's), 1,600 elsewhere
+  (DOM_BUDGET);
 - bytes at load, gzipped as GitHub Pages serves them (each file fetched, gzip level 6), at most the bare
   Material page's plus 60 KB; the bare page is `mkdocs build` of the same docs with a bare Material config
   (scripts/bench_site.py's), measured the same way in the same session;
@@ -38,7 +39,11 @@ from bench_site import SKIP, bare_config  # noqa: E402
 # grid were there from the start. Now the sets after the first keep theirs as the text of a <noscript> each until
 # they near the viewport (about 970 at load); a reader who arrives at a section gets them all at once, before the
 # page is put at their place, so nothing moves under them (test_site_pages, test_problems_browser).
-DOM_BUDGET = 1500
+# Lighthouse's 1,500 for problems/ (issue 54); every other page keeps under 1,600, the budget since issue 40: Home's
+# notation table is MathML, many elements a symbol, and the worked pages print matrices (their longest tables wait
+# in collapsed blocks, drawn when opened: hooks/lazy_details.py).
+DOM_BUDGET = {"problems/": 1500}
+DOM_BUDGET_ELSEWHERE = 1600
 BYTES_OVER_BARE = 60 * 1024
 # Not print/: the print edition is every page at once, for a printer (hooks/print_edition.py).
 PAGES = ["", *sorted(p.parent.name + "/" for p in SITE.glob("*/index.html")
@@ -124,7 +129,8 @@ def bare_bytes(browser, tmp_path_factory):
 
 def assert_within_the_budget_at_load(page, site_url, fetched, bare_bytes, path):
     elements = page.evaluate("document.getElementsByTagName('*').length")
-    assert elements <= DOM_BUDGET, f"{path or 'home'}: {elements} DOM elements at load"
+    budget = DOM_BUDGET.get(path, DOM_BUDGET_ELSEWHERE)
+    assert elements <= budget, f"{path or 'home'}: {elements} DOM elements at load, over its budget of {budget}"
     prefix = urlparse(site_url).path
     ours = gzipped_bytes(SITE, [p for p in fetched if p.startswith(prefix)], prefix)
     assert ours <= bare_bytes + BYTES_OVER_BARE, (
