@@ -410,7 +410,8 @@ def fingerprint(sets, variants=slice(FIRST_PUBLISHED)):
 
 
 # The conceptual questions (problems/concepts.json): their ids, prompts, choices and answers, frozen the same way.
-CONCEPTS_SHA256 = "4ac4c6b44c0d1cd9166a41d3a75d4bf92400a8ecdd4e5a836436c04038fee551"
+# Question 8's vector lost its name b (issue 54: b is a learned bias); its numbers and answer did not change.
+CONCEPTS_SHA256 = "9951cbb9526f7e3cff375e3e77bb78e939124cf7fe37bb2c2d527a4a8b53100c"
 
 
 def test_published_concept_questions_are_frozen():

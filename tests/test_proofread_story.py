@@ -36,8 +36,10 @@ def number(text):
 def test_demo_bullet_says_a_weight_depends_on_the_gap_to_its_row():
     text = page("demo")
     assert "gives a small weight" not in text, "demo/: a score below zero does not make its weight small"
-    assert "how far its score sits below the other scores" in text and "of its row" in text, (
+    assert "its score's gap to the other scores" in text and "of its row" in text, (
         "demo/: a weight depends on its score's gap to the other scores of its row")
+    assert "sits below the other scores" not in text, (
+        "demo/: the row's largest score sits above the others, so a weight is set by its gap to them, not by how far below")
     assert '--8<-- "generated/snippets/demo-negative.md"' in text, "demo/: the counter-examples come from the build"
 
 

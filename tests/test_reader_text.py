@@ -185,7 +185,8 @@ def reading(path):
 
 # Each old meaning, as the text wrote it: A is the table of weights (a_ij), S the raw scores (s_ij), S̃ the
 # scaled ones (s̃_ij), and W only a projection (W_Q, W_K, W_V, W_O). Issue 54: m is the mask (m_ij) and the row's
-# largest score s̃_max, L the loss and N the digits, w a window's width, O = AV the output, g a head, i a query.
+# largest score s̃_max, L the loss and N the digits, w a window's width, O = AV the output, g a head, i a query,
+# η GELU's output on block/, B chunked attention's block size, ℓ and o the online softmax's running sums.
 OLD_MEANINGS = {
     "dW for the weights' gradient (it is dA; dW_Q, dW_K, dW_V, dW_O are the projections')": r"\bdW(?!_[QKVO])",
     "Wₒ (the formulas write W_O)": r"Wₒ",
@@ -206,6 +207,14 @@ OLD_MEANINGS = {
     "Out for the output (the notation table writes O = AV)": r"(?<![A-Za-z])Out ?=",
     "i for a head (i counts queries; the heads are counted by g)":
         r"(?<![A-Za-z])head_i(?![A-Za-z])|\b[Hh]ead i\b|(?<![A-Za-z])[QKV](?:_i|ᵢ)(?![A-Za-z_])",
+    "the row's largest score written max s̃ (Home writes s̃_max)": r"(?<![A-Za-z_])max ?s" + TILDE + r"(?!_)",
+    "b for chunked attention's block size (b is a learned bias; the block size is B)":
+        r"(?<![A-Za-z_])b ?× ?b(?![A-Za-z_])|(?:queries|keys) b at a time",
+    "b for a vector added to the values (b is a learned bias)": r"vector b ?=|moves by (?:exactly |n · )?b\b",
+    "k for the sparse pattern's stride (k is a key)": r"every k ?-?th\b",
+    "g for GELU's output (g counts the heads, head_g; GELU's output is η)":
+        r"(?<![A-Za-z_])g(?:_(?:c|\d+))? ?=? ?(?:GELU|u_?c?Φ)|(?<![A-Za-z_])g ?: ?GELU|(?<![A-Za-z_])g_\d|"
+        r"(?<![A-Za-z_])u, ?g(?![A-Za-z_])|=g ?W_2|= g W_2",
 }
 
 
@@ -261,6 +270,7 @@ def notation_table(site):
 OWN_SYMBOLS = {
     "m_ij": "the mask", "s̃_max": "largest scaled score of a row", "L": "the loss", "N": "number of source digits",
     "A=softmax(S̃)": "attention weights", "w": "width of a sliding window", "O=AV": "the output", "head_g": "head g",
+    "B": "block size of chunked attention", "ℓ": "running sum", "o": "running weighted sum of the value rows",
 }
 
 

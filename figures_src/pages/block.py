@@ -198,7 +198,7 @@ def block_snippets(example):
         [r"$y = x + \text{attn}$", sizes, length(steps["residual1"])],
         ["$z$: layer norm", sizes, length(steps["norm1"])],
         ["$u$: times $W_1$, plus $b_1$", wide, length(steps["pre_activation"])],
-        ["$g$: GELU, entry by entry", wide, length(steps["hidden"])],
+        [r"$\eta$: GELU, entry by entry", wide, length(steps["hidden"])],
         ["$f$: times $W_2$, plus $b_2$", sizes, length(steps["ffn_out"])],
         ["$y' = z + f$", sizes, length(steps["residual2"])],
         ["$x'$: layer norm, the next layer's input", sizes, length(example["outputs"]["out"])],
@@ -242,8 +242,8 @@ def block_snippets(example):
     gelu_counts = (f"{negative:,} of the {d_ff:,} entries of $u$ are negative; GELU turns each of them into a number "
                    f"between {shown(floor, 2)} and 0. A positive entry keeps more than half of its value, and nearly all "
                    f"of it once it is large: the largest, $u_{{{top + 1}}} = {latex(u[top], ENTRY_DIGITS)}$, comes out as "
-                   f"$g_{{{top + 1}}} = {latex(g[top], ENTRY_DIGITS)}$.")
-    gelu_table = table(["$c$", "$u_c$", r"$\Phi(u_c)$", r"$g_c = u_c\,\Phi(u_c)$"],
+                   f"$\\eta_{{{top + 1}}} = {latex(g[top], ENTRY_DIGITS)}$.")
+    gelu_table = table(["$c$", "$u_c$", r"$\Phi(u_c)$", r"$\eta_c = u_c\,\Phi(u_c)$"],
                        [[c, text(u_c), text(p, STAT_DIGITS), text(g_c)]
                         for c, u_c, p, g_c in zip(entries, work["u"], work["phi"], work["g"])])
 

@@ -30,7 +30,7 @@ def causal_snippets(example):
         "step": (
             f"Query “{tokens[i]}” (row {i + 1}) may look at {', '.join(f'“{t}”' for t in np.array(tokens)[allowed])}. "
             "Its other scaled scores $\\tilde{s}_j$ are replaced by $-\\infty$ before the softmax, and $e^{-\\infty} = 0$:\n\n"
-            + table(["key $j$", "$\\tilde{s}_j$", "masked", "$e^{\\tilde{s}_j - \\max \\tilde{s}}$", "$a_j$"], rows)
+            + table(["key $j$", "$\\tilde{s}_j$", "masked", "$e^{\\tilde{s}_j - \\tilde{s}_{\\max}}$", "$a_j$"], rows)
             + f"\nThe forbidden keys get a weight of exactly 0, and the allowed ones share all of it: the row still adds up to {num(w.sum(), 0)}.\n"
         ),
     }

@@ -28,7 +28,7 @@ def row_table(example, i):
     note = ("" if hand["entropy"] == exact else
             f"\nThe last column is worked from the printed $a_j$, so its total, {hand['entropy']}, differs "
             f"slightly from the entropy at full precision, {exact}.\n")
-    return table(["key $j$", "$\\tilde{s}_j$", "$e^{\\tilde{s}_j - \\max \\tilde{s}}$", "$a_j$", "$-a_j \\ln\\, a_j$"], rows) + note
+    return table(["key $j$", "$\\tilde{s}_j$", "$e^{\\tilde{s}_j - \\tilde{s}_{\\max}}$", "$a_j$", "$-a_j \\ln\\, a_j$"], rows) + note
 
 
 def softmax_snippets(example):

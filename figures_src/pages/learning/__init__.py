@@ -587,6 +587,20 @@ def story_snippet(story):
     )
 
 
+def recap_snippet(story):
+    """learning-scale-recap.md: scaling/'s recap line on what training without the scale did. It promises what
+    `scale_story` checked (how many unscaled runs got there, a larger median step count), never a run-by-run
+    "more slowly": some unscaled seeds got there before some scaled ones."""
+    runs, reached, steps = story["runs"], story["reached"]["unscaled"], story["steps"]
+    claim(steps["unscaled"] > steps["scaled"], "learning-scale",
+          "the unscaled runs' median step count is larger than the scaled runs'")
+    who = f"all {runs} runs" if reached == runs else f"{reached} of the {runs} runs"
+    return (
+        f"on [Watch it learn](learning.md#d_k-tested-by-training), {who} trained without the scale still learned "
+        f"the task, in a median of {num(steps['unscaled'], 0)} steps against {num(steps['scaled'], 0)} with it.\n"
+    )
+
+
 def experiment_snippets(data):
     sc, un = summary(data, "scaled"), summary(data, "unscaled")
     story = scale_story(data)
@@ -645,7 +659,7 @@ def experiment_snippets(data):
     # collapsed on the page (its summary says what it holds): the paragraphs above cite its numbers
     mechanics = table(["scale", "row entropy at step 0 (nats)", r"$\|dW_Q\|$ at step 0",
                        f"$\\|dW_Q\\|$, median of the last {LATE} steps"], mechanics)
-    return {"numbers": "\n".join(numbers), "story": story_snippet(story), "details": details, "mechanics": mechanics}
+    return {"numbers": "\n".join(numbers), "story": story_snippet(story), "recap": recap_snippet(story), "details": details, "mechanics": mechanics}
 
 
 ITEMS = [

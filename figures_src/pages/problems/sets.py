@@ -1013,12 +1013,14 @@ def concept_questions():
             {"column_sums": column_sums.tolist(), "busiest": busiest, "row_sums": W.sum(axis=1).tolist()},
         ),
         question(
-            f"Add the same vector b = {fmt_vec(b)} to every value vector. What happens to the outputs?",
-            ["Nothing changes.", "Every output row moves by exactly b.", "Every output row moves by n · b.",
+            f"Add the same vector, {fmt_vec(b)}, to every value vector. What happens to the outputs?",
+            ["Nothing changes.", "Every output row moves by exactly that vector.",
+             "Every output row moves by n times that vector.",
              "The weights change, so the outputs change unpredictably."],
             1,
-            "The weights do not see the values, and each row of weights adds up to 1, so Σ_j a_ij (v_j + b) = "
-            "out_i + b. On the running example the outputs minus the old outputs are "
+            "The weights do not see the values, and each row of weights adds up to 1, so adding the vector to every "
+            "v_j adds it to each output row Σ_j a_ij v_j once: Σ_j a_ij = 1 times. On the running example the "
+            "outputs minus the old outputs are "
             f"{fmt_vec((moved_out - out)[0])} in every row.",
             {"b": b.tolist(), "moved": (moved_out - out).tolist()},
         ),
