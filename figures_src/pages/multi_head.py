@@ -328,7 +328,7 @@ def batched_snippets(data):
         for h in range(n_heads):
             parts[f"{name.lower()}-h{h + 1}"] = matrix(data["heads_first"][name][0, h], data["tokens"],
                                                          columns[h * d_k:(h + 1) * d_k], corner="token", digits=1, trim=True,
-                                                         caption=f"${name}$, head {h + 1}")
+                                                         caption=f"{name}, head {h + 1}")  # plain text, as the tabs
     return parts
 
 
