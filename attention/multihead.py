@@ -9,7 +9,7 @@ from .attend import attend
 def split_heads(X, n_heads):
     """Cut the last axis into heads: (..., n, d_model) -> (..., n_heads, n, d_k), d_k = d_model / n_heads.
 
-    Head h gets columns h·d_k … (h+1)·d_k - 1.
+    Head g (counted from 0 in code) gets columns g·d_k … (g+1)·d_k − 1.
     """
     X = as_float_array("X", X)
     at_least("X", X, 2, "(..., n, d_model)")

@@ -185,3 +185,43 @@ def test_home_and_the_page_give_W_Q_the_same_shape(built_site, example):
     assert re.search(rf"W_Q\^\(g\) ?, ?W_K\^\(g\) ?and ?W_V\^\(g\) ?, each ?{d_model}×{d_k}", page), \
         "the page gives each head its own W_Q^(g), d_model × d_k, as the notation table does"
     assert "side by side" in page and "The two views are the same numbers" in page
+
+
+def test_split_heads_counts_heads_with_g_as_the_page_does():
+    """multi-head/ includes split_heads' docstring; on that page h is the number of heads and g a head's index."""
+    import attention  # noqa: PLC0415
+    doc = attention.split_heads.__doc__
+    assert "Head g (counted from 0 in code) gets columns g·d_k … (g+1)·d_k − 1." in doc, \
+        "split_heads' docstring numbers a head g (h is the number of heads on multi-head/), counted from 0 in code"
+    assert not re.search(r"Head h\b|\bh·d_k", doc)
+
+
+def test_the_page_and_home_name_the_stacked_and_the_per_head_matrices(built_site, example):
+    """The proofreader's items 7 and 9 (issue 54): Home gives multi-head/'s W_Q as the stacked d_model × h·d_k
+    matrix; the recap gives each head its own W_Q^(g); cross-attention names qkv/'s matrices with their shape;
+    PyTorch is "they"; multi_head_attention is the whole layer; each of the six slice tables says which it is."""
+    home = reading(built_site / "index.html")
+    row = home[home.index("learned projections to queries"):home.index("learned projection to values")]
+    assert "Multi-head attention" in row and "d_model×hd_k" in row.replace(" ", ""), \
+        "Home's W_Q row says that on multi-head/ W_Q is every head's W_Q^(g) side by side, d_model × h·d_k"
+    page = reading(built_site / PAGE)
+    recap = page[page.index("Recap"):]
+    assert re.search(r"Each head has its own W_Q\^\(g\) ?, W_K\^\(g\) ?and W_V\^\(g\)", recap), \
+        "the recap gives each head its own W_Q^(g): the page's W_Q is the stacked matrix"
+    cross = json.loads((built_site / "examples" / "ex-cross-attention.json").read_text())
+    rows, cols = np.shape(cross["inputs"]["W_Q"])
+    assert f"through the same {rows}×{cols} W_Q, W_K, W_V as on Queries, keys and values" in page, \
+        "cross-attention names the matrices it reuses: qkv/'s, with their shape"
+    assert "They keep both as axes" in page and "is the whole layer" in page and "whole table, for" not in page
+    html = (built_site / PAGE).read_text(encoding="utf-8")
+    batched = html.index('id="the-batched-layout"')
+    section = html[html.index("tabbed-set", batched):html.index('id="more-heads')]  # the Q, K and V tabs
+    captions = re.findall(r"<p>([^\n]*?)</p>\s*(?:<div[^>]*>)*<table", section)
+    plain = [re.sub(r"<[^>]+>|\s", "", unescape_math(c)) for c in captions]
+    expected = [f"{name},head{h + 1}" for name in "QKV" for h in range(example["n_heads"])]
+    assert plain == expected, f"each of the batched layout's six slice tables is captioned (Q, head 1, …): {plain}"
+
+
+def unescape_math(html):
+    """A caption's text: MathML's characters kept, arithmatex's fallback dropped."""
+    return re.sub(r"<annotation[^>]*>.*?</annotation>", "", html, flags=re.S)

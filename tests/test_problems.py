@@ -849,3 +849,27 @@ def test_the_weights_are_called_A_in_the_json_the_kit_and_its_step_titles():
             assert "W" not in {m["name"] for m in v["inputs"]} | {s["key"] for s in v["solution"]}
             assert "dW" not in {s["key"] for s in v["solution"]}
     assert functions["weighted_sum"] == ["A", "V"] and functions["score_gradient"] == ["A", "V", "dO"]
+
+
+# ---------------------------------------------------------------- the proofreader's notation (issue 54, items 13 and 14)
+
+def test_the_positions_set_names_its_width_d_and_labels_the_offset_query_apart_from_q():
+    for variant in BY_SET["positions"]["variants"]:
+        assert "√d_k" not in variant["prompt"] and "(not divided by √d)" in variant["prompt"], \
+            f"{variant['id']}: the positions set calls the width d, so its prompt says the score is not divided by √d"
+        offset = next(s["matrix"] for s in variant["solution"] if s["key"] == "q_offset")
+        assert offset["rows"] == ["q turned by p − p′"], \
+            f"{variant['id']}: the query turned by the offset is labelled as such, not q, which is the query as given"
+    kit = (Path(__file__).resolve().parents[1] / "figures_src" / "pages" / "problems" / "kit_template.py").read_text(encoding="utf-8")
+    assert "√d_k" not in kit[kit.index("def rope_score"):], "the kit's rope_score stub takes vectors of width d: √d"
+
+
+def test_problems_typesets_as_the_other_pages():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "problems.md").read_text(encoding="utf-8")
+    assert r"\mathsf" not in page, r"a transpose is typeset K^{\text{T}} (or ᵀ) on every page, never \mathsf{T}"
+    questions = problems_sets.concepts_set()["questions"]
+    assert not re.search(r"\+ c\)|e\^c\b", questions[0]["explanation"]), \
+        "concept question 1 does not call the added constant c: c counts a vector's entries (Home's notation)"
+    assert str(fmt(problems_sets.SHIFT)) in questions[0]["explanation"]
+    assert "out<sub>i</sub>" in typeset(questions[7]["explanation"]), \
+        "concept question 8's answer typesets out_i with its subscript, as Home's notation table writes an output row"

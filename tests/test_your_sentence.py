@@ -372,3 +372,17 @@ def test_the_page_names_the_float32_models_heads_for_every_preset_and_pattern(mo
             assert page[kind] == expected, (sentence.id, kind, margin)
             kinds.add(kind)
     assert kinds == {"previous", "next", "sink", "pronoun"}
+
+
+def test_what_runs_where_says_shipped_rounded_and_checked_in_three_sentences(generated):
+    """your-sentence/ "What runs where" (issue 54, proofreader's item 16): what is shipped, how the weights are
+    rounded, and how the files are checked are three sentences, each read in one pass; the numbers stay the build's."""
+    honesty = (generated / "snippets" / "your-sentence-honesty.md").read_text(encoding="utf-8")
+    download = honesty[honesty.index("The download is"):]
+    sentences = re.split(r"(?<=[a-z)])\. (?=[A-Z])", download)[:3]
+    shipped, rounded, checked = sentences
+    assert re.match(r"The download is [\d.]+ MB: ", shipped) and "vocab.txt" in shipped and "kernels" in shipped
+    assert "rounded" not in shipped and "SHA-256" not in shipped, "the sentence of what is shipped says only that"
+    assert re.search(r"rounded to a whole number of steps of 1/\d+ of its row's spread", rounded) \
+        and "SHA-256" not in rounded, "the rounding is a sentence of its own"
+    assert "SHA-256" in checked and "checks every file" in checked, "the check is a sentence of its own"

@@ -92,9 +92,9 @@ def rounding_note(weights, labels, values="Weights"):
     return ""
 
 
-# A symbol with a subscript, as plain text writes it: d_k, d_model, s̃_max, W_Q, XW_Q, a_ij, s̃_ij, dO_i, Σ_j (not code names
-# such as attend_chunked). The Problems page's JavaScript typesets with this pattern too (the contract emits it).
-SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dA|dS̃|dS|dO|∂a|∂s̃|s̃|[dWqkvasδΣQKV])_(model|max|ij|[kvQKVOijlg])(?![A-Za-z0-9_])")
+# A symbol with a subscript, as plain text writes it: d_k, d_model, s̃_max, W_Q, XW_Q, a_ij, s̃_ij, dO_i, Σ_j, out_i (as
+# Home's notation table writes an output row; not code names such as attend_chunked). The Problems page's JavaScript typesets with this pattern too (the contract emits it).
+SUBSCRIPTED = re.compile(r"(?<![A-Za-z0-9_])(XW|dW|dA|dS̃|dS|dO|∂a|∂s̃|s̃|out|[dWqkvasδΣQKV])_(model|max|ij|[kvQKVOijlg])(?![A-Za-z0-9_])")
 
 
 def typeset(text):

@@ -327,7 +327,8 @@ def batched_snippets(data):
     for name in "QKV":
         for h in range(n_heads):
             parts[f"{name.lower()}-h{h + 1}"] = matrix(data["heads_first"][name][0, h], data["tokens"],
-                                                         columns[h * d_k:(h + 1) * d_k], corner="token", digits=1, trim=True)
+                                                         columns[h * d_k:(h + 1) * d_k], corner="token", digits=1, trim=True,
+                                                         caption=f"{name}, head {h + 1}")  # plain text, as the tabs
     return parts
 
 
@@ -364,12 +365,16 @@ def cross_snippets(example):
     tokens, keys, steps = example["tokens"], example["key_tokens"], example["steps"]
     n_q, n_k, d_k = len(tokens), len(keys), example["d_k"]
     d_model = example["inputs"]["X"].shape[1]
+    w_rows, w_cols = example["inputs"]["W_Q"].shape
+    claim(all(example["inputs"][f"W_{name}"].shape == (w_rows, w_cols) for name in "KV"),
+          "cross-attention's W_Q, W_K and W_V have one shape")
     return {
         "shapes": (
             f"Here the decoder has written $n_q = {n_q}$ tokens, *{' '.join(tokens)}*, and the encoder has read "
             f"the running sentence, $n_k = {n_k}$ tokens. The queries come from the decoder's vectors "
             rf"(${n_q} \times {d_model}$), the keys and values from the encoder's (${n_k} \times {d_model}$), "
-            rf"through the same $W_Q$, $W_K$, $W_V$ as [before](qkv.md): $Q$ is ${n_q} \times {d_k}$, $K$ and $V$ "
+            rf"through the same ${w_rows} \times {w_cols}$ $W_Q$, $W_K$, $W_V$ as on [Queries, keys and values](qkv.md): "
+            rf"$Q$ is ${n_q} \times {d_k}$, $K$ and $V$ "
             rf"are ${n_k} \times {d_k}$ (the running sentence's keys and values exactly), the score table is "
             rf"${n_q} \times {n_k}$, and the output has one row per decoder token, ${n_q} \times {d_k}$."
         ),

@@ -87,7 +87,7 @@ def rope_pair(given, q):
 
 def rope_score(given, q, k):
     """given as in sinusoid_entry, q and k (1, d) -> [[q̂ · k̂]]: the query turned to position p, the key to p′,
-    every pair r by its own angle; their dot product, not divided by √d_k."""
+    every pair r by its own angle; their dot product, not divided by √d."""
     raise NotImplementedError("rope_score: turn q to p and k to p′ (or q by p − p′ alone), then the dot product")
 
 

@@ -804,7 +804,7 @@ def positions(index, seed):
                   + (", (5, 6)" if pairs == 3 else "") + ", and pair r turns at the frequency 10000^(−2(r − 1)/d) "
                   f"radians per position. A query q sits at position p = {p} and a key k at p′ = {p_key}. Give entry "
                   f"{entry} of the sinusoidal position vector PE at position {p}, pair {r} of the query turned by RoPE "
-                  "to its position, and the RoPE score q̂ · k̂ of the turned query and key (not divided by √d_k).",
+                  "to its position, and the RoPE score q̂ · k̂ of the turned query and key (not divided by √d).",
         "inputs": [matrix("given", "The width and the positions", [[d, p, p_key, entry, r]], ["given"],
                           ["d", "p", "p′", "entry", "pair"]),
                    matrix("q", f"q (1 × {d})", q, ["q"], entries),
@@ -842,7 +842,7 @@ def positions(index, seed):
             step("q_offset", f"The same score from the offset alone: q turned by p − p′ = {fmt(offset)} is "
                  f"{fmt_vec(q_offset[0])}, and its dot product with k as it stands is {dot_text(q_offset[0], k[0])} = "
                  f"{fmt(by_offset)}. Any two positions {abs(offset)} apart, in the same order, give this score.",
-                 matrix("q_offset", f"q turned by p − p′ = {fmt(offset)}", q_offset, ["q"], entries)),
+                 matrix("q_offset", f"q turned by p − p′ = {fmt(offset)}", q_offset, ["q turned by p − p′"], entries)),
         ],
     }
 
@@ -939,7 +939,8 @@ def concept_questions():
             ["Every weight grows.", "Nothing: the weights stay exactly the same.",
              "The largest weight grows and the others shrink.", "The row no longer adds up to 1."],
             1,
-            f"Softmax divides each e^(s̃ + c) by the row's total of e^(s̃ + c); the factor e^c cancels. In the running "
+            f"Softmax divides each e^(s̃ + {fmt(SHIFT)}) by the row's total of e^(s̃ + {fmt(SHIFT)}); the factor "
+            f"e^{fmt(SHIFT)} cancels. In the running "
             f"example the row of “{first}” has the weights {fmt_vec(A.softmax(row))} before and "
             f"{fmt_vec(shifted)} after adding {fmt(SHIFT)}.",
             {"row": row.tolist(), "shift": SHIFT, "before": A.softmax(row).tolist(), "after": shifted.tolist()},
