@@ -186,6 +186,7 @@ def reading(path):
 # Each old meaning, as the text wrote it: A is the table of weights (a_ij), S the raw scores (s_ij), S̃ the
 # scaled ones (s̃_ij), and W only a projection (W_Q, W_K, W_V, W_O). Issue 54: m is the mask (m_ij) and the row's
 # largest score s̃_max, L the loss and N the digits, w a window's width, O = AV the output, g a head, i a query.
+# Steps of training count from 1 (learning/ once had a history 0 … 119 beside a checkpoint “after 120 steps”).
 OLD_MEANINGS = {
     "dW for the weights' gradient (it is dA; dW_Q, dW_K, dW_V, dW_O are the projections')": r"\bdW(?!_[QKVO])",
     "Wₒ (the formulas write W_O)": r"Wₒ",
@@ -206,6 +207,8 @@ OLD_MEANINGS = {
     "Out for the output (the notation table writes O = AV)": r"(?<![A-Za-z])Out ?=",
     "i for a head (i counts queries; the heads are counted by g)":
         r"(?<![A-Za-z])head_i(?![A-Za-z])|\b[Hh]ead i\b|(?<![A-Za-z])[QKV](?:_i|ᵢ)(?![A-Za-z_])",
+    "a training step counted from 0 (readers count steps from 1; a checkpoint is the steps done, “after 0 steps”)":
+        r"\b[Ss]teps? 0(?![.,]?\d)|\b[Ss]teps? \d+(?:, \d+)+(?: and \d+)? of training|\b[Ss]tep-0\b",
 }
 
 
