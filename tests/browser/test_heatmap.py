@@ -344,17 +344,18 @@ def test_step_slider_walks_through_the_training_checkpoints(page, site_url):
     figure = "#fig-learning-checkpoints"
     open_page(page, site_url, "learning/")
     ex = example("ex-learning-checkpoints")
-    assert slot(page, figure, "leadName") == "Step"
+    assert slot(page, figure, "leadName") == "Steps done", "the slider counts the updates done, as the page counts steps"
     slider = page.locator(f"{figure} input[data-slot=lead]")
     assert slider.get_attribute("type") == "range" and slider.get_attribute("max") == str(len(ex["checkpoints"]) - 1)
     label = page.locator(f"{figure} .aih-lead")
-    assert " ".join(label.text_content().split()) == "Step 0"  # once "Step step 0"
+    assert " ".join(label.text_content().split()) == "Steps done 0"  # once "Step step 0"
     assert grid_texts(page, figure) == expected(ex["steps"]["weights"][0])
     last = len(ex["checkpoints"]) - 1
     slider.focus()
     page.keyboard.press("End")  # a range input's own keys: the last checkpoint, announced as its step
-    assert " ".join(label.text_content().split()) == f"Step {ex['checkpoints'][last]}"
-    assert slider.get_attribute("aria-valuetext") == f"step {ex['checkpoints'][last]}"
+    assert " ".join(label.text_content().split()) == f"Steps done {ex['checkpoints'][last]}"
+    assert slider.get_attribute("aria-valuetext") == f"after {ex['checkpoints'][last]} steps", (
+        "a checkpoint is read out as a count of the steps done, not as a step counted from 0")
     assert grid_texts(page, figure) == expected(ex["steps"]["weights"][last])
     cell(page, figure, 3, 2).click()
     assert slot(page, figure, "output") == vec(ex["outputs"]["out"][last][3])
