@@ -251,7 +251,7 @@ def test_claims_about_the_training_run_fail_the_build_when_false():
     n = training.N_POSITIONS
     looking_back = np.stack([np.full((n, n), 1 / n), np.eye(n, k=-1) + np.eye(n) * 0.0])
     current.checkpoints_alt({"steps": {"weights": looking_back}, "tokens": list("abcdefgh")})
-    with pytest.raises(current.BuildError, match="learning-checkpoints: the page says by the last step"):
+    with pytest.raises(current.BuildError, match="learning-checkpoints: the page says after the last step"):
         current.checkpoints_alt({"steps": {"weights": np.stack([looking_back[0], np.eye(n)])}, "tokens": list("abcdefgh")})
     seeds, count = len(current.SEEDS), current.WIDE_STEPS
     curves = lambda value: np.full((seeds, count), value)  # noqa: E731
@@ -259,12 +259,12 @@ def test_claims_about_the_training_run_fail_the_build_when_false():
             (("scaled", {"loss": 0.05, "match": 0.99, "grad_W_Q": 1e-6, "entropy": 1.7}),
              ("unscaled", {"loss": 0.05, "match": 0.99, "grad_W_Q": 1e-12, "entropy": 0.2}))
             for key, value in values.items()}
-    data["grad_W_Q_unscaled"][:, 0], data["grad_W_Q_scaled"][:, 0] = 0.2, 0.035  # step 0, as the runs have them
-    data["loss_scaled"][:, :5] = data["loss_unscaled"][:, :9] = 2.0  # below the threshold at steps 5 and 9
+    data["grad_W_Q_unscaled"][:, 0], data["grad_W_Q_scaled"][:, 0] = 0.2, 0.035  # step 1, as the runs have them
+    data["loss_scaled"][:, :5] = data["loss_unscaled"][:, :9] = 2.0  # below the threshold at steps 6 and 10
     assert "left out" not in current.experiment_snippets(data)["details"]  # every run settled: no run is named
     with pytest.raises(current.BuildError, match="learning-scale: the page says the unscaled rows start nearer one-hot"):
         current.experiment_snippets({**data, "entropy_unscaled": curves(1.9)})
-    with pytest.raises(current.BuildError, match="learning-scale: the page says at step 0 the gradient reaching W_Q is larger"):
+    with pytest.raises(current.BuildError, match="learning-scale: the page says at step 1 the gradient reaching W_Q is larger"):
         current.experiment_snippets({**data, "grad_W_Q_unscaled": curves(1e-9)})
     late = data["grad_W_Q_unscaled"].copy()
     late[:, -current.LATE:] = 1e-3  # still moving at the end: above every scaled run's late gradient
@@ -276,10 +276,11 @@ def test_claims_about_the_training_run_fail_the_build_when_false():
     late_run["grad_W_Q_unscaled"][0, -current.LATE:] = 1e-3
     late_run["loss_unscaled"][0, :count - 10] = 2.0
     text = current.experiment_snippets(late_run)["details"]
-    assert (f"each run whose loss was below {current.THRESHOLD} before step {count - current.LATE} "
+    assert (f"each run whose loss was below {current.THRESHOLD} by step {count - current.LATE} "
             f"({seeds - 1} unscaled, {seeds} scaled) lies between 1.0e−12 and 1.0e−12 without the scale") in text
+    # row count - 10 of the curve is step count - 9: steps count from 1
     assert (f"The unscaled run of seed 0 is left out: its loss got below {current.THRESHOLD} only at step "
-            f"{count - 10}, inside those last {current.LATE} steps, and its median gradient there is still 1.0e−03.") in text
+            f"{count - 9}, inside those last {current.LATE} steps, and its median gradient there is still 1.0e−03.") in text
     late_run["loss_unscaled"][:, :count - 10] = 2.0  # no unscaled run gets there before the last LATE steps
     with pytest.raises(current.BuildError, match="learning-scale: the page says some runs of each kind have a loss below"):
         current.experiment_snippets(late_run)
@@ -290,8 +291,8 @@ def test_the_gradient_sentence_is_the_runs(generated):
     text = (generated / "snippets" / "learning-history-gradient.md").read_text(encoding="utf-8")
     grad = current.main_run()["grad_W_Q"]
     peak = int(np.argmax(grad))
-    last = current.MAIN.steps - 1
-    assert f"to {current.num(grad[peak], 3)} at step {peak}, then shrinks to {grad[-1]:.5f} at step {last}" in text
+    last = current.MAIN.steps  # steps count from 1: row peak of the history is step peak + 1
+    assert f"to {current.num(grad[peak], 3)} at step {peak + 1}, then shrinks to {grad[-1]:.5f} at step {last}" in text
     # the value it ends on is the one the table under the figure prints in its last row
     rows = current.history_table(current.main_run())["rows"]
     assert rows[-1][0] == last and rows[-1][-1] == f"{grad[-1]:.5f}"
@@ -365,7 +366,7 @@ def test_checkpoint_captions_say_what_is_shown_with_its_colours_and_mean():
     assert len(captions) == len(example["checkpoints"])
     for step, weights, text in zip(example["checkpoints"], example["steps"]["weights"], captions):
         mean = current.num(training.previous_token_weight(np.asarray(weights)), 2)
-        assert f"at step {step} of training" in text and f"the mean weight on it here is {mean}." in text
+        assert f"after {step} steps of training" in text and f"the mean weight on it here is {mean}." in text
         assert "yellow at 1" in text
 
 
@@ -408,7 +409,9 @@ def test_dx_checks_out_by_hand_from_the_printed_numbers(backprop):
              if re.match(r"\| (\d+|sum) \|", line)]
     dec = lambda text: Decimal(text.replace("−", "-").strip("()"))  # noqa: E731
     terms, sums = lines[:-1], [dec(x) for x in lines[-1][1:]]
-    assert [int(t[0]) for t in terms] == list(range(1, example["d_k"] + 1)), "one line per term k of the dot products"
+    assert [int(t[0]) for t in terms] == list(range(1, example["d_k"] + 1)), "one line per term c of the dot products"
+    assert re.search(r"^\| c \| via dQ \| via dK \| via dV \|$", parts["dX"], flags=re.M) and "line k" not in parts["dX"], (
+        "the worked dX entry counts its terms with c, which counts a vector's entries on Home; k is a key on this site")
     for path, p in enumerate("QKV"):
         factors = [[dec(x) for x in t[path + 1].split(" · ")] for t in terms]
         digits = 3 if p == "V" else 4
@@ -430,3 +433,69 @@ def test_the_page_says_why_dx_is_what_the_layer_below_receives():
     assert r"dX = dQ\, W_Q^{\text{T}} + dK\, W_K^{\text{T}} + dV\, W_V^{\text{T}}" in page
     assert "ex-backprop-step-dX.md" in page and "ex-backprop-step-projections.md" in page
     assert "so $dX$ is the gradient that layer receives" in page, "one sentence says why dX goes to the layer below"
+
+
+def test_the_ds_line_works_from_the_numbers_the_a_and_da_tables_print(backprop):
+    """Every factor of the worked dS̃ entry is printed, digit for digit, in the A or dA table above it, in its row
+    and column: a learner finds 4.9097 in the dA table, not a 4.910 to be guessed further."""
+    example, parts = backprop
+    tokens = example["tokens"]
+
+    def cells(markdown, corner):
+        """{row token: [cell texts]} of the table whose corner is `corner`."""
+        table = markdown[markdown.index(f"| {corner} |"):].split("\n\n")[0]
+        return {m.group(1): m.group(2).split(" | ") for m in re.finditer(r"^\| \*\*(\w+)\*\* \| (.+) \|$", table, flags=re.M)}
+
+    A, dA = cells(parts["forward"], "A"), cells(parts["dW"], "dA")
+    head = re.search(r"Row (\d+) \(“(\w+)”\), key “(\w+)”: \$([\d.]+) \\cdot \(([\d.−-]+) - ([\d.]+)\)", parts["dS"])
+    assert head, parts["dS"]
+    row, token, key, weight, gradient, average = head.groups()
+    column = tokens.index(key)
+    assert weight == A[token][column] and gradient.replace("-", "−") == dA[token][column], (
+        "the worked dS̃ entry uses the weight and the dA entry as their tables print them")
+    terms = re.search(r"\$\$(.+) \\approx ([\d.]+)\.\$\$", parts["dS"])
+    assert terms and terms.group(2) == average, parts["dS"]
+    pairs = [term.split(" \\cdot ") for term in terms.group(1).split(" + ")]
+    assert [g.replace("-", "−") for g, _ in pairs] == dA[token] and [a for _, a in pairs] == A[token], (
+        "the row's weighted average of dA is worked from the printed dA and A rows")
+
+
+# ---------------------------------------------------------------- steps counted from 1 (issue 54)
+
+def test_steps_count_from_1_and_checkpoints_count_the_steps_done(generated):
+    """Readers count from 1 (Home): the history's steps run 1 … N, the figures' step axes start at 1, the tables say
+    "loss at step 300", and a checkpoint is the number of steps done ("after 0 steps" is before training), so the
+    history's last row and the last checkpoint are both 120."""
+    current = this_build_s_learning()
+    figures = generated / "figures"
+    rows = current.history_table(current.main_run())["rows"]
+    assert rows[0][0] == 1 and rows[-1][0] == current.MAIN.steps == current.CHECKPOINTS[-1], (
+        "the history counts steps from 1, and its last row is the last checkpoint's count of steps")
+    history = (figures / "learning-history.html").read_text(encoding="utf-8")
+    shown = [int(step) for step in re.findall(r"<tr><t[hd][^>]*>(\d+)</t[hd]>", history.split("<table", 1)[1])]
+    assert shown == [r[0] for r in rows] and shown[0] == 1, "the page's history table counts steps from 1"
+    checkpoints = (figures / "learning-checkpoints.html").read_text(encoding="utf-8")
+    for step in current.CHECKPOINTS:
+        assert f"Weights after {step} steps" in checkpoints, "each checkpoint is named by the steps done before it"
+    assert "at step" not in checkpoints and "step 0" not in checkpoints, "a checkpoint is a count of steps done"
+    scale = (figures / "learning-scale.html").read_text(encoding="utf-8")
+    assert f"loss at step {current.WIDE_STEPS}<" in scale and f"step {current.WIDE_STEPS - 1}" not in scale
+    assert "at step 1" in scale and "at step 0" not in scale
+    snippets = generated / "snippets"
+    numbers = (snippets / "learning-scale-numbers.md").read_text(encoding="utf-8")
+    assert f"loss at step {current.WIDE_STEPS} |" in numbers, "the last of 300 steps is step 300"
+    reached = int(np.flatnonzero(current.main_run()["match"] > 0.9)[0]) + 1
+    assert f"(it passed 0.9 at step {reached})" in (snippets / "learning-history-numbers.md").read_text(encoding="utf-8"), (
+        "the first step past 0.9 is counted from 1")
+    assert "At step 1, before any update" in (snippets / "learning-scale-story.md").read_text(encoding="utf-8")
+    example = json.loads((generated / "public" / "examples" / "ex-learning-checkpoints.json").read_text(encoding="utf-8"))
+    assert example["checkpoints"] == list(current.CHECKPOINTS), "the JSON's checkpoints stay counts of updates done"
+    assert example["leading_axis"] == {**example["leading_axis"], "name": "after",
+                                       "labels": [f"{c} steps" for c in current.CHECKPOINTS]}, (
+        "the slider's and the caption's words name a checkpoint as the steps done: \"after 20 steps\"")
+
+
+def test_first_step_below_counts_from_1():
+    assert training.first_step_below(np.array([1.0, 0.5, 0.05, 0.01]), 0.1) == 3, "the third step is step 3"
+    assert training.first_step_below(np.array([0.05]), 0.1) == 1
+    assert training.first_step_below(np.array([1.0, 0.5]), 0.1) is None

@@ -187,6 +187,7 @@ def reading(path):
 # scaled ones (s̃_ij), and W only a projection (W_Q, W_K, W_V, W_O). Issue 54: m is the mask (m_ij) and the row's
 # largest score s̃_max, L the loss and N the digits, w a window's width, O = AV the output, g a head, i a query,
 # η GELU's output on block/, B chunked attention's block size, ℓ and o the online softmax's running sums.
+# Steps of training count from 1 (learning/ once had a history 0 … 119 beside a checkpoint “after 120 steps”).
 OLD_MEANINGS = {
     "dW for the weights' gradient (it is dA; dW_Q, dW_K, dW_V, dW_O are the projections')": r"\bdW(?!_[QKVO])",
     "Wₒ (the formulas write W_O)": r"Wₒ",
@@ -215,6 +216,8 @@ OLD_MEANINGS = {
     "g for GELU's output (g counts the heads, head_g; GELU's output is η)":
         r"(?<![A-Za-z_])g(?:_(?:c|\d+))? ?=? ?(?:GELU|u_?c?Φ)|(?<![A-Za-z_])g ?: ?GELU|(?<![A-Za-z_])g_\d|"
         r"(?<![A-Za-z_])u, ?g(?![A-Za-z_])|=g ?W_2|= g W_2",
+    "a training step counted from 0 (readers count steps from 1; a checkpoint is the steps done, “after 0 steps”)":
+        r"\b[Ss]teps? 0(?![.,]?\d)|\b[Ss]teps? \d+(?:, \d+)+(?: and \d+)? of training|\b[Ss]tep-0\b",
 }
 
 

@@ -1,7 +1,7 @@
 """One √d_k story on scaling/, learning/ and Home (issue 54, item 2): what saturation does to the softmax's slope,
 what dropping the factor does to the gradient reaching W_Q, and what the runs of learning/ measured. The pages
 claim only what the runs show, quote the runs' numbers from the build, and word their claims so they hold on
-any CPU (one unscaled seed's run lets go of a wrong key at step 278 on one machine and never on another)."""
+any CPU (one unscaled seed's run lets go of a wrong key at step 279 on one machine and never on another)."""
 import html
 import re
 import statistics
@@ -15,7 +15,7 @@ DOCS = ROOT / "docs"
 SCALING, LEARNING, HOME = ((DOCS / name).read_text(encoding="utf-8") for name in ("scaling.md", "learning.md", "index.md"))
 STORY = '--8<-- "generated/snippets/learning-scale-story.md"'
 
-# Unconditional claims learning/'s runs do not support: the unscaled gradient at W_Q is larger at step 0, and
+# Unconditional claims learning/'s runs do not support: the unscaled gradient at W_Q is larger at step 1, and
 # most unscaled runs learn the task.
 UNSUPPORTED = ["stop learning", "stops learning", "learning stalls", "stalls learning", "stall", "gradient nearly vanishes",
                "pass little gradient", "almost no signal", "almost no gradient back"]
@@ -37,7 +37,7 @@ def prose(markdown):
 def test_no_page_states_as_fact_what_the_runs_do_not_show(page):
     words = prose((DOCS / f"{page}.md").read_text(encoding="utf-8")).lower()
     found = [phrase for phrase in UNSUPPORTED if phrase in words]
-    assert not found, (f"docs/{page}.md says {found}: learning/'s runs show the unscaled gradient at W_Q larger at step 0 "
+    assert not found, (f"docs/{page}.md says {found}: learning/'s runs show the unscaled gradient at W_Q larger at step 1 "
                        "and most unscaled runs learning, only more slowly; a page claims only what they show")
 
 
@@ -71,7 +71,7 @@ def test_home_lists_scaling_with_the_same_story():
 
 def per_run_table(generated):
     """The table under learning/'s figure, every run: {label: [(first step below the threshold or None,
-    entropy at step 0, ‖dW_Q‖ at step 0), ...]}."""
+    entropy at step 1, ‖dW_Q‖ at step 1), ...]}."""
     figure = (generated / "figures" / "learning-scale.html").read_text(encoding="utf-8")
     rows = re.findall(r'<tr><th scope="row">(scaled|unscaled)</th>((?:<td>[^<]*</td>)+)</tr>', figure)
     runs = {"scaled": [], "unscaled": []}
@@ -107,7 +107,8 @@ def test_the_story_quotes_the_runs_as_the_table_prints_them(generated):
 
 
 def synthetic_runs(unscaled_reached=(70, 62, 73, 62, 90), scaled_reached=(64, 55, 53, 52, 67), grad0=(0.2, 0.035)):
-    """Runs shaped like learning/'s: each loss curve falls below the threshold at the given step (None: never)."""
+    """Runs shaped like learning/'s: each loss curve falls below the threshold at the given step, counted from 1 as
+    the pages count steps (None: never)."""
     current = learning()
     seeds, count = len(current.SEEDS), current.WIDE_STEPS
     data = {}
@@ -115,7 +116,7 @@ def synthetic_runs(unscaled_reached=(70, 62, 73, 62, 90), scaled_reached=(64, 55
                                        ("scaled", scaled_reached, 1.76, grad0[1])):
         loss = np.full((seeds, count), 0.05)
         for seed, step in enumerate(reached):
-            loss[seed, :count if step is None else step] = 2.0
+            loss[seed, :count if step is None else step - 1] = 2.0  # row step - 1 is step `step`
         grad = np.full((seeds, count), 1e-6 if label == "scaled" else 1e-12)
         grad[:, 0] = g
         data.update({f"loss_{label}": loss, f"match_{label}": np.full((seeds, count), 0.99),
@@ -127,7 +128,7 @@ def test_every_claim_of_the_story_fails_the_build_when_the_runs_stop_showing_it(
     current = learning()
     current.scale_story(synthetic_runs())
     broken = {
-        "at step 0 the gradient reaching W_Q is larger without the scale": synthetic_runs(grad0=(0.03, 0.035)),
+        "at step 1 the gradient reaching W_Q is larger without the scale": synthetic_runs(grad0=(0.03, 0.035)),
         "every scaled run gets its loss below": synthetic_runs(scaled_reached=(64, None, 53, 52, 67)),
         "most unscaled runs": synthetic_runs(unscaled_reached=(70, None, 73, None, 90)),
         "the unscaled runs take longer": synthetic_runs(unscaled_reached=(50, 52, 53, 51, 60)),

@@ -106,7 +106,7 @@ class Heatmap {
     if (publishedMaskName !== "none" && publishedMaskName !== "causal") maskMenu.add(new Option(publishedMaskName));
     if (this.leadCount) {
       this.panel.classList.add("aih-leads");
-      this.fill({ leadName: example.checkpoints ? "Step" : example.n_heads ? "Head" : "Sequence" });
+      this.fill({ leadName: example.checkpoints ? "Steps done" : example.n_heads ? "Head" : "Sequence" });
       if (example.checkpoints) {
         // a training run's checkpoints: a slider through them instead of a menu
         const max = this.leadCount - 1;
@@ -171,10 +171,11 @@ class Heatmap {
     for (const button of modes.children) button.setAttribute("aria-pressed", button.value === quantity);
     this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d k`);
     if (example.checkpoints) {
-      // the label names the axis ("Step"); beside the slider only its number, read out whole as "step 30"
+      // the label names the axis ("Steps done", a checkpoint counts the updates before it); beside the slider
+      // only its number, read out whole as "after 30 steps"
       const step = example.checkpoints[leadIndex];
       this.fill({ step });
-      this.slot("lead").setAttribute("aria-valuetext", `step ${step}`);
+      this.slot("lead").setAttribute("aria-valuetext", `after ${step} steps`);
     }
     this.drawGrid(values, limit);
     this.drawLegend(limit);
@@ -244,7 +245,7 @@ class Heatmap {
     const built = axis?.captions?.[quantity]?.[leadIndex] ??
       (leadIndex === this.initialLead ? this.publishedCaptions[quantity] : "");
     const lead = !this.leadCount ? "" : axis ? `, ${axis.name} ${axis.labels[leadIndex]}`
-      : `, ${this.example.n_heads ? "head" : "sequence"} ${Number(leadIndex) + 1}`;
+      : `, ${this.example.n_heads ? "head" : "sequence"} ${+leadIndex + 1}`;
     const scale = scaleMultiplier === 1 ? "" : words.scale + formatNumber(scaleMultiplier);
     const mask = maskName === "none" ? "" : `, under the ${maskName}${words.mask}`;
     this.caption.textContent = (asBuilt && built) ||
@@ -385,7 +386,7 @@ class Heatmap {
     const on = (element, type, handler) => element.addEventListener(type, handler, { signal });
     on(this.slot("modes"), "click", (event) => event.target.value && this.update({ quantity: event.target.value }));
     // the multiplier as printed (2 decimals), so the readout's arithmetic uses the number it shows
-    on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: printed(10 ** Number(event.target.value)) }));
+    on(this.slot("slider"), "input", (event) => this.update({ scaleMultiplier: printed(10 ** +event.target.value) }));
     on(this.slot("mask"), "change", (event) => this.update({ maskName: event.target.value }));
     on(this.slot("lead"), "input", (event) => this.update({ leadIndex: event.target.value }));
     // At a new width the readout's lines wrap anew, so it lets go of the height it keeps (keepHeight starts
@@ -403,7 +404,7 @@ class Heatmap {
     const onCell = (type, handler) =>
       on(this.grid, type, (event) => {
         const cell = event.target.closest("[data-j]");
-        if (cell) handler(Number(cell.dataset.i), Number(cell.dataset.j), event);
+        if (cell) handler(+cell.dataset.i, +cell.dataset.j, event);
       });
     onCell("pointerover", (row, column) => this.showPair(row, column));
     onCell("focusin", (row, column) => this.showPair(row, column));

@@ -344,17 +344,18 @@ def test_step_slider_walks_through_the_training_checkpoints(page, site_url):
     figure = "#fig-learning-checkpoints"
     open_page(page, site_url, "learning/")
     ex = example("ex-learning-checkpoints")
-    assert slot(page, figure, "leadName") == "Step"
+    assert slot(page, figure, "leadName") == "Steps done", "the slider counts the updates done, as the page counts steps"
     slider = page.locator(f"{figure} input[data-slot=lead]")
     assert slider.get_attribute("type") == "range" and slider.get_attribute("max") == str(len(ex["checkpoints"]) - 1)
     label = page.locator(f"{figure} .aih-lead")
-    assert " ".join(label.text_content().split()) == "Step 0"  # once "Step step 0"
+    assert " ".join(label.text_content().split()) == "Steps done 0"  # once "Step step 0"
     assert grid_texts(page, figure) == expected(ex["steps"]["weights"][0])
     last = len(ex["checkpoints"]) - 1
     slider.focus()
     page.keyboard.press("End")  # a range input's own keys: the last checkpoint, announced as its step
-    assert " ".join(label.text_content().split()) == f"Step {ex['checkpoints'][last]}"
-    assert slider.get_attribute("aria-valuetext") == f"step {ex['checkpoints'][last]}"
+    assert " ".join(label.text_content().split()) == f"Steps done {ex['checkpoints'][last]}"
+    assert slider.get_attribute("aria-valuetext") == f"after {ex['checkpoints'][last]} steps", (
+        "a checkpoint is read out as a count of the steps done, not as a step counted from 0")
     assert grid_texts(page, figure) == expected(ex["steps"]["weights"][last])
     cell(page, figure, 3, 2).click()
     assert slot(page, figure, "output") == vec(ex["outputs"]["out"][last][3])
@@ -375,21 +376,21 @@ def test_checkpoint_caption_names_the_step_from_the_example(page, site_url):
 
 
 def test_checkpoint_caption_describes_the_shown_step_from_load_with_its_mean(page, site_url):
-    """On load the figure shows step 0, and so does its caption (not the static figure's four steps); each checkpoint
+    """On load the figure shows the weights before training (after 0 steps), and so does its caption (not the static figure's four steps); each checkpoint
     the slider reaches gets the build's caption for it, with that step's mean weight on i − 1 from the example."""
     figure = "#fig-learning-checkpoints"
     open_page(page, site_url, "learning/")
     ex = example("ex-learning-checkpoints")
     captions = ex["leading_axis"]["captions"]["weights"]
     assert caption(page, figure) == captions[0]
-    assert "at step 0 of training" in captions[0] and "steps 0, 20" not in caption(page, figure)
+    assert "after 0 steps of training" in captions[0] and "0, 20, 30 and 120" not in caption(page, figure)
     slider = page.locator(f"{figure} input[data-slot=lead]")
     for index in (2, len(ex["checkpoints"]) - 1):
         slider.fill(str(index))
         mean = ex["steps"]["weights"][index]
         mean = sum(mean[t][t - 1] for t in range(1, len(mean))) / (len(mean) - 1)
         assert caption(page, figure) == captions[index]
-        assert f"at step {ex['checkpoints'][index]} of training" in captions[index]
+        assert f"after {ex['checkpoints'][index]} steps of training" in captions[index], "a checkpoint is the steps done"
         assert f"the mean weight on it here is {mean:.2f}." in captions[index]
 
 

@@ -86,7 +86,7 @@ def descent_claim(example):
             "total": against.size}
 
 
-PRINTED_DIGITS = {"dQ": 4, "dK": 4, "dV": 3, "dX": 3}  # as the page's tables print them
+PRINTED_DIGITS = {"A": 4, "dA": 4, "dQ": 4, "dK": 4, "dV": 3, "dX": 3}  # as the page's tables print them
 
 
 def dx_by_hand(example):
@@ -119,12 +119,12 @@ def dx_snippets(example):
     worked = dx_by_hand(example)
     i, a = worked["i"], worked["a"]
     exact = lambda value: num(float(value), max(-value.normalize().as_tuple().exponent, 0))  # noqa: E731
-    # one column per path, one row per term k of its dot product: narrow enough for a phone, and a table, where
+    # one column per path, one row per term c of its dot product: narrow enough for a phone, and a table, where
     # three long display formulas ran past the column and cost the page's DOM a MathML element per symbol
-    columns = ["k", *(f"via d{part}" for part in "QKV")]
+    columns = ["c", *(f"via d{part}" for part in "QKV")]  # c counts a vector's entries (Home); k is a key
     factor = lambda text: f"({text})" if text.startswith("−") else text  # noqa: E731  −0.1120 · (−0.4)
-    rows = [[str(k + 1), *(f"{g[0]} · {factor(w[0])}" for g, w in (path["terms"][k] for path in worked["paths"]))]
-            for k in range(d_k)]
+    rows = [[str(c + 1), *(f"{g[0]} · {factor(w[0])}" for g, w in (path["terms"][c] for path in worked["paths"]))]
+            for c in range(d_k)]
     rows.append(["sum", *(exact(path["sum"]) for path in worked["paths"])])
     total = " + ".join(factor(exact(path["sum"])) for path in worked["paths"])  # a + (−b) + c, as the site writes sums
     return {
@@ -132,8 +132,8 @@ def dx_snippets(example):
         "dX": (
             matrix(example["steps"]["dX"], tokens, dims("", d_model), corner="dX", digits=PRINTED_DIGITS["dX"])
             # plain words where TeX would do: the page is at its budget of DOM elements, and MathML costs one a symbol
-            + f"\nRow {i + 1} (“{tokens[i]}”), column {a + 1}, the largest entry, path by path and term by term: line k of "
-            f"the column via dQ is the k-th number of row {i + 1} of dQ times the k-th number of row {a + 1} of "
+            + f"\nRow {i + 1} (“{tokens[i]}”), column {a + 1}, the largest entry, path by path and term by term: line c of "
+            f"the column via dQ is the c-th number of row {i + 1} of dQ times the c-th number of row {a + 1} of "
             f"W<sub>Q</sub>, and likewise for dK and dV:\n\n"
             + table(columns, rows)
             # plain text, not TeX: a formula this long does not wrap, and ran past a phone's screen
@@ -159,7 +159,9 @@ def backprop_snippets(example):
     descent = descent_claim(example)
     i, j = descent["i"], descent["j"]  # the row with the largest weight, and the key it gives it to
     pull = (dA[i] * A[i]).sum()
-    terms = " + ".join(f"{latex_number(dA[i, k], 4)} \\cdot {latex_number(A[i, k], 4)}" for k in range(len(tokens)))
+    # the worked line's factors with the digits the A and dA tables print them with, so a learner finds each there
+    terms = " + ".join(f"{latex_number(dA[i, k], PRINTED_DIGITS['dA'])} \\cdot {latex_number(A[i, k], PRINTED_DIGITS['A'])}"
+                       for k in range(len(tokens)))
     rate = num(example["learning_rate"], 2)
     gradient = dS[i, j]
     sign, would, moves = (("positive", "raise", "lowers") if gradient > 0 else ("negative", "lower", "raises"))
@@ -174,19 +176,20 @@ def backprop_snippets(example):
             + "\n" + by_keys(s["scaled_scores"], SCALED, 3)
         ),
         "forward": (
-            by_keys(A, "A") + "\n" + by_dims(s["V"], "V", 1) + "\n"
+            by_keys(A, "A", PRINTED_DIGITS["A"]) + "\n" + by_dims(s["V"], "V", 1) + "\n"
             + by_dims(example["outputs"]["out"], "O") + "\n" + by_dims(example["inputs"]["target"], "T", 1)
             + f"\nThe loss is $L = \\tfrac{{1}}{{2}}\\sum (O - T)^2 = {latex_number(s['loss'], 4)}$.\n"
         ),
         "dO": by_dims(s["dO"], "dO"),
         "dV": by_dims(s["dV"], "dV", PRINTED_DIGITS["dV"]),
-        "dW": by_keys(dA, "dA"),
+        "dW": by_keys(dA, "dA", PRINTED_DIGITS["dA"]),
         "dS": (
             by_keys(dS, f"d{SCALED}", 4)
             # the weighted average on a line of its own (inline, it ran 100 px past a phone's screen), last, so the
             # paragraph stays one: the page is at its budget of elements
             + f"\nEach row of $d\\tilde{{S}}$ adds up to 0. Row {i + 1} (“{tokens[i]}”), key “{tokens[j]}”: "
-            f"${latex_number(A[i, j], 4)} \\cdot ({latex_number(dA[i, j], 4)} - {latex_number(pull, 3)}) \\approx "
+            f"${latex_number(A[i, j], PRINTED_DIGITS['A'])} \\cdot ({latex_number(dA[i, j], PRINTED_DIGITS['dA'])} - "
+            f"{latex_number(pull, 3)}) \\approx "
             f"{latex_number(gradient, 3)}$, {sign}: raising that score would {would} the loss, so a descent step "
             f"{moves} it. Here {latex_number(pull, 3)} is the weighted average of the row's $dA$:\n\n"
             f"$${terms} \\approx {latex_number(pull, 3)}.$$\n"
@@ -241,8 +244,9 @@ def checkpoints_example():
         "d_k": MAIN.d_k,
         "scale": float(1 / np.sqrt(MAIN.d_k)),
         "checkpoints": list(CHECKPOINTS),
-        # the caption's "step 20", and the caption the interactive figure shows at each checkpoint
-        "leading_axis": {"name": "step", "labels": [str(c) for c in CHECKPOINTS],
+        # the caption's and the slider's "after 20 steps" (checkpoints count the updates done: 0 is before training),
+        # and the caption the interactive figure shows at each checkpoint
+        "leading_axis": {"name": "after", "labels": [f"{c} steps" for c in CHECKPOINTS],
                          "captions": {"weights": [checkpoint_caption(words, c, w) for c, w in zip(CHECKPOINTS, weights)]}},
         "inputs": {"X": X},
         "steps": {"Q": Q, "K": K, "V": V, "scores": attention.scores(Q, K), "scaled_scores": attention.scaled_scores(Q, K),
@@ -264,9 +268,15 @@ def checkpoints_render(example, fig):
     for ax, step in zip(axes, SHOWN_PANELS):
         c = example["checkpoints"].index(step)
         drawn.append(heatmap(ax, example["steps"]["weights"][c], example["tokens"], example["tokens"],
-                             quantity="weights", panel=f"step{step}", title=f"step {step}",
+                             quantity="weights", panel=f"step{step}", title=f"after {step} steps",
                              show_values=False, colorbar=False, as_image=True))
     return drawn
+
+
+def listed(numbers):
+    """0, 20, 30 and 120: a list of numbers in words."""
+    words = [str(n) for n in numbers]
+    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 BRIGHTNESS = "brighter means more weight, from dark purple at 0 to yellow at 1"  # heatmap.py's WEIGHT_CMAP, viridis
@@ -275,8 +285,8 @@ BRIGHTNESS = "brighter means more weight, from dark purple at 0 to yellow at 1" 
 def checkpoint_caption(tokens, step, weights):
     """The interactive figure's caption while it shows the checkpoint at `step` as the build computed it."""
     return (
-        f"The weights of the sequence “{' '.join(tokens)}” at step {step} of training ({BRIGHTNESS}); the Step slider "
-        f"picks another checkpoint from {', '.join(map(str, CHECKPOINTS))}. The right answer is the cell just left of "
+        f"The weights of the sequence “{' '.join(tokens)}” after {step} steps of training ({BRIGHTNESS}); the Steps "
+        f"done slider picks another checkpoint from {listed(CHECKPOINTS)} steps. The right answer is the cell just left of "
         f"the diagonal in every row after the first; the mean weight on it here is "
         f"{num(training.previous_token_weight(np.asarray(weights)), 2)}."
     )
@@ -286,16 +296,16 @@ def checkpoints_caption(example):
     """The static figure's caption (the print edition's, and the page's without JavaScript)."""
     target = ", ".join(num(training.previous_token_weight(w), 2) for w in np.asarray(example["steps"]["weights"]))
     return (
-        f"The weights of the sequence “{' '.join(example['tokens'])}” at steps {', '.join(map(str, SHOWN_PANELS))} "
-        f"of training, queries down and keys across: {BRIGHTNESS}. "
+        f"The weights of the sequence “{' '.join(example['tokens'])}” after {listed(SHOWN_PANELS)} steps "
+        f"of training (0: before it), queries down and keys across: {BRIGHTNESS}. "
         f"The right answer is the cell just left of the diagonal in every row after the first. "
-        f"Mean weight on it at each checkpoint ({', '.join(map(str, example['checkpoints']))}): {target}."
+        f"Mean weight on it after {listed(example['checkpoints'])} steps: {target}."
     )
 
 
 def checkpoints_table(example):
     return [
-        {"caption": f"Weights at step {step}", "columns": ["query \\ key", *example["tokens"]],
+        {"caption": f"Weights after {step} steps", "columns": ["query \\ key", *example["tokens"]],
          "rows": [[t, *row] for t, row in zip(example["tokens"], example["steps"]["weights"][c])]}
         for c, step in enumerate(example["checkpoints"])
     ]
@@ -305,13 +315,13 @@ def checkpoints_alt(example):
     weights = np.asarray(example["steps"]["weights"])
     n = weights.shape[-1]
     claim((weights[-1, 1:].argmax(axis=-1) == np.arange(n - 1)).all(), "learning-checkpoints",
-          "by the last step every row after the first has its largest weight just left of the diagonal")
+          "after the last step every row after the first has its largest weight just left of the diagonal")
     claim(training.previous_token_weight(weights[0]) < 0.5, "learning-checkpoints",
-          "at step 0 the weights are scattered (less than half of each row on the previous token, on average)")
+          "before training the weights are scattered (less than half of each row on the previous token, on average)")
     return (
         f"{len(SHOWN_PANELS)} weight heatmaps side by side, queries down and keys across, for the "
-        f"{len(example['tokens'])} tokens “{' '.join(example['tokens'])}”: at step 0 the weights are scattered; "
-        "by the last step every row after the first is one bright cell just left of the diagonal. The tables after the "
+        f"{len(example['tokens'])} tokens “{' '.join(example['tokens'])}”: before training the weights are scattered; "
+        f"after {SHOWN_PANELS[-1]} steps every row after the first is one bright cell just left of the diagonal. The tables after the "
         "figure list every value."
     )
 
@@ -335,7 +345,7 @@ def power_of_ten(value, _position):
 
 def history_render(data, fig):
     loss_ax, match_ax, grad_ax = fig.subplots(3, 1, sharex=True)
-    steps = np.arange(MAIN.steps)
+    steps = np.arange(1, MAIN.steps + 1)  # counted from 1, as the page counts them
     loss_ax.plot(steps, data["loss"])
     loss_ax.set_ylabel("loss (nats)")
     loss_ax.set_ylim(0, np.log(training.VOCAB) * 1.2)
@@ -373,16 +383,17 @@ def history_alt(data):
 
 def history_table(data):
     return {
-        "caption": "Loss, weight on the previous token and ‖dW_Q‖, every fifth step and the last",
+        "caption": "Loss, weight on the previous token and ‖dW_Q‖, at the first step and every fifth",
         "columns": ["step", "loss", "weight on i − 1", "‖dW_Q‖"],
-        "rows": [[s, f"{data['loss'][s]:.4f}", f"{data['match'][s]:.4f}", f"{data['grad_W_Q'][s]:.5f}"]
+        "rows": [[s, f"{data['loss'][s - 1]:.4f}", f"{data['match'][s - 1]:.4f}", f"{data['grad_W_Q'][s - 1]:.5f}"]
                  for s in history_table_steps()],
     }
 
 
 def history_table_steps():
-    """Every fifth step and the last one, which the page's sentence on the gradient cites."""
-    return sorted({*range(0, MAIN.steps, 5), MAIN.steps - 1})
+    """The steps the table shows, counted from 1: the first, every fifth and the last (which the page's sentence on
+    the gradient cites). Row s - 1 of the history is step s."""
+    return sorted({1, *range(5, MAIN.steps + 1, 5), MAIN.steps})
 
 
 def history_claims(data):
@@ -398,17 +409,17 @@ def history_claims(data):
 
 
 def history_snippets(data):
-    reached = training.first_step_below(-data["match"], -0.9)
+    reached = training.first_step_below(-data["match"], -0.9)  # counted from 1
     peak = history_claims(data)
     return {
         "gradient": (
-            f"The gradient at $W_Q$ grows while the pattern forms, from {num(data['grad_W_Q'][0], 3)} at step 0 to "
-            f"{num(data['grad_W_Q'][peak], 3)} at step {peak}, then shrinks to {data['grad_W_Q'][-1]:.5f} at step "
-            f"{MAIN.steps - 1}, the table's last row: once "
+            f"The gradient at $W_Q$ grows while the pattern forms, from {num(data['grad_W_Q'][0], 3)} at step 1 to "
+            f"{num(data['grad_W_Q'][peak], 3)} at step {peak + 1}, then shrinks to {data['grad_W_Q'][-1]:.5f} at step "
+            f"{MAIN.steps}, the table's last row: once "
             "every row is confident and right, there is little left to correct.\n"
         ),
         "numbers": (
-            f"After {MAIN.steps} steps the mean weight on the previous token is **{num(data['match'][-1], 3)}** "
+            f"At step {MAIN.steps}, the last, the mean weight on the previous token is **{num(data['match'][-1], 3)}** "
             f"(it passed 0.9 at step {reached}), and the loss has fallen from {num(data['loss'][0], 3)} nats, "
             f"about the {num(np.log(training.VOCAB), 3)} of a uniform guess over {training.VOCAB} tokens, to "
             f"{num(data['loss'][-1], 3)}.\n"
@@ -465,11 +476,12 @@ def band(curves):
 
 def experiment_render(data, fig):
     axes = fig.subplots(3, 1, sharex=True)
-    steps = np.arange(WIDE_STEPS)
+    steps = np.arange(1, WIDE_STEPS + 1)  # counted from 1, as the page counts them
     for label, name, color in (("scaled", "scaled by 1/√dₖ", "C0"), ("unscaled", "unscaled", "C1")):
         for ax, key in zip(axes, ("loss", "grad_W_Q", "entropy")):
             curves = data[f"{key}_{label}"]
-            ax.fill_between(*band(curves), color=color, alpha=0.25, linewidth=0)
+            at, lows, highs = band(curves)
+            ax.fill_between(at + 1, lows, highs, color=color, alpha=0.25, linewidth=0)  # row at is step at + 1
             ax.plot(steps, np.median(curves, axis=0), color=color, label=name)
     axes[0].set_ylabel("loss (nats)")
     axes[1].set_ylabel(r"$\|dW_Q\|$")
@@ -512,8 +524,8 @@ def experiment_table(data):
                          f"{data[f'entropy_{label}'][seed, 0]:.3f}", f"{data[f'grad_W_Q_{label}'][seed, 0]:.4f}"])
     return {
         "caption": f"Each run at dₖ = {WIDE_D_K}",
-        "columns": ["scale", "seed", f"loss at step {WIDE_STEPS - 1}", f"first step with loss < {THRESHOLD}",
-                    "weight on i − 1 at the end", "row entropy at step 0", "‖dW_Q‖ at step 0"],
+        "columns": ["scale", "seed", f"loss at step {WIDE_STEPS}", f"first step with loss < {THRESHOLD}",
+                    "weight on i − 1 at the end", "row entropy at step 1", "‖dW_Q‖ at step 1"],
         "rows": rows,
     }
 
@@ -531,17 +543,17 @@ def spread_log(values, between=" to "):
 
 
 def scale_story(data):
-    """What the runs measured, as the √d_k story on learning/ and scaling/ tells it: the step-0 row entropy and
+    """What the runs measured, as the √d_k story on learning/ and scaling/ tells it: the step-1 row entropy and
     gradient at W_Q, how many runs got their loss below THRESHOLD and how fast. Each sentence the story prints is a
     claim checked here (a BuildError when the runs stop showing it), worded to hold on any CPU: one unscaled seed
     sits one-hot on a wrong key for most of its steps, and whether it lets go within WIDE_STEPS depends on the last
     bits of the arithmetic, so the pages promise only that at most one run of each kind never gets there."""
     sc, un = summary(data, "scaled"), summary(data, "unscaled")
-    start = lambda key: data[key][:, 0]  # noqa: E731  each seed's value at step 0
+    start = lambda key: data[key][:, 0]  # noqa: E731  each seed's value at step 1, before any update
     claim(np.median(start("entropy_unscaled")) < np.median(start("entropy_scaled")), "learning-scale",
           "the unscaled rows start nearer one-hot (a lower entropy) than the scaled ones")
     claim(start("grad_W_Q_unscaled").min() > start("grad_W_Q_scaled").max(), "learning-scale",
-          "at step 0 the gradient reaching W_Q is larger without the scale, every unscaled run's above every scaled run's")
+          "at step 1 the gradient reaching W_Q is larger without the scale, every unscaled run's above every scaled run's")
     reached = {label: [r for r in s["reached"] if r is not None] for label, s in (("scaled", sc), ("unscaled", un))}
     runs = len(SEEDS)
     claim(len(reached["scaled"]) == runs, "learning-scale",
@@ -572,7 +584,7 @@ def story_snippet(story):
                         f"and {reached['unscaled']} of the {runs} unscaled runs did (the other never got there)")
     return (
         f"**What the runs measured** ($d_k = {WIDE_D_K}$, {runs} seeds with the scale and {runs} without). "
-        "At step 0, the rows without the scale are nearly one-hot (a median row entropy of "
+        "At step 1, before any update, the rows without the scale are nearly one-hot (a median row entropy of "
         f"{num(entropy['unscaled'], 3)} nats, against {num(entropy['scaled'], 3)} with it), and yet the gradient "
         f"reaching $W_Q$ is larger without the scale, not smaller: a median $\\|dW_Q\\|$ of "
         f"{num(gradient['unscaled'], 4)} against {num(gradient['scaled'], 4)}, "
@@ -611,14 +623,15 @@ def experiment_snippets(data):
                         f"{len(reached)} of {len(s['reached'])}", spread(s["match"], 3)])
         mechanics.append([name, spread(data[f"entropy_{label}"][:, 0], 3), spread(data[f"grad_W_Q_{label}"][:, 0], 4),
                           spread_log(s["late_grad"])])
-    # "Once one-hot and right": the runs whose loss got below THRESHOLD before the last LATE steps began. A run
+    # "Once one-hot and right": the runs whose loss got below THRESHOLD by step WIDE_STEPS - LATE, before the last
+    # LATE steps began (steps count from 1, as `first_step_below` returns them). A run
     # that gets there inside those steps still has a large gradient in them (an unscaled run can sit one-hot on
     # the wrong key for most of its steps, and when it lets go depends on the last bits of the arithmetic, so on
-    # the CPU: one seed gets there at step 278 on one machine and never on another).
-    settled = {label: [k for k, r in enumerate(s["reached"]) if r is not None and r < WIDE_STEPS - LATE]
+    # the CPU: one seed gets there at step 279 on one machine and never on another).
+    settled = {label: [k for k, r in enumerate(s["reached"]) if r is not None and r <= WIDE_STEPS - LATE]
                for label, s in (("scaled", sc), ("unscaled", un))}
     claim(settled["unscaled"] and settled["scaled"], "learning-scale",
-          f"some runs of each kind have a loss below {THRESHOLD} before step {WIDE_STEPS - LATE}")
+          f"some runs of each kind have a loss below {THRESHOLD} by step {WIDE_STEPS - LATE}")
     un_late, sc_late = un["late_grad"][settled["unscaled"]], sc["late_grad"][settled["scaled"]]
     left_out = [
         f"The {label} run of seed {SEEDS[k]} is left out: its loss "
@@ -635,7 +648,7 @@ def experiment_snippets(data):
     numbers = [
         f"Over seeds {SEEDS.start}–{SEEDS.stop - 1}: the median, with the lowest and the highest seed in brackets (the step "
         "counts are over the runs that got there; the table under the figure has every run):\n",
-        table(["scale", f"loss at step {WIDE_STEPS - 1}", f"steps to loss < {THRESHOLD}", "runs that got there",
+        table(["scale", f"loss at step {WIDE_STEPS}", f"steps to loss < {THRESHOLD}", "runs that got there",
                "weight on $i - 1$ at the end"], outcome),
     ]
     details = (
@@ -651,13 +664,13 @@ def experiment_snippets(data):
         "key has $d\\tilde{S} \\approx 0$ and is slow to move off it. And once the rows are one-hot and right, the "
         f"gradient at $W_Q$ all but vanishes without the scale: over the last {LATE} steps, the median gradient of "
         + ("each unscaled run" if not left_out else
-           f"each run whose loss was below {THRESHOLD} before step {WIDE_STEPS - LATE} "
+           f"each run whose loss was below {THRESHOLD} by step {WIDE_STEPS - LATE} "
            f"({len(settled['unscaled'])} unscaled, {len(settled['scaled'])} scaled)")
         + f" lies between {spread_log(un_late, ' and ')} without the scale, against {spread_log(sc_late)} with it."
         + "".join(" " + sentence for sentence in left_out) + "\n"
     )
     # collapsed on the page (its summary says what it holds): the paragraphs above cite its numbers
-    mechanics = table(["scale", "row entropy at step 0 (nats)", r"$\|dW_Q\|$ at step 0",
+    mechanics = table(["scale", "row entropy at step 1 (nats)", r"$\|dW_Q\|$ at step 1",
                        f"$\\|dW_Q\\|$, median of the last {LATE} steps"], mechanics)
     return {"numbers": "\n".join(numbers), "story": story_snippet(story), "recap": recap_snippet(story), "details": details, "mechanics": mechanics}
 

@@ -90,26 +90,26 @@ def previous_token_weight(weights):
     return weights[..., np.arange(1, n), np.arange(n - 1)].mean()
 
 
-def adam_step(params, grads, moments, step):
-    """One step of Adam (Kingma and Ba): moving averages of the gradient and of its square, bias-corrected;
-    each parameter moves by at most about the learning rate, whatever its gradient's size."""
+def adam_step(params, grads, moments, done):
+    """One step of Adam (Kingma and Ba), after `done` others: moving averages of the gradient and of its square,
+    bias-corrected; each parameter moves by at most about the learning rate, whatever its gradient's size."""
     lr, beta1, beta2, epsilon = ADAM["learning_rate"], ADAM["beta1"], ADAM["beta2"], ADAM["epsilon"]
     for name, grad in grads.items():
         mean, square = moments[name]
         mean += (1 - beta1) * (grad - mean)
         square += (1 - beta2) * (grad**2 - square)
-        mean_hat = mean / (1 - beta1 ** (step + 1))
-        square_hat = square / (1 - beta2 ** (step + 1))
+        mean_hat = mean / (1 - beta1 ** (done + 1))
+        square_hat = square / (1 - beta2 ** (done + 1))
         params[name] -= lr * mean_hat / (np.sqrt(square_hat) + epsilon)
 
 
 def train(run, shown_tokens=None, checkpoints=()):
     """Train on fresh random batches drawn from the run's seed; one row of history per step.
 
-    -> {"loss", "match", "grad_W_Q", "entropy"} (steps,) each, measured on the step's batch before the
+    -> {"loss", "match", "grad_W_Q", "entropy"} (steps,) each, measured on the step's batch before its
     update (match: `previous_token_weight`; grad_W_Q: the Frobenius norm ‖dW_Q‖; entropy: the mean row
-    entropy in nats), and "snapshots": {step: parameters} at the given checkpoints (step = run.steps
-    is after the last update).
+    entropy in nats): row 0 is step 1 as the pages count, measured before any update. And "snapshots":
+    {updates done: parameters} at the given checkpoints (0 is before training, run.steps after the last update).
     """
     rng = np.random.default_rng(run.seed)
     params = initial_parameters(rng, run.d_k)
@@ -117,22 +117,23 @@ def train(run, shown_tokens=None, checkpoints=()):
     scale = None if run.scaled else 1.0
     history = {key: np.empty(run.steps) for key in ("loss", "match", "grad_W_Q", "entropy")}
     snapshots = {}
-    for step in range(run.steps):
-        if step in checkpoints:
-            snapshots[step] = {name: p.copy() for name, p in params.items()}
+    for done in range(run.steps):  # updates done so far: this is step done + 1
+        if done in checkpoints:
+            snapshots[done] = {name: p.copy() for name, p in params.items()}
         tokens = rng.integers(0, VOCAB, size=(BATCH, N_POSITIONS))
         loss, grads, weights = loss_and_gradients(params, tokens, scale)
-        history["loss"][step] = loss
-        history["match"][step] = previous_token_weight(weights)
-        history["grad_W_Q"][step] = np.linalg.norm(grads["W_Q"])
-        history["entropy"][step] = attention.row_entropy(weights).mean()
-        adam_step(params, grads, moments, step)
+        history["loss"][done] = loss
+        history["match"][done] = previous_token_weight(weights)
+        history["grad_W_Q"][done] = np.linalg.norm(grads["W_Q"])
+        history["entropy"][done] = attention.row_entropy(weights).mean()
+        adam_step(params, grads, moments, done)
     if run.steps in checkpoints:
         snapshots[run.steps] = {name: p.copy() for name, p in params.items()}
     return {**history, "snapshots": snapshots}
 
 
 def first_step_below(curve, threshold):
-    """The first step at which `curve` is below `threshold`, or None if it never is."""
+    """The first step at which `curve` (one entry per step) is below `threshold`, counted from 1 as the pages
+    count steps, or None if it never is."""
     below = np.flatnonzero(curve < threshold)
-    return int(below[0]) if below.size else None
+    return int(below[0]) + 1 if below.size else None
