@@ -335,15 +335,16 @@ def test_citation_file_names_the_project_and_its_version():
 
 
 def test_a_leading_axis_names_itself_unless_it_is_heads_or_a_batch(published):
-    """The interactive caption names the grid it shows from the example's own leading_axis ("step 20"): the
+    """The interactive caption names the grid it shows from the example's own leading_axis ("after 20 steps"): the
     checkpoints example carries it, and the contract refuses a leading axis nobody named or labels that miss."""
     from figures_src.engine import BuildError  # noqa: PLC0415
     from figures_src.engine.examples import check_example  # noqa: PLC0415
 
     ex = published["ex-learning-checkpoints"]
     axis = ex["leading_axis"]
-    assert (axis["name"], axis["labels"]) == ("step", [str(step) for step in ex["checkpoints"]])
-    assert [f"step {step}" in text for step, text in zip(ex["checkpoints"], axis["captions"]["weights"])] == [True] * len(ex["checkpoints"])
+    # a checkpoint is a count of steps done (issue 54: readers count steps from 1, and "step 0" read as an index)
+    assert (axis["name"], axis["labels"]) == ("after", [f"{step} steps" for step in ex["checkpoints"]])
+    assert [f"after {step} steps" in text for step, text in zip(ex["checkpoints"], axis["captions"]["weights"])] == [True] * len(ex["checkpoints"])
     assert len(ex["leading_axis"]["labels"]) == len(ex["steps"]["Q"])
     grids = {"id": "ex-x", "title": "t", "page": "p", "library_version": "0", "seed": 0, "inputs": {}, "outputs": {},
              "steps": {"Q": np.zeros((2, 3, 4))}}

@@ -264,7 +264,7 @@ def notation_table(site):
 
     html = (site / "index.html").read_text(encoding="utf-8")
     start = html.index('id="notation"')
-    body = html[start:html.index("</table>", start)]
+    body = html[start:html.index("<h2", start)]  # its tables: the first pages' symbols, then the later pages' (collapsed)
     cells = [re.findall(r"<td>(.*?)</td>", row, flags=re.S) for row in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)]
     return [(plain(row[0]), plain(row[1])) for row in cells if row]
 
