@@ -871,5 +871,7 @@ def test_problems_typesets_as_the_other_pages():
     assert not re.search(r"\+ c\)|e\^c\b", questions[0]["explanation"]), \
         "concept question 1 does not call the added constant c: c counts a vector's entries (Home's notation)"
     assert str(fmt(problems_sets.SHIFT)) in questions[0]["explanation"]
-    assert "out<sub>i</sub>" in typeset(questions[7]["explanation"]), \
-        "concept question 8's answer typesets out_i with its subscript, as Home's notation table writes an output row"
+    assert typeset("so out_i moves") == "so out<sub>i</sub> moves", \
+        "an output row out_i is typeset with its subscript, as Home's notation table writes it"
+    assert not [q["explanation"] for q in questions if "out_i" in q["explanation"]
+                and "out<sub>i</sub>" not in typeset(q["explanation"])], "every concept answer typesets out_i"
