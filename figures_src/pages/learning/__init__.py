@@ -367,7 +367,8 @@ def history_caption(data):
     return (
         f"The run above, step by step (a fresh batch of {training.BATCH} random sequences each step). Top: the loss. "
         "Middle: the mean weight a query puts on the key just before it, the right pattern's share. "
-        "Bottom: the size of the gradient that reaches W_Q."
+        "Bottom: the size of the gradient that reaches W_Q. Each step's numbers are measured on its batch before its "
+        "update: step 1 is the untrained layer, step t the layer after t − 1 steps."
     )
 
 
