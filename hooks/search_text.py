@@ -42,7 +42,7 @@ def numbers_unsearched(match):
     cells = [_TAG.sub("", cell).strip() for cell in _CELL.findall(match.group(2))]
     numbers = sum(bool(_NUMBER.fullmatch(cell)) for cell in cells)
     if cells and numbers * 2 > len(cells):
-        return f"<table data-search-exclude{match.group(1)}>{match.group(2)}</table>"
+        return f"<table{match.group(1)} data-search-exclude>{match.group(2)}</table>"
     return match.group(0)
 
 
