@@ -6,7 +6,6 @@ The site is the session's shared build (tests/conftest.py).
 """
 import json
 import re
-from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
