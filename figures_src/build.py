@@ -21,7 +21,7 @@ what it imports and reads is its own; a page holding a large share of the stale 
 process each. The files are written here, in navigation order. Every file is written to
 a temporary name and renamed, so a failure leaves no half-written file; the first failure stops the build with
 an error naming the item and its page. `check_generated()` is the same check at publish time: the site build
-(hooks/generated_files.py) publishes nothing that differs from what the build wrote.
+(finish/published.py) publishes nothing that differs from what the build wrote.
 
 The manifest:
 
@@ -222,7 +222,7 @@ def check_generated(folder=GENERATED, site_url=None):
     the figure build wrote: missing, changed since (its SHA-256 differs from the manifest's), or written by no
     item; or, given the `site_url` the site is built for, an item built for another address (its permalinks,
     <iframe> snippets and BibTeX would name that one beside the site's canonical links). The site build calls
-    this before it publishes anything (hooks/generated_files.py)."""
+    this before it publishes anything (finish/published.py, and hooks/finish_site.py before MkDocs builds)."""
     manifest = Manifest(folder)
     if not manifest.path.is_file():
         raise BuildError(f"{manifest.path} does not exist: run `make figures` (python -m figures_src.build)")

@@ -16,15 +16,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from .engine import Example
 from .engine.items import find_pages_with
 from .engine.errors import BuildError
 from .engine.inputs import note_input
+from .engine.site import MKDOCS, mkdocs_config
 
 ROOT = Path(__file__).resolve().parents[1]
-MKDOCS = ROOT / "mkdocs.yml"
 PACKAGE = "figures_src.pages"
 FOLDER = ROOT / "figures_src" / "pages"
 
@@ -40,13 +38,6 @@ class Page:
         return _module_file(self.module) is not None
 
 
-class _ConfigLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml for its nav: MkDocs' own tags (!ENV, !relative) are read as nothing."""
-
-
-_ConfigLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
-
-
 def module_name(markdown):
     """"multi-head.md" -> "figures_src.pages.multi_head"."""
     stem = markdown.removesuffix(".md")
@@ -57,7 +48,7 @@ def module_name(markdown):
 
 @functools.cache
 def _nav():
-    config = yaml.load(MKDOCS.read_text(encoding="utf-8"), Loader=_ConfigLoader)
+    config = mkdocs_config()
     pages = []
     for entry in config.get("nav") or []:
         if not (isinstance(entry, dict) and len(entry) == 1 and isinstance(next(iter(entry.values())), str)):

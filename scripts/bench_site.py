@@ -122,7 +122,7 @@ def main():
         for k in range(args.repeats):
             tree = Path(tmp) / f"tree{k}"
             shutil.copytree(ROOT, tree, ignore=SKIP)
-            (tree / "node_modules").symlink_to(ROOT / "node_modules")  # terser, for hooks/minify_js.py
+            (tree / "node_modules").symlink_to(ROOT / "node_modules")  # terser, for finish/scripts.py
             config = bare_config(tree)
             clean.append(build_step(tree, clean_parts))
             rebuild.append(build_step(tree, rebuild_parts))

@@ -13,7 +13,7 @@ const WIDGETS = {
   "#aih-write": "./watch-it-write.js",
 };
 
-// A <details> whose body waits in a <noscript class="aih-lazy"> (hooks/lazy_details.py) gets it when first
+// A <details> whose body waits in a <noscript class="aih-lazy"> (finish/details.py) gets it when first
 // opened (with scripting on, a <noscript> holds its body as text). A source listing
 // (figures_src/engine/sources.py) gets its linked file, highlighted, when first opened.
 const parse = (markup) => document.createRange().createContextualFragment(markup);

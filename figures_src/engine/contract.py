@@ -14,7 +14,7 @@ written in both languages:
 The algorithms that apply them (formatNumber, the colour ramp) are the few lines each language needs;
 tests/test_contract.py runs both over the same cases. The page view carries these files (within its 10 KB), so
 each holds only what its page's scripts read, as compact as a minified script. The Content-Security-Policy is a rule of the HTML,
-not of the scripts: embed.POLICY, which hooks/csp.py writes into every page overrides/main.html renders.
+not of the scripts: mkdocs.yml's content_security_policy, which finish/policy.py writes into every page overrides/main.html renders.
 """
 import json
 import re

@@ -11,7 +11,7 @@ Every figure `<name>` publishes, beside the inline SVG of its page (figures_src/
 - and, for a figure of a worked example, the example's `examples/<id>.json`, written by the example itself.
 
 The menu is one <details> of plain links, in the figure's caption area: it needs no script and adds a handful
-of elements. Its links are relative to the site root; hooks/figures.py makes them relative to the page.
+of elements. Its links are relative to the site root; finish/figures.py makes them relative to the page.
 """
 import csv
 import io

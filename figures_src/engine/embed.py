@@ -5,7 +5,7 @@ No theme chrome: the page is the heatmap, the example's title, a link back to it
 The heatmap is first the static figure the reading pages show (its inline SVG, and its numbers as a table, open),
 so a frame shows the example without JavaScript, or when its JSON cannot be read; docs/javascripts/embed.js
 then lets docs/javascripts/heatmap.js make it interactive, and heatmap.js keeps the static figure, with a note
-saying the interactive view failed, when it cannot. It has the site's Content-Security-Policy (POLICY, with
+saying the interactive view failed, when it cannot. It has the site's Content-Security-Policy (mkdocs.yml's, with
 no inline script to hash) and requests nothing from another host; embed.js takes
 the heatmap's words from the site's own <template id="aih-heatmap"> (in every page Material renders: it reads
 404.html), so the words are never copied; when it cannot read them, it writes that note itself.
@@ -19,15 +19,11 @@ from html import escape
 
 import numpy as np
 
-# The site's one Content-Security-Policy: an embed page carries it as it is (it has no inline script), and
-# hooks/csp.py writes it into every page overrides/main.html renders, with the hashes of that page's inline scripts
-# added to script-src.
-POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-          "font-src 'self'; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'self'; "
-          "form-action 'self'")
+from .inputs import note_input
+from .site import MKDOCS, licence, policy
+
 DRAWN_STEPS = ("Q", "K", "V", "weights", "entropy")  # the steps the interactive heatmap draws from (contract.py)
 MAX_TOKENS = 64  # above this many queries or keys the interactive grid is too slow and too small to read (contract.py)
-LICENCE = "Text and figures CC BY 4.0 · code MIT"  # mkdocs.yml's copyright
 
 
 def embeddable(example):
@@ -66,12 +62,13 @@ def embed_page(example, permalink, figure):
     first and table open (figures.example_weights_figure)."""
     example_id, title = escape(example["id"]), escape(example["title"])
     figure = figure.rstrip("\n")
+    note_input(MKDOCS)  # the policy and the licence
     return f"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="{POLICY}">
+<meta http-equiv="Content-Security-Policy" content="{policy()}">
 <meta name="description" content="The interactive attention heatmap of worked example {example_id}, {title}, from Attention Is a Heatmap.">
 <meta name="robots" content="noindex">
 <title>{title} ({example_id}) · Attention Is a Heatmap</title>
@@ -84,7 +81,7 @@ def embed_page(example, permalink, figure):
 <body>
 <main class="md-typeset">
 <h1 class="aih-embed-title">{title}</h1>
-<p class="aih-embed-credit"><a href="{escape(permalink)}" target="_blank" rel="noopener">Worked example <code>{example_id}</code> of <em>Attention Is a Heatmap</em></a> · {LICENCE}</p>
+<p class="aih-embed-credit"><a href="{escape(permalink)}" target="_blank" rel="noopener">Worked example <code>{example_id}</code> of <em>Attention Is a Heatmap</em></a> · {licence()}</p>
 <p class="aih-embed-json">Every number at full precision: <a href="../../examples/{example_id}.json"><code>{example_id}.json</code></a></p>
 {figure}
 </main>

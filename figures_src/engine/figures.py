@@ -15,14 +15,16 @@ Heatmap figures, what the interactive layer addresses:
 
 Generated names:
 
-- `generated/figures/<name>.html`: `<figure class="aih-figure[ aih-heatmap]" id="fig-<name>" ...>` holding
+- `generated/figures/<name>.html`: the placeholder a page includes, `<div class="aih-figure-slot" id="fig-<name>">`;
+  the site's post-build pass (finish/figures.py) puts the figure there.
+- `generated/fragments/<name>.html`: `<figure class="aih-figure[ aih-heatmap]" id="fig-<name>" ...>` holding
   `<div class="aih-figure__graphic"><svg id="<name>-svg" class="aih-svg" role="img" aria-labelledby=...>`,
   a `<figcaption>`, then `<details class="aih-data">` with one `<table class="aih-numbers" id="<name>-table">`
   per heatmap (`<name>-table-<k>` when there are several). An embed's table, open, starts with a collapsed
   `<tr class="aih-sizer" aria-hidden="true">` (`_sizer_row`): header cells have `scope="col"`, row labels
   `scope="row"`.
 - The fragment's `<details class="aih-download">` (after the `<figcaption>`) links the figure's downloads from
-  the site root (`figures/<name>.svg`, ...); `hooks/figures.py` makes them relative to the page.
+  the site root (`figures/<name>.svg`, ...); finish/figures.py makes them relative to the page.
 - `generated/snippets/<id>-cite.md`: the cite line of worked example `<id>`. It carries the anchor
   `id="<id>"`: include it where the example starts, once, on the page the example declares.
 """
@@ -127,7 +129,9 @@ def render_figure(figure, data, page=None):
     files[f"figures/{name}.bib"] = downloads.bibtex(name, figure.title, permalink, _version())
     menu = downloads.menu_html(name, example.id if example is not None else None)
     html = _figure_html(name, example, svg, caption, tables, heatmaps, menu, figure.controls)
-    return {f"figures/{name}.html": html} | {f"public/{path}": content for path, content in files.items()}
+    slot = f'<div class="aih-figure-slot" id="fig-{name}"></div>\n'  # the page includes it; finish/figures.py fills it
+    return ({f"figures/{name}.html": slot, f"fragments/{name}.html": html}
+            | {f"public/{path}": content for path, content in files.items()})
 
 
 def example_weights_figure(example_declaration, example, name, caption):

@@ -58,7 +58,7 @@ Nothing runs when a declaration is made: the build calls `data()` when the item 
   the page's text colour (`currentColor`); any other colour stays as it is. Use the Okabe-Ito cycle (the
   default) for lines.
 - Math in snippets and pages is LaTeX: `$...$` inline, `$$ ... $$` on their own lines for display; it is
-  turned into MathML when the site is built (`hooks/mathml.py`).
+  turned into MathML when the site is built (`finish/mathml.py`).
 
 Any exception, a wrong shape, a missing caption, table or alt, a name declared twice, or a heatmap drawn but
 not returned stops the build with an error naming the item and its page, and leaves no half-written file.

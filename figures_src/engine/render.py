@@ -9,14 +9,16 @@ The generated folder:
 
 | path | what | reaches the site as |
 | --- | --- | --- |
-| `generated/figures/<name>.html` | a complete `<figure>` fragment (SVG, caption, data table), no blank lines | included in a page: `--8<-- "generated/figures/<name>.html"` |
+| `generated/figures/<name>.html` | the figure's placeholder: `<div class="aih-figure-slot" id="fig-<name>"></div>` | included in a page: `--8<-- "generated/figures/<name>.html"` |
+| `generated/fragments/<name>.html` | the complete `<figure>` (SVG, caption, data table), no blank lines | put in place of its placeholder by the post-build pass (`finish/figures.py`) |
 | `generated/snippets/<name>.md` | generated Markdown: tables and sentences carrying computed numbers | included in a page |
 | `generated/public/**` | downloads, published at the same path under the site root | `examples/<id>.json`, `problems/<set>.json`, ... |
 | `generated/public/figures/<name>.{svg,png,thumb.png,csv,bib}` | a figure's downloads (`engine/downloads.py`): standalone light SVG with its glyphs as outlines, PNG at 2× (192 dpi), the Cite page's thumbnail, its table(s) as CSV at full precision, a BibTeX entry | `figures/<name>.svg`, ... linked from the figure's Download menu and the Cite page's figure index |
 | `generated/public/embed/<id>/index.html` | the embed page of every example the heatmap can draw (`engine/embed.py`): its weights as a static figure with their table (what a frame shows without JavaScript, or with bad JSON), made interactive by `docs/javascripts/embed.js` | `embed/<id>/`, linked from the example's cite line |
 | `generated/public/code/<path>{,.highlight}` | a source file a page lists in full (`engine/sources.py`, declared with `Snippets(..., public=source_listings(path, ...))`): the file as it is, and its listing highlighted by Pygments | `code/<path>`, linked from the page's `<details class="example aih-source">`; `site.js` fills the block from the `.highlight` fragment when it is opened |
 
-Everything under `generated/public/` is published by `hooks/`, at the same relative path. Every generated
+Everything under `generated/public/` is published by the post-build pass (`finish/published.py`), at the same
+relative path. Every generated
 snippet and figure is included by a page, and every download is linked from one (`tests/test_pipeline.py`).
 """
 import re

@@ -1,6 +1,13 @@
-"""Where things are published: the site's address and a page's address within it."""
+"""Where things are published: the site's address, a page's address within it, and what mkdocs.yml says of the
+whole site (its policy, its licence), which the post-build pass (finish/) reads from the same file."""
+import functools
 import os
 import re
+from pathlib import Path
+
+import yaml
+
+MKDOCS = Path(__file__).resolve().parents[2] / "mkdocs.yml"
 
 # Without SITE_URL and REPO_URL, a build cites the published site: the GitHub Pages address of the default
 # REPO_URL (both defaults are also mkdocs.yml's). `make serve` still serves on 127.0.0.1; only the address the
@@ -19,3 +26,26 @@ def site_url():
 def page_path(page):
     """"scores.md" -> "scores/", "index.md" -> "": a page's path below the site's address."""
     return "" if page == "index.md" else page.removesuffix(".md") + "/"
+
+
+class ConfigLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml as data: MkDocs' own tags (!ENV, !relative) are read as nothing."""
+
+
+ConfigLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+@functools.cache
+def mkdocs_config():
+    """mkdocs.yml, read once (a caller that builds from it records it as an input: engine/inputs.note_input)."""
+    return yaml.load(MKDOCS.read_text(encoding="utf-8"), Loader=ConfigLoader)
+
+
+def policy():
+    """The site's one Content-Security-Policy, mkdocs.yml's extra.content_security_policy."""
+    return mkdocs_config()["extra"]["content_security_policy"]
+
+
+def licence():
+    """mkdocs.yml's copyright line: "Text and figures CC BY 4.0 · code MIT"."""
+    return mkdocs_config()["copyright"]

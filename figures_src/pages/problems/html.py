@@ -9,7 +9,7 @@ The site's search indexes a set's words (its introduction, prompt and hints), no
 variant: the matrices, the answer grid, the buttons and the solution carry `data-search-exclude`. The theme's
 parser stops skipping at the first closing tag of the same name, so the attribute sits on elements that hold
 none of their own kind (a <table>, a <fieldset>, a <details>), not on a <div> that holds <div>s. The
-attribute stays in the built page, where nothing reads it (hooks/lazy_details.py's pattern allows it).
+attribute stays in the built page, where nothing reads it (finish/details.py's pattern allows it).
 """
 from html import escape
 

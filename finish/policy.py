@@ -1,27 +1,24 @@
 """Write the Content-Security-Policy into every page overrides/main.html renders: the site's one policy
-(figures_src/engine/embed.py's POLICY, which the embed pages carry as it is) with the sha256 of each inline
-script on the page added to its script-src.
+(mkdocs.yml's extra.content_security_policy, which the embed pages carry as it is) with the sha256 of each
+inline script on the page added to its script-src.
 
 The page template writes a few small inline scripts (the theme's storage helpers; overrides/'s light/dark
 toggle and its early change of <html>'s classes); one of them holds the page's relative base URL, so the
 hashes differ from page to page and are computed here, from the final HTML. Only the template's scripts are
 hashed: a page's content (its Markdown, rendered, with every snippet it includes) holding `<script` in any form
-(`<SCRIPT>`, `<script >`, after a stray `</article>`) is an error, and so is a page without the policy's
-placeholder.
+(`<SCRIPT>`, `<script >`) is an error, and so is a page without the policy's placeholder.
 
 Chromium's preload scanner, which finds a page's stylesheets and scripts while the HTML is still arriving,
 stops at a policy <meta>: everything after it is requested only when the parser reaches it, the theme's
 bundle and our site.js at the very end of the page (at 4x CPU, 0.5-1.4 s after the HTML arrived; 0.1-0.25 s
-with the hints). So the hook also writes, just before the policy, a preload hint for each stylesheet and
+with the hints). So the job also writes, just before the policy, a preload hint for each stylesheet and
 script that comes after it: the same files, requested at once.
 """
 import base64
 import hashlib
 import re
 
-from mkdocs.exceptions import PluginError
-
-from figures_src.engine.embed import POLICY as SITE_POLICY
+from .site import FinishError, article
 
 PLACEHOLDER = "'aih-policy'"
 SCRIPT_SRC = "script-src 'self'"
@@ -69,29 +66,22 @@ def refuse_scripts(content, name):
     found = CONTENT_SCRIPT.search(content)
     if found:
         line = content.count("\n", 0, found.start()) + 1
-        raise PluginError(f"csp hook: {name} has a <script> in its content ({found.group(0)!r} on line {line} of its "
+        raise FinishError(f"{name} has a <script> in its content ({found.group(0)!r} on line {line} of its "
                           "rendered HTML); put scripts in docs/javascripts/")
     return content
 
 
-def fill_policy(html, name):
+def fill_policy(html, name, site_policy):
     if html.count(PLACEHOLDER) != 1:
-        raise PluginError(f"csp hook: {name} does not carry the Content-Security-Policy of overrides/main.html")
-    policy = SITE_POLICY.replace(SCRIPT_SRC, " ".join([SCRIPT_SRC, *script_hashes(html)]))
+        raise FinishError(f"{name} does not carry the Content-Security-Policy of overrides/main.html")
+    policy = site_policy.replace(SCRIPT_SRC, " ".join([SCRIPT_SRC, *script_hashes(html)]))
     html = html.replace(PLACEHOLDER, policy)
     policy = POLICY.search(html)
     return html[:policy.start()] + preload_hints(html[policy.end():]) + html[policy.start():]
 
 
-def on_page_content(html, page, config, files):
-    return refuse_scripts(html, page.file.src_uri)
-
-
-def on_post_page(output, page, config):
-    return fill_policy(output, page.file.src_uri)
-
-
-def on_post_template(output_content, template_name, config):
-    if template_name.endswith(".html"):  # 404.html; sitemap.xml has no scripts
-        return fill_policy(output_content, template_name)
-    return output_content
+def run(site):
+    for page in site.pages:
+        if page.url != "404.html":
+            refuse_scripts(article(page.html, page.name), page.name)
+        page.update(fill_policy(page.html, page.name, site.policy))

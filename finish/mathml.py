@@ -1,14 +1,13 @@
-"""Render the page's LaTeX as MathML at build time: no JavaScript, no other host.
+"""Render the pages' LaTeX as MathML when the site is finished: no JavaScript, no other host.
 
 pymdownx.arithmatex (generic mode) marks the math in the HTML it produces:
 `<span class="arithmatex">\\(...\\)</span>` inline and `<div class="arithmatex">\\[...\\]</div>` for display.
-This hook replaces each mark with the MathML that latex2mathml makes of it; a formula it cannot convert
-fails the build, naming the page and the formula.
+This job replaces each mark with the MathML that latex2mathml makes of it; a formula it cannot convert
+fails the pass, naming the page and the formula.
 
-The search index reads page.content, before the page is finished: there each formula stands as short text,
-with sub- and superscripts as <sub> and <sup>, the only inline markup the index keeps (QK<sup>T</sup>/√d<sub>k</sub>).
-Its LaTeX showed in search results as typed ("\\(-\\infty\\)"); its MathML would be dozens of elements to
-walk and index per formula.
+`search_text` gives a formula as the search index should show it: short text, with sub- and superscripts as
+<sub> and <sup>, the only inline markup the index keeps (QK<sup>T</sup>/√d<sub>k</sub>), not the LaTeX as typed
+("\\(-\\infty\\)") nor dozens of MathML elements (hooks/search_text.py gives it to MkDocs' search).
 """
 import hashlib
 import html
@@ -20,12 +19,12 @@ import unicodedata
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
-from mkdocs.exceptions import PluginError
+from .site import FinishError
 
 # Converted formulas, kept between builds (git-ignored): a rebuild with nothing changed converts nothing.
 CACHE = Path(__file__).resolve().parents[1] / ".cache" / "mathml.json"
 # Valid for this latex2mathml and this very file: editing the post-processing below empties the cache.
-_VERSION = f"latex2mathml={importlib.metadata.version('latex2mathml')} hook={hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}"
+_VERSION = f"latex2mathml={importlib.metadata.version('latex2mathml')} job={hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}"
 _cache = None  # {"block|inline\0latex": mathml}, loaded on first use
 _cache_changed = False
 
@@ -72,7 +71,8 @@ def _digest(formulas):
     return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def on_post_build(config):
+def save_cache():
+    """Write the formulas converted in this run to CACHE, if there are new ones."""
     global _cache_changed
     if _cache_changed and os.environ.get("AIH_BUILD_CACHE") != "off":
         CACHE.parent.mkdir(parents=True, exist_ok=True)
@@ -82,13 +82,19 @@ def on_post_build(config):
         _cache_changed = False
 
 
+def run(site):
+    for page in site.pages:
+        page.update(render_math(page.html, page.name))
+    save_cache()
+
+
 def _convert(latex, display, where):
     from latex2mathml.converter import convert  # noqa: PLC0415  (not even imported when the cache has it all)
 
     try:
         mathml = convert(latex.strip(), display="block" if display else "inline")
     except Exception as exc:
-        raise PluginError(f"{where}: cannot render the formula {latex.strip()!r} as MathML: {exc}") from None
+        raise FinishError(f"{where}: cannot render the formula {latex.strip()!r} as MathML: {exc}") from None
     # \mathrm{softmax} comes out one letter per <mi>; one multi-letter <mi> is upright and reads as a word.
     mathml = _UPRIGHT_RUN.sub(lambda m: "<mi>" + "".join(re.findall(r">([A-Za-z])<", m.group(0))) + "</mi>", mathml)
     # latex2mathml writes p' as p with a superscript prime, and the prime, a raised glyph already, came out as a tiny
@@ -134,7 +140,7 @@ def render_math(page_html, where="?"):
     page_html = _INLINE.sub(lambda m: latex_to_mathml(html.unescape(m.group(1)), False, where), page_html)
     page_html = _HEADER_CELL.sub(_name_header_math, page_html)
     if 'class="arithmatex"' in page_html:
-        raise PluginError(f"{where}: math left unconverted (an arithmatex mark this hook does not recognise)")
+        raise FinishError(f"{where}: math left unconverted (an arithmatex mark this job does not recognise)")
     return page_html
 
 
@@ -149,12 +155,10 @@ def _name_header_math(match):
 
 
 
-_MARK = re.compile(f"{_DISPLAY.pattern}|{_INLINE.pattern}", re.S)
-_SLOT = re.compile(r'<span class="aih-math-slot" data-math="(\d+)">.*?</span>', re.S)
 _MATHML = "{http://www.w3.org/1998/Math/MathML}"
 _SPACED = set("=+−×·⊙≈≠≤≥<>→←∈")  # operators read with a space on either side
 _OPENING = set("([{⟨")
-_taken = {}  # page src_uri -> the math marks taken out of page.content, in order
+MARK = re.compile(f"{_DISPLAY.pattern}|{_INLINE.pattern}", re.S)  # either mark; hooks/search_text.py reads them
 
 
 def search_text(mathml):
@@ -210,28 +214,3 @@ def _atomic(element):
     while element.tag == _MATHML + "mrow" and len(element) == 1:
         element = element[0]
     return len(element) == 0 or element.tag.removeprefix(_MATHML) in ("msub", "msup", "msubsup", "msqrt")
-
-
-def on_page_content(page_html, page, config, files):
-    """Each formula as search text in a placeholder, for the search plugin; on_post_page puts it back."""
-    taken = _taken[page.file.src_uri] = []
-
-    def swap(match):
-        display, inline = match.groups()
-        latex = html.unescape(display or inline)
-        try:
-            text = search_text(latex_to_mathml(latex, display is not None, page.file.src_uri))
-        except (ElementTree.ParseError, ValueError) as exc:
-            raise PluginError(f"{page.file.src_uri}: no search text for the formula {latex.strip()!r}: {exc}") from None
-        taken.append(match.group(0))
-        return f'<span class="aih-math-slot" data-math="{len(taken) - 1}">{text}</span>'
-
-    return _MARK.sub(swap, page_html)
-
-
-def on_post_page(output, page, config):
-    taken = _taken.pop(page.file.src_uri, [])
-    output = _SLOT.sub(lambda match: taken[int(match.group(1))], output)
-    if 'class="aih-math-slot"' in output:
-        raise PluginError(f"{page.file.src_uri}: a formula's placeholder was left in the page")
-    return render_math(output, page.file.src_uri)

@@ -1,6 +1,6 @@
 """The print edition, print/: every page of the site in navigation order, on one page, for the printer and for
-`make pdf` (scripts/make_pdf.py). docs/print.md gives the page its frame and a placeholder; once every page is
-written, this copies each page's finished <article> (figures, MathML and tables already in) into it.
+`make pdf` (scripts/make_pdf.py). docs/print.md gives the page its frame and a placeholder; this job copies each
+page's finished <article> (figures, MathML and tables already in) into it.
 
 The copies are static: the page loads no widget script and its heatmaps lose data-example, so what prints is
 the figure the build drew and its table (docs/stylesheets/print.css). Ids that a page repeats from an earlier one
@@ -10,24 +10,23 @@ every page but Home sits one folder down, as print/ does, so its "../" links hol
 place in one, becomes a link within the edition (../masks/#recap -> #masks-recap, ../masks/ -> #print-masks);
 links to files (a worked example's JSON, a figure's SVG) stay links to the site.
 
-Why not mkdocs-print-site-plugin: it assembles its page from each page's content before our hooks put the
-figures and MathML in (they work on the finished HTML), it adds scripts of its own that the CSP would have to
-allow, and a plugin, like a hook, is something MkDocs' successor does not run: this file is all there is to port.
+Why not mkdocs-print-site-plugin: it assembles its page from each page's content before the figures and MathML
+are in (the pass puts them in the finished HTML), it adds scripts of its own that the CSP would have to allow, and
+a plugin, like a hook, is something MkDocs' successor does not run.
 """
 import itertools
 import re
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-from mkdocs.exceptions import PluginError
+from .site import FinishError, article, page_url
 
 PRINT_PAGE = "print.md"
 PLACEHOLDER = '<div id="aih-print-edition"></div>'
-_ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
 _ID = re.compile(r'\bid="([^"]+)"')
 _RELATIVE = re.compile(r'\b(href|src)="(?![#/]|[a-z][a-z0-9+.-]*:)')
 _OWN_FOLDER = re.compile(r'\b(href|src)="(?![#/.]|[a-z][a-z0-9+.-]*:)')
-# The widget script, and its preload hint (hooks/csp.py): an unused hint is a console warning.
+# The widget script, and its preload hint (finish/policy.py): an unused hint is a console warning.
 _SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*></script>\s*'
                           r'|<link rel="modulepreload" href="[^"]*javascripts/site\.js">')
 
@@ -41,25 +40,23 @@ _CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.S)
 _H1_END = re.compile(r"</h1>")
 _PRE_WITHOUT_ID = re.compile(r"<pre\b(?![^>]*\bid=)")
 
-_pages = []  # (src_uri, dest_path, url) of the nav's pages, in order, for this build
 
 
-def on_nav(nav, config, files):
-    _pages[:] = [(p.file.src_uri, p.file.dest_path, p.url) for p in nav.pages if p.file.src_uri != PRINT_PAGE]
-    return nav
-
-
-def article(html, name):
-    match = _ARTICLE.search(html)
-    if match is None:
-        raise PluginError(f"print edition: {name} has no <article> to copy")
-    return match.group(1)
+def nav_pages(config):
+    """(Markdown page, its page in the site, its url) of the nav's pages, in order, but the edition itself."""
+    pages = []
+    for entry in config.get("nav") or []:
+        ((_, markdown),) = entry.items()
+        if markdown != PRINT_PAGE:
+            url = page_url(markdown)
+            pages.append((markdown, f"{url}index.html", url))
+    return pages
 
 
 def static(content):
     """The article without what makes it interactive (its heatmaps stay the figures the build drew), and its
     images and collapsed tables there at once, as a printer needs them."""
-    # hooks/lazy_details.py's collapsed bodies, and the problems' waiting inputs and grids (pages/problems/html.py)
+    # finish/details.py's collapsed bodies, and the problems' waiting inputs and grids (pages/problems/html.py)
     content = re.sub(r'<noscript class="aih-(?:lazy|near)">(.*?)</noscript>', r"\1", content, flags=re.S)
     return re.sub(r' data-example="[^"]*"| loading="lazy"', "", content)
 
@@ -123,12 +120,13 @@ def within_edition(content, pages):
     return re.sub(r'\bhref="([^"#][^"]*)"', link, content)
 
 
-def edition(site_dir, site_url=""):
+def edition(site):
     """The HTML of every nav page's article, in order, each in a <section> of its own."""
     seen = {"aih-print-edition"}
     sections, pages = [], {}
-    for src_uri, dest_path, url in _pages:
-        content = static(article((site_dir / dest_path).read_text(encoding="utf-8"), src_uri))
+    site_url = site.site_url
+    for src_uri, dest_path, url in nav_pages(site.config):
+        content = static(article(site.page(url).html, dest_path))
         content = web_note(content, site_url.rstrip("/") + "/" + url)
         if url.count("/") == 0:  # Home is at the root; print/ is one folder down
             content = _RELATIVE.sub(r'\1="../', content)
@@ -143,13 +141,10 @@ def edition(site_dir, site_url=""):
                      for slug, content in sections)
 
 
-def on_post_build(config):
-    site_dir = Path(config["site_dir"])
-    target = site_dir / "print" / "index.html"
-    if not target.is_file():
-        raise PluginError(f"print edition: docs/{PRINT_PAGE} was not built")
-    html = target.read_text(encoding="utf-8")
-    if html.count(PLACEHOLDER) != 1:
-        raise PluginError(f"print edition: docs/{PRINT_PAGE} must hold {PLACEHOLDER} once")
-    html = _SITE_SCRIPT.sub("", html.replace(PLACEHOLDER, edition(site_dir, config.get("site_url") or "")))
-    target.write_text(html, encoding="utf-8")
+def run(site):
+    target = next((page for page in site.pages if page.url == "print/"), None)
+    if target is None:
+        raise FinishError(f"print edition: docs/{PRINT_PAGE} was not built")
+    if target.html.count(PLACEHOLDER) != 1:
+        raise FinishError(f"print edition: docs/{PRINT_PAGE} must hold {PLACEHOLDER} once")
+    target.update(_SITE_SCRIPT.sub("", target.html.replace(PLACEHOLDER, edition(site))))

@@ -1,14 +1,13 @@
-"""Publish generated/public/** at the site root, and keep the figures fresh under `mkdocs serve`.
+"""MkDocs' side of the build: publish the figure build's files as MkDocs builds, and finish the site at the end.
 
-Before anything is built (and site/ cleaned), every file under generated/ is checked against the SHA-256 the
-figure build recorded when it wrote it (figures_src.build.check_generated, so any site generator can call it):
-a file changed, truncated or left by hand stops the build with an error naming it, never reaches site/; so
-does generated/ built for another SITE_URL than the site's (it would cite two addresses).
-
-`python -m figures_src.build` (make figures) writes generated/; this hook only reads it, except under
-`mkdocs serve`, where it reruns that entry point before every build and watches what the figures are
-made from (figures_src/, attention/, realheads/, data/). The entry point rewrites only files whose inputs
-changed and writes nothing under docs/, so regenerating never triggers another rebuild.
+The post-build pass (finish/) does the work on the built files, for either engine; MkDocs runs it here, at
+on_post_build, so that `mkdocs build` and `mkdocs serve` give a finished site. Before that:
+- before anything is built (and site/ cleaned), generated/ is checked against the SHA-256 the figure build
+  recorded (figures_src.build.check_generated): a file changed or left by hand stops the build at once;
+- generated/public/** joins MkDocs' files, so links to the downloads validate (strict) and serve serves them;
+- under `mkdocs serve`, the figure build runs before every build, and what the figures are made from is
+  watched (figures_src/, attention/, realheads/, data/). It rewrites only files whose inputs changed and
+  writes nothing under docs/, so regenerating never triggers another rebuild.
 """
 import os
 import subprocess
@@ -20,11 +19,16 @@ from mkdocs.structure.files import File
 
 from figures_src.build import check_generated
 from figures_src.engine.errors import BuildError
+from finish import FinishError, finish
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT / "generated" / "public"
-WATCHED = [ROOT / "figures_src", ROOT / "attention", ROOT / "realheads", ROOT / "data"]
+WATCHED = [ROOT / "figures_src", ROOT / "attention", ROOT / "realheads", ROOT / "data", ROOT / "finish"]
 _SERVING = "AIH_MKDOCS_SERVING"  # survives the config reload mkdocs serve does on every rebuild
+
+
+def serving():
+    return os.environ.get(_SERVING) == "1"
 
 
 def on_startup(command, dirty):
@@ -39,7 +43,7 @@ def on_serve(server, config, builder):
 
 
 def on_pre_build(config):
-    if os.environ.get(_SERVING) == "1":
+    if serving():
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")  # no __pycache__ writes inside a watched folder
         result = subprocess.run([sys.executable, "-m", "figures_src.build"], cwd=ROOT, env=env,
                                 capture_output=True, text=True)
@@ -47,9 +51,7 @@ def on_pre_build(config):
         if result.returncode != 0:
             raise PluginError(f"the figure build failed:\n{result.stderr}")
     try:
-        # mkdocs serve puts its own address in site_url; what is served there is a preview, cited as published
-        serving = os.environ.get(_SERVING) == "1"
-        check_generated(ROOT / "generated", site_url=None if serving else config["site_url"])
+        check_generated(ROOT / "generated", site_url=None if serving() else config["site_url"])
     except BuildError as exc:
         raise PluginError(str(exc)) from None
 
@@ -63,3 +65,10 @@ def on_files(files, config):
             raise PluginError(f"generated/public/{src_uri} would overwrite docs/{src_uri}")
         files.append(File.generated(config, src_uri, abs_src_path=str(path)))
     return files
+
+
+def on_post_build(config):
+    try:
+        finish(config["site_dir"], config_file=config["config_file_path"], serving=serving())
+    except FinishError as exc:
+        raise PluginError(str(exc)) from None

@@ -7,11 +7,11 @@ Without JavaScript the browser renders a <noscript> like any other element, so t
 there as before, closed until opened. With JavaScript it is one text node (no elements: a large table or a
 coloured listing is hundreds of them), and docs/javascripts/site.js parses it into place when the <details>
 is first opened, so a screen reader or a reader's eyes get the same table then. Runs after the figures are
-inlined and the math is MathML (it is listed after hooks/figures.py and hooks/mathml.py).
+inlined and the math is MathML (finish.JOBS lists it after them).
 """
 import re
 
-from mkdocs.exceptions import PluginError
+from .site import FinishError
 
 _LAZY = re.compile(r'(<details class="(?:aih-data|example)">\s*<summary>.*?</summary>)(.*?)(</details>)'
                    r'|(<details class="success aih-problem__solution"[^>]*><summary>Solution</summary><div class="aih-problem__steps">)'
@@ -22,11 +22,12 @@ def lazy(html, name="page"):
     def wrap(match):
         head, body, tail = [part for part in match.groups() if part is not None]
         if "<details" in body or "<noscript" in body.lower():
-            raise PluginError(f"lazy_details hook: {name}: a collapsed block holds a <details> or <noscript>")
+            raise FinishError(f"{name}: a collapsed block holds a <details> or <noscript>")
         return f'{head}<noscript class="aih-lazy">{body}</noscript>{tail}'
 
     return _LAZY.sub(wrap, html)
 
 
-def on_post_page(output, page, config):
-    return lazy(output, page.file.src_uri)
+def run(site):
+    for page in site.pages:
+        page.update(lazy(page.html, page.name))

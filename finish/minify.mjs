@@ -1,4 +1,4 @@
-// hooks/minify_js.py's minifier: reads {name: source} as JSON on stdin and writes {name: minified} on stdout.
+// finish/scripts.py's minifier: reads {name: source} as JSON on stdin and writes {name: minified} on stdout.
 // Each file is an ES module (its exports keep their names; everything else may be renamed). A file terser
 // cannot parse stops the build, named with its line and column.
 import { minify } from "terser";

@@ -1,0 +1,54 @@
+"""The site, finished: one pass over the HTML that either engine (MkDocs-Material or Zensical) built into site/.
+
+    python -m finish site/      (make site runs it after the engine; under `mkdocs serve`, hooks/finish_site.py does)
+
+The engines turn Markdown into pages; everything this project adds to a page is done here, on the files, so it
+is done alike whichever engine built them. What must be in place before Markdown is rendered (a figure's
+placeholder, a table's search mark) the figure build writes into the snippets the pages include.
+
+The jobs, in the order they run (JOBS), one module each:
+
+    published   generated/public/ (the figure build's downloads), checked, copied into the site
+    figures     each figure's placeholder replaced by the figure
+    mathml      the math as MathML
+    tables      Markdown's tables wrapped as the theme's script would wrap them at load
+    details     a collapsed block's body kept in a <noscript> until a reader opens it
+    stylesheet  the stylesheets as one file, linked once
+    scripts     our JavaScript minified; the theme's bundle compiled while it downloads
+    edition     print/: every page's article, in the nav's order
+    policy      the Content-Security-Policy of every page, with its inline scripts' hashes (last: it hashes
+                what the others wrote)
+
+A job that finds something wrong raises FinishError, naming the file and what to do; `python -m finish` prints
+that one line. The site is written page by page in place, so a failed pass leaves a site that must not be
+published: make site fails, and the Pages workflow deploys only what make site finished.
+"""
+from . import details, edition, figures, mathml, policy, published, scripts, stylesheet, tables
+from .site import FinishError, Site
+
+# Each job: (name, run) where run(site) changes the files of `site`.
+JOBS = [
+    ("published", published.run),
+    ("figures", figures.run),
+    ("mathml", mathml.run),
+    ("tables", tables.run),
+    ("details", details.run),
+    ("stylesheet", stylesheet.run),
+    ("scripts", scripts.run),
+    ("edition", edition.run),
+    ("policy", policy.run),
+]
+
+__all__ = ["JOBS", "FinishError", "Site", "finish"]
+
+
+def finish(site_dir, config_file=None, serving=False, log=None):
+    """Run every job, in order, over the site built into `site_dir`. config_file: mkdocs.yml's path (default: the
+    repository's); serving: under `mkdocs serve`, whose site address is the preview's."""
+    site = Site.open(site_dir, config_file, serving)
+    for name, run in JOBS:
+        run(site)
+        if log:
+            log(f"finish: {name}")
+    site.save()
+    return site

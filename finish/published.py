@@ -1,0 +1,38 @@
+"""Publish generated/public/** at the site's root: the figure build's downloads (worked examples' JSON, figures'
+SVG, PNG, CSV and BibTeX, embed pages, the models, the problem sets).
+
+First every file under generated/ is checked against the SHA-256 the figure build recorded when it wrote it
+(figures_src.build.check_generated): a file changed, truncated or left by hand stops the pass with an error
+naming it, and never reaches the site; so does generated/ built for another SITE_URL than the site's (it would
+cite two addresses). A file that would replace one of docs/ is an error too. A file the engine already copied
+(MkDocs does, through hooks/finish_site.py, so that links to the downloads validate) is left as it is.
+"""
+import os
+import shutil
+
+from figures_src.build import check_generated
+from figures_src.engine.errors import BuildError
+
+from .site import FinishError
+
+
+def run(site):
+    try:
+        # under `mkdocs serve` the site's address is the preview's; what is served there is cited as published
+        check_generated(site.generated, site_url=None if site.serving else site.site_url)
+    except BuildError as exc:
+        raise FinishError(str(exc)) from None
+    public = site.generated / "public"
+    if not public.is_dir():
+        raise FinishError("generated/public/ does not exist: run `make figures` (python -m figures_src.build) first")
+    for path in sorted(p for p in public.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        relative = path.relative_to(public)
+        if (site.docs / relative).exists():
+            raise FinishError(f"generated/public/{relative.as_posix()} would overwrite docs/{relative.as_posix()}")
+        target = site.root / relative
+        if target.is_file() and target.read_bytes() == path.read_bytes():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.tmp{os.getpid()}")
+        shutil.copyfile(path, temporary)
+        os.replace(temporary, target)

@@ -1,0 +1,151 @@
+"""The built site the jobs work on: its pages, held in memory and written back once, and the configuration they read.
+
+A page is an HTML file the engine rendered from a Markdown page of docs/ (or its 404 page): those carry the
+theme's frame and the policy's placeholder. The figure build's own HTML (generated/public/embed/…) is published
+as it is, and no job touches it.
+"""
+import functools
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "mkdocs.yml"
+
+
+class FinishError(Exception):
+    """Something the pass cannot finish: the message names the file and what to do."""
+
+
+class _Loader(yaml.SafeLoader):
+    """mkdocs.yml as data: MkDocs' tags read as their default (!ENV [NAME, default]) or as nothing."""
+
+
+def _tagged(loader, suffix, node):
+    if suffix == "ENV" and isinstance(node, yaml.SequenceNode):
+        values = loader.construct_sequence(node)
+        return next((os.environ[name] for name in values[:-1] if os.environ.get(name)), values[-1])
+    return None
+
+
+_Loader.add_multi_constructor("!", _tagged)
+
+
+@functools.cache
+def read_config(path=CONFIG):
+    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_Loader)
+
+
+@dataclass
+class Page:
+    """One rendered page: `name` its path in the site ("scores/index.html"), `url` its address below the site's
+    ("scores/", "" for Home, "404.html"), `html` its text as the jobs leave it."""
+
+    name: str
+    url: str
+    html: str
+    changed: bool = False
+
+    @property
+    def depth(self):
+        """How many folders down the page sits: its relative links climb this many times to the site's root."""
+        return self.url.count("/")
+
+    def update(self, html):
+        if html != self.html:
+            self.html, self.changed = html, True
+
+
+@dataclass
+class Site:
+    root: Path
+    config: dict
+    pages: list = field(default_factory=list)  # [Page], in the order of docs/
+    generated: Path = ROOT / "generated"  # what the figure build wrote: the figures, the downloads
+    serving: bool = False  # under `mkdocs serve`: the site's address is the preview's
+
+    @classmethod
+    def open(cls, site_dir, config_file=None, serving=False):
+        root = Path(site_dir)
+        if not (root / "index.html").is_file():
+            raise FinishError(f"{root}: no index.html; build the site first (make site)")
+        site = cls(root, read_config(Path(config_file or CONFIG)), serving=serving)
+        site.pages = [Page(name, url, (root / name).read_text(encoding="utf-8"))
+                      for name, url in rendered_pages(root, site.docs)]
+        return site
+
+    def page(self, url):
+        return next(page for page in self.pages if page.url == url)
+
+    def path(self, name):
+        return self.root / name
+
+    def save(self):
+        for page in self.pages:
+            if page.changed:
+                self.path(page.name).write_text(page.html, encoding="utf-8")
+                page.changed = False
+
+    @property
+    def policy(self):
+        """The site's one Content-Security-Policy (mkdocs.yml's extra.content_security_policy)."""
+        policy = (self.config.get("extra") or {}).get("content_security_policy")
+        if not isinstance(policy, str) or "script-src 'self'" not in policy:
+            raise FinishError("mkdocs.yml: extra.content_security_policy must be the site's policy, with script-src 'self'")
+        return policy
+
+    @property
+    def docs(self):
+        return ROOT / self.config.get("docs_dir", "docs")
+
+    @property
+    def site_url(self):
+        url = self.config.get("site_url") or ""
+        return url if not url or url.endswith("/") else url + "/"
+
+
+def page_url(markdown):
+    """"scores.md" -> "scores/", "index.md" -> "", "problems/index.md" -> "problems/" (directory URLs)."""
+    stem = markdown.removesuffix(".md")
+    if stem == "index" or stem.endswith("/index"):
+        return stem.removesuffix("index")
+    return stem + "/"
+
+
+def rendered_pages(root, docs):
+    """(name in the site, url) of every page the engine rendered from docs/, and the 404 page."""
+    found = []
+    for markdown in sorted(path.relative_to(docs).as_posix() for path in docs.rglob("*.md")):
+        url = page_url(markdown)
+        name = f"{url}index.html"
+        if not (root / name).is_file():
+            raise FinishError(f"{root / name}: missing, though docs/{markdown} exists; build the site first (make site)")
+        found.append((name, url))
+    if (root / "404.html").is_file():
+        found.append(("404.html", "404.html"))
+    return found
+
+
+_ARTICLE = re.compile(r'(<article class="md-content__inner md-typeset">)(.*)(</article>)', re.S)
+
+
+def _article(html, name):
+    match = _ARTICLE.search(html)
+    if match is None:
+        raise FinishError(f"{name}: no <article class=\"md-content__inner md-typeset\"> (has the theme changed?)")
+    return match
+
+
+def article(html, name):
+    """The page's content: its Markdown rendered (with what the jobs put in), inside the theme's <article>."""
+    return _article(html, name).group(2)
+
+
+def with_article(html, name, change):
+    """`html` with its article's content replaced by change(content): the jobs that work on a page's own content
+    leave the theme's frame alone."""
+    match = _article(html, name)
+    return html[:match.start(2)] + change(match.group(2)) + html[match.end(2):]
