@@ -9,7 +9,8 @@ from mkdocs.exceptions import PluginError
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from hooks import highlight_cache, mathml
+from finish import mathml
+from hooks import highlight_cache
 
 SOURCE = "def softmax(x):\n    return x\n"
 
@@ -106,7 +107,7 @@ def test_a_malformed_mathml_cache_is_ignored_not_a_crash(formulas, stored):
 
 def test_an_edited_mathml_entry_is_recomputed_never_published(formulas):
     assert convert_fresh() == expected()
-    mathml.on_post_build({})
+    mathml.save_cache()
     stored = json.loads(formulas.read_text())
     assert stored["version"] == mathml._VERSION
     key = next(iter(stored["formulas"]))
@@ -117,6 +118,6 @@ def test_an_edited_mathml_entry_is_recomputed_never_published(formulas):
 
 def test_a_good_mathml_cache_is_read_back_without_converting(formulas, monkeypatch):
     convert_fresh()
-    mathml.on_post_build({})
+    mathml.save_cache()
     monkeypatch.setattr(mathml, "_convert", lambda *args: pytest.fail("converted a cached formula"))
     assert convert_fresh().startswith("<math")

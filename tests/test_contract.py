@@ -14,14 +14,15 @@ from pathlib import Path
 import matplotlib as mpl
 import numpy as np
 import pytest
-from mkdocs.exceptions import PluginError
 
 from figures_src.engine import contract, embed
 from figures_src.engine.heatmap import DARK_TEXT, LIGHT_TEXT, MASKED_FILL, SCORE_CMAP, WEIGHT_CMAP, colour_scale, luminance, text_colour
 from figures_src.engine.text import SUBSCRIPTED, cell, num, typeset
 from figures_src.pages.problems.sets import fmt
-from hooks import csp
-from hooks.minify_js import inline_generated, minify_all
+from figures_src.engine.site import policy as site_policy
+from finish import FinishError
+from finish import policy as csp
+from finish.scripts import inline_generated, minify_all
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECIAL = {"-Infinity": -math.inf, "Infinity": math.inf, "NaN": math.nan, "-0": -0.0}
@@ -196,17 +197,17 @@ def test_the_shipped_scripts_carry_the_contract_in_place_of_its_import():
     assert inlined.startswith('const DIGITS=2,MAX_TOKENS=64,UNUSED="x";\nimport { h } from "./dom.js";')
     shipped = minify_all({"a.js": source}, generated)["a.js"]
     assert "contract.js" not in shipped and "UNUSED" not in shipped and "toFixed(2)+64" in shipped
-    with pytest.raises(PluginError, match=r"a\.js imports \./contract\.js, which the figure build has not published"):
+    with pytest.raises(FinishError, match=r"a\.js imports \./contract\.js, which the figure build has not published"):
         inline_generated("a.js", source, {})
 
 
 def test_every_page_gets_the_one_policy_with_its_own_script_hashes():
     page = ('<head><meta http-equiv="Content-Security-Policy" content="\'aih-policy\'"><script>let a = 1</script>'
             '</head><body><article>text</article></body>')
-    filled = csp.fill_policy(page, "x.md")
+    filled = csp.fill_policy(page, "x.md", site_policy())
     policy = filled.split('content="')[1].split('"')[0]
     hashes = csp.script_hashes(page)
-    assert len(hashes) == 1 and policy == embed.POLICY.replace("script-src 'self'", f"script-src 'self' {hashes[0]}")
+    assert len(hashes) == 1 and policy == site_policy().replace("script-src 'self'", f"script-src 'self' {hashes[0]}")
     template = (ROOT / "overrides" / "main.html").read_text(encoding="utf-8")
     assert "content=\"'aih-policy'\"" in template and "default-src" not in template, "the template keeps no copy"
 
@@ -221,7 +222,7 @@ def test_every_page_gets_the_one_policy_with_its_own_script_hashes():
     '<script type="application/json">{}</script>',
 ])
 def test_a_script_in_a_pages_content_is_a_build_error_however_it_is_written(content):
-    with pytest.raises(PluginError, match=r"^csp hook: x\.md has a <script> in its content .* on line 1"):
+    with pytest.raises(FinishError, match=r"^x\.md has a <script> in its content .* on line 1"):
         csp.refuse_scripts(content, "x.md")
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from figures_src.engine import downloads, embed
+from figures_src.engine.site import policy as site_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
@@ -149,16 +150,16 @@ def test_no_csv_holds_a_number_as_the_page_prints_it():
 
 
 def test_every_drawable_example_has_an_embed_page_with_the_sites_policy():
-    # the site's pages carry the same policy (hooks/csp.py writes it), with their inline scripts' hashes added
+    # the site's pages carry the same policy (finish/policy.py writes it), with their inline scripts' hashes added
     policy = re.search(r'Content-Security-Policy" content="([^"]+)"', (SITE / "index.html").read_text(encoding="utf-8"))
-    assert re.sub(r" 'sha256-[^']+'", "", policy.group(1)) == embed.POLICY
+    assert re.sub(r" 'sha256-[^']+'", "", policy.group(1)) == site_policy()
     examples = sorted((SITE / "examples").glob("*.json"))
     pages = sorted(p.parent.name for p in (SITE / "embed").glob("*/index.html"))
     assert pages == [p.stem for p in examples if embed.embeddable(json.loads(p.read_text(encoding="utf-8")))]
     assert {"ex-scores", "ex-softmax", "ex-demo", "ex-multi-head", "ex-mask-causal"} <= set(pages)
     for name in pages:
         html = (SITE / "embed" / name / "index.html").read_text(encoding="utf-8")
-        assert f'content="{embed.POLICY}"' in html and "<script>" not in html
+        assert f'content="{site_policy()}"' in html and "<script>" not in html
         # the site's files, its own address, or inside the page (the static figure's SVG: #ids, an inline image)
         assert not re.search(r'(?:href|src)="(?!\.\./\.\./|#|data:image/png;base64,|https?://127\.0\.0\.1|https?://[^"]*/attention-heatmap/)', html)
         assert f'data-example="{name}"' in html and "CC BY 4.0" in html

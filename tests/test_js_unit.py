@@ -1,6 +1,6 @@
 """The site's own JavaScript: its Node unit tests pass, and what it ships stays within its budgets.
 
-Two budgets, in gzipped bytes of the shipped copy (hooks/minify_js.py: terser; gzip level 9, as a server
+Two budgets, in gzipped bytes of the shipped copy (finish/scripts.py: terser; gzip level 9, as a server
 would send it):
 - on page view, 10 KB: mkdocs.yml's extra_javascript (site.js) with every module it imports, plus the widget
   modules site.js loads on a page that shows their widget (its WIDGETS), each with its imports. Checked here for
@@ -22,15 +22,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-from mkdocs.exceptions import PluginError
 
 from figures_src.engine import contract
-from hooks.minify_js import minify_all
+from finish import FinishError
+from finish.scripts import minify_all
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "docs" / "javascripts"
 # Published beside the scripts by the figure build, not kept in docs/ (figures_src/engine/contract.py), and
-# written into the shipped scripts that import them (hooks/minify_js.py): no page fetches them. The Node tests
+# written into the shipped scripts that import them (finish/scripts.py): no page fetches them. The Node tests
 # generate them on the fly (tests/js/contract-loader.mjs).
 CONTRACT = {SCRIPTS / name: name for name in contract.MODULES}
 NODE_TEST = ["--import", "./tests/js/contract-loader.mjs", "--test", "tests/js/"]
@@ -96,7 +96,7 @@ def page_view_scripts(entry_points):
 
 @functools.cache
 def shipped_copies():
-    """{file name: what hooks/minify_js.py ships for it}, for every script under docs/javascripts/."""
+    """{file name: what finish/scripts.py ships for it}, for every script under docs/javascripts/."""
     return minify_all({path.name: path.read_text(encoding="utf-8") for path in sorted(SCRIPTS.glob("*.js"))},
                       {name: contract.module(name) for name in contract.MODULES})
 
@@ -232,5 +232,5 @@ def test_the_site_ships_exactly_the_minified_source(built_site):
 
 
 def test_a_script_that_does_not_parse_stops_the_build_naming_it():
-    with pytest.raises(PluginError, match=r"broken\.js, line 2"):
+    with pytest.raises(FinishError, match=r"broken\.js, line 2"):
         minify_all({"fine.js": "export const a = 1;\n", "broken.js": "const b = 1;\nconst = ;\n"})

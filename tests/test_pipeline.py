@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from html import unescape
 from pathlib import Path
+from types import SimpleNamespace
 
 import PIL.Image
 import pytest
@@ -57,7 +58,7 @@ def built(fresh_figures):
 def figure_svgs(out):
     """{figure name: its inline <svg> element, as text} from the fragments the pages include."""
     svgs = {}
-    for path in sorted((out / "figures").glob("*.html")):
+    for path in sorted((out / "fragments").glob("*.html")):
         match = re.search(r"<svg\b.*?</svg>", path.read_text(), re.S)
         assert match, f"{path.name}: no inline SVG"
         svgs[path.stem] = match.group(0)
@@ -88,8 +89,8 @@ def test_every_output_is_used_by_a_page(built):
     """A snippet or a figure no page includes, or a download no page links to, is dead weight."""
     pages = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
     snippets = "\n".join(p.read_text(encoding="utf-8") for p in (built / "snippets").glob("*.md"))
-    # a figure's fragment links files too (a real-heads grid's image); each fragment is checked to be included
-    snippets += "\n".join(p.read_text(encoding="utf-8") for p in (built / "figures").glob("*.html"))
+    # a figure links files too (a real-heads grid's image); each figure's placeholder is checked to be included
+    snippets += "\n".join(p.read_text(encoding="utf-8") for p in (built / "fragments").glob("*.html"))
     scripts = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "javascripts").glob("*.js"))
     for path in sorted(built.rglob("*")):
         relative = path.relative_to(built).as_posix()
@@ -97,6 +98,8 @@ def test_every_output_is_used_by_a_page(built):
             continue
         if relative.startswith(("figures/", "snippets/")):
             assert f'--8<-- "generated/{relative}"' in pages, f"generated/{relative} is included by no page"
+        elif relative.startswith("fragments/"):  # the figure the post-build pass puts in place of its placeholder
+            assert (built / "figures" / path.name).is_file(), f"generated/{relative} has no placeholder in figures/"
         else:
             published = relative.removeprefix("public/")
             if published.startswith("code/"):  # a listing's highlighted fragment: site.js fetches it for the file
@@ -150,7 +153,7 @@ def test_each_heatmap_has_exactly_its_cells_and_values(built):
     _check_heatmap_cells, which the throw-away pages below show failing.)"""
     checked = 0
     for name, svg in figure_svgs(built).items():
-        root, fragment = ET.fromstring(svg), (built / "figures" / f"{name}.html").read_text()
+        root, fragment = ET.fromstring(svg), (built / "fragments" / f"{name}.html").read_text()
         cells = heatmap_cells(root)
         images = [e for e in root.iter(f"{SVG_NS}image") if (e.get("id") or "").endswith("-cells")]
         assert ("aih-heatmap" in fragment.split(">", 1)[0]) == bool(cells or images), f"{name}: aih-heatmap class wrong"
@@ -177,14 +180,14 @@ def test_each_heatmap_has_exactly_its_cells_and_values(built):
 
 def test_ids_unique_when_every_figure_is_inlined_on_one_page(built):
     ids = Counter()
-    for path in (built / "figures").glob("*.html"):
+    for path in (built / "fragments").glob("*.html"):
         ids.update(re.findall(r'\bid="([^"]+)"', path.read_text()))
     duplicates = [i for i, n in ids.items() if n > 1]
     assert not duplicates, f"ids used twice across figures: {duplicates[:10]}"
 
 
 def test_fragments_leak_no_stylesheet_and_have_no_blank_line(built):
-    for path in (built / "figures").glob("*.html"):
+    for path in (built / "fragments").glob("*.html"):
         text = path.read_text()
         assert not text.startswith("<?xml") and "<?xml" not in text, f"{path.name}: XML prolog left in"
         assert "<style" not in text.lower(), f"{path.name}: a <style> element would restyle the page"
@@ -196,7 +199,7 @@ def test_fragments_leak_no_stylesheet_and_have_no_blank_line(built):
 
 def test_each_figure_graphic_can_be_reached_by_keyboard_and_is_named_by_its_title(built):
     """A figure narrower than its natural width scrolls; axe's scrollable-region-focusable wants a keyboard to reach it."""
-    for path in (built / "figures").glob("*.html"):
+    for path in (built / "fragments").glob("*.html"):
         text, name = path.read_text(), path.stem
         graphic = re.search(r'<div class="aih-figure__graphic"[^>]*>', text).group(0)
         assert 'tabindex="0"' in graphic and 'role="group"' in graphic, path.name
@@ -268,7 +271,7 @@ def test_unchanged_pages_are_skipped_and_changed_ones_rebuilt(tmp_path, monkeypa
     pages = make_package(tmp_path, monkeypatch, one=good_page("fig-one", 0.25), two=good_page("fig-two", 0.5))
     out = tmp_path / "out"
     assert quiet_build(pages, out) == ["fig-one", "fig-two"]
-    fragment = out / "figures" / "fig-one.html"
+    fragment = out / "fragments" / "fig-one.html"
     mtime = fragment.stat().st_mtime_ns
     assert quiet_build(pages, out) == []
     assert fragment.stat().st_mtime_ns == mtime
@@ -276,9 +279,9 @@ def test_unchanged_pages_are_skipped_and_changed_ones_rebuilt(tmp_path, monkeypa
     page_two = module_file(tmp_path, pages[1])
     page_two.write_text(page_two.read_text().replace("VALUE = 0.5", "VALUE = 0.75"))
     assert quiet_build(pages, out) == ["fig-two"]
-    assert "0.75" in (out / "figures" / "fig-two.html").read_text(), "rebuilt from the module imported first"
+    assert "0.75" in (out / "fragments" / "fig-two.html").read_text(), "rebuilt from the module imported first"
 
-    (out / "figures" / "fig-one.html").unlink()  # a missing output is rebuilt even if the inputs are unchanged
+    (out / "fragments" / "fig-one.html").unlink()  # a missing output is rebuilt even if the inputs are unchanged
     assert quiet_build(pages, out) == ["fig-one"]
 
 
@@ -342,10 +345,10 @@ def test_a_sibling_module_import_is_an_input(tmp_path, monkeypatch):
     numbers, page = make_package(tmp_path, monkeypatch, numbers="W = [[0.5, 0.5]]\n", page=uses_sibling)
     out = tmp_path / "out"
     quiet_build([page], out)
-    assert "0.75" not in (out / "figures" / "fig.html").read_text()
+    assert "0.75" not in (out / "fragments" / "fig.html").read_text()
     module_file(tmp_path, numbers).write_text("W = [[0.25, 0.75]]\n")
     assert quiet_build([page], out) == ["fig"]
-    assert "0.75" in (out / "figures" / "fig.html").read_text(), "rebuilt from the module imported first"
+    assert "0.75" in (out / "fragments" / "fig.html").read_text(), "rebuilt from the module imported first"
 
 
 def test_a_data_file_read_while_building_is_an_input(tmp_path, monkeypatch):
@@ -397,7 +400,7 @@ def test_an_item_no_page_declares_leaves_only_what_others_still_write(tmp_path, 
     assert (out / "public/downloads/shared.txt").read_text() == "old\n"
     quiet_build([new], out)  # old-item renamed new-item; fig-one's page dropped
     assert (out / "public/downloads/shared.txt").read_text() == "new\n", "the new owner's file was deleted"
-    assert not (out / "figures/fig-one.html").exists()
+    assert not (out / "fragments/fig-one.html").exists()
     manifest = json.loads((out / ".manifest.json").read_text())
     assert sorted(manifest["items"]) == ["new-item"] and sorted(manifest["pages"]) == [new]
 
@@ -406,7 +409,7 @@ def test_only_builds_the_named_item_or_page_and_force_rebuilds(tmp_path, monkeyp
     pages = make_package(tmp_path, monkeypatch, one=good_page("fig-one", 0.25), two=good_page("fig-two", 0.5))
     out = tmp_path / "out"
     assert quiet_build(pages, out, only=["fig_two"]) == ["fig-two"]
-    assert not (out / "figures" / "fig-one.html").exists()
+    assert not (out / "fragments" / "fig-one.html").exists()
     assert quiet_build(pages, out, only=["fig-two"]) == []
     assert quiet_build(pages, out, only=["fig-two"], force=True) == ["fig-two"]
     assert quiet_build(pages, out, only=["one"]) == ["fig-one"]  # a page: all of its items
@@ -659,7 +662,7 @@ def test_the_build_checks_each_published_heatmap_against_the_array_it_drew(tmp_p
     with pytest.raises(BuildError, match="figure fig: ") as failure:
         build_published_as(tmp_path, monkeypatch, mangle)
     assert message in str(failure.value)
-    assert not (tmp_path / "out" / "figures" / "fig.html").exists()
+    assert not (tmp_path / "out" / "fragments" / "fig.html").exists()
 
 
 def _one_pixel_png():
@@ -700,7 +703,7 @@ def test_an_image_heatmap_written_with_line_breaks_in_its_base64_is_accepted(tmp
     """A browser ignores spaces inside base64 (matplotlib's own image writer starts a data URI with a line break)."""
     out = build_published_as(tmp_path, monkeypatch, lambda svg: re.sub(
         IMAGE, lambda m: m[1] + "\n" + "\n".join(re.findall(".{1,8}", m[0][len(m[1]):])), svg, count=1), as_image=True)
-    assert "\n" in re.search(IMAGE, (out / "figures" / "fig.html").read_text())[0]
+    assert "\n" in re.search(IMAGE, (out / "fragments" / "fig.html").read_text())[0]
 
 
 @pytest.mark.parametrize("declared, message", [
@@ -721,12 +724,12 @@ def test_a_figure_breaking_after_a_good_build_keeps_its_last_good_files(tmp_path
     pages = make_package(tmp_path, monkeypatch, page=good_page("fig", 0.25))
     out = tmp_path / "out"
     quiet_build(pages, out)
-    good = (out / "figures" / "fig.html").read_bytes()
+    good = (out / "fragments" / "fig.html").read_bytes()
     path = module_file(tmp_path, pages[0])
     path.write_text(path.read_text().replace('["a", "b"]', '["a"]'))
     with pytest.raises(BuildError, match="fig"):
         quiet_build(pages, out)
-    assert (out / "figures" / "fig.html").read_bytes() == good
+    assert (out / "fragments" / "fig.html").read_bytes() == good
 
 
 def test_the_command_line_reports_the_failing_item_and_exits_non_zero(tmp_path):
@@ -800,7 +803,7 @@ ITEMS = [EX, example_heatmap("masked-fig", EX, "scores", masked=True, title="Mas
 def test_a_masked_figure_may_show_minus_infinity_exactly_where_its_mask_forbids(tmp_path, monkeypatch):
     pages = make_package(tmp_path, monkeypatch, masked=BROKEN_FIGURE.format(body=MASKED_PAGE))
     quiet_build(pages, tmp_path / "out")
-    html = (tmp_path / "out" / "figures" / "masked-fig.html").read_text()
+    html = (tmp_path / "out" / "fragments" / "masked-fig.html").read_text()
     assert html.count("<td>−∞</td>") == 1
 
 
@@ -864,7 +867,7 @@ def test_the_build_runs_from_another_directory(tmp_path):
     result = subprocess.run([sys.executable, "-m", "figures_src.build", "--only", "scores", "--jobs", "1",
                              "--out", str(tmp_path / "out")], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "out" / "figures" / "scores-heatmap.html").exists()
+    assert (tmp_path / "out" / "fragments" / "scores-heatmap.html").exists()
 
 
 def test_the_installed_project_includes_the_build_so_it_runs_from_any_directory():
@@ -896,7 +899,7 @@ ITEMS = [EX, example_heatmap("fig-every-kind", EX, "weights", title="Weights.", 
 # (file, what is done to it), one of each kind of file the build publishes, each corruption the issue found
 CORRUPTED = {
     "example-json": ("public/examples/ex-every-kind.json", "append"),
-    "figure-html": ("figures/fig-every-kind.html", "cut"),
+    "figure-html": ("fragments/fig-every-kind.html", "cut"),
     "svg": ("public/figures/fig-every-kind.svg", "overwrite"),
     "png": ("public/figures/fig-every-kind.png", "overwrite"),
     "snippet-markdown": ("snippets/ex-every-kind-tokens.md", "append"),
@@ -985,18 +988,27 @@ def test_the_site_build_refuses_a_changed_generated_file_before_it_touches_site(
     from mkdocs.exceptions import PluginError  # noqa: PLC0415
 
     from figures_src.engine.site import site_url  # noqa: PLC0415
-    from hooks import generated_files  # noqa: PLC0415
+    from finish import FinishError, published  # noqa: PLC0415
+    from hooks import finish_site  # noqa: PLC0415
 
     _, built = every_kind_built
     shutil.copytree(built, tmp_path / "generated")
-    monkeypatch.setattr(generated_files, "ROOT", tmp_path)
+    monkeypatch.setattr(finish_site, "ROOT", tmp_path)
     config = {"site_url": site_url()}  # the address generated/ was built for
-    generated_files.on_pre_build(config)
+    finish_site.on_pre_build(config)
     with pytest.raises(PluginError, match=r"was built for SITE_URL .* but the site is built for https://example\.org/"):
-        generated_files.on_pre_build({"site_url": "https://example.org/"})
+        finish_site.on_pre_build({"site_url": "https://example.org/"})
+    # the post-build pass checks the same before it publishes generated/public/ (what Zensical's build relies on)
+    site = SimpleNamespace(generated=tmp_path / "generated", serving=False, site_url="https://example.org/",
+                           docs=tmp_path / "docs", root=tmp_path / "site")
+    with pytest.raises(FinishError, match=r"was built for SITE_URL .* but the site is built for https://example\.org/"):
+        published.run(site)
     corrupt(tmp_path / "generated/public/models/every-kind.bin", "overwrite")
     with pytest.raises(PluginError, match=r"every-kind\.bin: changed since .*run `make figures`"):
-        generated_files.on_pre_build(config)
+        finish_site.on_pre_build(config)
+    with pytest.raises(FinishError, match=r"every-kind\.bin: changed since .*run `make figures`"):
+        published.run(SimpleNamespace(**{**vars(site), "site_url": site_url()}))
+    assert not (tmp_path / "site").exists(), "nothing is published from a generated/ that failed its check"
 
 
 # ---------------------------------------------------------------- Ctrl-C (issue 41)

@@ -623,9 +623,9 @@ def test_search_indexes_a_problems_words_not_its_numbers(problem_set):
 
 @pytest.mark.parametrize("problem_set", DATA, ids=[s["set"] for s in DATA])
 def test_the_solution_waits_outside_the_dom_until_opened(problem_set):
-    """hooks/lazy_details.py finds the block's solution by its markup: if the two drift apart, every solution's
+    """finish/details.py finds the block's solution by its markup: if the two drift apart, every solution's
     steps are elements at load (about 730 on the page, against its DOM budget)."""
-    from hooks.lazy_details import lazy
+    from finish.details import lazy
 
     html = lazy(problems_render.problem_html(problem_set, problems.json_path(problem_set)))
     steps = html.split('<div class="aih-problem__steps">', 1)[1]

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from hooks import lazy_details
+from finish import details
 
 ROOT = Path(__file__).resolve().parents[1]
 EPOCH = "1700000000"
@@ -78,9 +78,9 @@ def test_figures_are_inlined_verbatim_and_not_inside_a_paragraph(site, generated
             continue  # the print edition's copies and the embed pages: tests/browser/test_takeaway.py
         base = "../" * (len(page.relative_to(site).parts) - 1)  # the Download menu's links, from the page
         for name in re.findall(r'<figure class="aih-figure[^"]*" id="fig-([^"]+)"', text):
-            fragment = (generated / "figures" / f"{name}.html").read_text().rstrip("\n")
+            fragment = (generated / "fragments" / f"{name}.html").read_text().rstrip("\n")
             fragment = re.sub(r' href="(?=(?:figures|examples)/)', f' href="{base}', fragment)
-            assert lazy_details.lazy(fragment) in text, f"{page}: figure {name} differs from generated/figures/{name}.html"
+            assert details.lazy(fragment) in text, f"{page}: figure {name} differs from generated/fragments/{name}.html"
             inlined += 1
     assert inlined, "no page shows a figure"
 
@@ -96,7 +96,7 @@ def test_pages_have_a_language_a_description_and_no_unrendered_math(site):
 
 def test_the_search_index_shows_formulas_as_text(site):
     """Search results quote the page: a formula there reads as text with sub- and superscripts, not as the
-    LaTeX typed in the Markdown, and none of hooks/mathml.py's placeholders is left in a page."""
+    LaTeX typed in the Markdown, and none of hooks/search_text.py's placeholders is left in a page."""
     import json
 
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
@@ -121,7 +121,7 @@ def test_the_search_index_shows_formulas_as_text(site):
     (r"\operatorname{softmax}\!\left(x\right)", True, "softmax(x)"),
 ])
 def test_a_formula_for_the_search_index(latex, display, text):
-    from hooks import mathml
+    from finish import mathml
 
     assert mathml.search_text(mathml._convert(latex, display, "test")) == text
 
@@ -130,12 +130,12 @@ def test_a_formula_without_search_text_fails_the_build_naming_it():
     """latex2mathml leaves a < in \\text{} unescaped: not XML. The build stops and says where."""
     from types import SimpleNamespace
 
-    from hooks import mathml
+    from hooks import search_text
     from mkdocs.exceptions import PluginError
 
     page = SimpleNamespace(file=SimpleNamespace(src_uri="scores.md"))
     with pytest.raises(PluginError, match=r"scores\.md: no search text for the formula '\\\\text\{a < b\}'"):
-        mathml.on_page_content(r'<p><span class="arithmatex">\(\text{a < b}\)</span></p>', page, {}, None)
+        search_text.on_page_content(r'<p><span class="arithmatex">\(\text{a < b}\)</span></p>', page, {}, None)
 
 
 class _Loads(HTMLParser):
@@ -560,20 +560,20 @@ def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole
 
 def test_every_page_links_one_stylesheet_holding_every_extra_css_file_in_order(site):
     import yaml
-    from hooks import one_stylesheet
+    from finish import stylesheet
 
     with open(ROOT / "mkdocs.yml", encoding="utf-8") as config:
         parts = yaml.load(config, Loader=yaml.BaseLoader)["extra_css"]  # BaseLoader: leaves the !!python tags be
-    bundle = (site / one_stylesheet.BUNDLE).read_text(encoding="utf-8")
+    bundle = (site / stylesheet.BUNDLE).read_text(encoding="utf-8")
     # each file's minified rules, in mkdocs.yml's order: the cascade is the one the separate files had
-    starts = [bundle.index(one_stylesheet.bundle(ROOT / "docs", [part]).strip()) for part in parts]
+    starts = [bundle.index(stylesheet.bundle(ROOT / "docs", [part]).strip()) for part in parts]
     assert starts == sorted(starts) and len(parts) >= 8
     for page in site.rglob("index.html"):
         if "embed" in page.relative_to(site).parts:
             continue
         links = re.findall(r'<link rel="stylesheet" href="([^"]+)"', page.read_text(encoding="utf-8"))
         ours = [link for link in links if "/assets/stylesheets/" not in "/" + link]
-        assert len(ours) == 1 and ours[0].endswith(one_stylesheet.BUNDLE), f"{page}: {links}"
+        assert len(ours) == 1 and ours[0].endswith(stylesheet.BUNDLE), f"{page}: {links}"
 
 
 def test_every_page_defers_the_themes_bundle_and_runs_site_js_after_it(site):
@@ -610,8 +610,8 @@ def test_every_markdown_table_arrives_wrapped_so_the_themes_script_moves_none(si
     assert wrapped > 50
 
 
-def test_the_table_hook_wraps_only_markdowns_bare_tables():
-    from hooks import tables
+def test_the_table_job_wraps_only_markdowns_bare_tables():
+    from finish import tables
 
     html = '<p>x</p><table>\n<tr><td>1</td></tr>\n</table><table class="aih-numbers"><tr><td>2</td></tr></table>'
     assert tables.wrap_tables(html) == (
@@ -665,11 +665,11 @@ console.log(JSON.stringify(JSON.parse(positions).map(([line, column]) => {
 
 
 def test_the_themes_bundle_ships_with_the_compile_hint_and_a_map_that_still_points_home(site):
-    """hooks/compile_hints.py puts `//# allFunctionsCalledOnLoad` above the theme's bundle: the rest of the file
+    """finish/scripts.py puts `//# allFunctionsCalledOnLoad` above the theme's bundle: the rest of the file
     is the theme's, one line down, and each place in it maps to the same original source as in the theme's."""
     import material
 
-    from hooks.compile_hints import HINT
+    from finish.scripts import HINT
 
     theirs, = (Path(material.__file__).parent / "templates/assets/javascripts").glob("bundle.*.min.js")
     ours = site / "assets" / "javascripts" / theirs.name
@@ -694,7 +694,7 @@ def test_the_themes_bundle_ships_with_the_compile_hint_and_a_map_that_still_poin
 
 
 def test_the_compile_hint_is_added_once(tmp_path):
-    from hooks.compile_hints import HINT, add_hint
+    from finish.scripts import HINT, add_hint
 
     bundle, source_map = tmp_path / "bundle.min.js", tmp_path / "bundle.min.js.map"
     bundle.write_text("var a=1;\n")
@@ -706,13 +706,12 @@ def test_the_compile_hint_is_added_once(tmp_path):
 
 
 def test_the_stylesheet_bundle_names_a_listed_file_that_is_missing(tmp_path):
-    from mkdocs.exceptions import PluginError
-    from hooks import one_stylesheet
+    from finish import FinishError, stylesheet
 
     (tmp_path / "a.css").write_text("/* a */ p { color: red; }\n")
-    assert one_stylesheet.bundle(tmp_path, ["a.css"]) == "p{color:red}\n"
-    with pytest.raises(PluginError, match="lists b.css"):
-        one_stylesheet.bundle(tmp_path, ["a.css", "b.css"])
+    assert stylesheet.bundle(tmp_path, ["a.css"]) == "p{color:red}\n"
+    with pytest.raises(FinishError, match="lists b.css"):
+        stylesheet.bundle(tmp_path, ["a.css", "b.css"])
 
 
 def test_every_source_listing_links_the_file_as_it_is_and_its_highlighted_fragment(site):
@@ -789,7 +788,7 @@ def test_the_browser_tests_with_a_wrong_chromium_stop_in_one_line(monkeypatch):
 def test_each_code_block_of_the_print_edition_gets_an_id_of_its_own():
     """Material's copy button copies the block named by the nearest id around it: every block of a page in the
     print edition sat in the page's section, so every button copied that page's first block."""
-    from hooks.print_edition import code_ids
+    from finish.edition import code_ids
 
     content = '<pre><code>a</code></pre><div class="highlight"><pre><span></span><code>b</code></pre></div><pre id="x">c</pre>'
     numbered = code_ids(content, "masks")
@@ -800,7 +799,7 @@ def test_each_code_block_of_the_print_edition_gets_an_id_of_its_own():
 def test_a_tab_set_repeated_in_the_print_edition_keeps_its_labels_and_its_own_radio_group():
     """multi-head/ and real-heads/ both have a tab set `__tabbed_1`: in print/ the later one's inputs were renamed,
     but not the labels that name them nor their radio group, so Material's script threw on a missing label."""
-    from hooks.print_edition import unique_ids
+    from finish.edition import unique_ids
 
     tabs = ('<input id="__tabbed_1_1" name="__tabbed_1" type="radio"><input id="__tabbed_1_2" name="__tabbed_1" '
             'type="radio"><label for="__tabbed_1_1">Q</label><label for="__tabbed_1_2">K</label>')
