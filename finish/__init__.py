@@ -11,6 +11,7 @@ The jobs, in the order they run (JOBS), one module each:
     published   generated/public/ (the figure build's downloads), checked, copied into the site
     figures     each figure's placeholder replaced by the figure
     mathml      the math as MathML
+    search      the search index's formulas as text
     tables      Markdown's tables wrapped as the theme's script would wrap them at load
     details     a collapsed block's body kept in a <noscript> until a reader opens it
     stylesheet  the stylesheets as one file, linked once
@@ -23,7 +24,7 @@ A job that finds something wrong raises FinishError, naming the file and what to
 that one line. The site is written page by page in place, so a failed pass leaves a site that must not be
 published: make site fails, and the Pages workflow deploys only what make site finished.
 """
-from . import details, edition, figures, mathml, policy, published, scripts, stylesheet, tables
+from . import details, edition, figures, mathml, policy, published, scripts, search, stylesheet, tables
 from .site import FinishError, Site
 
 # Each job: (name, run) where run(site) changes the files of `site`.
@@ -31,6 +32,7 @@ JOBS = [
     ("published", published.run),
     ("figures", figures.run),
     ("mathml", mathml.run),
+    ("search", search.run),
     ("tables", tables.run),
     ("details", details.run),
     ("stylesheet", stylesheet.run),

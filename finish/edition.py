@@ -58,6 +58,8 @@ def static(content):
     images and collapsed tables there at once, as a printer needs them."""
     # finish/details.py's collapsed bodies, and the problems' waiting inputs and grids (pages/problems/html.py)
     content = re.sub(r'<noscript class="aih-(?:lazy|near)">(.*?)</noscript>', r"\1", content, flags=re.S)
+    # Zensical's skip link target, first in every article: the edition's own page has it already
+    content = re.sub(r'\s*<a id="__skip" tabindex="-1"></a>', "", content)
     return re.sub(r' data-example="[^"]*"| loading="lazy"', "", content)
 
 

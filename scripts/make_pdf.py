@@ -21,10 +21,13 @@ FOOTER = ('<div style="width:100%;font-size:8px;color:#555;text-align:center;fon
           'Attention Is a Heatmap · <span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
-# docs/cite.md's link to the PDF, hidden until the PDF exists: a site built without `make pdf` (a local build,
-# another host) would link to a file that is not there. show_pdf_link shows it once the PDF is written.
+# docs/cite.md's link to the PDF, hidden and without its address until the PDF exists: a site built without
+# `make pdf` (a local build, another host) would link to a file that is not there. show_pdf_link shows it once the
+# PDF is written, with its address from the page's folder (both engines agree on that; Zensical rewrites an
+# address written in the Markdown's HTML as if it were relative to the Markdown file).
 HIDDEN_LINK = '<span class="aih-pdf-link" hidden>'
 SHOWN_LINK = '<span class="aih-pdf-link">'
+UNSET_ADDRESS = "<a data-pdf>"
 
 
 def show_pdf_link(site):
@@ -36,6 +39,8 @@ def show_pdf_link(site):
     for page in sorted(site.rglob("*.html")):
         text = page.read_text(encoding="utf-8")
         if HIDDEN_LINK in text:
+            up = "../" * (len(page.relative_to(site).parts) - 1)
+            text = text.replace(UNSET_ADDRESS, f'<a href="{up}{PDF_NAME}">')
             page.write_text(text.replace(HIDDEN_LINK, SHOWN_LINK), encoding="utf-8")
             shown.append(page)
     if not shown:

@@ -768,7 +768,7 @@ def test_a_build_that_sets_neither_address_cites_the_pages_site_of_the_default_r
         pass
 
     EnvLoader.add_constructor("!ENV", lambda loader, node: loader.construct_sequence(node))  # [variable, default]
-    EnvLoader.add_multi_constructor("!", lambda loader, suffix, node: None)  # MkDocs' other tags (!relative)
+    EnvLoader.add_multi_constructor("!", lambda loader, suffix, node: None)  # MkDocs' other tags
     config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=EnvLoader)
     (site_variable, mkdocs_site), (repo_variable, mkdocs_repo) = config["site_url"], config["extra"]["social"][0]["link"]
     assert (site_variable, repo_variable) == ("SITE_URL", "REPO_URL")

@@ -29,7 +29,7 @@ def page_path(page):
 
 
 class ConfigLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml as data: MkDocs' own tags (!ENV, !relative) are read as nothing."""
+    """Reads mkdocs.yml as data: MkDocs' own tags (!ENV) are read as nothing."""
 
 
 ConfigLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
