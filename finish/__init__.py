@@ -44,10 +44,11 @@ JOBS = [
 __all__ = ["JOBS", "FinishError", "Site", "finish"]
 
 
-def finish(site_dir, config_file=None, serving=False, log=None):
+def finish(site_dir, config_file=None, serving=False, generated=None, log=None):
     """Run every job, in order, over the site built into `site_dir`. config_file: mkdocs.yml's path (default: the
-    repository's); serving: under `mkdocs serve`, whose site address is the preview's."""
-    site = Site.open(site_dir, config_file, serving)
+    repository's); serving: under `mkdocs serve`, whose site address is the preview's; generated: the figure
+    build's folder (default: the repository's generated/)."""
+    site = Site.open(site_dir, config_file, serving, generated)
     for name, run in JOBS:
         run(site)
         if log:

@@ -66,13 +66,15 @@ class Site:
     pages: list = field(default_factory=list)  # [Page], in the order of docs/
     generated: Path = ROOT / "generated"  # what the figure build wrote: the figures, the downloads
     serving: bool = False  # under `mkdocs serve`: the site's address is the preview's
+    config_dir: Path = ROOT  # mkdocs.yml's folder, which its paths (docs_dir) are relative to
 
     @classmethod
-    def open(cls, site_dir, config_file=None, serving=False):
-        root = Path(site_dir)
+    def open(cls, site_dir, config_file=None, serving=False, generated=None):
+        root, config_file = Path(site_dir), Path(config_file or CONFIG)
         if not (root / "index.html").is_file():
             raise FinishError(f"{root}: no index.html; build the site first (make site)")
-        site = cls(root, read_config(Path(config_file or CONFIG)), serving=serving)
+        site = cls(root, read_config(config_file), serving=serving, generated=Path(generated or ROOT / "generated"),
+                   config_dir=config_file.resolve().parent)
         site.pages = [Page(name, url, (root / name).read_text(encoding="utf-8"))
                       for name, url in rendered_pages(root, site.docs)]
         return site
@@ -99,7 +101,7 @@ class Site:
 
     @property
     def docs(self):
-        return ROOT / self.config.get("docs_dir", "docs")
+        return self.config_dir / self.config.get("docs_dir", "docs")
 
     @property
     def site_url(self):

@@ -26,6 +26,7 @@ import contextlib
 import fcntl
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -39,7 +40,7 @@ GENERATED = ROOT / "generated"
 # What mkdocs build reads (figures_src too: its build writes generated/, and the hooks import from it).
 SITE_INPUTS = ["mkdocs.yml", "package-lock.json", "docs", "overrides", "hooks", "finish", "generated", "figures_src", "attention",
                "realheads", "data"]
-BUILD_FIXTURES = {"generated", "built_site", "fresh_figures", "site_url"}
+BUILD_FIXTURES = {"generated", "built_site", "fresh_figures", "site_url", "zensical_site"}
 BROWSER_TESTS = ROOT / "tests" / "browser"
 
 
@@ -183,6 +184,34 @@ def generated(shared_build):
 def built_site(shared_build):
     """ROOT/site, up to date: the site `make site` built."""
     return SITE
+
+
+# What Zensical reads to build the site, copied into a folder of the run's own (it builds into its config's
+# folder, and the shared site/ is MkDocs'): the pages, the theme's overrides, the appended notation link and the
+# figure build's snippets and placeholders, and the library's files the pages list. The post-build pass then reads the shared generated/ itself.
+ZENSICAL_TREE = ["mkdocs.yml", "docs", "overrides", "includes", "attention", "generated/snippets", "generated/figures"]
+
+
+@pytest.fixture(scope="session")
+def zensical_site(shared_build, shared_dir):
+    """The same site built by Zensical (what `make site ENGINE=zensical` does) from the shared generated/, once
+    for all workers, into a folder of this run: site/ stays MkDocs'. Only the engine differs."""
+    from finish import finish  # noqa: PLC0415
+
+    tree = shared_dir / "zensical"
+    with locked(shared_dir / "zensical.lock"):
+        if not (tree / "site.done").exists():
+            shutil.rmtree(tree, ignore_errors=True)
+            tree.mkdir(parents=True)
+            for name in ZENSICAL_TREE:
+                (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, tree / name)
+            result = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict"], cwd=tree,
+                                    capture_output=True, text=True)
+            if result.returncode:
+                pytest.fail(f"zensical build failed:\n{(result.stdout + result.stderr)[-4000:]}", pytrace=False)
+            finish(tree / "site", config_file=tree / "mkdocs.yml", generated=GENERATED)
+            (tree / "site.done").touch()
+    return tree / "site"
 
 
 def start_fresh_figures(shared_dir):

@@ -1,0 +1,122 @@
+"""One site, two engines: the pages Zensical builds, finished by the same post-build pass, against MkDocs'.
+
+The shared site/ is MkDocs-Material's, and every other test reads it. This file builds the same tree with
+Zensical (the `zensical_site` fixture: what `make site ENGINE=zensical` does) and checks what could differ
+between the engines, not everything again: each page's content is MkDocs' (so what the other tests check of it
+holds of both), and the pass did its work on Zensical's frame too (policy, stylesheet, scripts, downloads,
+search, print edition). tests/browser/test_engines_browser.py loads Zensical's pages in Chromium.
+
+The differences the engines are allowed, each normalised below and listed in ENGINE_DIFFERENCES:
+"""
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+
+from finish.site import article, page_url
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# What Zensical does differently inside a page's article, and why the site accepts it.
+ENGINE_DIFFERENCES = {
+    "skip anchor": "Zensical puts its skip link's target, <a id=\"__skip\">, first in every article",
+    "search mark": "Zensical reads data-search-exclude for its index, then drops the attribute from the page",
+    "link form": "Zensical writes a link in the Markdown's HTML relative to the Markdown file, MkDocs as written: "
+                 "they reach the same place (compared as addresses within the site)",
+}
+_SKIP = re.compile(r'\s*<a id="__skip" tabindex="-1"></a>')
+
+
+class _Events(HTMLParser):
+    """A page's article as (kind, tag or text, attributes): what a reader and a script see of it."""
+
+    def __init__(self, url):
+        super().__init__(convert_charrefs=True)
+        self.url, self.events = url, []
+
+    def handle_starttag(self, tag, attrs):
+        kept = []
+        for name, value in sorted(attrs):
+            if name == "data-search-exclude":
+                continue
+            if name in ("href", "src") and value and not re.match(r"[a-z][a-z0-9+.-]*:|#", value):
+                address = urlsplit(urljoin(f"http://site.invalid/{self.url}", value))
+                value = address.path.removesuffix("index.html") + (f"#{address.fragment}" if address.fragment else "")
+            elif name == "href" and value and value.startswith("#"):
+                value = f"/{self.url}{value}"
+            kept.append((name, value))
+        self.events.append(("start", tag, tuple(kept)))
+
+    def handle_endtag(self, tag):
+        self.events.append(("end", tag, ()))
+
+    def handle_data(self, data):
+        if data.strip():
+            self.events.append(("text", " ".join(data.split()), ()))
+
+
+def events(html, url):
+    parser = _Events(url)
+    parser.feed(_SKIP.sub("", html))
+    return parser.events
+
+
+def docs_pages():
+    return sorted(path.relative_to(ROOT / "docs").as_posix() for path in (ROOT / "docs").glob("*.md"))
+
+
+@pytest.mark.parametrize("markdown", docs_pages())
+def test_each_page_has_the_same_content_from_both_engines(built_site, zensical_site, markdown):
+    url = page_url(markdown)
+    name = f"{url}index.html"
+    ours, theirs = ((site / name).read_text(encoding="utf-8") for site in (built_site, zensical_site))
+    mkdocs, zensical = events(article(ours, name), url), events(article(theirs, name), url)
+    first = next((i for i, (a, b) in enumerate(zip(mkdocs, zensical)) if a != b), min(len(mkdocs), len(zensical)))
+    assert mkdocs == zensical, (
+        f"{name}: Zensical's article differs from MkDocs' beyond the accepted differences ({', '.join(ENGINE_DIFFERENCES)}), "
+        f"at event {first}: MkDocs {mkdocs[first:first + 3]} against Zensical {zensical[first:first + 3]}")
+
+
+def test_the_pass_finished_zensicals_pages(zensical_site):
+    """Zensical runs no hooks: everything the site adds to a page is the pass's, and is there."""
+    for page in sorted(zensical_site.rglob("*.html")):
+        relative = page.relative_to(zensical_site)
+        if relative.parts[0] in ("embed", "assets", "code"):
+            continue
+        text = page.read_text(encoding="utf-8")
+        assert "'aih-policy'" not in text and "script-src 'self' 'sha256-" in text, (
+            f"{relative}: the policy is filled in, with the page's inline scripts' hashes")
+        assert 'class="arithmatex"' not in text and 'aih-figure-slot' not in text, (
+            f"{relative}: the math is MathML and every figure is in place")
+        ours = [link for link in re.findall(r'<link rel="stylesheet" href="([^"]+)"', text) if "assets/stylesheets/" not in link]
+        assert len(ours) == 1 and ours[0].endswith("stylesheets/site.bundle.css"), f"{relative}: one stylesheet of ours"
+
+
+def test_zensicals_site_publishes_every_download_and_the_shipped_scripts_as_mkdocs_does(built_site, zensical_site,
+                                                                                       generated):
+    public = generated / "public"
+    for path in sorted(p for p in public.rglob("*") if p.is_file()):
+        relative = path.relative_to(public)
+        assert (zensical_site / relative).read_bytes() == path.read_bytes(), f"{relative}: published as the build wrote it"
+    for script in sorted((built_site / "javascripts").glob("*.js")):
+        assert (zensical_site / "javascripts" / script.name).read_bytes() == script.read_bytes(), (
+            f"javascripts/{script.name}: the same minified script from either engine")
+    assert (zensical_site / "stylesheets/site.bundle.css").read_bytes() == (built_site / "stylesheets/site.bundle.css").read_bytes()
+
+
+def test_zensicals_print_edition_holds_every_page_once(built_site, zensical_site):
+    sections = [re.findall(r'<section class="aih-print-page" id="([^"]+)"', (site / "print/index.html").read_text(encoding="utf-8"))
+                for site in (built_site, zensical_site)]
+    assert sections[0] == sections[1] and len(sections[1]) >= 18, "the print edition has every page, in the nav's order"
+    ids = re.findall(r'\sid="([^"]+)"', (zensical_site / "print/index.html").read_text(encoding="utf-8"))
+    assert len(ids) == len(set(ids)), "no id twice in the print edition"
+
+
+def test_zensicals_search_index_shows_formulas_as_text(zensical_site):
+    index = json.loads((zensical_site / "search.json").read_text(encoding="utf-8"))
+    texts = [item["text"] for item in index["items"]]
+    assert not [t for t in texts if "\\(" in t or "\\[" in t], "no LaTeX left in Zensical's search index"
+    assert any("QK<sup>T</sup>" in t for t in texts), "formulas read as text with sub- and superscripts"
