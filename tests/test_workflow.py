@@ -43,3 +43,16 @@ def test_pip_downloads_are_cached_keyed_by_the_pins():
     (python,) = [s for s in WORKFLOW["jobs"]["build"]["steps"] if s.get("uses", "").startswith("actions/setup-python")]
     assert python["with"]["cache"] == "pip"
     assert {"pyproject.toml", "constraints.txt"} <= set(python["with"]["cache-dependency-path"].split())
+
+
+def test_one_setting_picks_the_engine_that_builds_what_is_deployed():
+    """PUBLISH_ENGINE: mkdocs or zensical. The tests run first either way; Zensical's build, when it is the one
+    published, comes after them and before the upload (tests/test_engines.py has checked it against MkDocs')."""
+    assert WORKFLOW["env"]["PUBLISH_ENGINE"] in ("mkdocs", "zensical"), "the workflow says which engine it publishes"
+    steps = WORKFLOW["jobs"]["build"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    zensical = next(k for k, run in enumerate(runs) if "make site ENGINE=zensical" in run)
+    assert steps[zensical]["if"] == "env.PUBLISH_ENGINE == 'zensical'"
+    tests = next(k for k, run in enumerate(runs) if re.search(r"\bmake test(-unit)?\b", run))
+    upload = next(k for k, step in enumerate(steps) if step.get("uses", "").startswith("actions/upload-pages-artifact"))
+    assert tests < zensical < upload, "Zensical's site is built after the tests and is what gets uploaded"
