@@ -116,11 +116,11 @@ real-heads: $(SITE_STAMP)
 	$(PY) scripts/extract_real_heads.py
 
 # Build times and page weight against a bare MkDocs site (in a temporary copy of the tree); Lighthouse on every
-# page against a bare Material page; the your-sentence page in headless Chromium (needs the built site, and
+# page against a bare Material page, and on Zensical's build of the same pages; the your-sentence page in headless Chromium (needs the built site, and
 # playwright from the test set-up); then the suite's own times (bench-suite).
 bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
-	$(PY) scripts/bench_lighthouse.py
+	$(PY) scripts/bench_lighthouse.py --zensical
 	$(PY) scripts/bench_long_tasks.py
 	$(PY) scripts/bench_your_sentence.py
 	$(PY) scripts/bench_decoder.py

@@ -1,6 +1,6 @@
 """Lighthouse on every page of the built site, and on a bare Material page, in the same run.
 
-    .venv/bin/python scripts/bench_lighthouse.py [--runs 3] [--only WORD ...] [--content-cost]
+    .venv/bin/python scripts/bench_lighthouse.py [--runs 3] [--only WORD ...] [--content-cost] [--zensical]
 
 Lighthouse 12.2.3 (mobile preset, its default) drives the system Chromium. Both sites are served on
 127.0.0.1 under /attention-heatmap/ and gzip-compressed, as GitHub Pages serves them. The bare reference is
@@ -13,6 +13,8 @@ figures taken out, and one with its whole article replaced by the bare build's a
 (our header, navigation, stylesheets and scripts; none of our figures, tables, problems or math); and the
 bare build's own page at the same path. A second table then splits each page's gap to its bare page into
 what the figures cost, what the rest of the article costs, and what the shell costs.
+With --zensical it also builds the same site with Zensical (scripts/zensical_site.py) and measures each page of
+that build in the same runs, in the row below MkDocs' ("… zensical").
 
 Lighthouse is installed on first use into .cache/lighthouse (git-ignored), pinned with npm i -E. A benchmark,
 not a test: the scores move with the machine's load. The budgets that hold whatever the machine (DOM size,
@@ -35,6 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_site import SKIP, bare_config  # noqa: E402
+from zensical_site import build_zensical  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOL_DIR = ROOT / ".cache" / "lighthouse"
@@ -207,6 +210,7 @@ def main(argv=None):
                         help="only pages whose path contains one of these words")
     parser.add_argument("--content-cost", action="store_true",
                         help="also measure each page without its figures, and with the bare page's article")
+    parser.add_argument("--zensical", action="store_true", help="also measure the same site built by Zensical")
     args = parser.parse_args(argv)
     site = ROOT / "site"
     if not (site / "index.html").exists():
@@ -224,6 +228,9 @@ def main(argv=None):
                 servers.append(serve(copy))
                 variants[suffix] = servers[-1][1]
             variants[" bare"] = bare_url
+        if args.zensical:
+            servers.append(serve(build_zensical(workdir / "zensical")))
+            variants[" zensical"] = servers[-1][1]
         copies = [("", our_url), *variants.items()]
         results = {}
         try:

@@ -24,9 +24,9 @@ complete). A browser test runs on whichever worker is free; the other tests of a
 """
 import contextlib
 import fcntl
+import importlib.util
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -186,31 +186,22 @@ def built_site(shared_build):
     return SITE
 
 
-# What Zensical reads to build the site, copied into a folder of the run's own (it builds into its config's
-# folder, and the shared site/ is MkDocs'): the pages, the theme's overrides, the appended notation link and the
-# figure build's snippets and placeholders, and the library's files the pages list. The post-build pass then reads the shared generated/ itself.
-ZENSICAL_TREE = ["mkdocs.yml", "docs", "overrides", "includes", "attention", "generated/snippets", "generated/figures"]
-
-
 @pytest.fixture(scope="session")
 def zensical_site(shared_build, shared_dir):
-    """The same site built by Zensical (what `make site ENGINE=zensical` does) from the shared generated/, once
-    for all workers, into a folder of this run: site/ stays MkDocs'. Only the engine differs."""
-    from finish import finish  # noqa: PLC0415
-
+    """The same site built by Zensical (what `make site ENGINE=zensical` does, scripts/zensical_site.py) from the
+    shared generated/, once for all workers, into a folder of this run: site/ stays MkDocs'. Only the engine
+    differs."""
+    spec = importlib.util.spec_from_file_location("zensical_site", ROOT / "scripts" / "zensical_site.py")
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
     tree = shared_dir / "zensical"
     with locked(shared_dir / "zensical.lock"):
-        if not (tree / "site.done").exists():
-            shutil.rmtree(tree, ignore_errors=True)
-            tree.mkdir(parents=True)
-            for name in ZENSICAL_TREE:
-                (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, tree / name)
-            result = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict"], cwd=tree,
-                                    capture_output=True, text=True)
-            if result.returncode:
-                pytest.fail(f"zensical build failed:\n{(result.stdout + result.stderr)[-4000:]}", pytrace=False)
-            finish(tree / "site", config_file=tree / "mkdocs.yml", generated=GENERATED)
-            (tree / "site.done").touch()
+        if not (shared_dir / "zensical.done").exists():
+            try:
+                builder.build_zensical(tree)
+            except RuntimeError as error:
+                pytest.fail(str(error), pytrace=False)
+            (shared_dir / "zensical.done").touch()
     return tree / "site"
 
 
