@@ -116,8 +116,8 @@ real-heads: $(SITE_STAMP)
 	$(PY) scripts/extract_real_heads.py
 
 # Build times and page weight against a bare MkDocs site (in a temporary copy of the tree); Lighthouse on every
-# page against a bare Material page, and on Zensical's build of the same pages; the your-sentence page in headless Chromium (needs the built site, and
-# playwright from the test set-up); then the suite's own times (bench-suite).
+# page against a bare Material page, and on Zensical's build of the same pages; the your-sentence page in headless
+# Chromium (needs the built site, and playwright from the test set-up); then the suite's own times (bench-suite).
 bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
 	$(PY) scripts/bench_lighthouse.py --zensical
