@@ -14,6 +14,7 @@ The jobs, in the order they run (JOBS), one module each:
     search      the search index's formulas as text
     tables      Markdown's tables wrapped as the theme's script would wrap them at load
     details     a collapsed block's body kept in a <noscript> until a reader opens it
+    theme       what the theme's templates leave out (the search dialog's name)
     stylesheet  the stylesheets as one file, linked once
     scripts     our JavaScript minified; the theme's bundle compiled while it downloads
     edition     print/: every page's article, in the nav's order
@@ -24,7 +25,7 @@ A job that finds something wrong raises FinishError, naming the file and what to
 that one line. The site is written page by page in place, so a failed pass leaves a site that must not be
 published: make site fails, and the Pages workflow deploys only what make site finished.
 """
-from . import details, edition, figures, mathml, policy, published, scripts, search, stylesheet, tables
+from . import details, edition, figures, mathml, policy, published, scripts, search, stylesheet, tables, theme
 from .site import FinishError, Site
 
 # Each job: (name, run) where run(site) changes the files of `site`.
@@ -35,6 +36,7 @@ JOBS = [
     ("search", search.run),
     ("tables", tables.run),
     ("details", details.run),
+    ("theme", theme.run),
     ("stylesheet", stylesheet.run),
     ("scripts", scripts.run),
     ("edition", edition.run),

@@ -120,3 +120,17 @@ def test_zensicals_search_index_shows_formulas_as_text(zensical_site):
     texts = [item["text"] for item in index["items"]]
     assert not [t for t in texts if "\\(" in t or "\\[" in t], "no LaTeX left in Zensical's search index"
     assert any("QK<sup>T</sup>" in t for t in texts), "formulas read as text with sub- and superscripts"
+
+
+def test_the_search_dialog_is_named_from_its_field_whatever_the_engine():
+    from finish import FinishError, theme
+
+    material = ('<div class="md-search" data-md-component="search" role="dialog"><label></label><form>'
+                '<input type="text" class="md-search__input" name="query" aria-label="搜索" placeholder="搜索"></form></div>')
+    assert theme.name_the_search_dialog(material, "x.html").startswith(
+        '<div class="md-search" data-md-component="search" role="dialog" aria-label="搜索">'), (
+        "Material's unnamed search dialog takes the name of its field, in the page's language")
+    named = '<div class="md-search" data-md-component="search" role="dialog" aria-label="Search"><button>Search</button></div>'
+    assert theme.name_the_search_dialog(named, "x.html") == named, "a named dialog (Zensical's) is left as it is"
+    with pytest.raises(FinishError, match="x.html: the theme's search dialog has no labelled search field"):
+        theme.name_the_search_dialog('<div class="md-search" data-md-component="search" role="dialog"></div>', "x.html")

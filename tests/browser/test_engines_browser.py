@@ -3,9 +3,11 @@ engines is the frame around the content (the theme's own files, its inline scrip
 a sample is loaded as test_every_page.py loads MkDocs' pages: every reference answers, no console error and no
 Content-Security-Policy violation, axe in both schemes as it loads and once every widget is set up, every heatmap
 interactive and the theme's script running. The sample holds a page of each kind: Home, heatmaps, the problems,
-the decoder's widget, the many links of cite/, the print edition and the 404 page.
+the two live widgets (the decoder, the reader's sentence), the many links of cite/, the print edition and the 404
+page.
 """
 import functools
+import re
 import http.server
 import threading
 
@@ -16,7 +18,7 @@ from conftest import PREFIX, PageProblems, _SubPathHandler, new_tab, scroll_thro
 from test_a11y import axe_in_both_schemes, watch_changes, without_transitions
 from test_every_page import assert_everything_referenced_loads
 
-SAMPLE = ["", "scores/", "problems/", "watch-it-write/", "cite/", "print/", "404.html"]
+SAMPLE = ["", "scores/", "problems/", "watch-it-write/", "your-sentence/", "cite/", "print/", "404.html"]
 
 
 @pytest.fixture(scope="module")
@@ -48,4 +50,16 @@ def test_zensicals_page_works_as_mkdocs_does(desktop, zensical_url, path):
     if path != "404.html":
         assert page.evaluate("typeof document$") == "object", "the theme's own script ran on Zensical's page"
     assert not violations, f"{path}: Zensical's page breaks its Content-Security-Policy: {violations[:3]}"
+    problems.assert_clean()
+
+
+def test_zensicals_own_search_finds_a_word_of_the_site(desktop, zensical_url):
+    """Zensical brings its own search (a dialog, search.json), in place of Material's: it opens and finds pages."""
+    page = new_tab(desktop, zensical_url)
+    problems = PageProblems(page, zensical_url)
+    page.goto(zensical_url, wait_until="networkidle")
+    page.locator(".md-search__button").click()
+    page.keyboard.type("softmax")
+    expect(page.get_by_text(re.compile(r"^\d+ results$"))).to_be_visible()
+    expect(page.get_by_role("link", name=re.compile("Softmax")).first).to_be_visible()
     problems.assert_clean()
