@@ -5,6 +5,7 @@
 #                (make test-unit: all but the browser tests; tests/conftest.py says how a test finds its tier)
 # make serve  -> live preview; figures regenerate when figures_src/ or attention/ change
 # make figures [ONLY=name] [FORCE=1]
+# make train -> retrain what the pages show of training into data/trained/ (commit it; the build only reads it)
 # make pdf   -> site/attention-is-a-heatmap.pdf: the print edition (site/print/) printed by headless Chromium
 # make clean      -> remove the build outputs (generated/, site/); make distclean -> also .venv, node_modules, .cache
 # Runs from any directory: make -C path/to/repo site
@@ -38,7 +39,7 @@ NODE_OK := $(shell node -e 'const fs = require("fs"), wanted = JSON.parse(fs.rea
 	2>/dev/null && echo yes)
 endif
 
-.PHONY: site figures pdf serve check test test-unit bench bench-suite clean distclean real-heads constraints venv-needs-repair \
+.PHONY: site figures pdf serve check test test-unit bench bench-suite clean distclean train real-heads constraints venv-needs-repair \
 	node-modules-need-repair
 
 venv-needs-repair:
@@ -98,6 +99,11 @@ test: $(TEST_STAMP) site
 test-unit: $(TEST_STAMP) site
 	$(PYTEST) --ignore=tests/browser
 
+# Maintainers: retrain what the pages show of training (the learning runs, the √d_k experiment, the decoder) and
+# write data/trained/ with its provenance (commit the result). The build only reads it; see figures_src/trained.py.
+train: $(SITE_STAMP)
+	$(PY) -m figures_src.trained
+
 # Maintainers: recompute data/real_heads.{npz,json} from the pretrained model (commit the result).
 real-heads: $(SITE_STAMP)
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[site,realheads]'
@@ -113,6 +119,7 @@ bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_long_tasks.py
 	$(PY) scripts/bench_your_sentence.py
 	$(PY) scripts/bench_decoder.py
+	$(PY) scripts/bench_training.py
 	$(BENCH_SUITE)
 
 # make check and make test (after make site) in fresh clones of two commits, side by side (about an hour; with
