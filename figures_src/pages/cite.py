@@ -7,7 +7,7 @@ from .. import registry
 from ..engine import Figure, Snippets, embed
 from ..engine.examples import permalink
 from ..engine.site import site_url
-from ..engine.text import table
+from ..engine.text import PUBLISHED_NOTE, table
 
 
 def cite_data():
@@ -35,7 +35,7 @@ def cite_snippets(data):
         "```\n"
     )
     return {"bibtex": bibtex, "": table(["example", "permalink and data"], rows, align=["---", "---"]),
-            "figures": figure_index(data), "embed": embed_code(data)}
+            "figures": figure_index(data), "embed": embed_code(data), "precision": f"> {PUBLISHED_NOTE}"}
 
 
 def embed_code(data):
