@@ -47,7 +47,7 @@ The numbers are frozen by `tests/golden/`: changing a published number is a deli
   layer's `norm1_gamma`, `norm1_beta`, `norm2_gamma`, `norm2_beta`; `outputs.out` is its vector leaving the layer.
   `tests/test_block.py` checks them against transformers.
 - Each array is rounded to 10 significant digits of its largest entry, a lone float to 10 of its own
-  (`text.published`, which the writer below applies): far beyond any printed digit, and far above the 1e-15 by
+  (`text.published`, which the writer below applies): far beyond any printed digit, and far coarser than the 1e-15 by
   which two BLAS kernels' matrix products differ, so both write the same bytes. Integers, booleans and −∞ stay
   exact; a masked score (−∞) is `null`. `precision` says so in words (`text.PUBLISHED_NOTE`).
 """
