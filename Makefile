@@ -112,7 +112,9 @@ real-heads: $(SITE_STAMP)
 
 # Build times and page weight against a bare MkDocs site (in a temporary copy of the tree); Lighthouse on every
 # page against a bare Material page; the your-sentence page in headless Chromium (needs the built site, and
-# playwright from the test set-up); then the suite's own times (bench-suite).
+# playwright from the test set-up); the whole site built with two BLAS kernels and compared byte for byte (in
+# temporary copies; never in the tests or CI, which leave OPENBLAS_CORETYPE as they find it); then the suite's own
+# times (bench-suite).
 bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
 	$(PY) scripts/bench_lighthouse.py
@@ -120,6 +122,7 @@ bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_your_sentence.py
 	$(PY) scripts/bench_decoder.py
 	$(PY) scripts/bench_training.py
+	$(PY) scripts/bench_kernels.py
 	$(BENCH_SUITE)
 
 # make check and make test (after make site) in fresh clones of two commits, side by side (about an hour; with

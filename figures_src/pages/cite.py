@@ -7,7 +7,7 @@ from .. import registry, trained
 from ..engine import Figure, Snippets, embed
 from ..engine.examples import permalink
 from ..engine.site import site_url
-from ..engine.text import table
+from ..engine.text import PUBLISHED_NOTE, table
 
 
 def cite_data():
@@ -35,7 +35,8 @@ def cite_snippets(data):
         "```\n"
     )
     return {"bibtex": bibtex, "": table(["example", "permalink and data"], rows, align=["---", "---"]),
-            "figures": figure_index(data), "embed": embed_code(data), "training": training_provenance(data["trained"])}
+            "figures": figure_index(data), "embed": embed_code(data), "precision": f"> {PUBLISHED_NOTE}",
+            "training": training_provenance(data["trained"])}
 
 
 def embed_code(data):
