@@ -5,6 +5,7 @@
 #                (make test-unit: all but the browser tests; tests/conftest.py says how a test finds its tier)
 # make serve  -> live preview; figures regenerate when figures_src/ or attention/ change
 # make figures [ONLY=name] [FORCE=1]
+# make train -> retrain what the pages show of training into data/trained/ (commit it; the build only reads it)
 # make pdf   -> site/attention-is-a-heatmap.pdf: the print edition (site/print/) printed by headless Chromium
 # make clean      -> remove the build outputs (generated/, site/); make distclean -> also .venv, node_modules, .cache
 # Runs from any directory: make -C path/to/repo site
@@ -38,7 +39,7 @@ NODE_OK := $(shell node -e 'const fs = require("fs"), wanted = JSON.parse(fs.rea
 	2>/dev/null && echo yes)
 endif
 
-.PHONY: site figures pdf serve check test test-unit bench bench-suite clean distclean real-heads constraints venv-needs-repair \
+.PHONY: site figures pdf serve check test test-unit bench bench-suite clean distclean train real-heads constraints venv-needs-repair \
 	node-modules-need-repair
 
 venv-needs-repair:
@@ -109,6 +110,11 @@ test: $(TEST_STAMP) site
 test-unit: $(TEST_STAMP) site
 	$(PYTEST) --ignore=tests/browser
 
+# Maintainers: retrain what the pages show of training (the learning runs, the √d_k experiment, the decoder) and
+# write data/trained/ with its provenance (commit the result). The build only reads it; see figures_src/trained.py.
+train: $(SITE_STAMP)
+	$(PY) -m figures_src.trained
+
 # Maintainers: recompute data/real_heads.{npz,json} from the pretrained model (commit the result).
 real-heads: $(SITE_STAMP)
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[site,realheads]'
@@ -117,13 +123,17 @@ real-heads: $(SITE_STAMP)
 
 # Build times and page weight against a bare MkDocs site (in a temporary copy of the tree); Lighthouse on every
 # page against a bare Material page, and on Zensical's build of the same pages; the your-sentence page in headless
-# Chromium (needs the built site, and playwright from the test set-up); then the suite's own times (bench-suite).
+# Chromium (needs the built site, and playwright from the test set-up); the whole site built with two BLAS kernels
+# and compared byte for byte (in temporary copies; never in the tests or CI, which leave OPENBLAS_CORETYPE as they
+# find it); then the suite's own times (bench-suite).
 bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_site.py
 	$(PY) scripts/bench_lighthouse.py --zensical
 	$(PY) scripts/bench_long_tasks.py
 	$(PY) scripts/bench_your_sentence.py
 	$(PY) scripts/bench_decoder.py
+	$(PY) scripts/bench_training.py
+	$(PY) scripts/bench_kernels.py
 	$(BENCH_SUITE)
 
 # make check and make test (after make site) in fresh clones of two commits, side by side (about an hour; with

@@ -232,3 +232,14 @@ def fresh_figures(shared_dir):
         log = (shared_dir / "fresh-figures.log").read_text(errors="replace")
         pytest.fail(f"python -m figures_src.build --force failed:\n{log[-4000:]}", pytrace=False)
     return shared_dir / "fresh-figures"
+
+
+def pytest_terminal_summary(terminalreporter):
+    """What a test recorded as "retraining" (tests/test_trained.py: how far retraining on this machine lands from
+    data/trained/), printed at the end of the run; under xdist the reports carry it from the workers."""
+    lines = [value for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", [])
+             if report.when == "call" for name, value in getattr(report, "user_properties", ()) if name == "retraining"]
+    if lines:
+        terminalreporter.section("retraining on this machine, against data/trained/")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -236,9 +236,10 @@ def test_a_shown_cell_prints_its_text_on_the_page_and_its_value_in_the_csv():
     from figures_src.engine.figures import _cell
     from figures_src.engine.text import Shown
 
-    columns = ["n", Shown("full table (bytes)", "full table")]
-    rows = [[256, Shown(262144, "256 KiB")], [512, Shown("", "—")], [1024, Shown(-0.000387, "−0.0004")]]
-    assert csv_text([("t", columns, rows)]) == "n,full table (bytes)\n256,262144\n512,\n1024,-0.000387\n", (
+    columns = ["n", Shown("full table (bytes)", "full table"), Shown("ratio (exact)", "ratio")]
+    rows = [[256, Shown(262144, "256 KiB"), Shown(-0.000387, "−0.0004")], [512, Shown("", "—"), Shown("", "—")]]
+    assert csv_text([("t", columns, rows)]) == ("n,full table (bytes),ratio (exact)\n256,262144,-0.000387\n"
+                                                "512,,\n"), (
         "the CSV writes a Shown cell's value and a Shown column's CSV label")
-    assert [_cell(c) for c in columns] == ["n", "full table"] and _cell(rows[2][1]) == "−0.0004", (
+    assert [_cell(c) for c in columns] == ["n", "full table", "ratio"] and _cell(rows[0][2]) == "−0.0004", (
         "the page prints a Shown cell's text")

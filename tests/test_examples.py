@@ -5,7 +5,8 @@
 - Every example follows the contract in CONTRIBUTING.md, and the examples that drive interactive heatmaps
   carry everything the interactive layer reads.
 - Every number is recomputed from the example's own inputs with plain Python loops (math only, no
-  numpy), and from the library's functions step by step.
+  numpy), and from the library's functions step by step: within PUBLISHED_TOLERANCE of its array's largest entry,
+  as the JSON rounds each array (figures_src/engine/text.py's `published`).
 """
 import json
 import math
@@ -21,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 import attention  # noqa: E402
 from figures_src import registry  # noqa: E402
 from figures_src.engine import Example, Figure  # noqa: E402
+from figures_src.engine.text import PUBLISHED_NOTE, PUBLISHED_TOLERANCE  # noqa: E402
 
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "examples.json").read_text(encoding="utf-8"))
 DECLARED = {example.id: example for example in registry.examples()}
@@ -109,8 +111,9 @@ def test_golden_comparison_catches_a_changed_number():
 @pytest.mark.parametrize("name", sorted(DECLARED))
 def test_example_follows_the_contract(published, name):
     ex = published[name]
-    for key in ("id", "title", "page", "library_version", "seed", "inputs", "steps", "outputs"):
+    for key in ("id", "title", "page", "library_version", "precision", "seed", "inputs", "steps", "outputs"):
         assert key in ex, f"{name} lacks {key}"
+    assert ex["precision"] == PUBLISHED_NOTE, "an example's JSON says how its numbers are rounded"
     assert ex["id"] == name
     assert ex["library_version"] == attention.__version__
     assert isinstance(ex["seed"], int) or ex["seed"] is None and ex["model"]
@@ -138,7 +141,7 @@ def test_the_interactive_examples_are_declared_by_heatmap_figures():
 @pytest.mark.parametrize("name", INTERACTIVE)
 def test_interactive_examples_carry_what_the_heatmaps_read(examples, name):
     ex = examples[name]
-    assert isinstance(ex["d_k"], int) and ex["scale"] == pytest.approx(1 / math.sqrt(ex["d_k"]), rel=1e-15)
+    assert isinstance(ex["d_k"], int) and ex["scale"] == pytest.approx(1 / math.sqrt(ex["d_k"]), rel=PUBLISHED_TOLERANCE)
     for key in ("Q", "K", "V", "scaled_scores", "weights", "entropy"):
         assert key in ex["steps"], f"{name} lacks steps.{key}"
     assert "out" in ex["outputs"]
@@ -197,8 +200,11 @@ def attention_by_hand(Q, K, V, mask=None):
 
 
 def close(actual, expected, where):
-    np.testing.assert_allclose(np.array(actual, dtype=float), np.array(expected, dtype=float),
-                               rtol=1e-12, atol=1e-12, err_msg=where)
+    """Equal within PUBLISHED_TOLERANCE of the largest entry (at least 1): the JSON rounds each array."""
+    expected = np.array(expected, dtype=float)
+    largest = max(1.0, np.abs(expected[np.isfinite(expected)]).max(initial=0))
+    np.testing.assert_allclose(np.array(actual, dtype=float), expected, rtol=0, atol=PUBLISHED_TOLERANCE * largest,
+                               err_msg=where)
 
 
 def check_sequence(ex, where, X, mask, W_Q, W_K, W_V, steps, out):

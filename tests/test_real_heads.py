@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import attention
+from figures_src.engine.text import PUBLISHED_TOLERANCE
 from realheads import analysis, data, encode, erf, gelu, layer_norm
 from realheads.encoder import erf_formula
 from realheads.encoder import EncoderConfig, EncoderParams
@@ -279,9 +280,11 @@ def test_the_published_examples_recompute_with_the_library(fresh_figures):
         Q, K, V = (np.array(ex["steps"][k]) for k in ("Q", "K", "V"))
         assert Q.shape == K.shape == V.shape == (ex["n_heads"], n, ex["d_k"])
         _, weights = attention.attend(Q, K, V)
-        np.testing.assert_allclose(ex["steps"]["weights"], weights, rtol=0, atol=1e-15)
-        np.testing.assert_allclose(ex["steps"]["entropy"], attention.row_entropy(weights), rtol=0, atol=1e-15)
-        assert ex["scale"] == 1 / math.sqrt(ex["d_k"])
+        # within the rounding of the JSON's arrays (figures_src/engine/text.py's published), scaled by their largest
+        entropy = attention.row_entropy(weights)
+        np.testing.assert_allclose(ex["steps"]["weights"], weights, rtol=0, atol=PUBLISHED_TOLERANCE)
+        np.testing.assert_allclose(ex["steps"]["entropy"], entropy, rtol=0, atol=PUBLISHED_TOLERANCE * entropy.max())
+        assert ex["scale"] == pytest.approx(1 / math.sqrt(ex["d_k"]), rel=PUBLISHED_TOLERANCE)
 
 
 def test_the_callouts_carry_the_computed_numbers():
@@ -329,7 +332,8 @@ def test_the_site_build_needs_no_model_libraries(tmp_path):
 
 def test_the_page_shows_each_sentences_rollout_from_the_float32_model(model, generated):
     """Each sentence's rollout figure publishes the numbers realheads/rollout.py computes from the float32 model's
-    weights (not from the committed float16 extraction): the page draws one and links all three tables."""
+    weights (not from the committed float16 extraction), in float64 so that every CPU gets the same digits: the page
+    draws one and links all three tables."""
     from realheads.rollout import attention_rollout
 
     root = Path(__file__).resolve().parents[1]
@@ -342,7 +346,7 @@ def test_the_page_shows_each_sentences_rollout_from_the_float32_model(model, gen
         path = f"figures/real-heads-rollout-{sentence.id}{'' if sentence.id == 'coreference' else '-matrix'}.csv"
         assert f"]({path})" in snippet, sentence.id
         tokens, ids = model.tokenize(sentence.text)
-        expected = attention_rollout(encode(model.params, model.config, ids).weights)[-1]
+        expected = attention_rollout(encode(model.params.astype(np.float64), model.config, ids).weights)[-1]
         lines = (generated / "public" / path).read_text().splitlines()
         assert lines[0].startswith("position \\ input token,")
         assert lines[0].split(",")[1:] == tokens

@@ -6,7 +6,8 @@ Every figure `<name>` publishes, beside the inline SVG of its page (figures_src/
   is needed to open it (Inkscape, a browser, a slide), nothing referenced outside the file;
 - `figures/<name>.png`: drawn by matplotlib at twice the size the page shows it (PNG_DPI); and a thumbnail,
   `figures/<name>.thumb.png`, for the Cite page's figure index;
-- `figures/<name>.csv`: the numbers of its table with their row and column labels, at full precision;
+- `figures/<name>.csv`: the numbers of its table with their row and column labels, each column rounded to 10
+  significant digits of its largest entry (text.published);
 - `figures/<name>.bib`: a BibTeX entry naming the site, the figure, its permalink and the library's version;
 - and, for a figure of a worked example, the example's `examples/<id>.json`, written by the example itself.
 
@@ -21,7 +22,7 @@ from html import escape
 
 import numpy as np
 
-from .text import Shown
+from .text import Shown, published
 
 # matplotlib's SVG is sized in points (72 per inch), which a browser shows at 96 CSS px per inch: 2× is 192 dpi.
 PNG_DPI = 192
@@ -62,14 +63,16 @@ def _self_contained(svg):
     return text.encode("utf-8")
 
 
+def _csv_value(cell):
+    return cell.value if isinstance(cell, Shown) else cell  # printed one way on the page, its value written here
+
+
 def _csv_cell(value):
-    if isinstance(value, Shown):  # printed one way on the page, written at full precision here
-        return _csv_cell(value.value)
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (float, np.floating)):
         value = float(value)
-        return "-inf" if value == -math.inf else repr(value)  # full precision; a masked score is -inf
+        return "-inf" if value == -math.inf else repr(value)  # a masked score is -inf
     return str(value)
 
 
@@ -84,8 +87,10 @@ def csv_text(tables):
             if k:
                 writer.writerow([])
             writer.writerow([caption])
-        writer.writerow([_csv_cell(c) for c in columns])
-        writer.writerows([_csv_cell(v) for v in row] for row in rows)
+        writer.writerow([_csv_cell(published(_csv_value(c))) for c in columns])
+        # each column is one quantity, rounded as one array (text.published)
+        by_column = [published([_csv_value(v) for v in column]) for column in zip(*rows, strict=True)]
+        writer.writerows([_csv_cell(v) for v in row] for row in zip(*by_column))
     return buffer.getvalue()
 
 

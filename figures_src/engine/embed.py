@@ -82,7 +82,7 @@ def embed_page(example, permalink, figure):
 <main class="md-typeset">
 <h1 class="aih-embed-title">{title}</h1>
 <p class="aih-embed-credit"><a href="{escape(permalink)}" target="_blank" rel="noopener">Worked example <code>{example_id}</code> of <em>Attention Is a Heatmap</em></a> · {licence()}</p>
-<p class="aih-embed-json">Every number at full precision: <a href="../../examples/{example_id}.json"><code>{example_id}.json</code></a></p>
+<p class="aih-embed-json">Every number, with far more digits: <a href="../../examples/{example_id}.json"><code>{example_id}.json</code></a></p>
 {figure}
 </main>
 </body>

@@ -11,6 +11,7 @@ The numbers are frozen by `tests/golden/`: changing a published number is a deli
   "title": "Scores for a five-token sentence",
   "page": "scores/",
   "library_version": "1.0.0",
+  "precision": "Each array of numbers is rounded to 10 significant digits of its largest entry, ...",
   "seed": 0,
   "tokens": ["the", "cat", "sat", "on", "mats"],
   "d_k": 4,
@@ -45,7 +46,10 @@ The numbers are frozen by `tests/golden/`: changing a published number is a deli
   `hidden`, `ffn_out`, `residual2`), the two layer norms' `mean1`, `variance1`, `mean2`, `variance2` and the
   layer's `norm1_gamma`, `norm1_beta`, `norm2_gamma`, `norm2_beta`; `outputs.out` is its vector leaving the layer.
   `tests/test_block.py` checks them against transformers.
-- Floats are written at full precision (Python's `repr`), never rounded; a masked score (−∞) is `null`.
+- Each array is rounded to 10 significant digits of its largest entry, a lone float to 10 of its own
+  (`text.published`, which the writer below applies): far beyond any printed digit, and far coarser than the 1e-15 by
+  which two BLAS kernels' matrix products differ, so both write the same bytes. Integers, booleans and −∞ stay
+  exact; a masked score (−∞) is `null`. `precision` says so in words (`text.PUBLISHED_NOTE`).
 """
 import json
 from html import escape
@@ -56,6 +60,7 @@ from .embed import snippet as embed_snippet
 from .errors import BuildError
 from .finite import check_finite
 from .site import site_url
+from .text import published
 
 REQUIRED_KEYS = ["id", "title", "page", "library_version", "seed", "inputs", "steps", "outputs"]
 # The library's names: the only keys inputs, steps and outputs may use (the contract above).
@@ -168,10 +173,11 @@ def _jsonable(value):
 
 
 def example_json(example):
-    """The published JSON of a checked example: floats at full precision (Python's repr), −∞ as null."""
+    """The published JSON of a checked example: each array to 10 significant digits of its largest entry
+    (text.published), −∞ as null."""
     check_example(example)
     try:
-        return json.dumps(_jsonable(example), ensure_ascii=False, allow_nan=False) + "\n"
+        return json.dumps(_jsonable(published(example)), ensure_ascii=False, allow_nan=False) + "\n"
     except (TypeError, ValueError) as exc:
         raise BuildError(f"example {example['id']}: cannot be written as JSON: {exc}") from None
 

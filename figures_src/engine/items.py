@@ -72,7 +72,7 @@ from .errors import BuildError
 from .site import NAME, page_path
 from .style import DEFAULT_SIZE
 
-EXAMPLE_HEADER = ("id", "title", "page", "library_version")
+EXAMPLE_HEADER = ("id", "title", "page", "library_version", "precision")
 # The parts of the interactive heatmap a figure can offer (docs/stylesheets/heatmap.css hides the others):
 # the Raw/Scaled/Weights buttons, the scale slider, the mask menu, the readout of the hovered pair (its dot
 # product and scaled score), its softmax line (e^s over the row's total), the entropy bars, the followed row's output.
@@ -99,7 +99,8 @@ class Example:
     """A worked example: numbers a reader can cite by ID and download as examples/<id>.json.
 
     data() -> the example's numbers after its header: seed, tokens, d_k, scale, inputs, steps, outputs and
-    any extra fields (figures_src/engine/examples.py has the contract); the build adds id, title, page and library_version.
+    any extra fields (figures_src/engine/examples.py has the contract); the build adds id, title, page, library_version
+    and precision.
     snippets(example) -> {part: Markdown}, written to snippets/<id>-<part>.md.
     cite_line: write snippets/<id>-cite.md, the line that anchors and cites the example on its page;
     False when the page lists the example another way (real heads lists its eighteen in one list).
@@ -144,12 +145,14 @@ class Example:
 def _computed(example):
     import attention  # noqa: PLC0415  (declarations are read on every build; numpy only when something is computed)
 
+    from .text import PUBLISHED_NOTE  # noqa: PLC0415  (text imports numpy)
+
     body = example.data()
     clash = [key for key in EXAMPLE_HEADER if key in body]
     if clash:
         raise BuildError(f"example {example.id}: data() must not set {clash}; the declaration does")
     header = {"id": example.id, "title": example.title, "page": example.url_path,
-              "library_version": attention.__version__}
+              "library_version": attention.__version__, "precision": PUBLISHED_NOTE}
     return {**header, **body}
 
 

@@ -5,8 +5,13 @@ ties rounded as Python rounds the exact binary value, a true minus sign, never "
 The page's JavaScript prints with the same rules: docs/javascripts/attention-math.js's formatNumber and
 formatCell take their digits and tie rule from the contract this module's constants are emitted in
 (figures_src/engine/contract.py), and tests/test_contract.py runs both languages over the same cases.
+
+What a download writes in full (an example's JSON, a figure's CSV, a problem set, the kit) goes through
+`published`: each array to PUBLISHED_DIGITS significant digits of its largest entry, the same bytes whichever BLAS
+kernel computed it.
 """
 import dataclasses
+import math
 import re
 from decimal import ROUND_FLOOR, Decimal
 from html import escape
@@ -65,10 +70,70 @@ def cell(value):
 @dataclasses.dataclass(frozen=True)
 class Shown:
     """A figure table's cell (or column label) that the page prints as `text` and the CSV download writes as
-    `value`: a number at full precision ("256 KiB" on the page is 262144 bytes in the CSV, "−0.0004" is
+    `value`: a number as `published` writes it ("256 KiB" on the page is 262144 bytes in the CSV, "−0.0004" is
     -0.000387…), or "" for a cell the page marks "—". A column label's `value` is the CSV's header, units in it."""
     value: object
     text: str
+
+
+# What a download writes (an example's JSON, a figure's CSV, a problem set, the kit): each array of numbers to
+# PUBLISHED_DIGITS significant digits of its largest entry. Two BLAS kernels (OpenBLAS's default and Sandybridge on an
+# AMD EPYC) left the worked examples apart by up to 3e-15 of an array's largest entry, a true zero as ±1e-16: rounded
+# to 12 digits, 2 entries of ex-block still fell on either side of a rounding boundary (0.4 expected from the noise);
+# to 10, 0.004 are expected.
+PUBLISHED_DIGITS = 10
+# How far a number worked out again from a download's rounded numbers may land from the download's own, relative to
+# the largest entry of its array: each operand is off by up to half a unit in its last digit, a few sums add that up.
+PUBLISHED_TOLERANCE = 10.0 ** (3 - PUBLISHED_DIGITS)
+PUBLISHED_NOTE = (f"Each array of numbers is rounded to {PUBLISHED_DIGITS} significant digits of its largest entry, far "
+                  "beyond any digit the site prints, so that computers whose arithmetic differs in the last digits "
+                  "publish the same numbers.")
+
+
+def published(value):
+    """`value` as a download writes it. An array of numbers (a list, nested or not, or an ndarray) is rounded to
+    PUBLISHED_DIGITS significant digits of its largest entry: the same decimals for every entry, so noise around a
+    true zero (1e-16 beside entries near 1) rounds to 0 wherever it comes from. A number on its own is rounded to
+    PUBLISHED_DIGITS of its own; a dict, or a list of dicts, item by item. What is exact stays as it is: integers,
+    booleans, ±inf, None and strings; −0.0 becomes 0.0."""
+    if isinstance(value, dict):
+        return {key: published(item) for key, item in value.items()}
+    entries = _entries(value)
+    if entries is None:  # a list of records
+        return [published(item) for item in value]
+    sizes = [abs(float(x)) for x in entries if isinstance(x, (int, float, np.integer, np.floating))
+             and not isinstance(x, (bool, np.bool_)) and math.isfinite(x)]
+    largest = max(sizes, default=0.0)
+    # the decimals that print the largest entry with PUBLISHED_DIGITS significant digits (0.99999999999999989 as 1)
+    exponent = int(f"{largest:.{PUBLISHED_DIGITS - 1}e}".split("e")[1])
+    return _rounded(value, PUBLISHED_DIGITS - 1 - exponent)
+
+
+def _entries(value):
+    """Every entry of `value`, a number or a (nested) list or ndarray of them; None when it holds a dict."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, dict):
+        return None
+    if not isinstance(value, (list, tuple)):
+        return [value]
+    entries = []
+    for item in value:
+        inner = _entries(item)
+        if inner is None:
+            return None
+        entries += inner
+    return entries
+
+
+def _rounded(value, decimals):
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_rounded(item, decimals) for item in value]
+    if isinstance(value, (float, np.floating)) and math.isfinite(value):
+        return round(float(value), decimals) + 0.0  # correctly rounded, so the same on every machine; never −0.0
+    return float(value) if isinstance(value, np.floating) else value
 
 
 def tie_note(values):

@@ -3,11 +3,11 @@ import importlib
 
 import attention
 
-from .. import registry
+from .. import registry, trained
 from ..engine import Figure, Snippets, embed
 from ..engine.examples import permalink
 from ..engine.site import site_url
-from ..engine.text import table
+from ..engine.text import PUBLISHED_NOTE, table
 
 
 def cite_data():
@@ -15,7 +15,7 @@ def cite_data():
     figures = [(item, page.markdown) for page in registry.nav() if page.has_module
                for item in importlib.import_module(page.module).ITEMS if isinstance(item, Figure)]
     return {"examples": [example for example in registry.examples() if example.cite_line], "site_url": site_url(),
-            "version": attention.__version__, "figures": figures}
+            "version": attention.__version__, "figures": figures, "trained": trained.provenance()}
 
 
 def cite_snippets(data):
@@ -35,7 +35,8 @@ def cite_snippets(data):
         "```\n"
     )
     return {"bibtex": bibtex, "": table(["example", "permalink and data"], rows, align=["---", "---"]),
-            "figures": figure_index(data), "embed": embed_code(data)}
+            "figures": figure_index(data), "embed": embed_code(data), "precision": f"> {PUBLISHED_NOTE}",
+            "training": training_provenance(data["trained"])}
 
 
 def embed_code(data):
@@ -55,6 +56,15 @@ def figure_index(data):
                                (("svg", "SVG"), ("png", "PNG"), ("csv", "CSV"), ("bib", "BibTeX")))
         rows.append([thumbnail, f"[`{name}`]({link}): {figure.title}", downloads])
     return table(["thumbnail", "figure and permalink", "downloads"], rows, align=["---", "---", "---"])
+
+
+def training_provenance(meta):
+    """Where and how `make train` trained the runs data/trained/ holds, from its provenance.json."""
+    threads = {1: "one thread"}.get(meta["blas_threads"], f"{meta['blas_threads']} threads")
+    blas = " and ".join(f"{b['internal_api'].replace('openblas', 'OpenBLAS')} {b['version']} (its {b['architecture']} "
+                        f"kernel, {threads})" for b in meta["blas"])
+    return (f"`{meta['command']}` trained them on {meta['date']} with Python {meta['python']}, numpy {meta['numpy']} "
+            f"and {blas}. The CPU: {meta['cpu']} ({meta['machine']}).\n")
 
 
 ITEMS = [Snippets("cite-table", data=cite_data, snippets=cite_snippets)]

@@ -1,7 +1,8 @@
 """Watch it write (docs/watch-it-write.md): a tiny decoder-only transformer, trained here to reverse digit strings,
 writes one token at a time with the KV cache, in numpy at build time and in the reader's browser.
 
-The model and its training are `attention/decoder.py`; this module trains it (seeded, one BLAS thread), checks
+The model and its training are `attention/decoder.py`. `make train` trains it once (seeded, one BLAS thread) and
+commits the parameters to data/trained/write-decoder.json (figures_src/trained.py); this module reads them, checks
 what the page claims (exact match on 1,000 held-out strings, the job head's share, the model without positions),
 publishes its parameters with their byte count and SHA-256, and draws the training curve and one run.
 """
@@ -22,6 +23,7 @@ from ..engine import BuildError, Example, Figure, Snippets
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import matrix, num, table, vector
+from ..trained import Trained
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "watch-it-write.md"  # named in the build's errors
@@ -46,16 +48,29 @@ def claim(holds, what):
         raise BuildError(f"{PAGE}: the page says {what}, and the data no longer shows it")
 
 
+def train_models():
+    """Both models, with and without positions, trained on the same batches, never on a held-out string."""
+    held_out = decoder.held_out_sources(CONFIG, HELD_OUT)
+    params, history = decoder.train(CONFIG, TRAINING, held_out)
+    blind, blind_history = decoder.train(decoder.without_positions(CONFIG), TRAINING, held_out)
+    return {"params": params, "loss": history["loss"], "blind": blind, "blind_loss": blind_history["loss"]}
+
+
+MODELS = Trained("write-decoder", spec={"config": vars(CONFIG), "training": vars(TRAINING), "held_out": HELD_OUT},
+                 train=train_models)
+TRAINED = [MODELS]  # `make train` trains it; the build reads data/trained/write-decoder.json
+
+
 @functools.cache
 def trained():
-    """Both models (with and without positions), their loss curves, and what the page measures of them."""
+    """Both models (with and without positions) as committed, their loss curves, and what the page measures of
+    them on the held-out strings."""
+    models = MODELS.load()
+    params, blind = models["params"], models["blind"]
     held_out = decoder.held_out_sources(CONFIG, HELD_OUT)
-    no_positions = decoder.without_positions(CONFIG)
-    with threadpool_limits(limits=1, user_api="blas"):  # tiny matrices: one thread is fastest, and the same bytes
-        params, history = decoder.train(CONFIG, TRAINING, held_out)
-        blind, blind_history = decoder.train(no_positions, TRAINING, held_out)
+    with threadpool_limits(limits=1, user_api="blas"):  # tiny matrices: one thread is fastest
         accuracy = decoder.exact_match(params, CONFIG, held_out)
-        blind_accuracy = decoder.exact_match(blind, no_positions, held_out)
+        blind_accuracy = decoder.exact_match(blind, decoder.without_positions(CONFIG), held_out)
         shares = decoder.source_share(params, CONFIG, held_out)
     layer, head = np.unravel_index(np.argmax(shares), shares.shape)
     claim(accuracy >= ACCURACY_FLOOR, f"exact match of at least {ACCURACY_FLOOR:.0%} (measured {accuracy})")
@@ -68,7 +83,7 @@ def trained():
     gzipped = len(gzip.compress(weights_file, 9, mtime=0))
     claim(gzipped <= WEIGHTS_LIMIT, f"the parameters are at most {WEIGHTS_LIMIT} bytes gzipped (they are {gzipped})")
     return {
-        "params": params, "loss": history["loss"], "blind_loss": blind_history["loss"], "accuracy": accuracy,
+        "params": params, "loss": models["loss"], "blind_loss": models["blind_loss"], "accuracy": accuracy,
         "blind_accuracy": blind_accuracy, "shares": shares, "job_head": (int(layer), int(head)),
         "weights_file": weights_file, "weights_name": f"models/reverse-digits.{hashlib.sha256(weights_file).hexdigest()[:12]}.json",
         "gzipped": gzipped,

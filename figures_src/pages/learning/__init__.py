@@ -1,13 +1,13 @@
 """Watch it learn (docs/learning.md): one backward step by hand, a layer trained in numpy, and √d_k tested by training.
 
-The worked example pushes one gradient step back through a three-token sentence; the training run and the
-√d_k experiment are in `training.py`. All of it runs at build time with the library's own backward pass.
+The worked example pushes one gradient step back through a three-token sentence, at build time, with the library's
+own backward pass. The training run and the √d_k experiment (`training.py`) are trained once by `make train` and
+read from data/trained/ (figures_src/trained.py); the build computes every claim from them.
 """
 import functools
 
 import matplotlib.ticker
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 import attention
 
@@ -16,6 +16,7 @@ from ...engine.heatmap import heatmap
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import by_hand, dims, latex_number, matrix, num, table
+from ...trained import Trained
 from .. import sentences
 from . import training
 
@@ -223,11 +224,23 @@ def shown_tokens():
     return np.random.default_rng(SHOWN_SEED).integers(0, training.VOCAB, size=training.N_POSITIONS)
 
 
+# What every run of this page is trained with, besides its own Run: recorded with the committed data
+SETTINGS = {"vocab": training.VOCAB, "n_positions": training.N_POSITIONS, "batch": training.BATCH, "adam": training.ADAM}
+
+
+def train_main():
+    run = training.train(MAIN, checkpoints=CHECKPOINTS)
+    return {**run, "snapshots": {str(done): params for done, params in run["snapshots"].items()}}
+
+
+MAIN_RUN = Trained("learning-main", spec={"run": vars(MAIN), "checkpoints": CHECKPOINTS, **SETTINGS}, train=train_main)
+
+
 @functools.cache
 def main_run():
-    """The training history of MAIN and its parameters at CHECKPOINTS."""
-    with threadpool_limits(limits=1, user_api="blas"):  # see `experiment`
-        return training.train(MAIN, checkpoints=CHECKPOINTS)
+    """The training history of MAIN and its parameters at CHECKPOINTS (data/trained/learning-main.json)."""
+    data = MAIN_RUN.load()
+    return {**data, "snapshots": {int(done): params for done, params in data["snapshots"].items()}}
 
 
 def checkpoints_example():
@@ -437,19 +450,26 @@ THRESHOLD = 0.1  # nats: "learned"
 LATE = 50  # the last steps, over which the gradient at W_Q is summarised by its median
 
 
-@functools.cache
-def experiment():
+def train_experiment():
     """Each seed trained at d_k = WIDE_D_K with and without the 1/√d_k scale: (seeds, steps) curves."""
     result = {}
     for scaled in (True, False):
-        # The matrices are tiny: extra BLAS threads only wait for each other, and on a busy machine that
-        # waiting multiplied the CPU time by eight (measured). One thread also keeps the sums in one order.
-        with threadpool_limits(limits=1, user_api="blas"):
-            runs = [training.train(training.Run(seed, WIDE_D_K, scaled, WIDE_STEPS)) for seed in SEEDS]
+        runs = [training.train(training.Run(seed, WIDE_D_K, scaled, WIDE_STEPS)) for seed in SEEDS]
         label = "scaled" if scaled else "unscaled"
         for key in ("loss", "match", "grad_W_Q", "entropy"):
             result[f"{key}_{label}"] = np.stack([run[key] for run in runs])
     return result
+
+
+EXPERIMENT = Trained("learning-scale", spec={"d_k": WIDE_D_K, "seeds": list(SEEDS), "steps": WIDE_STEPS, **SETTINGS},
+                         train=train_experiment)
+TRAINED = [MAIN_RUN, EXPERIMENT]  # `make train` trains them; the build reads data/trained/
+
+
+@functools.cache
+def experiment():
+    """The committed curves of `train_experiment` (data/trained/learning-scale.json)."""
+    return EXPERIMENT.load()
 
 
 def summary(data, label):

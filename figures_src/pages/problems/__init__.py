@@ -21,12 +21,14 @@ computed them; its block is `<div class="aih-quiz" data-src="problems/concepts.j
 `{"name", "label", "values" (rows; null = −∞; booleans for masks), "rows", "cols"}` (row and column labels).
 `parts` are what the reader types, row-major. The page block `<div class="aih-problem" data-src="problems/<set>.json">`
 (generated/snippets/problems-<set>.md) and docs/javascripts/problems.js share the `aih-problem*` class names.
-The kit `problems/problems.py` carries the same variants.
+The kit `problems/problems.py` carries the same variants. Both round each array to 10 significant digits of its
+largest entry (`engine.text.published`), so every CPU publishes the same bytes.
 """
 import json
 from pathlib import Path
 
 from ...engine import BuildError, Snippets
+from ...engine.text import published
 from .html import concepts_html, intro_markdown, problem_html, variants_markdown
 from .sets import all_sets, concepts_set
 
@@ -69,7 +71,9 @@ def problem_blocks(data):
 
 
 def set_json(problem_set):
-    return json.dumps(problem_set, ensure_ascii=False, allow_nan=False) + "\n"
+    """A set's JSON, each array to 10 significant digits of its largest entry (text.published): the same bytes on
+    every CPU."""
+    return json.dumps(published(problem_set), ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def parameters(title):
@@ -99,7 +103,7 @@ def kit(data):
     template = KIT_TEMPLATE.read_text(encoding="utf-8")
     if template.count(KIT_MARKER) != 1:
         raise BuildError(f"{KIT_TEMPLATE.name} must contain {KIT_MARKER!r} exactly once")
-    cases = json.dumps(kit_cases(data), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    cases = json.dumps(published(kit_cases(data)), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return template.replace(KIT_MARKER, f"CASES = json.loads(r'''{cases}''')")
 
 

@@ -5,7 +5,9 @@ shares in the text and the whole table as CSV.
 
 The rest of the page reads the committed extraction (Q, K, V in float16); rollout multiplies six layers'
 weights, so it runs the float32 model itself, read from the pinned model package with numpy alone, as the
-your-sentence page's build does. The build checks that its weights agree with the committed extraction's.
+your-sentence page's build does. It runs the model's float32 weights in float64, as block.py does: float32 sums
+come out of two BLAS kernels apart by 1e-7, float64 ones by 1e-15, which the published CSV's rounding
+(engine.text.published) absorbs. The build checks that its weights agree with the committed extraction's.
 """
 import functools
 
@@ -18,6 +20,7 @@ from realheads.rollout import attention_rollout
 from realheads.shipped import read_safetensors
 
 from ...engine import Figure, Snippets
+from ...engine.downloads import csv_text
 from ...engine.errors import BuildError
 from ...engine.heatmap import heatmap
 from ...engine.style import PHONE_WIDTH
@@ -38,8 +41,8 @@ def float32_model():
 def rollout_data(sentence_id):
     _, by_id = extraction()
     heads = by_id[sentence_id]
-    params, config = float32_model()
-    weights = encode(params, config, heads.ids).weights  # (L, H, n, n)
+    params32, config = float32_model()
+    weights = encode(params32.astype(np.float64), config, heads.ids).weights  # (L, H, n, n)
     worst = float(np.abs(weights - heads.weights).max())
     if worst > EXTRACTION_TOLERANCE:
         raise BuildError(f"real-heads rollout: the float32 model's weights on the {sentence_id} sentence differ from the "
@@ -70,8 +73,8 @@ def render_rollout(data, ax):
 
 def rollout_caption(data):
     heads = data["heads"]
-    return (f"Attention rollout through six layers on the {heads.sentence.id} sentence, from the float32 model: positions "
-            f"down, input tokens across.")
+    return (f"Attention rollout through six layers on the {heads.sentence.id} sentence, from the float32 model's weights "
+            f"in float64 arithmetic: positions down, input tokens across.")
 
 
 def rollout_alt(data):
@@ -101,11 +104,9 @@ FIGURED = "coreference"  # the sentence drawn; the others are summarised and dow
 
 
 def rollout_csv(data):
-    tokens = data["heads"].tokens
-    quoted = ['"' + token.replace('"', '""') + '"' if "," in token or '"' in token else token for token in tokens]
-    lines = [",".join([COLUMNS_LABEL, *quoted])]
-    lines += [",".join([name, *(repr(float(x)) for x in row)]) for name, row in zip(quoted, data["rollout"])]
-    return ("\n".join(lines) + "\n").encode()
+    """The same CSV as the figure's own download (engine/downloads.py writes both)."""
+    table = rollout_table(data)
+    return csv_text([(table["caption"], table["columns"], table["rows"])]).encode()
 
 
 def csv_path(sentence_id):
