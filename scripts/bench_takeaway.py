@@ -4,7 +4,6 @@ its downloads (standalone SVG, PNG at 2×, thumbnail; the CSV and BibTeX are str
 edition's assembly against reading the built pages it copies. Needs generated/ and site/ (make site).
 Usage: python scripts/bench_takeaway.py [ROUNDS]
 """
-import re
 import sys
 import time
 from pathlib import Path
@@ -15,7 +14,8 @@ sys.path.insert(0, str(ROOT))
 from figures_src import registry  # noqa: E402
 from figures_src.engine import Figure  # noqa: E402
 from figures_src.engine.figures import draw  # noqa: E402
-from hooks import print_edition  # noqa: E402
+from finish import edition  # noqa: E402
+from finish.site import Site  # noqa: E402
 
 
 def cpu(function):
@@ -35,14 +35,12 @@ def main(rounds):
     print(f"{len(figures)} figures × {rounds} rounds: page SVG alone {page_only:.1f} s CPU, with the downloads "
           f"{with_downloads:.1f} s: × {with_downloads / page_only:.2f}")
 
-    site = ROOT / "site"
-    nav = re.findall(r"^  - [^:]+: (\S+\.md)$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
-    print_edition._pages[:] = [(src, "index.html" if src == "index.md" else f"{src[:-3]}/index.html",
-                                "" if src == "index.md" else f"{src[:-3]}/") for src in nav]
+    site = Site.open(ROOT / "site")
+    nav = edition.nav_pages(site.config)
     reading = assembling = 0.0
     for _ in range(rounds):
-        reading += cpu(lambda: [(site / dest).read_text(encoding="utf-8") for _, dest, _ in print_edition._pages])
-        assembling += cpu(lambda: print_edition.edition(site))
+        reading += cpu(lambda: [site.path(dest).read_text(encoding="utf-8") for _, dest, _ in nav])
+        assembling += cpu(lambda: edition.edition(site))
     print(f"print edition: reading the {len(nav)} pages {reading / rounds * 1000:.0f} ms, "
           f"assembling them {assembling / rounds * 1000:.0f} ms (including the reading)")
 
