@@ -48,7 +48,7 @@ def module_name(markdown):
 
 @functools.cache
 def _nav():
-    config = mkdocs_config()
+    config = mkdocs_config(MKDOCS)
     pages = []
     for entry in config.get("nav") or []:
         if not (isinstance(entry, dict) and len(entry) == 1 and isinstance(next(iter(entry.values())), str)):

@@ -99,7 +99,7 @@ def test_the_figure_carries_its_controls():
     from figures_src.engine.figures import render_figure
 
     home, = [item for item in index.ITEMS if isinstance(item, Figure)]
-    assert 'data-controls=""' in render_figure(home, home.data())[f"figures/{home.name}.html"].split("\n", 1)[0]
+    assert 'data-controls=""' in render_figure(home, home.data())[f"fragments/{home.name}.html"].split("\n", 1)[0]
 
 
 # ---------------------------------------------------------------- the demo's tasks
@@ -260,7 +260,7 @@ def test_demo_first_task_names_the_cell_by_the_colour_the_reader_sees(tasks, gen
     data, text = tasks
     first = text[""].splitlines()[0]
     assert "brightest" not in first and "deepest red" in first
-    html = (generated / "figures" / "demo-scaled-scores.html").read_text(encoding="utf-8")
+    html = (generated / "fragments" / "demo-scaled-scores.html").read_text(encoding="utf-8")
     assert 'data-quantity="scaled_scores"' in html, "the demo's first grid is the scaled scores"
     scaled = np.asarray(demo.EX_DEMO.compute()["steps"]["scaled_scores"])
     row, key = data["top"]["row"], data["top"]["key"]

@@ -471,7 +471,7 @@ def test_steps_count_from_1_and_checkpoints_count_the_steps_done(generated):
     "loss at step 300", and a checkpoint is the number of steps done ("after 0 steps" is before training), so the
     history's last row and the last checkpoint are both 120."""
     current = this_build_s_learning()
-    figures = generated / "figures"
+    figures = generated / "fragments"
     rows = current.history_table(current.main_run())["rows"]
     assert rows[0][0] == 1 and rows[-1][0] == current.MAIN.steps == current.CHECKPOINTS[-1], (
         "the history counts steps from 1, and its last row is the last checkpoint's count of steps")

@@ -72,7 +72,7 @@ def test_home_lists_scaling_with_the_same_story():
 def per_run_table(generated):
     """The table under learning/'s figure, every run: {label: [(first step below the threshold or None,
     entropy at step 1, ‖dW_Q‖ at step 1), ...]}."""
-    figure = (generated / "figures" / "learning-scale.html").read_text(encoding="utf-8")
+    figure = (generated / "fragments" / "learning-scale.html").read_text(encoding="utf-8")
     rows = re.findall(r'<tr><th scope="row">(scaled|unscaled)</th>((?:<td>[^<]*</td>)+)</tr>', figure)
     runs = {"scaled": [], "unscaled": []}
     for label, cells in rows:

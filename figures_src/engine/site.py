@@ -36,9 +36,9 @@ ConfigLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
 
 
 @functools.cache
-def mkdocs_config():
+def mkdocs_config(path=MKDOCS):
     """mkdocs.yml, read once (a caller that builds from it records it as an input: engine/inputs.note_input)."""
-    return yaml.load(MKDOCS.read_text(encoding="utf-8"), Loader=ConfigLoader)
+    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=ConfigLoader)
 
 
 def policy():

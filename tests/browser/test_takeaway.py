@@ -260,8 +260,7 @@ def test_print_edition_says_where_the_controls_its_instructions_mention_are():
     """The print copy has no controls: a page whose text says hover, click or drag the slider (the demo's "What to do"
     and "Try this"), or type and press Generate (Watch it write), gets a note after its title that quotes those words,
     with its web address; a page without such instructions gets none."""
-    sys.path.insert(0, str(ROOT / "hooks"))
-    import print_edition  # noqa: PLC0415
+    from finish import edition as print_edition  # noqa: PLC0415
 
     printed = (SITE / "print" / "index.html").read_text(encoding="utf-8")
     sections = dict(re.findall(r'<section class="aih-print-page" id="print-([a-z-]+)">(.*?)</section>', printed, re.S))
