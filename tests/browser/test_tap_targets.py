@@ -6,8 +6,7 @@ A skipped block is laid out at its placeholder size (site.css's contain-intrinsi
 lays out inside it when asked for a box runs past that placeholder onto the blocks after it. A link or summary
 in that overrun lands on the next block's: on a phone multi-head's second head's "The numbers as a table" stood on
 the summary of the collapsed block after the next heading (Lighthouse's accessibility 96). So site.css skips no
-block that holds a tap target; of a figure it skips only the graphic, and of such a block only its formulas, which
-hold none.
+block that holds a tap target, and a figure skips only its graphic, which holds none.
 """
 import pytest
 
@@ -26,8 +25,7 @@ OVERLAPPING = """() => {
     if (!target.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
     for (const line of target.getClientRects()) {
       if (line.width < 1 || line.height < 1 || line.right <= 0 || line.left >= innerWidth) continue;
-      const top = line.top + scrollY, bottom = line.bottom + scrollY;
-      boxes.push({ target, left: line.left, top, right: line.right, bottom });
+      boxes.push({ target, left: line.left, top: line.top + scrollY, right: line.right, bottom: line.bottom + scrollY });
     }
   }
   const name = (box) => {
