@@ -74,7 +74,8 @@ def set_json(problem_set):
     """A set's JSON, each array to 10 significant digits of its largest entry (text.published): the same bytes on
     every CPU. Its header says so, in `precision` after `library_version`, as an example's does."""
     fields = list(published(problem_set).items())
-    at = [key for key, _ in fields].index("library_version") + 1
+    keys = [key for key, _ in fields]
+    at = keys.index("library_version") + 1 if "library_version" in keys else 0
     return json.dumps(dict(fields[:at] + [("precision", PUBLISHED_NOTE)] + fields[at:]), ensure_ascii=False,
                       allow_nan=False) + "\n"
 
