@@ -429,6 +429,8 @@ def test_rounded_weights_say_a_printed_row_may_miss_1(site, page, name):
 
     assert rounding_note([[0.5, 0.5], [0.25, 0.75]], ["a", "b"]) == ""
     assert rounding_note([[0.333, 0.333, 0.334]], ["a"]).endswith("the row of “a” adds up to 0.99.")
+    assert rounding_note([[0.5, 0.5], [0.333, 0.333]], ["h", "h"]).endswith("row 2, of “h”, adds up to 0.66."), (
+        "a row whose label another row shares is named by its number too")
     caption = re.search(r"<figcaption>(.*?)</figcaption>", figure_html(site, page, name), flags=re.S).group(1)
     assert caption.endswith("Weights are printed to 2 decimals, so a printed row need not add up to exactly 1: "
                             "the row of “on” adds up to 0.99.")

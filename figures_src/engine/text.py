@@ -85,9 +85,10 @@ PUBLISHED_DIGITS = 10
 # How far a number worked out again from a download's rounded numbers may land from the download's own, relative to
 # the largest entry of its array: each operand is off by up to half a unit in its last digit, a few sums add that up.
 PUBLISHED_TOLERANCE = 10.0 ** (3 - PUBLISHED_DIGITS)
-PUBLISHED_NOTE = (f"Each array of numbers is rounded to {PUBLISHED_DIGITS} significant digits of its largest entry, far "
-                  "beyond any digit the site prints, so that computers whose arithmetic differs in the last digits "
-                  "publish the same numbers.")
+PUBLISHED_NOTE = (f"Each array of numbers is rounded at the decimal place that gives its largest entry (in absolute "
+                  f"value) {PUBLISHED_DIGITS} significant digits, so its smaller entries keep fewer: far beyond any "
+                  "digit the site prints, and far above the last digits in which two computers' arithmetic differs, "
+                  "so both publish the same numbers (make bench compares two such builds byte for byte).")
 
 
 def published(value):
@@ -147,13 +148,15 @@ def tie_note(values):
 
 def rounding_note(weights, labels, values="Weights"):
     """The sentence a caption of weights ends with when a row, as its cells print (see cell()), does not add up
-    to 1.00, naming the first such row by its label (its token); "" when every printed row does. `values`: what
-    the numbers are called."""
-    for label, row in zip(labels, np.asarray(weights, dtype=float)):
+    to 1.00, naming the first such row by its label (its token), and by its number too when another row has the
+    same label; "" when every printed row does. `values`: what the numbers are called."""
+    labels = list(labels)
+    for index, (label, row) in enumerate(zip(labels, np.asarray(weights, dtype=float))):
         total = sum(Decimal(cell(w)) for w in row)
         if total != 1:
+            which = f"row {index + 1}, of “{label}”," if labels.count(label) > 1 else f"the row of “{label}”"
             return (f"{values} are printed to 2 decimals, so a printed row need not add up to exactly 1: "
-                    f"the row of “{label}” adds up to {num(total)}.")
+                    f"{which} adds up to {num(total)}.")
     return ""
 
 

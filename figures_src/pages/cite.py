@@ -61,10 +61,18 @@ def figure_index(data):
 def training_provenance(meta):
     """Where and how `make train` trained the runs data/trained/ holds, from its provenance.json."""
     threads = {1: "one thread"}.get(meta["blas_threads"], f"{meta['blas_threads']} threads")
-    blas = " and ".join(f"{b['internal_api'].replace('openblas', 'OpenBLAS')} {b['version']} (its {b['architecture']} "
-                        f"kernel, {threads})" for b in meta["blas"])
+    blas = " and ".join(f"{library(b)} (its {b['architecture']} kernel, {threads})" for b in meta["blas"])
     return (f"`{meta['command']}` trained them on {meta['date']} with Python {meta['python']}, numpy {meta['numpy']} "
-            f"and {blas}. The CPU: {meta['cpu']} ({meta['machine']}).\n")
+            f"and {blas}, on this CPU: {meta['cpu']} ({meta['machine']}).\n")
+
+
+def library(blas):
+    """threadpoolctl's name and version of a BLAS, as a reader knows it: numpy's wheels carry OpenBLAS as the
+    scipy-openblas package, whose version is OpenBLAS's followed by its own build number."""
+    if blas["internal_api"] != "openblas":
+        return f"{blas['internal_api']} {blas['version']}"
+    release = ".".join(blas["version"].split(".")[:3])
+    return f"OpenBLAS {release}" + (f" (scipy-openblas {blas['version']})" if release != blas["version"] else "")
 
 
 ITEMS = [Snippets("cite-table", data=cite_data, snippets=cite_snippets)]

@@ -692,7 +692,7 @@ def experiment_snippets(data):
     )
     # collapsed on the page (its summary says what it holds): the paragraphs above cite its numbers
     mechanics = table(["scale", "row entropy at step 1 (nats)", r"$\|dW_Q\|$ at step 1",
-                       f"$\\|dW_Q\\|$, median of the last {LATE} steps"], mechanics)
+                       f"$\\|dW_Q\\|$, median of the last {LATE} steps (every seed)"], mechanics)
     return {"numbers": "\n".join(numbers), "story": story_snippet(story), "recap": recap_snippet(story), "details": details, "mechanics": mechanics}
 
 

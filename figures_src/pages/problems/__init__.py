@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 
 from ...engine import BuildError, Snippets
-from ...engine.text import published
+from ...engine.text import PUBLISHED_NOTE, published
 from .html import concepts_html, intro_markdown, problem_html, variants_markdown
 from .sets import all_sets, concepts_set
 
@@ -72,8 +72,12 @@ def problem_blocks(data):
 
 def set_json(problem_set):
     """A set's JSON, each array to 10 significant digits of its largest entry (text.published): the same bytes on
-    every CPU."""
-    return json.dumps(published(problem_set), ensure_ascii=False, allow_nan=False) + "\n"
+    every CPU. Its header says so, in `precision` after `library_version`, as an example's does."""
+    fields = list(published(problem_set).items())
+    keys = [key for key, _ in fields]
+    at = keys.index("library_version") + 1 if "library_version" in keys else 0
+    return json.dumps(dict(fields[:at] + [("precision", PUBLISHED_NOTE)] + fields[at:]), ensure_ascii=False,
+                      allow_nan=False) + "\n"
 
 
 def parameters(title):

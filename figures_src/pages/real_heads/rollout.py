@@ -73,7 +73,7 @@ def render_rollout(data, ax):
 
 def rollout_caption(data):
     heads = data["heads"]
-    return (f"Attention rollout through six layers on the {heads.sentence.id} sentence, from the float32 model's weights "
+    return (f"Attention rollout through six layers on the {heads.sentence.id} sentence, from the float32 model's parameters "
             f"in float64 arithmetic: positions down, input tokens across.")
 
 

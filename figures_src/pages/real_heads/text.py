@@ -41,8 +41,9 @@ def provenance(data):
         f"with safetensors {meta['safetensors_version']}, split the sentences with the model's own tokenizer "
         f"(tokenizers {meta['tokenizers_version']}), ran our numpy encoder (attention library "
         f"{meta['library_version']}) and stored every head's queries, keys and values as float16 in "
-        "`data/real_heads.npz`, with this provenance in `data/real_heads.json`. The site never loads the model: "
-        "it computes each head's weights from those Q, K and V with `attend`, as the other pages do."
+        "`data/real_heads.npz`, with this provenance in `data/real_heads.json`. Apart from the rollout below, the "
+        "site never loads the model: it computes each head's weights from those Q, K and V with `attend`, as the other "
+        "pages do."
     )
 
 
