@@ -1,6 +1,7 @@
 """The site, finished: one pass over the HTML that either engine (MkDocs-Material or Zensical) built into site/.
 
-    python -m finish site/      (make site runs it after the engine; under `mkdocs serve`, hooks/finish_site.py does)
+    python -m finish site/      (after Zensical: make site ENGINE=zensical; MkDocs runs it from hooks/finish_site.py,
+                                 at the end of `mkdocs build` and of each `mkdocs serve` rebuild)
 
 The engines turn Markdown into pages; everything this project adds to a page is done here, on the files, so it
 is done alike whichever engine built them. What must be in place before Markdown is rendered (a figure's
@@ -15,6 +16,7 @@ The jobs, in the order they run (JOBS), one module each:
     tables      Markdown's tables wrapped as the theme's script would wrap them at load
     details     a collapsed block's body kept in a <noscript> until a reader opens it
     theme       what the theme's templates leave out (the search dialog's name)
+    content     no page's own content holds a <script> (policy.check_content; before the edition copies it)
     stylesheet  the stylesheets as one file, linked once
     scripts     our JavaScript minified; the theme's bundle compiled while it downloads
     edition     print/: every page's article, in the nav's order
@@ -22,8 +24,10 @@ The jobs, in the order they run (JOBS), one module each:
                 what the others wrote)
 
 A job that finds something wrong raises FinishError, naming the file and what to do; `python -m finish` prints
-that one line. The site is written page by page in place, so a failed pass leaves a site that must not be
-published: make site fails, and the Pages workflow deploys only what make site finished.
+that one line. The pages are written back once every job has run, but the files a job writes itself (the
+stylesheet bundle, the scripts, the search index) are written as it runs: a failed pass leaves a site that must
+not be published, so make site removes site/ (either engine), and the Pages workflow deploys only what make site
+finished. The pass runs once on a built site: it refuses a site it has finished already.
 """
 from . import details, edition, figures, mathml, policy, published, scripts, search, stylesheet, tables, theme
 from .site import FinishError, Site
@@ -37,6 +41,7 @@ JOBS = [
     ("tables", tables.run),
     ("details", details.run),
     ("theme", theme.run),
+    ("content", policy.check_content),
     ("stylesheet", stylesheet.run),
     ("scripts", scripts.run),
     ("edition", edition.run),

@@ -7,7 +7,7 @@ from . import FinishError, finish
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m finish", description=(__doc__ or "").split(":")[0])
+    parser = argparse.ArgumentParser(prog="python -m finish", description="The post-build pass over a built site.")
     parser.add_argument("site", help="the folder the engine built (site/)")
     parser.add_argument("--config", help="mkdocs.yml (default: the repository's)")
     args = parser.parse_args(argv)

@@ -14,7 +14,7 @@ import re
 from .site import FinishError
 
 _LAZY = re.compile(r'(<details class="(?:aih-data|example)">\s*<summary>.*?</summary>)(.*?)(</details>)'
-                   r'|(<details class="success aih-problem__solution"[^>]*><summary>Solution</summary><div class="aih-problem__steps">)'
+                   r'|(<details class="success aih-problem__solution"[^>]*><summary>[^<]*</summary><div class="aih-problem__steps">)'
                    r'(.*?)(</div></details>)', re.S)
 
 

@@ -26,9 +26,8 @@ PLACEHOLDER = '<div id="aih-print-edition"></div>'
 _ID = re.compile(r'\bid="([^"]+)"')
 _RELATIVE = re.compile(r'\b(href|src)="(?![#/]|[a-z][a-z0-9+.-]*:)')
 _OWN_FOLDER = re.compile(r'\b(href|src)="(?![#/.]|[a-z][a-z0-9+.-]*:)')
-# The widget script, and its preload hint (finish/policy.py): an unused hint is a console warning.
-_SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*></script>\s*'
-                          r'|<link rel="modulepreload" href="[^"]*javascripts/site\.js">')
+# The widget script (finish/policy.py, after this job, writes preload hints only for what is left).
+_SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*></script>\s*')
 
 # Words of a page's instructions for its controls ("What to do", "Try this", "drag the slider", "Point at a cell, or
 # tap it", "Type six digits, or pick a preset, and press Generate", "Tick"): the print edition's copy has no
@@ -41,11 +40,12 @@ _H1_END = re.compile(r"</h1>")
 _PRE_WITHOUT_ID = re.compile(r"<pre\b(?![^>]*\bid=)")
 
 
-
 def nav_pages(config):
     """(Markdown page, its page in the site, its url) of the nav's pages, in order, but the edition itself."""
     pages = []
     for entry in config.get("nav") or []:
+        if not (isinstance(entry, dict) and len(entry) == 1 and isinstance(next(iter(entry.values())), str)):
+            raise FinishError(f"mkdocs.yml: nav entry {entry!r} is not `Title: page.md`; the print edition reads only those")
         ((_, markdown),) = entry.items()
         if markdown != PRINT_PAGE:
             url = page_url(markdown)

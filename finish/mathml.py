@@ -154,7 +154,6 @@ def _name_header_math(match):
     return start + content.replace("<math ", f'<math aria-label="{label}" ', 1) + end
 
 
-
 _MATHML = "{http://www.w3.org/1998/Math/MathML}"
 _SPACED = set("=+−×·⊙≈≠≤≥<>→←∈")  # operators read with a space on either side
 _OPENING = set("([{⟨")

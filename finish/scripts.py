@@ -89,7 +89,8 @@ def add_hint(bundle):
 def run(site):
     sources = {path.name: path.read_text(encoding="utf-8") for path in sorted((site.docs / "javascripts").glob("*.js"))}
     shipped = site.path("javascripts")
-    generated = {path.name: path.read_text(encoding="utf-8") for path in shipped.glob("*.js") if GENERATED.match(path.name)}
+    built = site.generated / "public" / "javascripts"  # the figure build's contract*.js, whoever published them
+    generated = {path.name: path.read_text(encoding="utf-8") for path in built.glob("*.js") if GENERATED.match(path.name)}
     for name, code in minify_all(sources, generated).items():
         (shipped / name).write_text(code, encoding="utf-8", newline="\n")
     folder = site.path("assets/javascripts")

@@ -30,7 +30,6 @@ def as_text(text, where):
     return _MARK.sub(formula, text)
 
 
-
 def run(site):
     for name, key in INDEXES.items():
         path = site.path(name)

@@ -1,10 +1,10 @@
 """The built site the jobs work on: its pages, held in memory and written back once, and the configuration they read.
 
-A page is an HTML file the engine rendered from a Markdown page of docs/ (or its 404 page): those carry the
-theme's frame and the policy's placeholder. The figure build's own HTML (generated/public/embed/…) is published
-as it is, and no job touches it.
+A page is an HTML file the engine rendered with the theme's frame: it carries the policy's placeholder
+(overrides/main.html), whatever its path (a second language's pages under zh/ too), until the pass fills it. The
+figure build's own HTML (generated/public/embed/…) has no placeholder: it is published as it is, and no job touches
+it. A site whose Home has no placeholder is finished already: the pass refuses it rather than do its work twice.
 """
-import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -34,7 +34,6 @@ def _tagged(loader, suffix, node):
 _Loader.add_multi_constructor("!", _tagged)
 
 
-@functools.cache
 def read_config(path=CONFIG):
     return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_Loader)
 
@@ -75,12 +74,14 @@ class Site:
             raise FinishError(f"{root}: no index.html; build the site first (make site)")
         site = cls(root, read_config(config_file), serving=serving, generated=Path(generated or ROOT / "generated"),
                    config_dir=config_file.resolve().parent)
-        site.pages = [Page(name, url, (root / name).read_text(encoding="utf-8"))
-                      for name, url in rendered_pages(root, site.docs)]
+        site.pages = rendered_pages(root)
         return site
 
     def page(self, url):
-        return next(page for page in self.pages if page.url == url)
+        found = next((page for page in self.pages if page.url == url), None)
+        if found is None:
+            raise FinishError(f"{self.root}: no page at {url or 'the root'} (index.html), though mkdocs.yml's nav lists it")
+        return found
 
     def path(self, name):
         return self.root / name
@@ -117,18 +118,25 @@ def page_url(markdown):
     return stem + "/"
 
 
-def rendered_pages(root, docs):
-    """(name in the site, url) of every page the engine rendered from docs/, and the 404 page."""
-    found = []
-    for markdown in sorted(path.relative_to(docs).as_posix() for path in docs.rglob("*.md")):
-        url = page_url(markdown)
-        name = f"{url}index.html"
-        if not (root / name).is_file():
-            raise FinishError(f"{root / name}: missing, though docs/{markdown} exists; build the site first (make site)")
-        found.append((name, url))
-    if (root / "404.html").is_file():
-        found.append(("404.html", "404.html"))
-    return found
+PLACEHOLDER = "'aih-policy'"  # where the policy goes, in every page the theme renders (finish/policy.py fills it)
+
+
+def rendered_pages(root):
+    """Every page the theme rendered, in path order: [Page]. Refuses a site finished already (its Home has no
+    placeholder left)."""
+    if PLACEHOLDER not in (root / "index.html").read_text(encoding="utf-8"):
+        raise FinishError(f"{root}: finished already (index.html has no policy placeholder); build the site again with "
+                          "its engine (make site) before the pass")
+    pages = []
+    for path in sorted(root.rglob("*.html")):
+        name = path.relative_to(root).as_posix()
+        if name.startswith("assets/"):
+            continue
+        html = path.read_text(encoding="utf-8")
+        if PLACEHOLDER in html:
+            url = name if not name.endswith("index.html") else name.removesuffix("index.html")
+            pages.append(Page(name, url, html))
+    return pages
 
 
 _ARTICLE = re.compile(r'(<article class="md-content__inner md-typeset">)(.*)(</article>)', re.S)

@@ -23,7 +23,8 @@ from finish import FinishError, finish
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT / "generated" / "public"
-WATCHED = [ROOT / "figures_src", ROOT / "attention", ROOT / "realheads", ROOT / "data", ROOT / "finish"]
+# Not finish/: a serve process keeps the pass's modules it imported, so an edit there needs a new `make serve`.
+WATCHED = [ROOT / "figures_src", ROOT / "attention", ROOT / "realheads", ROOT / "data"]
 _SERVING = "AIH_MKDOCS_SERVING"  # survives the config reload mkdocs serve does on every rebuild
 
 
@@ -32,6 +33,9 @@ def serving():
 
 
 def on_startup(command, dirty):
+    if dirty:  # the pages it keeps are finished already, and the pass refuses finished pages
+        raise PluginError("--dirty keeps pages the post-build pass has finished, and it finishes a page once: build "
+                          "without --dirty")
     if command == "serve":
         os.environ[_SERVING] = "1"
 

@@ -147,8 +147,11 @@ def newest_input():
 
 
 def site_is_up_to_date():
+    """site/ is MkDocs' build (its search index is MkDocs'; Zensical's site is the zensical_site fixture's), newer
+    than everything it is built from."""
     index = SITE / "index.html"
-    return index.is_file() and index.stat().st_mtime > newest_input()
+    return (index.is_file() and (SITE / "search" / "search_index.json").is_file()
+            and index.stat().st_mtime > newest_input())
 
 
 def run_build(args):

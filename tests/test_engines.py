@@ -6,7 +6,8 @@ between the engines, not everything again: each page's content is MkDocs' (so wh
 holds of both), and the pass did its work on Zensical's frame too (policy, stylesheet, scripts, downloads,
 search, print edition). tests/browser/test_engines_browser.py loads Zensical's pages in Chromium.
 
-The differences the engines are allowed, each normalised below and listed in ENGINE_DIFFERENCES:
+The differences the engines are allowed inside a page are listed in ENGINE_DIFFERENCES and normalised below; the
+one in the search index is measured by test_zensicals_search_index_holds_what_mkdocs_leaves_out.
 """
 import json
 import re
@@ -23,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # What Zensical does differently inside a page's article, and why the site accepts it.
 ENGINE_DIFFERENCES = {
     "skip anchor": "Zensical puts its skip link's target, <a id=\"__skip\">, first in every article",
-    "search mark": "Zensical reads data-search-exclude for its index, then drops the attribute from the page",
+    "search mark": "MkDocs' search hook (hooks/search_text.py, MkDocs only) marks a table of numbers "
+                   "data-search-exclude in the page for its index; Zensical's pages have no such mark, and Zensical "
+                   "drops the attribute where an author wrote one",
     "link form": "Zensical writes a link in the Markdown's HTML relative to the Markdown file, MkDocs as written: "
                  "they reach the same place (compared as addresses within the site)",
 }
@@ -134,3 +137,15 @@ def test_the_search_dialog_is_named_from_its_field_whatever_the_engine():
     assert theme.name_the_search_dialog(named, "x.html") == named, "a named dialog (Zensical's) is left as it is"
     with pytest.raises(FinishError, match="x.html: the theme's search dialog has no labelled search field"):
         theme.name_the_search_dialog('<div class="md-search" data-md-component="search" role="dialog"></div>', "x.html")
+
+
+def test_zensicals_search_index_holds_what_mkdocs_leaves_out(built_site, zensical_site):
+    """An accepted difference, measured: MkDocs' index leaves out long listings and tables of numbers (its search
+    hook); Zensical runs no hooks, so its index holds them, and is larger. Bounded, so that it cannot grow unseen."""
+    mkdocs = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    zensical = json.loads((zensical_site / "search.json").read_text(encoding="utf-8"))["items"]
+    sizes = [sum(len(entry["text"]) for entry in index) for index in (mkdocs, zensical)]
+    listing = "def attend("
+    assert not any(listing in entry["text"] for entry in mkdocs), "MkDocs' index leaves the library's listings out"
+    assert any(listing in entry["text"] for entry in zensical), "Zensical's index holds them: the difference is real"
+    assert sizes[1] <= 2 * sizes[0], f"Zensical's index text ({sizes[1]:,}) stays within twice MkDocs' ({sizes[0]:,})"

@@ -51,7 +51,7 @@ def test_node_unit_tests_pass():
 
 
 def extra_javascript(config_file=ROOT / "mkdocs.yml"):
-    """The scripts mkdocs.yml puts on every page, as paths under docs/. MkDocs' own tags (!ENV, !relative)
+    """The scripts mkdocs.yml puts on every page, as paths under docs/. MkDocs' own tags (!ENV)
     are read as nothing: only extra_javascript matters here."""
     class Loader(yaml.SafeLoader):
         pass

@@ -550,7 +550,7 @@ def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole
     waiting = 0
     for page in pages(site):
         if page.relative_to(site).parts[0] == "print":
-            continue  # the print edition holds every table open for the printer (hooks/print_edition.py)
+            continue  # the print edition holds every table open for the printer (finish/edition.py)
         text = page.read_text()
         for block in re.findall(r'<details class="(?:aih-data|example)">.*?</details>', text, re.S):
             assert re.fullmatch(r'<details class="[a-z-]+">\s*<summary>.*?</summary><noscript class="aih-lazy">.*</noscript></details>',
@@ -590,7 +590,7 @@ def test_every_page_defers_the_themes_bundle_and_runs_site_js_after_it(site):
         ours = [k for k, tag in enumerate(scripts) if "javascripts/site.js" in tag]
         assert len(theme) == 1 and " defer" in scripts[theme[0]], f"{page.relative_to(site)}: {scripts}"
         if page.relative_to(site).parts[0] == "print":
-            assert not ours  # the print edition runs no widget (hooks/print_edition.py)
+            assert not ours  # the print edition runs no widget (finish/edition.py)
         else:
             assert len(ours) == 1 and theme[0] < ours[0] and 'type="module"' in scripts[ours[0]], scripts
         checked += 1
@@ -598,7 +598,7 @@ def test_every_page_defers_the_themes_bundle_and_runs_site_js_after_it(site):
 
 
 def test_every_markdown_table_arrives_wrapped_so_the_themes_script_moves_none(site):
-    """hooks/tables.py: the theme's script wraps each table:not([class]) at load (a restyle of the whole article);
+    """finish/tables.py: the theme's script wraps each table:not([class]) at load (a restyle of the whole article);
     the build writes the same wrapper and marks the table, so no page, not even inside a <noscript>, has one left."""
     wrapped = 0
     for page in pages(site):
@@ -640,7 +640,7 @@ def css_rules(css):
 
 
 def test_the_aih_table_rules_are_the_themes_table_rules(site):
-    """site.css styles .aih-table (hooks/tables.py) with the theme's rules for table:not([class]): every one of
+    """site.css styles .aih-table (finish/tables.py) with the theme's rules for table:not([class]): every one of
     those, with the selector changed, must be in our stylesheet, so a new theme version cannot drift from it."""
     import material
 

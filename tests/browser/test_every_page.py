@@ -36,7 +36,7 @@ EMBED_SIZE = {"width": 640, "height": 800}
 JS_BUDGET_BYTES = 10 * 1024
 MODEL = {"your-sentence-app.js", "your-sentence-worker.js", "encoder.js", "wordpiece.js"}
 # Pages whose view counts against the budget: not print/ (it loads no widget script, not even site.js:
-# hooks/print_edition.py), search/ or the embeds (engine/embed.py: the heatmap alone, and its own script).
+# finish/edition.py), search/ or the embeds (engine/embed.py: the heatmap alone, and its own script).
 BUDGETED = {path for path in READ if path not in ("print/", "search/")}
 
 _checked_links = {}  # url -> status, shared by all pages of this worker: each internal link is fetched once

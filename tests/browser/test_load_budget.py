@@ -41,11 +41,11 @@ from bench_site import SKIP, bare_config  # noqa: E402
 # page is put at their place, so nothing moves under them (test_site_pages, test_problems_browser).
 # Lighthouse's 1,500 for problems/ (issue 54); every other page keeps under 1,600, the budget since issue 40: Home's
 # notation table is MathML, many elements a symbol, and the worked pages print matrices (their longest tables wait
-# in collapsed blocks, drawn when opened: hooks/lazy_details.py).
+# in collapsed blocks, drawn when opened: finish/details.py).
 DOM_BUDGET = {"problems/": 1500}
 DOM_BUDGET_ELSEWHERE = 1600
 BYTES_OVER_BARE = 60 * 1024
-# Not print/: the print edition is every page at once, for a printer (hooks/print_edition.py).
+# Not print/: the print edition is every page at once, for a printer (finish/edition.py).
 PAGES = ["", *sorted(p.parent.name + "/" for p in SITE.glob("*/index.html")
                      if p.parent.name not in ("assets", "search", "print"))]
 
@@ -162,7 +162,7 @@ def test_at_load_dom_size_bytes_and_examples_within_the_budget(browser, site_url
 
 
 def test_the_themes_bundle_arrives_compiled_so_the_main_thread_compiles_almost_none_of_it(browser, site_url):
-    """hooks/compile_hints.py heads the theme's bundle with V8's `//# allFunctionsCalledOnLoad`: its functions are
+    """finish/scripts.py heads the theme's bundle with V8's `//# allFunctionsCalledOnLoad`: its functions are
     compiled while it streams in, off the main thread. Counted in a trace of one load: the functions V8 compiles
     lazily on the main thread while the bundle runs (V8.CompileCode events), 322-520 without the hint, none
     with it."""

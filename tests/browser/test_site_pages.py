@@ -479,7 +479,7 @@ def test_read_from_the_top_the_table_under_masks_two_heatmaps_waits_until_it_com
 
 def test_the_themes_script_takes_no_table_out_of_the_page_at_load(page, site_url):
     """The theme's script wraps each table:not([class]) at DOMContentLoaded, taking it out of the page and putting
-    it back: on learning (a dozen tables) a restyle of the whole article inside that task. hooks/tables.py writes
+    it back: on learning (a dozen tables) a restyle of the whole article inside that task. finish/tables.py writes
     the wrapper at build time, so nothing is taken out, and each table still sits in the theme's wrapper."""
     page.add_init_script("""
         window.aihTablesTakenOut = 0;

@@ -1,0 +1,49 @@
+"""The post-build pass (finish/) on tiny sites of its own: what it refuses, and the order its jobs keep. The pass
+over the real site, from either engine, is checked by tests/test_site.py (MkDocs) and tests/test_engines.py."""
+import pytest
+
+import finish
+from finish import FinishError, edition, policy
+from finish.site import PLACEHOLDER, Site
+
+FRAME = ('<html><head><meta http-equiv="Content-Security-Policy" content="{policy}"></head><body>'
+         '<article class="md-content__inner md-typeset">{content}</article></body></html>')
+
+
+def tiny_site(tmp_path, pages, placeholder=PLACEHOLDER):
+    """site/ with {url: article content} pages in the theme's frame."""
+    for url, content in pages.items():
+        path = tmp_path / "site" / url / "index.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(FRAME.format(policy=placeholder, content=content), encoding="utf-8")
+    return tmp_path / "site"
+
+
+def test_a_site_the_pass_has_finished_is_refused(tmp_path):
+    site = tiny_site(tmp_path, {"": "<h1>Home</h1>"}, placeholder="default-src 'self'")
+    with pytest.raises(FinishError, match="finished already .* build the site again"):
+        Site.open(site)
+
+
+def test_every_page_with_the_placeholder_is_a_page_whatever_its_path(tmp_path):
+    site = Site.open(tiny_site(tmp_path, {"": "a", "scores/": "b", "zh/scores/": "c"}))
+    assert [page.url for page in site.pages] == ["", "scores/", "zh/scores/"], (
+        "a page is found by the placeholder the theme writes, so a second language's pages are pages too")
+
+
+def test_a_script_in_a_page_is_named_on_that_page_before_the_edition_copies_it(tmp_path):
+    names = [name for name, _ in finish.JOBS]
+    assert names.index("content") < names.index("edition"), (
+        "the content check runs before print/ holds copies of every page, so it names the page the script is on")
+    site = Site.open(tiny_site(tmp_path, {"": "<p>Home</p>", "print/": "<p>the edition</p>",
+                                          "scores/": "<p>x</p><SCRIPT>1</SCRIPT>"}))
+    with pytest.raises(FinishError, match=r"^scores/index.html has a <script> in its content"):
+        policy.check_content(site)
+
+
+def test_a_nav_entry_the_edition_cannot_read_is_named(tmp_path):
+    with pytest.raises(FinishError, match=r"nav entry .*Section.* is not `Title: page.md`"):
+        edition.nav_pages({"nav": [{"Home": "index.md"}, {"Section": [{"A": "a.md"}]}]})
+    site = Site.open(tiny_site(tmp_path, {"": "a"}))
+    with pytest.raises(FinishError, match=r"no page at masks/"):
+        site.page("masks/")
