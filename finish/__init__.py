@@ -5,7 +5,8 @@
 
 The engines turn Markdown into pages; everything this project adds to a page is done here, on the files, so it
 is done alike whichever engine built them. What must be in place before Markdown is rendered (a figure's
-placeholder, a table's search mark) the figure build writes into the snippets the pages include.
+placeholder) the figure build writes into the files the pages include. MkDocs' search index alone also has a
+hook of its own (hooks/search_text.py): Zensical indexes the pages as they are.
 
 The jobs, in the order they run (JOBS), one module each:
 
