@@ -19,7 +19,9 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-from .site import FinishError, article, page_url
+from figures_src.engine.site import page_path
+
+from .site import FinishError, article
 
 PRINT_PAGE = "print.md"
 PLACEHOLDER = '<div id="aih-print-edition"></div>'
@@ -48,7 +50,7 @@ def nav_pages(config):
             raise FinishError(f"mkdocs.yml: nav entry {entry!r} is not `Title: page.md`; the print edition reads only those")
         ((_, markdown),) = entry.items()
         if markdown != PRINT_PAGE:
-            url = page_url(markdown)
+            url = page_path(markdown)
             pages.append((markdown, f"{url}index.html", url))
     return pages
 

@@ -5,12 +5,13 @@ A page is an HTML file the engine rendered with the theme's frame: it carries th
 figure build's own HTML (generated/public/embed/…) has no placeholder: it is published as it is, and no job touches
 it. A site whose Home has no placeholder is finished already: the pass refuses it rather than do its work twice.
 """
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
+from figures_src.engine.site import ConfigLoader
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "mkdocs.yml"
@@ -20,22 +21,9 @@ class FinishError(Exception):
     """Something the pass cannot finish: the message names the file and what to do."""
 
 
-class _Loader(yaml.SafeLoader):
-    """mkdocs.yml as data: MkDocs' tags read as their default (!ENV [NAME, default]) or as nothing."""
-
-
-def _tagged(loader, suffix, node):
-    if suffix == "ENV" and isinstance(node, yaml.SequenceNode):
-        values = loader.construct_sequence(node)
-        return next((os.environ[name] for name in values[:-1] if os.environ.get(name)), values[-1])
-    return None
-
-
-_Loader.add_multi_constructor("!", _tagged)
-
-
 def read_config(path=CONFIG):
-    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_Loader)
+    """mkdocs.yml, read afresh (under `mkdocs serve` it may have changed since the last rebuild)."""
+    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=ConfigLoader)
 
 
 @dataclass
@@ -108,14 +96,6 @@ class Site:
     def site_url(self):
         url = self.config.get("site_url") or ""
         return url if not url or url.endswith("/") else url + "/"
-
-
-def page_url(markdown):
-    """"scores.md" -> "scores/", "index.md" -> "", "problems/index.md" -> "problems/" (directory URLs)."""
-    stem = markdown.removesuffix(".md")
-    if stem == "index" or stem.endswith("/index"):
-        return stem.removesuffix("index")
-    return stem + "/"
 
 
 PLACEHOLDER = "'aih-policy'"  # where the policy goes, in every page the theme renders (finish/policy.py fills it)

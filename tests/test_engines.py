@@ -17,7 +17,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from finish.site import article, page_url
+from figures_src.engine.site import page_path
+from finish.site import article
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,7 +74,7 @@ def docs_pages():
 
 @pytest.mark.parametrize("markdown", docs_pages())
 def test_each_page_has_the_same_content_from_both_engines(built_site, zensical_site, markdown):
-    url = page_url(markdown)
+    url = page_path(markdown)
     name = f"{url}index.html"
     ours, theirs = ((site / name).read_text(encoding="utf-8") for site in (built_site, zensical_site))
     mkdocs, zensical = events(article(ours, name), url), events(article(theirs, name), url)

@@ -24,15 +24,25 @@ def site_url():
 
 
 def page_path(page):
-    """"scores.md" -> "scores/", "index.md" -> "": a page's path below the site's address."""
-    return "" if page == "index.md" else page.removesuffix(".md") + "/"
+    """"scores.md" -> "scores/", "index.md" -> "", "problems/index.md" -> "problems/": a page's path below the
+    site's address (directory URLs)."""
+    stem = page.removesuffix(".md")
+    return stem.removesuffix("index") if stem == "index" or stem.endswith("/index") else stem + "/"
 
 
 class ConfigLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml as data: MkDocs' own tags (!ENV) are read as nothing."""
+    """Reads mkdocs.yml as data: `!ENV [NAME, default]` as MkDocs reads it (the variable if set, else the default),
+    MkDocs' other tags as nothing. The post-build pass (finish/) reads mkdocs.yml with it too."""
 
 
-ConfigLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+def _tagged(loader, suffix, node):
+    if suffix == "ENV" and isinstance(node, yaml.SequenceNode):
+        values = loader.construct_sequence(node)
+        return next((os.environ[name] for name in values[:-1] if os.environ.get(name)), values[-1])
+    return None
+
+
+ConfigLoader.add_multi_constructor("!", _tagged)
 
 
 @functools.cache
