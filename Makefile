@@ -3,7 +3,7 @@
 #                JavaScript checked from Python (no figures, no site; tests/conftest.py fails a test that reads them)
 # make test   -> the same set-up as make site, then every test on three workers, all sharing that one build
 #                (make test-unit: all but the browser tests; tests/conftest.py says how a test finds its tier)
-# make serve  -> live preview; figures regenerate when figures_src/, attention/, realheads/ or data/ change
+# make serve  -> live preview; figures regenerate when figures_src/, attention/, realheads/, data/ or words/ change
 # make figures [ONLY=name] [FORCE=1]
 # make train -> retrain what the pages show of training into data/trained/ (commit it; the build only reads it)
 # make pdf   -> site/attention-is-a-heatmap.pdf: the print edition (site/print/) printed by headless Chromium

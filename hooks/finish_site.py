@@ -24,7 +24,7 @@ from finish import FinishError, finish
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT / "generated" / "public"
 # Not finish/: a serve process keeps the pass's modules it imported, so an edit there needs a new `make serve`.
-WATCHED = [ROOT / "figures_src", ROOT / "attention", ROOT / "realheads", ROOT / "data"]
+WATCHED = [ROOT / "figures_src", ROOT / "attention", ROOT / "realheads", ROOT / "data", ROOT / "words"]
 _SERVING = "AIH_MKDOCS_SERVING"  # survives the config reload mkdocs serve does on every rebuild
 
 

@@ -4,6 +4,7 @@
     render     outputs(item): the files one item writes (figures.py draws, examples.py writes example JSON)
     heatmap    the one heatmap helper; svg, style: matplotlib's SVG made inline-safe, the shared style
     text       the one vocabulary for printing numbers, vectors and tables
+    words      Words, Template: the sentences a reader sees, read from words/<page>.md and filled with numbers
     inputs     what each item read while it built (recorded), so an item whose inputs are unchanged is skipped
     site, errors   the site's address; BuildError, which names what broke
 
@@ -11,5 +12,6 @@ Nothing here imports the pages or the build entry point: the dependencies point 
 """
 from .errors import BuildError
 from .items import Example, Figure, Snippets, example_heatmap
+from .words import Template, Words
 
-__all__ = ["BuildError", "Example", "Figure", "Snippets", "example_heatmap"]
+__all__ = ["BuildError", "Example", "Figure", "Snippets", "Template", "Words", "example_heatmap"]

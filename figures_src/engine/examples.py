@@ -82,6 +82,11 @@ ARRAY_NAMES = {
 }
 
 
+def key_size(d_k):
+    """An example's `d_k` and `scale` fields, the scale computed here once: `{**key_size(d_k), ...}`."""
+    return {"d_k": d_k, "scale": float(1 / np.sqrt(d_k))}
+
+
 def check_example(example):
     """Raise BuildError naming the example and the field when `example` breaks the contract."""
     name = example.get("id", "?") if isinstance(example, dict) else "?"

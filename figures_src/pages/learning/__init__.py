@@ -11,7 +11,7 @@ import numpy as np
 
 import attention
 
-from ...engine import BuildError, Example, Figure, Snippets
+from ...engine import BuildError, Example, Figure, Snippets, Words
 from ...engine.heatmap import heatmap
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
@@ -19,6 +19,8 @@ from ...engine.text import by_hand, dims, latex_number, matrix, num, table
 from ...trained import Trained
 from .. import sentences
 from . import training
+
+WORDS = Words("words/learning.md")
 
 
 def claim(holds, where, what):
@@ -601,23 +603,19 @@ def story_snippet(story):
     runs, reached, steps, slowest = story["runs"], story["reached"], story["steps"], story["slowest"]
     gradient, entropy = story["gradient"], story["entropy"]
     every = reached["unscaled"] == runs
-    unscaled_reached = ("and so did every unscaled run" if every else
-                        f"and {reached['unscaled']} of the {runs} unscaled runs did (the other never got there)")
-    return (
-        f"**What the runs measured** ($d_k = {WIDE_D_K}$, {runs} seeds with the scale and {runs} without). "
-        "At step 1, before any update, the rows without the scale are nearly one-hot (a median row entropy of "
-        f"{num(entropy['unscaled'], 3)} nats, against {num(entropy['scaled'], 3)} with it), and yet the gradient "
-        f"reaching $W_Q$ is larger without the scale, not smaller: a median $\\|dW_Q\\|$ of "
-        f"{num(gradient['unscaled'], 4)} against {num(gradient['scaled'], 4)}, "
-        f"{num(gradient['unscaled'], 4)}/{num(gradient['scaled'], 4)} = {num(story['gradient_ratio'], 2)} times as "
-        f"large, and larger in every unscaled run than in any scaled one. All {runs} scaled runs got their loss below "
-        f"{THRESHOLD} within {WIDE_STEPS} steps, {unscaled_reached}. The unscaled runs took longer: a median of "
-        f"{num(steps['unscaled'], 0)} steps against {num(steps['scaled'], 0)}, "
-        f"{num(steps['unscaled'], 0)}/{num(steps['scaled'], 0)} = {num(story['steps_ratio'], 2)} times as many, "
-        f"and the slowest{'' if every else ' of those that got there'} {slowest['unscaled']} against "
-        f"{slowest['scaled']}. Without the scale, then, the layer learned more slowly, and yet "
-        f"{'every unscaled run' if every else 'most unscaled runs'} still learned the task.\n"
-    )
+    return WORDS.fill(
+        "learning-scale-story", d_k=WIDE_D_K, runs=runs, threshold=str(THRESHOLD), wide_steps=WIDE_STEPS,
+        entropy_unscaled=num(entropy["unscaled"], 3), entropy_scaled=num(entropy["scaled"], 3),
+        gradient_unscaled=num(gradient["unscaled"], 4), gradient_scaled=num(gradient["scaled"], 4),
+        gradient_ratio=num(story["gradient_ratio"], 2),
+        steps_unscaled=num(steps["unscaled"], 0), steps_scaled=num(steps["scaled"], 0),
+        steps_ratio=num(story["steps_ratio"], 2),
+        unscaled_reached=(WORDS.fill("learning-scale-story/every-reached") if every else
+                          WORDS.fill("learning-scale-story/some-reached", reached=reached["unscaled"], runs=runs)),
+        slowest=(str(slowest["unscaled"]) if every else
+                 WORDS.fill("learning-scale-story/slowest-of-those", steps=str(slowest["unscaled"]))),
+        slowest_scaled=str(slowest["scaled"]),
+        who_learned=WORDS.fill("learning-scale-story/every-run" if every else "learning-scale-story/most-runs"))
 
 
 def recap_snippet(story):
@@ -627,11 +625,10 @@ def recap_snippet(story):
     runs, reached, steps = story["runs"], story["reached"]["unscaled"], story["steps"]
     claim(steps["unscaled"] > steps["scaled"], "learning-scale",
           "the unscaled runs' median step count is larger than the scaled runs'")
-    who = f"all {runs} runs" if reached == runs else f"{reached} of the {runs} runs"
-    return (
-        f"on [Watch it learn](learning.md#d_k-tested-by-training), {who} trained without the scale still learned "
-        f"the task, in a median of {num(steps['unscaled'], 0)} steps against {num(steps['scaled'], 0)} with it.\n"
-    )
+    who = (WORDS.fill("learning-scale-recap/all", runs=runs) if reached == runs else
+           WORDS.fill("learning-scale-recap/some", reached=reached, runs=runs))
+    return WORDS.fill("learning-scale-recap", who=who, steps_unscaled=num(steps["unscaled"], 0),
+                      steps_scaled=num(steps["scaled"], 0))
 
 
 def experiment_snippets(data):

@@ -1,0 +1,191 @@
+"""The words a reader sees, kept in Markdown; the page modules supply only the numbers that fill them.
+
+A words file (`words/<page>.md`) is split into sections by a marker line, and a section may carry named holes:
+
+    <!-- scale-recap -->
+    Without the scale, the rows at $d_k = {{ d_k }}$ were nearly one-hot: a median entropy of {{ entropy }} nats.
+
+    <!-- scale-recap/every -->
+    and so did every run
+
+A page module names its file once and fills a section by name:
+
+    WORDS = Words("words/learning.md")
+    WORDS.fill("scale-recap", d_k=128, entropy=num(h, 3))   # Markdown, each paragraph on one line (a snippet)
+    WORDS.line("scale-recap", ...)                           # the same on one line (a caption, alt text, a JSON string)
+    WORDS.html("widget-status", ...)                         # HTML: each str value escaped, a Filled value kept
+
+Rules, each a BuildError naming the file, the section and the hole:
+- a section name is lower case, digits and "-", with "/" before a variant (`scale-recap/every`); a marker is a line
+  of its own; nothing but blank lines comes before the first; a name is written once per file;
+- a hole is `{{ name }}` (lower case, digits, "_"); `{{ Name }}` or `{{ a.b }}` is refused, not left in the page;
+- every hole gets a value, and every value fills a hole;
+- a value is a str, an int or a Filled (a filled section). A float is refused: format it with engine.text.num
+  first, so numbers are printed by one rule.
+
+A variant is simply another section: the page module picks one and passes it filled, as the value of a hole. So a
+phrase that changes with the data ("every run" or "4 of the 5 runs") stays a whole phrase in the words file, and
+the file's list of sections is every phrase the page can print.
+
+`Template(path)` is the same for a file that is one section as a whole: a widget's template.html.
+
+A file is read when first filled, in the page's own build process, so the build records it as an input of every item
+that fills it (engine/inputs.py): editing a sentence rebuilds exactly the items that print it.
+"""
+import html
+import re
+from pathlib import Path
+
+from .errors import BuildError
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKER = re.compile(r"^<!-- ([a-z0-9][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)*) -->$")
+HOLE = re.compile(r"\{\{ ?([a-z][a-z0-9_]*) ?\}\}")
+ANY_HOLE = re.compile(r"\{\{ ([^{}]*?) \}\}")  # what an author meant as a hole, valid or not
+
+
+class Filled(str):
+    """A section with its holes filled: text the words files wrote, safe to place into HTML as it is."""
+
+
+def holes(text):
+    """The names of the holes in a text, in order of first use."""
+    return list(dict.fromkeys(HOLE.findall(text)))
+
+
+def _fill(text, values, where, escape):
+    wrong = [name for name in ANY_HOLE.findall(text) if not HOLE.fullmatch("{{ " + name + " }}")]
+    if wrong:
+        raise BuildError(f"{where}: {{{{ {wrong[0]} }}}} is not a hole's name (lower-case letters, digits, _)")
+    wanted = holes(text)
+    missing = [name for name in wanted if name not in values]
+    if missing:
+        raise BuildError(f"{where}: no value for {{{{ {missing[0]} }}}} (given: {', '.join(values) or 'none'})")
+    unused = [name for name in values if name not in wanted]
+    if unused:
+        raise BuildError(f"{where}: {unused[0]} is given but no {{{{ }}}} uses it")
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            kind = type(value).__name__
+            hint = "; format it with engine.text.num first" if isinstance(value, float) else ""
+            raise BuildError(f"{where}: the value of {name} is a {kind}, not text or an int{hint}")
+
+    def value(match):
+        given = values[match.group(1)]
+        if isinstance(given, Filled) or not escape:
+            return str(given)
+        return html.escape(str(given))
+
+    return Filled(HOLE.sub(value, text))
+
+
+BLOCK = re.compile(r"\s{4}|\s*(?:[-*+] |\d+[.)] |#|\||>|\$\$|!!!|\?\?\?|```|~~~|<|--8<--)")
+LIST_ITEM = re.compile(r"\s*(?:[-*+] |\d+[.)] )")
+FENCE = re.compile(r"\s*(?:```|~~~|\$\$\s*$)")
+
+
+def reflow(text):
+    """A section's paragraphs each on one line, as Markdown reads them, so a sentence wrapped in the words file
+    prints as it would have on one line. A line of prose is joined, with one space, to a line of prose or a list
+    item before it. Every other line stays as written: a blank line, a table row, a heading, a callout, HTML, an
+    indented or fenced block, display math, and everything inside a fence."""
+    out, open_to_join, fenced = [], False, False
+    for line in text.split("\n"):
+        if FENCE.match(line):
+            fenced = not fenced
+            out.append(line)
+            open_to_join = False
+        elif not fenced and line.strip() and not BLOCK.match(line) and open_to_join:
+            out[-1] = out[-1].rstrip() + " " + line.strip()
+        else:
+            out.append(line)
+            open_to_join = not fenced and bool(line.strip()) and (not BLOCK.match(line) or bool(LIST_ITEM.match(line)))
+    return "\n".join(out)
+
+
+def _one_line(text, where):
+    if "\n\n" in text:
+        raise BuildError(f"{where}: has more than one paragraph, so it cannot stand on one line")
+    return Filled(" ".join(line.strip() for line in text.split("\n")))
+
+
+class Words:
+    """One words file: its sections by name, read when first filled."""
+
+    def __init__(self, path):
+        self.path = path
+        self._sections = None
+
+    def sections(self):
+        """{name: text}, in the file's order."""
+        if self._sections is None:
+            self._sections = parse(ROOT / self.path, self.path)
+        return self._sections
+
+    def text(self, section):
+        sections = self.sections()
+        if section not in sections:
+            known = ", ".join(list(sections)[:8]) + (", …" if len(sections) > 8 else "")
+            raise BuildError(f"{self.path}: no section {section} (its sections: {known})")
+        return sections[section]
+
+    def fill(self, section, **values):
+        """The section's Markdown, its holes filled and its paragraphs reflowed (`reflow`): a snippet."""
+        return _fill(reflow(self.text(section)), values, f"{self.path}, section {section}", escape=False)
+
+    def line(self, section, **values):
+        """The section filled and joined on one line: a caption, an alt text, a title, a JSON string."""
+        text = _fill(self.text(section), values, f"{self.path}, section {section}", escape=False)
+        return _one_line(text, f"{self.path}, section {section}")
+
+    def html(self, section, **values):
+        """The section filled as HTML, as written: every str value escaped, a Filled one placed as it is."""
+        return _fill(self.text(section), values, f"{self.path}, section {section}", escape=True)
+
+
+class Template:
+    """A file that is one section as a whole (a widget's template.html), filled as HTML."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def text(self):
+        file = ROOT / self.path
+        try:
+            return file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise BuildError(f"{self.path}: no such template") from None
+
+    def html(self, **values):
+        return _fill(self.text(), values, self.path, escape=True)
+
+
+def parse(file, name):
+    """The sections of a words file, checked."""
+    try:
+        lines = file.read_text(encoding="utf-8").split("\n")
+    except FileNotFoundError:
+        raise BuildError(f"{name}: no such words file") from None
+    sections, where, current = {}, {}, None
+    for number, line in enumerate(lines, 1):
+        marker = MARKER.match(line)
+        if marker:
+            current = marker.group(1)
+            if current in sections:
+                raise BuildError(f"{name}:{number}: section {current} is written twice (first at line {where[current]})")
+            sections[current], where[current] = [], number
+        elif line.startswith("<!--") and line.rstrip().endswith("-->") and "--8<--" not in line:
+            raise BuildError(f"{name}:{number}: {line.strip()} is not a section marker "
+                             "(<!-- name --> alone on its line: lower case, digits, -, / before a variant)")
+        elif current is None:
+            if line.strip():
+                raise BuildError(f"{name}:{number}: text before the first section marker")
+        else:
+            sections[current].append(line)
+    texts = {}
+    for section, body in sections.items():
+        text = "\n".join(body).strip("\n")
+        if not text.strip():
+            raise BuildError(f"{name}:{where[section]}: section {section} is empty")
+        texts[section] = text.rstrip()
+    return texts

@@ -1,0 +1,171 @@
+"""The words a reader sees live in Markdown (words/*.md) and widget templates; Python fills them with numbers
+(figures_src/engine/words.py). Each refusal names the file, the section and the hole, and the files and the page
+modules agree: every section is printed by some module, and every section a module fills exists."""
+import ast
+from pathlib import Path
+
+import pytest
+
+from figures_src.engine import BuildError
+from figures_src.engine.words import Filled, Template, Words, parse
+
+ROOT = Path(__file__).resolve().parents[1]
+FILLS = {"fill", "line", "html"}
+
+
+def words(tmp_path, text, name="words.md"):
+    file = tmp_path / name
+    file.write_text(text, encoding="utf-8")
+    found = Words(name)
+    found._sections = parse(file, name)
+    return found
+
+
+def test_a_section_is_filled_with_its_values(tmp_path):
+    found = words(tmp_path, "<!-- story -->\nThe rows at $d_k = {{ d_k }}$\nhad {{entropy}} nats.\n\n"
+                            "<!-- story/every -->\nand so did every run\n")
+    assert found.fill("story", d_k=128, entropy="0.12") == "The rows at $d_k = 128$ had 0.12 nats.", \
+        "a paragraph wrapped in the words file prints on one line, as it would have if written on one"
+    assert found.line("story", d_k=128, entropy="0.12") == "The rows at $d_k = 128$ had 0.12 nats."
+    assert found.fill("story/every") == "and so did every run"
+
+
+def test_reflow_joins_prose_and_keeps_every_block_as_written(tmp_path):
+    text = ("A sentence\nwrapped twice\nhere.\n\n- an item\n  that goes on\n- another\n\n| a | b |\n|---|---|\n"
+            "| 1 | 2 |\n\n$$\nx = 1\ny = 2\n$$\n\n```python\nx = 1\ny = 2\n```\n\n!!! note\n    In a\n    callout.\n"
+            "<div>\nInside\nHTML.\n</div>")
+    found = words(tmp_path, "<!-- a -->\n" + text + "\n")
+    assert found.fill("a").split("\n") == [
+        "A sentence wrapped twice here.", "", "- an item that goes on", "- another", "", "| a | b |", "|---|---|",
+        "| 1 | 2 |", "", "$$", "x = 1", "y = 2", "$$", "", "```python", "x = 1", "y = 2", "```", "", "!!! note",
+        "    In a", "    callout.", "<div>", "Inside HTML.", "</div>"], \
+        "reflow joins only lines of prose; lists, tables, math, code, callouts and HTML keep their lines"
+
+
+def test_a_hole_inside_latex_braces_is_still_a_hole(tmp_path):
+    found = words(tmp_path, "<!-- power -->\n$10^{{{ exponent }}}$\n")
+    assert found.fill("power", exponent="−3") == "$10^{−3}$"
+
+
+def test_html_escapes_text_values_but_not_filled_ones(tmp_path):
+    found = words(tmp_path, "<!-- status -->\n<p>{{ token }} {{ part }}</p>\n<!-- part -->\n<b>bold</b>\n")
+    part = found.html("part")
+    assert isinstance(part, Filled)
+    assert found.html("status", token="<s>&", part=part) == "<p>&lt;s&gt;&amp; <b>bold</b></p>", \
+        "a token a reader typed is text, so it is escaped; a filled section is markup the words file wrote"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda w: w.fill("story"), "no value for {{ n }}"),
+    (lambda w: w.fill("story", n=1, m=2), "m is given but no {{ }} uses it"),
+    (lambda w: w.fill("story", n=0.5), "the value of n is a float, not text or an int; format it with engine.text.num"),
+    (lambda w: w.fill("story", n=True), "the value of n is a bool"),
+    (lambda w: w.fill("stroy", n=1), "no section stroy (its sections: story, two)"),
+    (lambda w: w.line("two"), "has more than one paragraph"),
+])
+def test_a_wrong_fill_names_the_file_section_and_hole(tmp_path, call, message):
+    found = words(tmp_path, "<!-- story -->\n{{ n }} rows.\n<!-- two -->\nOne.\n\nTwo.\n")
+    with pytest.raises(BuildError) as error:
+        call(found)
+    assert message in str(error.value) and "words.md" in str(error.value), \
+        f"a wrong fill is refused with a message naming the file and the culprit, not {error.value}"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("Intro.\n<!-- a -->\nx\n", "words.md:1: text before the first section marker"),
+    ("<!-- a -->\nx\n<!-- a -->\ny\n", "words.md:3: section a is written twice (first at line 1)"),
+    ("<!-- a -->\n\n<!-- b -->\ny\n", "words.md:1: section a is empty"),
+    ("<!-- Story -->\nx\n", "<!-- Story --> is not a section marker"),
+    ("<!-- a -->\n{{ Steps }} rows\n", "{{ Steps }} is not a hole's name"),
+])
+def test_a_malformed_words_file_is_refused_at_its_line(tmp_path, text, message):
+    with pytest.raises(BuildError) as error:
+        words(tmp_path, text).fill("a")
+    assert message in str(error.value), f"a malformed words file is named at its line, not {error.value}"
+
+
+def test_a_missing_words_file_or_template_is_named():
+    with pytest.raises(BuildError, match="words/nowhere.md: no such words file"):
+        Words("words/nowhere.md").fill("a")
+    with pytest.raises(BuildError, match="nowhere/template.html: no such template"):
+        Template("nowhere/template.html").html()
+
+
+# --- the files and the modules agree (static: no build) ---
+
+def modules():
+    return sorted((ROOT / "figures_src").rglob("*.py"))
+
+
+def words_names(tree):
+    """{name: words path} for `NAME = Words("words/…")` at a module's top level."""
+    bound = {}
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", None) in ("Words", "Template") and node.value.args
+                and isinstance(node.value.args[0], ast.Constant)):
+            for target in node.targets:
+                bound[target.id] = node.value.args[0].value
+    return bound
+
+
+def module_name(path):
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@pytest.fixture(scope="module")
+def usage():
+    """Each words file's sections as the code names them: {path: (sections filled by a literal name, every string
+    constant of the modules that use the file)}."""
+    trees = {module_name(path): (path, ast.parse(path.read_text(encoding="utf-8"))) for path in modules()}
+    bound = {name: words_names(tree) for name, (_, tree) in trees.items()}
+    found = {}
+    for name, (path, tree) in trees.items():
+        names = dict(bound[name])
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package if node.level else ""
+                source = ".".join(filter(None, [base, node.module]))
+                for alias in node.names:
+                    if alias.name in bound.get(source, {}):
+                        names[alias.asname or alias.name] = bound[source][alias.name]
+        for file in set(names.values()):
+            found.setdefault(file, (set(), set()))
+            found[file][1].update(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                                  and isinstance(n.value, str))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLS
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id in names and node.args):
+                first = node.args[0]
+                choices = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
+                for choice in choices:
+                    if isinstance(choice, ast.Constant):
+                        found[names[node.func.value.id]][0].add((choice.value, f"{path.relative_to(ROOT)}:{node.lineno}"))
+    return found
+
+
+def test_every_words_file_belongs_to_a_page_module(usage):
+    files = {path.relative_to(ROOT).as_posix() for path in (ROOT / "words").rglob("*.md")}
+    orphans = files - set(usage)
+    assert not orphans, f"every words file is read by a module (Words(\"words/…\")); nothing reads {sorted(orphans)}"
+
+
+def test_every_section_a_module_fills_exists(usage):
+    wrong = []
+    for file, (filled, _) in usage.items():
+        if file.endswith(".md"):
+            sections = parse(ROOT / file, file)
+            wrong += [f"{where}: {section!r} is not a section of {file}" for section, where in filled
+                      if section not in sections]
+    assert not wrong, "a module fills only sections its words file has:\n" + "\n".join(sorted(wrong))
+
+
+def test_every_section_is_printed_by_some_module(usage):
+    unused = []
+    for file, (_, constants) in usage.items():
+        if file.endswith(".md"):
+            unused += [f"{file}: {section}" for section in parse(ROOT / file, file) if section not in constants]
+    assert not unused, ("every section of a words file is named by the module that prints it (a section nobody "
+                        "prints is a sentence no reader sees):\n" + "\n".join(unused))
