@@ -93,8 +93,7 @@ serve: figures $(NODE_STAMP)
 
 # pytest-xdist's workers: a browser test runs on whichever is free, the other tests of a file stay on one worker
 # (--dist loadgroup; tests/conftest.py groups them) so a module's fixtures are set up once; the build the session
-# shares is made once between them (tests/conftest.py). Three on this two-core machine: the browser tests often
-# wait (a download, a page left to settle), and a third worker computes meanwhile (532 s against 591 s for two).
+# shares is made once between them (tests/conftest.py). Three workers on a two-core machine (DECISIONS.md).
 WORKERS ?= 3
 PYTEST := $(PY) -m pytest -n $(WORKERS) --dist loadgroup
 

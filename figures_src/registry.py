@@ -20,7 +20,7 @@ from .engine import Example
 from .engine.items import find_pages_with
 from .engine.errors import BuildError
 from .engine.inputs import note_input
-from .engine.site import MKDOCS, mkdocs_config
+from .engine.site import MKDOCS, mkdocs_config, nav_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "figures_src.pages"
@@ -48,13 +48,7 @@ def module_name(markdown):
 
 @functools.cache
 def _nav():
-    config = mkdocs_config(MKDOCS)
-    pages = []
-    for entry in config.get("nav") or []:
-        if not (isinstance(entry, dict) and len(entry) == 1 and isinstance(next(iter(entry.values())), str)):
-            raise BuildError(f"mkdocs.yml: nav entry {entry!r} is not `Title: page.md`; the registry reads only those")
-        ((title, markdown),) = entry.items()
-        pages.append(Page(title, markdown, module_name(markdown)))
+    pages = [Page(title, markdown, module_name(markdown)) for title, markdown in nav_entries(mkdocs_config(MKDOCS))]
     if len({page.module for page in pages}) != len(pages):
         raise BuildError("mkdocs.yml: the nav lists a page twice")
     return tuple(pages)

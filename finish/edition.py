@@ -19,7 +19,8 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-from figures_src.engine.site import page_path
+from figures_src.engine.errors import BuildError
+from figures_src.engine.site import nav_entries, page_path
 
 from .site import FinishError, article
 
@@ -44,15 +45,12 @@ _PRE_WITHOUT_ID = re.compile(r"<pre\b(?![^>]*\bid=)")
 
 def nav_pages(config):
     """(Markdown page, its page in the site, its url) of the nav's pages, in order, but the edition itself."""
-    pages = []
-    for entry in config.get("nav") or []:
-        if not (isinstance(entry, dict) and len(entry) == 1 and isinstance(next(iter(entry.values())), str)):
-            raise FinishError(f"mkdocs.yml: nav entry {entry!r} is not `Title: page.md`; the print edition reads only those")
-        ((_, markdown),) = entry.items()
-        if markdown != PRINT_PAGE:
-            url = page_path(markdown)
-            pages.append((markdown, f"{url}index.html", url))
-    return pages
+    try:
+        entries = nav_entries(config)
+    except BuildError as error:
+        raise FinishError(f"print edition: {error}") from None
+    return [(markdown, f"{page_path(markdown)}index.html", page_path(markdown))
+            for _, markdown in entries if markdown != PRINT_PAGE]
 
 
 def static(content):

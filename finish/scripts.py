@@ -8,15 +8,9 @@ as javascripts/contract*.js (figures_src/engine/contract.py), are written into e
 in place of its `import { … } from "./contract.js"` (terser then keeps only what the script reads). The Node
 unit tests import the source; the browser tests run the shipped copy, so both are tested.
 
-V8 compiles a function only when it is first called, on the main thread, unless the script asks otherwise.
-The theme's bundle runs most of its code at load (RxJS pipelines, the components it mounts), so on a phone
-that lazy compiling was a third of the bundle's task: in unthrottled traces on an emulated phone,
-V8.CompileCode took 25-72 ms of the 80-168 ms the bundle's evaluation took. The magic comment
-`//# allFunctionsCalledOnLoad` as a script's first line (V8's explicit compile hints, Chrome 136) makes V8
-compile every function of the file eagerly, on the thread that streams the script in, so the evaluation
-finds them compiled: 62-87 ms, with no V8.CompileCode left in it. Other browsers read a comment.
-Lighthouse (mobile, 7 pages, 3-7 paired runs each, 29 in all): median performance 93 -> 95, total blocking
-time 281 -> 204 ms.
+The magic comment `//# allFunctionsCalledOnLoad` as a script's first line (V8's explicit compile hints, Chrome
+136) makes V8 compile every function of the file eagerly, on the thread that streams the script in, rather than on
+the main thread when first called; other browsers read a comment. Why, measured: DECISIONS.md.
 
 This job also adds that line to the bundle the theme copies into site/, and moves the bundle's source map down
 one line to match (an empty first line in its mappings), so the browser's tools still show the theme's

@@ -1,9 +1,7 @@
 """Wrap Markdown's tables when the site is finished, as the theme's script would at load, so that it has none to move.
 
 At DOMContentLoaded the theme's script takes every `table:not([class])` out of the page and puts it back inside
-`<div class="md-typeset__scrollwrap"><div class="md-typeset__table">`. Its next read of an element's size then
-restyles the whole article and lays out each moved table again, all inside that one task: on the learning page
-(twelve tables) a third of it, and Lighthouse on a phone, 6 paired runs: 90 -> 96, blocking time 385 -> 220 ms.
+`<div class="md-typeset__scrollwrap"><div class="md-typeset__table">` (what that cost: DECISIONS.md).
 
 This job writes that wrapper into the HTML and gives each table the class `aih-table`, which the script's
 selector leaves alone. The theme styles only `table:not([class])`, so site.css gives `.aih-table` the theme's

@@ -26,6 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
+from figures_src.engine.site import mkdocs_config, nav_entries
+
 ROOT = Path(__file__).resolve().parents[1]
 CLEAN_TARGET_S = 15.0
 REBUILD_TARGET_RATIO = 2.0
@@ -66,15 +70,14 @@ def build_step(tree, parts):
 
 def bare_config(tree):
     """A bare Material config over the same docs/ and nav: no hooks, no Markdown extensions, no extra files."""
-    text = (tree / "mkdocs.yml").read_text(encoding="utf-8")
-    nav = re.search(r"^nav:\n(?:  .*\n?)+", text, flags=re.M)
+    nav = [{title: markdown} for title, markdown in nav_entries(mkdocs_config(tree / "mkdocs.yml"))]
     config = tree / "mkdocs-bare.yml"
     config.write_text(
         "site_name: Attention Is a Heatmap\n"
         "docs_dir: docs\n"
         "theme:\n  name: material\n  font: false\n"
         "plugins:\n  - search\n"
-        + (nav.group(0) if nav else ""),
+        + yaml.safe_dump({"nav": nav}, allow_unicode=True, sort_keys=False),
         encoding="utf-8",
     )
     return config

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 import attention as A
 import loop_reference as loops
 from figures_src.engine import BuildError, Figure, example_heatmap
 from figures_src.engine.items import CONTROLS
+from figures_src.engine.site import nav_entries
 from figures_src.engine.text import num, vector
 from figures_src.pages import demo, index, scaling, scores, sentences, softmax
 from figures_src.pages.problems import html as problems_html
@@ -22,13 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def nav_pages():
-    """The Markdown files in mkdocs.yml's nav (its !ENV tags read as plain values)."""
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
-    return [next(iter(entry.values())) for entry in config["nav"]]
+    """The Markdown files in mkdocs.yml's nav, read by the site's one nav reader."""
+    return [markdown for _, markdown in nav_entries()]
 
 
 def test_the_nav_lists_every_page():

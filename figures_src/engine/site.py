@@ -7,6 +7,8 @@ from pathlib import Path
 
 import yaml
 
+from .errors import BuildError
+
 MKDOCS = Path(__file__).resolve().parents[2] / "mkdocs.yml"
 
 # Without SITE_URL and REPO_URL, a build cites the published site: the GitHub Pages address of the default
@@ -49,6 +51,19 @@ ConfigLoader.add_multi_constructor("!", _tagged)
 def mkdocs_config(path=MKDOCS):
     """mkdocs.yml, read once (a caller that builds from it records it as an input: engine/inputs.note_input)."""
     return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=ConfigLoader)
+
+
+def nav_entries(config=None):
+    """[(title, "page.md"), …]: mkdocs.yml's nav, in order (the site's one reading of it; `config` is mkdocs.yml read
+    as data, mkdocs_config() unless given). The nav is one list of `Title: page.md` lines: anything else is refused."""
+    config = mkdocs_config() if config is None else config
+    entries = []
+    for entry in config.get("nav") or []:
+        if not (isinstance(entry, dict) and len(entry) == 1 and isinstance(next(iter(entry.values())), str)):
+            raise BuildError(f"mkdocs.yml: nav entry {entry!r} is not `Title: page.md`; the site reads only those")
+        ((title, markdown),) = entry.items()
+        entries.append((title, markdown))
+    return entries
 
 
 def policy():

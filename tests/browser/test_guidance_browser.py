@@ -11,10 +11,11 @@ from playwright.sync_api import expect
 
 import attention
 from conftest import reveal_heatmaps
+from figures_src.engine.site import nav_entries
 from figures_src.engine.text import num, vector
 
 SITE = Path(__file__).resolve().parents[2] / "site"
-NAV = re.findall(r"^  - [^:]+: (\S+\.md)$", (SITE.parent / "mkdocs.yml").read_text(encoding="utf-8"), flags=re.M)
+NAV = [markdown for _, markdown in nav_entries()]
 DEMO = "#fig-demo-scaled-scores"
 
 

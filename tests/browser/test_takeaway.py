@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import WATCH_SHIFTS, new_tab, reveal_heatmaps
+from figures_src.engine.site import nav_entries
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
@@ -251,7 +252,7 @@ def test_make_pdf_holds_every_section_heading_and_example_id(tmp_path):
     missing = [i for i in ids if squeeze(i) not in text]
     assert not missing, f"worked examples not in the PDF: {missing}"
 
-    nav = re.findall(r"^  - [^:]+: (\S+)\.md$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    nav = [markdown.removesuffix(".md") for _, markdown in nav_entries()]
     sections = re.findall(r'<section class="aih-print-page" id="print-([a-z-]+)">', printed)
     assert sections == nav, "the print edition has every page, in the nav's order"
 
