@@ -792,11 +792,11 @@ def test_the_intro_counts_the_declared_sets_and_their_variants():
     assert '--8<-- "generated/snippets/problems-variants.md"' in prose
     assert not re.search(r"\b(four|seven|eight|twelve|eighteen)\b", prose, re.I), "a count written by hand"
     blocks = problems.problem_blocks(DATA)
-    words = problems_render.NUMBER_WORDS
+    words = problems_render.number_words()
     intro = blocks["intro"]
     assert f"this page has {words[len(DATA) + 1]} sets" in intro and f"The first {words[len(DATA)]} ask" in intro
     assert re.findall(r"\(#([a-z-]+)\)", intro) == [s["set"] for s in DATA] + ["concepts"]
-    assert [f"## {k}. {s['title']}" for k, s in enumerate(DATA, 1)] + [f"## {len(DATA) + 1}. {problems_sets.CONCEPTS_TITLE}"] \
+    assert [f"## {k}. {s['title']}" for k, s in enumerate(DATA, 1)] + [f"## {len(DATA) + 1}. {problems_sets.concepts_title()}"] \
         == re.findall(r"^## \d+\. [^{]+?(?= \{)", page, re.M)
     counts = {s["title"]: len(s["variants"]) for s in DATA}
     usual = max(set(counts.values()), key=list(counts.values()).count)
@@ -876,3 +876,43 @@ def test_problems_typesets_as_the_other_pages():
         "an output row out_i is typeset with its subscript, as Home's notation table writes it"
     assert not [q["explanation"] for q in questions if "out_i" in q["explanation"]
                 and "out<sub>i</sub>" not in typeset(q["explanation"])], "every concept answer typesets out_i"
+
+
+# ---------------------------------------------------------------- words in Markdown (issue 57)
+
+PROBLEMS_MODULES = ("__init__.py", "sets.py", "html.py")
+SENTENCE = re.compile(r"[A-Za-z][a-z]+(?: [A-Za-z][a-z]*){2,}")  # three words in a row: a phrase a reader reads
+
+
+def reader_strings(path):
+    """(line, text) of each string literal of a module, f-strings' literal parts included, leaving out what a reader
+    never sees: docstrings, messages of raise/assert/BuildError, and the tags and attributes of HTML markup."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    developer = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Raise, ast.Assert)) or (
+                isinstance(node, ast.Call) and getattr(node.func, "id", None) in {"BuildError", "ValueError"}):
+            developer |= {id(inner) for inner in ast.walk(node)}
+    return [(node.lineno, re.sub(r"<[^<>]*>?", " ", node.value)) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docstrings and id(node) not in developer]
+
+
+def test_the_problems_modules_hold_data_and_markup_and_their_words_are_in_markdown():
+    """Issue 57: a sentence a reader sees (a prompt, hint, slip, solution step, concept question, button, the
+    intro, a number word) is written in words/problems*.md, filled with numbers by the page modules; the modules
+    keep the numbers, the markup and the section names."""
+    folder = Path(problems.__file__).parent
+    found = [f"{name}:{line}: {text.strip()!r}" for name in PROBLEMS_MODULES
+             for line, text in reader_strings(folder / name) if SENTENCE.search(text)]
+    assert not found, ("the problems page's words live in words/problems*.md, not in Python strings "
+                       "(move each into a section and fill it):\n" + "\n".join(found))
+    between_tags = " ".join(text for _, text in reader_strings(folder / "html.py"))
+    for word in ("Check", "Hint", "Hints", "Solution", "New variant", "Answer", "Variant"):
+        assert not re.search(rf"\b{word}\b", between_tags), \
+            f"html.py writes markup only; the word {word!r} between its tags belongs in words/problems.md"

@@ -7,6 +7,9 @@ and a set of conceptual questions (problems-concepts.md, problems/concepts.json)
 - public/problems/problems.py: the kit, its stubs and a checker over the same variants.
 
 sets.py makes the variants, html.py the blocks; kit_template.py is the kit before the variants are written in.
+Their words are in Markdown, a section per string, filled with the numbers: words/problems.md (the page's sentences,
+the blocks' buttons and notes, number words and "and"-lists), words/problems-sets.md (each set's title, prompts,
+hints, slips, solution steps and labels) and words/problems-concepts.md (the conceptual questions).
 
 The JSON, generated/public/problems/<set>.json:
 

@@ -3,7 +3,9 @@
 It works without JavaScript: the inputs as matrices, an answer grid to fill in, the hints and the solution
 in collapsible blocks. docs/javascripts/problems.js builds the same markup from problems/<set>.json when
 the reader checks, asks for a hint or moves to another variant, so the two must stay in step (the class
-names below are the contract; tests/browser/test_problems_browser.py compares them).
+names below are the contract; tests/browser/test_problems_browser.py compares them). The markup stays here,
+beside that contract; every word in it (buttons, notes, the variant line, an answer box's label) is a section of
+words/problems.md, filled with WORDS.html, which escapes each value given as text.
 
 The site's search indexes a set's words (its introduction, prompt and hints), not the numbers of its first
 variant: the matrices, the answer grid, the buttons and the solution carry `data-search-exclude`. The theme's
@@ -13,42 +15,51 @@ attribute stays in the built page, where nothing reads it (finish/details.py's p
 """
 from html import escape
 
-from ...engine import BuildError
+from ...engine import BuildError, Words
 from ...engine.text import typeset
-from .sets import CONCEPTS_TITLE, fmt
+from ...engine.words import Filled
+from .sets import concepts_title, fmt
 
-NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-                "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+WORDS = Words("words/problems.md")  # the page's sentences, the blocks' words and the English grammar they use
+
+
+def number_words():
+    """The words for 0, 1, 2, … (words/problems.md, number-words): "no", "one", "two", …"""
+    return WORDS.text("number-words").split()
 
 
 def in_words(count):
-    if not 0 <= count < len(NUMBER_WORDS):
-        raise BuildError(f"problems: no word for {count}; extend NUMBER_WORDS")
-    return NUMBER_WORDS[count]
+    words = number_words()
+    if not 0 <= count < len(words):
+        raise BuildError(f"problems: no word for {count}; extend number-words in {WORDS.path}")
+    return words[count]
 
 
-def listed(items):
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+def listed(items, last="and-list", more="and-list/more"):
+    """"a", "a and b", "a, b and c", joined by the words file's sections: `more` before each middle item, `last`
+    before the last ("a or b or c" with or-list for both)."""
+    head = items[0]
+    for item in items[1:-1]:
+        head = WORDS.line(more, head=head, item=item)
+    return head if len(items) == 1 else WORDS.line(last, head=head, last=items[-1])
 
 
 def intro_markdown(data):
     """The page's opening paragraph, its counts taken from the declared sets: the numeric sets in `data`, then
     the one set of conceptual questions."""
-    links = [f"[{s['title']}](#{s['set']})" for s in data]
-    total = len(data) + 1
-    return (f"Reading about attention and doing it are different skills, so this page has {in_words(total)} sets of "
-            f"problems. The first {in_words(len(data))} ask for numbers: {listed(links)}. The last set, "
-            f"[{CONCEPTS_TITLE}](#concepts), asks no arithmetic at all.\n")
+    links = [WORDS.line("problems-intro/link", title=s["title"], id=s["set"]) for s in data]
+    return WORDS.fill("problems-intro", total=in_words(len(data) + 1), numeric=in_words(len(data)),
+                      links=listed(links), concepts_title=concepts_title()) + "\n"
 
 
 def variants_markdown(data):
     """How many variants each set has: the usual count, then the sets that have another."""
     counts = [len(s["variants"]) for s in data]
     usual = max(set(counts), key=counts.count)
-    others = [f"{s['title']}, which has {in_words(len(s['variants']))}" for s in data if len(s["variants"]) != usual]
-    return (f"The first {in_words(len(data))} sets have {in_words(usual)} variants each"
-            + (f", except {listed(others)}" if others else "")
-            + ". This browser remembers which one you are on; nothing you type leaves the page.\n")
+    others = [WORDS.line("problems-variants/other", title=s["title"], count=in_words(len(s["variants"])))
+              for s in data if len(s["variants"]) != usual]
+    return WORDS.fill("problems-variants", numeric=in_words(len(data)), usual=in_words(usual),
+                      others=WORDS.line("problems-variants/except", others=listed(others)) if others else "") + "\n"
 
 
 def matrix_html(m):
@@ -63,7 +74,13 @@ def matrix_html(m):
 
 
 def tolerance_text(tolerance):
-    return "exact" if tolerance == 0 else f"±{fmt(tolerance)}"
+    return WORDS.line("tolerance/exact") if tolerance == 0 else WORDS.line("tolerance/within", tolerance=fmt(tolerance))
+
+
+def cell_label(part, i, row, j, column):
+    """An answer box's aria-label: its part, row and column (counted from 1) with their labels. The labels are
+    data (a filled section too), so each is escaped as text: str() drops a Filled's "already markup" mark."""
+    return WORDS.html("problem-cell", part=str(part), row=i + 1, row_label=str(row), col=j + 1, col_label=str(column))
 
 
 def grid_html(p, k, waiting=False):
@@ -81,7 +98,7 @@ def grid_html(p, k, waiting=False):
         inputs = [
             f'<input type="text" inputmode="decimal" autocomplete="off" spellcheck="false" '
             f'data-part="{k}" data-row="{i}" data-col="{j}" '
-            f'aria-label="{escape(p["label"])}, row {i + 1} ({escape(r)}), column {j + 1} ({escape(c)})">'
+            f'aria-label="{cell_label(p["label"], i, r, j, c)}">'
             for j, c in enumerate(p["cols"])
         ]
         cells = "".join(f"<td>{box}</td>" if waiting else f'<td class="aih-slot"><noscript>{box}</noscript></td>'
@@ -116,35 +133,36 @@ def problem_html(data, src, waiting=False):
     v = data["variants"][0]
     count = len(data["variants"])
     tolerances = sorted({p["tolerance"] for p in v["parts"]})
-    tolerance_note = ("Numbers count as right within "
-                      + " or ".join(tolerance_text(t) for t in tolerances if t) + " of the exact answer."
-                      if any(tolerances) else "Every entry is a whole number: type it exactly.")
+    tolerance_note = (WORDS.html("problem-tolerance/within", tolerances=listed([tolerance_text(t) for t in tolerances if t],
+                                                                                 "or-list", "or-list"))
+                      if any(tolerances) else WORDS.html("problem-tolerance/exact"))
+    number = Filled('<span class="aih-problem__number">1</span>')
+    variant_id = Filled(f'<code class="aih-problem__id">{escape(v["id"])}</code>')
     lines = [
         f'<div class="aih-problem" id="problem-{data["set"]}" data-src="{escape(src)}">',
-        f'<p class="aih-problem__variant">Variant <span class="aih-problem__number">1</span> of {count} · '
-        f'<code class="aih-problem__id">{escape(v["id"])}</code></p>',
+        f'<p class="aih-problem__variant">{WORDS.html("problem-variant", number=number, count=count, id=variant_id)}</p>',
         f'<p class="aih-problem__prompt">{typeset(v["prompt"])}</p>',
         '<div class="aih-problem__inputs">' + near("".join(matrix_html(m) for m in v["inputs"])) + "</div>",
         '<form class="aih-problem__answer">',
         '<div class="aih-problem__parts">' + near("".join(grid_html(p, k, waiting) for k, p in enumerate(v["parts"])))
         + "</div>",
-        f'<p class="aih-problem__tolerance">{escape(tolerance_note)}'
-        + (" Type decimals with a point, e.g. 0.25 or −1.5." if any(tolerances) else "") + "</p>",
+        f'<p class="aih-problem__tolerance">{tolerance_note}</p>',
         # shown by problems.js (CSS: .aih-on); Check submits the form, so Enter in a cell checks too
         '<div class="aih-problem__actions" data-search-exclude>'
-        '<button type="submit" class="md-button md-button--primary" data-action="check">Check</button>'
-        '<button type="button" class="md-button" data-action="hint">Hint</button>'
-        '<button type="button" class="md-button" data-action="solution">Solution</button>'
-        '<button type="button" class="md-button" data-action="next">New variant</button></div>',
-        '<noscript><p class="aih-problem__nojs">Checking your answers needs JavaScript; '
-        "without it, compare them with the solution below.</p></noscript>",
+        f'<button type="submit" class="md-button md-button--primary" data-action="check">{WORDS.html("problem-check")}</button>'
+        f'<button type="button" class="md-button" data-action="hint">{WORDS.html("problem-hint")}</button>'
+        f'<button type="button" class="md-button" data-action="solution">{WORDS.html("problem-solution")}</button>'
+        f'<button type="button" class="md-button" data-action="next">{WORDS.html("problem-next")}</button></div>',
+        f'<noscript><p class="aih-problem__nojs">{WORDS.html("problem-no-script")}</p></noscript>',
         '<p class="aih-problem__status" role="status"></p>',
         '<ol class="aih-problem__hints" aria-live="polite"></ol>',
         "</form>",
         # lazy as the answers of the quiz below: parsed in by docs/javascripts/site.js when opened
-        '<details class="note aih-problem__all-hints"><summary>Hints</summary><noscript class="aih-lazy"><ol>'
+        f'<details class="note aih-problem__all-hints"><summary>{WORDS.html("problem-hints")}</summary>'
+        '<noscript class="aih-lazy"><ol>'
         + "".join(f"<li>{typeset(h)}</li>" for h in v["hints"]) + "</ol></noscript></details>",
-        '<details class="success aih-problem__solution" data-search-exclude><summary>Solution</summary>'
+        '<details class="success aih-problem__solution" data-search-exclude>'
+        f'<summary>{WORDS.html("problem-solution")}</summary>'
         f'<div class="aih-problem__steps">{steps_html(v["solution"])}</div></details>',
         "</div>",
     ]
@@ -164,11 +182,13 @@ def concepts_html(data, src):
             f'<form class="aih-quiz__question" id="{q["id"]}">',
             f'<fieldset><legend>{number}. {typeset(q["prompt"])}</legend>'
             f"{choices}</fieldset>",
-            '<p class="aih-quiz__actions"><button type="submit" class="md-button md-button--primary">Check</button> '
+            '<p class="aih-quiz__actions"><button type="submit" class="md-button md-button--primary">'
+            f'{WORDS.html("quiz-check")}</button> '
             '<span class="aih-quiz__status" role="status"></span></p>',
             # The answer's body waits as text in a <noscript class="aih-lazy"> until the <details> opens
             # (docs/javascripts/site.js parses it in); without JavaScript it is an ordinary closed <details>.
-            '<details class="success aih-quiz__answer"><summary>Answer</summary><noscript class="aih-lazy">'
+            f'<details class="success aih-quiz__answer"><summary>{WORDS.html("quiz-answer")}</summary>'
+            '<noscript class="aih-lazy">'
             f'<p><strong>{typeset(q["choices"][q["answer"]])}</strong> {typeset(q["explanation"])}</p>'
             "</noscript></details>",
             "</form>",

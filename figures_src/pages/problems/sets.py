@@ -12,6 +12,11 @@ A variant is a dict:
     hints    [str]              one step at a time
     solution [{key, text, matrix?}]  every step with its numbers
 where a matrix is {name, label, values (rows of numbers; null = −∞; booleans for masks), rows, cols}.
+
+Every string a reader sees is a section of words/problems-sets.md (or words/problems-concepts.md), named
+<set>-<what> and filled here with numbers formatted by `fmt` (WORDS.line: one line, as the JSON holds it); a phrase
+that changes with the data is a variant (`soften-rows-prompt/entropy`, `decode-step-layers/one`). Symbols (Q, QKᵀ/√d_k,
+dV = Aᵀ dO) and the arithmetic written out from numbers (`dot_text`, "4 / 2 = 2") stay here.
 """
 import math
 
@@ -20,8 +25,14 @@ import numpy as np
 import attention as A
 from attention.positions import frequencies as attention_frequencies
 
+from ...engine import BuildError, Words
 from ...engine.text import PROBLEM_DIGITS as DIGITS
 from ...engine.text import dims, num, vector
+
+# The sets' prompts, hints, solution steps, slips and labels (a section per string, named <set>-<what>), and the
+# conceptual questions; the numbers that fill them are computed here.
+WORDS = Words("words/problems-sets.md")
+CONCEPTS = Words("words/problems-concepts.md")
 
 N_VARIANTS = 12
 TOLERANCE = 0.01
@@ -50,6 +61,11 @@ def root_text(d_k):
     """√d_k as a reader divides by it: '2' for d_k = 4, '√3 ≈ 1.7321' for d_k = 3."""
     root = math.sqrt(d_k)
     return fmt(root) if root.is_integer() else f"√{d_k} ≈ {fmt(root)}"
+
+
+def counted(count, one, many):
+    """"1 layer", "2 layers": the words file's section `one` for a count of 1, else `many`."""
+    return WORDS.line(one if count == 1 else many, count=count)
 
 
 def dot_text(u, v):
@@ -136,25 +152,26 @@ def softmax_steps(S, mask=None):
             "weights": exp / sums[:, None]}
 
 
-def softmax_solution(S, sm, rows, cols, masked_note=""):
-    """Solution steps for softmax given softmax_steps(S) = sm."""
+def softmax_solution(S, sm, rows, cols, allowed_only=False):
+    """Solution steps for softmax given softmax_steps(S) = sm; `allowed_only` says the maxima skip masked keys."""
     return [
-        step("row_max", "Take each row on its own. Subtracting the row's largest score leaves the softmax unchanged "
-             "and keeps every exponential at most 1. The row maxima" + (f",{masked_note}:" if masked_note else ":"),
-             matrix("row_max", "Row maximum s̃_max", sm["row_max"][:, None], rows, ["s̃_max"])),
-        step("shifted", "Each score minus its row's maximum:",
+        step("row_max", WORDS.line("softmax-row-max/allowed" if allowed_only else "softmax-row-max"),
+             matrix("row_max", WORDS.line("softmax-row-max-label"), sm["row_max"][:, None], rows, ["s̃_max"])),
+        step("shifted", WORDS.line("softmax-shifted"),
              matrix("shifted", "S̃ − s̃_max", sm["shifted"], rows, cols)),
-        step("exp", "The exponential of each entry" + (" (e^−∞ = 0)" if np.isinf(sm["shifted"]).any() else "") + ":",
+        step("exp", WORDS.line("softmax-exp/infinite" if np.isinf(sm["shifted"]).any() else "softmax-exp"),
              matrix("exp", "e^(S̃ − s̃_max)", sm["exp"], rows, cols)),
-        step("sums", "Each row's sum of exponentials:", matrix("sums", "Row sum", sm["sums"][:, None], rows, ["sum"])),
-        step("weights", "Divide each exponential by its row's sum. Every row now adds up to 1:",
-             matrix("weights", "Weights", sm["weights"], rows, cols)),
+        step("sums", WORDS.line("softmax-sums"), matrix("sums", WORDS.line("softmax-sums-label"), sm["sums"][:, None],
+                                                        rows, [WORDS.line("softmax-sums-column")])),
+        step("weights", WORDS.line("softmax-weights"),
+             matrix("weights", WORDS.line("softmax-weights-label"), sm["weights"], rows, cols)),
     ]
 
 
-def columns_slip(values, what="These are"):
-    return slip("columns", f"{what} a softmax down each column (each column adds up to 1): softmax runs along "
-                "each row, so one query's weights over the keys add up to 1.", values)
+def columns_slip(values, row=None):
+    """The softmax taken down the columns: the whole table, or one `row` of it (counted from 1)."""
+    message = WORDS.line("slip-columns") if row is None else WORDS.line("slip-columns/row", row=row)
+    return slip("columns", message, values)
 
 
 # ---------------------------------------------------------------- 1. scale the scores
@@ -165,18 +182,12 @@ def score_slips(Q, K):
     d_k = Q.shape[1]
     root = math.sqrt(d_k)
     candidates = [
-        slip("unscaled", f"This is QKᵀ without the ÷√d_k: divide each score by √d_k = {root_text(d_k)}.",
-             A.scores(Q, K)),
-        slip("over_d_k", f"This divides by d_k = {d_k} itself: divide by its square root, √d_k = {root_text(d_k)}.",
-             A.scores(Q, K) / d_k),
+        slip("unscaled", WORDS.line("scale-scores-slip-unscaled", root=root_text(d_k)), A.scores(Q, K)),
+        slip("over_d_k", WORDS.line("scale-scores-slip-over-d-k", d_k=d_k, root=root_text(d_k)), A.scores(Q, K) / d_k),
     ]
     if K.shape[0] == d_k:  # Q (n_q, d_k) times K (n_k, d_k) has a result only when n_k = d_k
-        candidates.append(slip(
-            "no_transpose", "This multiplies Q by K as it stands, not by Kᵀ: entry (i, j) is the dot product of row i "
-            "of Q with row j of K, then ÷√d_k.", Q @ K / root))
-    candidates.append(slip(
-        "swapped", "This is KQᵀ/√d_k, the table turned over: row i belongs to query i and column j to key j.",
-        A.scaled_scores(K, Q)))
+        candidates.append(slip("no_transpose", WORDS.line("scale-scores-slip-no-transpose"), Q @ K / root))
+    candidates.append(slip("swapped", WORDS.line("scale-scores-slip-swapped"), A.scaled_scores(K, Q)))
     return candidates
 
 
@@ -193,23 +204,23 @@ def scale_scores(index, seed):
     root_shown = root_text(d_k)
     worked = f"q1·k1 = {dot_text(Q[0], K[0])} = {fmt(raw[0, 0])}"
     return {
-        "prompt": f"Q holds {n_q} queries and K holds {n_k} keys, each with d_k = {d_k} entries. "
-                  "Compute the scaled scores QKᵀ/√d_k.",
+        "prompt": WORDS.line("scale-scores-prompt", n_q=n_q, n_k=n_k, d_k=d_k),
         "inputs": [matrix("Q", f"Q ({n_q} × {d_k})", Q, rows, entries), matrix("K", f"K ({n_k} × {d_k})", K, dims("k", n_k), entries)],
         "parts": [with_slips(part("scaled_scores", "QKᵀ/√d_k", answer, rows, cols), score_slips(Q, K))],
         "hints": [
-            "Entry (i, j) of QKᵀ is the dot product of row i of Q with row j of K: multiply matching entries and add.",
-            f"Entry (1, 1): {worked}.",
-            f"d_k = {d_k}, so √d_k = {root_shown}: divide every dot product by it. "
-            f"Entry (1, 1) becomes {fmt(raw[0, 0])} / {fmt(root)} = {fmt(answer[0, 0])}.",
+            WORDS.line("scale-scores-hint-dot"),
+            WORDS.line("scale-scores-hint-entry", worked=worked),
+            WORDS.line("scale-scores-hint-divide", d_k=d_k, root=root_shown, raw=fmt(raw[0, 0]), divisor=fmt(root),
+                       scaled=fmt(answer[0, 0])),
         ],
         "solution": [
-            step("scores", f"The raw scores QKᵀ, one dot product per entry; for example {worked}:",
+            step("scores", WORDS.line("scale-scores-solution-scores", worked=worked),
                  matrix("scores", "QKᵀ", raw, rows, cols)),
-            step("scaled_scores", f"d_k = {d_k}, so divide every entry by √d_k = {root_shown}:",
+            step("scaled_scores", WORDS.line("scale-scores-solution-scaled", d_k=d_k, root=root_shown),
                  matrix("scaled_scores", "QKᵀ/√d_k", answer, rows, cols)),
         ],
     }
+
 
 
 # ---------------------------------------------------------------- 2. soften the rows
@@ -223,39 +234,31 @@ def soften_rows(index, seed):
     weights = A.softmax(S)
     rows, cols = dims("q", n_q), dims("k", n_k)
     sm = softmax_steps(S)
-    parts = [with_slips(part("weights", "Weights A = softmax(S̃)", weights, rows, cols), [columns_slip(A.softmax(S.T).T)])]
+    parts = [with_slips(part("weights", WORDS.line("soften-rows-weights-label"), weights, rows, cols),
+                        [columns_slip(A.softmax(S.T).T)])]
     hints = [
-        f"Work on one row at a time. Subtract the row's largest score: row 1 minus its largest score "
-        f"({fmt(sm['row_max'][0])}) is {fmt_vec(sm['shifted'][0])}.",
-        f"Take the exponential of each entry: row 1 becomes {fmt_vec(sm['exp'][0])}.",
-        f"Divide by the row's sum, {fmt(sm['sums'][0])}: row 1 of the weights is {fmt_vec(weights[0])}, "
-        "which adds up to 1.",
+        WORDS.line("soften-rows-hint-shift", row_max=fmt(sm["row_max"][0]), shifted=fmt_vec(sm["shifted"][0])),
+        WORDS.line("soften-rows-hint-exp", exp=fmt_vec(sm["exp"][0])),
+        WORDS.line("soften-rows-hint-divide", total=fmt(sm["sums"][0]), weights=fmt_vec(weights[0])),
     ]
     solution = softmax_solution(S, sm, rows, cols)
-    prompt = f"S̃ holds the scaled scores of {n_q} queries against {n_k} keys. Compute the softmax of each row"
     if with_entropy:
         entropy = A.row_entropy(weights)
         terms = np.where(weights > 0, -weights * np.log(np.where(weights > 0, weights, 1.0)), 0.0)
-        parts.append(with_slips(part("entropy", "Row entropy H (nats)", entropy[:, None], rows, ["H"]), [
-            slip("bits", "This is the entropy in bits, with the log to base 2: use the natural log, ln, for nats.",
-                 entropy[:, None] / math.log(2)),
-            slip("sign", "This has the wrong sign: every term −a·ln a is at least 0 (ln a < 0 for a weight below 1), "
-                 "so H is never negative.", -entropy[:, None]),
+        parts.append(with_slips(part("entropy", WORDS.line("soften-rows-entropy-label"), entropy[:, None], rows,
+                                     ["H"]), [
+            slip("bits", WORDS.line("soften-rows-slip-bits"), entropy[:, None] / math.log(2)),
+            slip("sign", WORDS.line("soften-rows-slip-sign"), -entropy[:, None]),
         ]))
-        hints.append(
-            f"Entropy of a row: H = −Σ a·ln a (natural log). Row 1: the terms −a·ln a are {fmt_vec(terms[0])}, "
-            f"so H = {fmt(entropy[0])}."
-        )
+        hints.append(WORDS.line("soften-rows-hint-entropy", terms=fmt_vec(terms[0]), entropy=fmt(entropy[0])))
         solution += [
-            step("entropy_terms", "For the entropy, each weight's term −a·ln a (natural log):",
+            step("entropy_terms", WORDS.line("soften-rows-solution-terms"),
                  matrix("entropy_terms", "−a·ln a", terms, rows, cols)),
-            step("entropy", f"Add each row's terms. A uniform row of {n_k} would give ln {n_k} = {fmt(math.log(n_k))}, "
-                 "the largest possible; a one-hot row would give 0:",
-                 matrix("entropy", "H (nats)", entropy[:, None], rows, ["H"])),
+            step("entropy", WORDS.line("soften-rows-solution-entropy", n_k=n_k, largest=fmt(math.log(n_k))),
+                 matrix("entropy", WORDS.line("soften-rows-solution-entropy-label"), entropy[:, None], rows, ["H"])),
         ]
-        prompt += ", then the entropy of each row of weights in nats"
     return {
-        "prompt": prompt + ".",
+        "prompt": WORDS.line("soften-rows-prompt/entropy" if with_entropy else "soften-rows-prompt", n_q=n_q, n_k=n_k),
         "inputs": [matrix("S", f"S̃ ({n_q} × {n_k})", S, rows, cols)],
         "parts": parts,
         "hints": hints,
@@ -284,24 +287,19 @@ def weighted_sum_by_library(W, V):
     return out
 
 
-def output_slips(weights, V, what="This is", unweighted=True):
+def output_slips(weights, V, unweighted=True):
     """The common wrong outputs of weights·V: the weights read down their columns (AᵀV, which has the
     output's shape only when there are as many queries as keys), V on the wrong side (VA, when its shape is
     the output's) and the values averaged without weights."""
     n_q, n_k = weights.shape
     candidates = []
     if n_q == n_k:
-        candidates.append(slip(
-            "transposed_weights", f"{what} AᵀV, the weights read down their columns: row i of the output takes its "
-            "weights from row i of A, the weights query i gives each key.", weights.T @ V))
+        candidates.append(slip("transposed_weights", WORDS.line("weighted-sum-slip-transposed"), weights.T @ V))
     if V.shape[1] == n_q:  # V (n_k, d_v) times the weights (n_q, n_k) has a result only when d_v = n_q
-        candidates.append(slip(
-            "v_first", f"{what} VA, V on the wrong side: the output is AV, each row of A mixing the rows of V.",
-            V @ weights))
+        candidates.append(slip("v_first", WORDS.line("weighted-sum-slip-v-first"), V @ weights))
     if unweighted:
-        candidates.append(slip(
-        "unweighted", f"{what} the plain average of the rows of V: row i of A says how much of each value row "
-        "goes into row i of the output.", np.broadcast_to(V.mean(axis=0), (n_q, V.shape[1]))))
+        candidates.append(slip("unweighted", WORDS.line("weighted-sum-slip-unweighted"),
+                               np.broadcast_to(V.mean(axis=0), (n_q, V.shape[1]))))
     return candidates
 
 
@@ -317,21 +315,22 @@ def weighted_sum(index, seed):
     def row_text(i):
         terms = " + ".join(f"{fmt(W[i, j])}·{fmt_vec(V[j])}" for j in range(n_k))
         scaled = " + ".join(fmt_vec(W[i, j] * V[j]) for j in range(n_k))
-        return f"Row {i + 1}: {terms} = {scaled} = {fmt_vec(out[i])}."
+        return WORDS.line("weighted-sum-row", row=i + 1, sum=f"{terms} = {scaled} = {fmt_vec(out[i])}")
 
+    label = WORDS.line("weighted-sum-out-label")
     return {
-        "prompt": f"A holds the attention weights of {n_q} queries over {n_k} keys (each row adds up to 1) and V "
-                  f"holds one value vector of length {d_v} per key. Compute the output A·V.",
+        "prompt": WORDS.line("weighted-sum-prompt", n_q=n_q, n_k=n_k, d_v=d_v),
         "inputs": [matrix("A", f"A ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries)],
-        "parts": [with_slips(part("out", "Output A·V", out, rows, entries), output_slips(W, V))],
+        "parts": [with_slips(part("out", label, out, rows, entries), output_slips(W, V))],
         "hints": [
-            "Row i of the output is a weighted average of the rows of V, with the weights in row i of A.",
-            "Row 1: " + " + ".join(f"{fmt(W[0, j])}·v{j + 1}" for j in range(n_k)) + ".",
+            WORDS.line("weighted-sum-hint-average"),
+            WORDS.line("weighted-sum-row", row=1, sum=" + ".join(f"{fmt(W[0, j])}·v{j + 1}" for j in range(n_k))),
             row_text(0),
         ],
         "solution": [step(f"row_{i + 1}", row_text(i)) for i in range(n_q)]
-        + [step("out", "Together:", matrix("out", "Output A·V", out, rows, entries))],
+        + [step("out", WORDS.line("together"), matrix("out", label, out, rows, entries))],
     }
+
 
 
 # ---------------------------------------------------------------- 4. end to end
@@ -353,22 +352,17 @@ def end_to_end_slips(Q, K, V, mask):
     root = math.sqrt(d_k)
     raw = A.scores(Q, K)
     candidates = [
-        ("unscaled", f"the scores QKᵀ without the ÷√d_k: divide each score by √d_k = {root_text(d_k)} before the "
-         "softmax.", A.softmax(raw, mask)),
-        ("over_d_k", f"the scores divided by d_k = {d_k} itself: divide by its square root, √d_k = {root_text(d_k)}.",
-         A.softmax(raw / d_k, mask)),
+        ("unscaled", WORDS.line("end-to-end-slip-unscaled", root=root_text(d_k)), A.softmax(raw, mask)),
+        ("over_d_k", WORDS.line("end-to-end-slip-over-d-k", d_k=d_k, root=root_text(d_k)), A.softmax(raw / d_k, mask)),
     ]
     if d_k == n:  # Q (n, d_k) times K (n, d_k) has a result only when d_k = n
-        candidates.append(("no_transpose", "QK with K not transposed: entry (i, j) of the scores is the dot product "
-                           "of row i of Q with row j of K, which is QKᵀ.", A.softmax(Q @ K / root, mask)))
-    candidates.append(("columns", "a softmax down each column of the scaled scores (each column adds up to 1): "
-                       "softmax each row, so one query's weights over the keys add up to 1.",
+        candidates.append(("no_transpose", WORDS.line("end-to-end-slip-no-transpose"), A.softmax(Q @ K / root, mask)))
+    candidates.append(("columns", WORDS.line("end-to-end-slip-columns"),
                        A.softmax(A.scaled_scores(Q, K).T, None if mask is None else mask.T).T))
     if mask is not None:
-        candidates.append(("unmasked", "the scores without the mask: a masked score becomes −∞ before the softmax, "
-                           "so its weight is exactly 0.", A.softmax(A.scaled_scores(Q, K))))
-    weights = [slip(key, f"These weights come from {text}", w) for key, text, w in candidates]
-    outputs = [slip(key, f"This output comes from {text}", w @ V) for key, text, w in candidates]
+        candidates.append(("unmasked", WORDS.line("end-to-end-slip-unmasked"), A.softmax(A.scaled_scores(Q, K))))
+    weights = [slip(key, WORDS.line("end-to-end-slip/weights", mistake=text), w) for key, text, w in candidates]
+    outputs = [slip(key, WORDS.line("end-to-end-slip/output", mistake=text), w @ V) for key, text, w in candidates]
     _, right = A.attend(Q, K, V, mask=mask)
     return weights, outputs + output_slips(right, V, unweighted=False)
 
@@ -398,8 +392,8 @@ def end_to_end(index, seed):
     sm = softmax_steps(scaled, mask)
     mask_text = {
         "none": "",
-        "causal": " Use a causal mask: query i may look only at keys 1 … i.",
-        "padding": f" Token {n} is padding: no query may look at key {n}.",
+        "causal": WORDS.line("end-to-end-prompt/causal"),
+        "padding": WORDS.line("end-to-end-prompt/padding", n=n),
     }[mask_kind]
     inputs = [
         matrix("X", f"X ({n} × {d_model})", X, toks, dims_x),
@@ -408,37 +402,39 @@ def end_to_end(index, seed):
         matrix("W_V", f"W_V ({d_model} × {d_v})", W_V, dims_x, dims_v),
     ]
     if mask is not None:
-        inputs.append(matrix("mask", "Mask (1 = may attend)", mask, rows, cols))
+        inputs.append(matrix("mask", WORDS.line("mask-label"), mask, rows, cols))
     hints = [
-        f"Project first: Q = XW_Q, K = XW_K, V = XW_V. Row 1 of Q is x1·W_Q = {fmt_vec(Q[0])}.",
-        f"Scores: QKᵀ/√d_k with d_k = {d_k}, so divide by {root_text(d_k)}. Entry (1, 1) is ({dot_text(Q[0], K[0])}) / "
-        f"{fmt(math.sqrt(d_k)) if math.sqrt(d_k).is_integer() else f'√{d_k}'} = {fmt(scaled[0, 0])}.",
+        WORDS.line("end-to-end-hint-project", q=fmt_vec(Q[0])),
+        WORDS.line("end-to-end-hint-scores", d_k=d_k, root=root_text(d_k), dot=dot_text(Q[0], K[0]),
+                   divisor=fmt(math.sqrt(d_k)) if math.sqrt(d_k).is_integer() else f"√{d_k}", scaled=fmt(scaled[0, 0])),
     ]
     if mask is not None:
-        hints.append("Where the mask is 0, the score becomes −∞ before the softmax, so that weight is exactly 0.")
+        hints.append(WORDS.line("end-to-end-hint-mask"))
     hints += [
-        f"Softmax each row of the scaled scores: row 1 of the weights is {fmt_vec(weights[0])}.",
-        f"Output row i = Σ_j a_ij·v_j: row 1 is {fmt_vec(out[0])}.",
+        WORDS.line("end-to-end-hint-softmax", weights=fmt_vec(weights[0])),
+        WORDS.line("end-to-end-hint-output", out=fmt_vec(out[0])),
     ]
+    out_label = WORDS.line("end-to-end-out-label")
     solution = [
-        step("Q", "Queries Q = XW_Q:", matrix("Q", "Q", Q, rows, dims_k)),
-        step("K", "Keys K = XW_K:", matrix("K", "K", K, dims("k", n), dims_k)),
-        step("V", "Values V = XW_V:", matrix("V", "V", V, dims("v", n), dims_v)),
-        step("scores", "Raw scores QKᵀ:", matrix("scores", "QKᵀ", raw, rows, cols)),
-        step("scaled_scores", f"Divide by √d_k = √{d_k} = {fmt(math.sqrt(d_k))}:" if math.sqrt(d_k).is_integer()
-             else f"Divide by √d_k = {root_text(d_k)}:", matrix("scaled_scores", "QKᵀ/√d_k", scaled, rows, cols)),
+        step("Q", WORDS.line("end-to-end-solution-q"), matrix("Q", "Q", Q, rows, dims_k)),
+        step("K", WORDS.line("end-to-end-solution-k"), matrix("K", "K", K, dims("k", n), dims_k)),
+        step("V", WORDS.line("end-to-end-solution-v"), matrix("V", "V", V, dims("v", n), dims_v)),
+        step("scores", WORDS.line("end-to-end-solution-scores"), matrix("scores", "QKᵀ", raw, rows, cols)),
+        step("scaled_scores", WORDS.line("end-to-end-solution-scaled/whole", d_k=d_k, root=fmt(math.sqrt(d_k)))
+             if math.sqrt(d_k).is_integer() else WORDS.line("end-to-end-solution-scaled", root=root_text(d_k)),
+             matrix("scaled_scores", "QKᵀ/√d_k", scaled, rows, cols)),
     ]
     if mask is not None:
-        solution.append(step("masked", "Apply the mask: forbidden entries become −∞.",
-                             matrix("masked", "Masked scores", sm["masked"], rows, cols)))
+        solution.append(step("masked", WORDS.line("solution-masked"),
+                             matrix("masked", WORDS.line("masked-label"), sm["masked"], rows, cols)))
     solution += softmax_solution(scaled, sm, rows, cols)
-    solution.append(step("out", "Output: row i of the weights times V.", matrix("out", "Output", out, rows, dims_v)))
+    solution.append(step("out", WORDS.line("end-to-end-solution-out"), matrix("out", out_label, out, rows, dims_v)))
     return {
-        "prompt": f"X holds {n} token vectors of length {d_model}. Project them with W_Q, W_K (d_k = {d_k}) and W_V, "
-                  f"then compute the attention weights and the output softmax(QKᵀ/√d_k)·V.{mask_text}",
+        "prompt": WORDS.line("end-to-end-prompt", n=n, d_model=d_model, d_k=d_k, mask=mask_text),
         "inputs": inputs,
-        "parts": [with_slips(part("weights", "Weights", weights, rows, cols), weight_slips),
-                  with_slips(part("out", "Output", out, rows, dims_v), out_slips)],
+        "parts": [with_slips(part("weights", WORDS.line("softmax-weights-label"), weights, rows, cols), weight_slips),
+                  with_slips(part("out", out_label, out, rows, dims_v), out_slips)],
+
         "hints": hints,
         "solution": solution,
     }
@@ -453,14 +449,15 @@ def masks(index, seed):
     kind = ("causal", "padding", "window")[index % 3]
     if kind == "causal":
         mask = A.causal_mask(n)
-        rule = "the mask is causal: query i may attend only to keys 1 … i"
+        rule = WORDS.line("masks-rule/causal")
     elif kind == "padding":
         length = int(rng.integers(2, n))
         mask = np.broadcast_to(A.padding_mask([length], n)[0], (n, n))
-        rule = f"the mask hides padding: only the first {length} tokens are real"
+        rule = WORDS.line("masks-rule/padding", length=length)
     else:
-        mask = A.sliding_window_mask(n, 2)
-        rule = "the mask is a sliding window of 2: query i may attend to keys i − 1 and i"
+        window = 2
+        mask = A.sliding_window_mask(n, window)
+        rule = WORDS.line("masks-rule/window", window=window)
     S = small_ints(rng, (n, n)) if index % 2 else one_decimals(rng, (n, n))
     candidates = [i for i in range(n) if (~mask[i]).any() and mask[i].sum() >= 2]
     r = int(rng.choice(candidates))
@@ -471,41 +468,39 @@ def masks(index, seed):
     kept = plain_row[allowed].sum()
     zeros = ", ".join(f"k{j + 1}" for j in np.flatnonzero(~allowed))
     sm = softmax_steps(S, mask)
-    renorm = (f"Keep the allowed entries of row {r + 1} without the mask, {fmt_vec(plain_row[allowed])}; "
-              f"they add up to {fmt(kept)}. Divide them by that sum: {fmt_vec(weights[r][allowed])}. "
-              f"The masked keys ({zeros}) get 0.")
+    renorm = WORDS.line("masks-renormalise", row=r + 1, allowed=fmt_vec(plain_row[allowed]), total=fmt(kept),
+                        weights=fmt_vec(weights[r][allowed]), masked=zeros)
     return {
-        "prompt": f"S̃ holds the scaled scores of {n} tokens; {rule}. Compute row {r + 1} of the "
-                  "weights without the mask, then every weight with the mask.",
-        "inputs": [matrix("S", f"S̃ ({n} × {n})", S, rows, cols), matrix("mask", "Mask (1 = may attend)", mask, rows, cols)],
+        "prompt": WORDS.line("masks-prompt", n=n, rule=rule, row=r + 1),
+        "inputs": [matrix("S", f"S̃ ({n} × {n})", S, rows, cols), matrix("mask", WORDS.line("mask-label"), mask, rows, cols)],
         "parts": [
-            with_slips(part("row_unmasked", f"Row {r + 1} without the mask", plain_row[None, :], [rows[r]], cols), [
-                slip("masked", f"This is row {r + 1} with the mask; this part asks for it without the mask, a softmax "
-                     f"over all {n} scores.", weights[r][None, :]),
-                columns_slip(A.softmax(S.T).T[r][None, :], f"This is row {r + 1} of"),
+            with_slips(part("row_unmasked", WORDS.line("masks-row-label", row=r + 1), plain_row[None, :], [rows[r]],
+                            cols), [
+                slip("masked", WORDS.line("masks-slip-masked", row=r + 1, n=n), weights[r][None, :]),
+                columns_slip(A.softmax(S.T).T[r][None, :], r + 1),
             ]),
-            with_slips(part("weights", "Weights with the mask", weights, rows, cols), [
-                slip("unmasked", "These leave the mask out: a masked score becomes −∞, so its weight is exactly 0.",
-                     A.softmax(S)),
-                slip("not_renormalised", "These set the masked weights to 0 but keep the others as they were: divide "
-                     "each row's allowed weights by their sum, so the row adds up to 1 again.", A.softmax(S) * mask),
+            with_slips(part("weights", WORDS.line("masks-weights-label"), weights, rows, cols), [
+                slip("unmasked", WORDS.line("masks-slip-unmasked"), A.softmax(S)),
+                slip("not_renormalised", WORDS.line("masks-slip-not-renormalised"), A.softmax(S) * mask),
                 columns_slip(A.softmax(S.T, mask.T).T),
             ]),
         ],
         "hints": [
-            f"Without the mask, row {r + 1} is an ordinary softmax: {fmt_vec(plain_row)}.",
-            f"A masked score becomes −∞ and e^−∞ = 0, so its weight is exactly 0. In row {r + 1} that is {zeros}.",
+            WORDS.line("masks-hint-plain", row=r + 1, weights=fmt_vec(plain_row)),
+            WORDS.line("masks-hint-zero", row=r + 1, masked=zeros),
             renorm,
-            "Do the same in every row: softmax over the allowed keys only. A row with one allowed key puts weight 1 on it.",
+            WORDS.line("masks-hint-every-row"),
         ],
         "solution": [
-            step("row_unmasked", f"Row {r + 1} without the mask, the softmax of all {n} scores:",
-                 matrix("row_unmasked", f"Row {r + 1}, no mask", plain_row[None, :], [rows[r]], cols)),
+            step("row_unmasked", WORDS.line("masks-solution-row", row=r + 1, n=n),
+                 matrix("row_unmasked", WORDS.line("masks-solution-row-label", row=r + 1), plain_row[None, :],
+                        [rows[r]], cols)),
             step("renormalised", renorm),
-            step("masked", "For the whole table, masked scores become −∞:",
-                 matrix("masked", "Masked scores", sm["masked"], rows, cols)),
+            step("masked", WORDS.line("masks-solution-masked"),
+                 matrix("masked", WORDS.line("masked-label"), sm["masked"], rows, cols)),
         ]
-        + softmax_solution(S, sm, rows, cols, " over the allowed keys only"),
+        + softmax_solution(S, sm, rows, cols, allowed_only=True),
+
     }
 
 
@@ -535,45 +530,45 @@ def multi_head(index, seed):
     costs = [A.multi_head_cost(n, d_model, h) for h in hs]
     entries = [A.attention_cost(n, c["d_k"], n_heads=h)["score_entries"] for h, c in zip(hs, costs)]
     table = [[c["d_k"], e, c["params"], c["total_macs"]] for c, e in zip(costs, entries)]
-    shape_rows = ["Q, K, V split", "Weights", "Heads' outputs"]
-    axes = ["heads", "rows", "columns"]
+    shape_rows = [WORDS.line("multi-head-shape-row/split"), WORDS.line("softmax-weights-label"),
+                  WORDS.line("multi-head-shape-row/heads")]
+    axes = [WORDS.line("multi-head-axis/heads"), WORDS.line("multi-head-axis/rows"),
+            WORDS.line("multi-head-axis/columns")]
     cost_rows = [f"h = {h}" for h in hs]
-    cost_cols = ["d_k", "score entries", "parameters", "multiply-adds"]
-    c0 = costs[0]
+    cost_cols = ["d_k", WORDS.line("multi-head-cost-column/entries"), WORDS.line("multi-head-cost-column/params"),
+                 WORDS.line("multi-head-cost-column/macs")]
+    shapes_label = WORDS.line("multi-head-shapes-label", h=h_shape)
+    costs_label = WORDS.line("multi-head-costs-label")
+    c0 = {key: str(value) for key, value in costs[0].items()}
+    d_k = d_model // h_shape
     return {
-        "prompt": f"A multi-head attention layer reads n = {n} tokens of width d_model = {d_model}, with "
-                  f"d_k = d_model / h. Give the shapes inside the layer for h = {h_shape}, then d_k, the number of "
-                  f"score entries, the parameters (W_Q, W_K, W_V, W_O) and the multiply-adds for h = {', '.join(map(str, hs))}.",
+        "prompt": WORDS.line("multi-head-prompt", n=n, d_model=d_model, h=h_shape, hs=", ".join(map(str, hs))),
         "inputs": [],
         "parts": [
-            part("shapes", f"Shapes for h = {h_shape}", shapes, shape_rows, axes, tolerance=0),
-            part("costs", "Cost as h varies", table, cost_rows, cost_cols, tolerance=0),
+            part("shapes", shapes_label, shapes, shape_rows, axes, tolerance=0),
+            part("costs", costs_label, table, cost_rows, cost_cols, tolerance=0),
         ],
         "hints": [
-            f"d_k = d_model / h: with h = {h_shape}, d_k = {d_model} / {h_shape} = {d_model // h_shape}.",
-            f"Splitting cuts the last axis into heads: (n, d_model) = ({n}, {d_model}) becomes (h, n, d_k). "
-            "Each head has its own n × n table of weights.",
-            f"Parameters: W_Q, W_K, W_V and W_O are each d_model × d_model, so 4·{d_model}² = {c0['params']}, whatever h is.",
-            f"Multiply-adds: the four projections take 4·n·d_model² = {c0['projection_macs']}; QKᵀ and weights·V take "
-            f"n²·d_k each per head, 2·n²·d_model = {c0['attention_macs']} over all heads.",
-            f"Score entries: one n × n table per head, h·n² = h·{n * n}.",
+            WORDS.line("multi-head-hint-d-k", h=h_shape, d_model=d_model, d_k=d_k),
+            WORDS.line("multi-head-hint-split", n=n, d_model=d_model),
+            WORDS.line("multi-head-hint-params", d_model=d_model, params=c0["params"]),
+            WORDS.line("multi-head-hint-macs", projection=c0["projection_macs"], attention=c0["attention_macs"]),
+            WORDS.line("multi-head-hint-entries", n_squared=n * n),
         ],
         "solution": [
-            step("d_k", "d_k = d_model / h: " + ", ".join(f"{d_model} / {h} = {c['d_k']}" for h, c in zip(hs, costs)) + "."),
-            step("shapes", f"With h = {h_shape}: Q, K and V are ({n}, {d_model}) after the projections; split_heads makes "
-                 f"each ({h_shape}, {n}, {d_model // h_shape}); the weights are one {n} × {n} table per head; the heads' "
-                 f"outputs are ({h_shape}, {n}, {d_model // h_shape}) and merge back into ({n}, {d_model}) before W_O.",
-                 matrix("shapes", f"Shapes for h = {h_shape}", shapes, shape_rows, axes)),
-            step("params", f"Parameters: 4·d_model² = 4·{d_model}² = {c0['params']} for every h: more heads cut the same "
-                 "matrices into thinner slices."),
-            step("macs", f"Multiply-adds: 4·n·d_model² = 4·{n}·{d_model}² = {c0['projection_macs']} for the projections, "
-                 f"plus 2·n²·d_model = 2·{n}²·{d_model} = {c0['attention_macs']} for QKᵀ and weights·V, "
-                 f"{c0['total_macs']} in all, for every h."),
-            step("entries", "Score entries h·n²: " + ", ".join(f"{h}·{n}² = {e}" for h, e in zip(hs, entries))
-                 + ". Only the memory for the score tables grows with h."),
-            step("costs", "Together:", matrix("costs", "Cost as h varies", table, cost_rows, cost_cols)),
+            step("d_k", WORDS.line("multi-head-solution-d-k", quotients=", ".join(
+                f"{d_model} / {h} = {c['d_k']}" for h, c in zip(hs, costs)))),
+            step("shapes", WORDS.line("multi-head-solution-shapes", h=h_shape, n=n, d_model=d_model, d_k=d_k),
+                 matrix("shapes", shapes_label, shapes, shape_rows, axes)),
+            step("params", WORDS.line("multi-head-solution-params", d_model=d_model, params=c0["params"])),
+            step("macs", WORDS.line("multi-head-solution-macs", n=n, d_model=d_model, projection=c0["projection_macs"],
+                                    attention=c0["attention_macs"], total=c0["total_macs"])),
+            step("entries", WORDS.line("multi-head-solution-entries", products=", ".join(
+                f"{h}·{n}² = {e}" for h, e in zip(hs, entries)))),
+            step("costs", WORDS.line("together"), matrix("costs", costs_label, table, cost_rows, cost_cols)),
         ],
     }
+
 
 
 # ---------------------------------------------------------------- 7. push the gradient back
@@ -599,50 +594,35 @@ def push_gradient(index, seed):
     rows, keys, entries = dims("q", n_q), dims("k", n_k), dims("d", d_v)
     vrows = dims("v", n_k)
     return {
-        "prompt": f"A holds the attention weights of {n_q} queries over {n_k} keys, V one value row of length {d_v} per "
-                  f"key, and dO the gradient of the loss with respect to the output A·V. Compute dV, the gradient "
-                  "reaching the values, and dS̃, the gradient reaching the scores the softmax was given.",
+        "prompt": WORDS.line("push-gradient-prompt", n_q=n_q, n_k=n_k, d_v=d_v),
         "inputs": [matrix("A", f"A ({n_q} × {n_k})", W, rows, keys), matrix("V", f"V ({n_k} × {d_v})", V, vrows, entries),
                    matrix("dO", f"dO ({n_q} × {d_v})", dO, rows, entries)],
         "parts": [with_slips(part("dV", "dV = Aᵀ dO", dV, vrows, entries), [
-                      slip("not_transposed", "This is A dO, with A not transposed: dV = Aᵀ dO, so value row j collects "
-                           "each query's dO times the weight that query gave key j.", W @ dO),
+                      slip("not_transposed", WORDS.line("push-gradient-slip-not-transposed"), W @ dO),
                   ] if n_q == n_k else []),  # A dO has a result only when there are as many queries as keys
                   with_slips(part("dS", "dS̃", dS, rows, keys), [
-                      slip("sign", "This is dS̃ with its sign flipped: dS̃ = A ⊙ (dA − rowsum(dA ⊙ A)), with dA = dO Vᵀ; "
-                           "each entry is its weight times how far its dA lies above the row's weighted average.", -dS),
-                      slip("dA", "This is dA = dO Vᵀ, the gradient reaching the weights: the softmax's backward step "
-                           "turns it into dS̃ = A ⊙ (dA − rowsum(dA ⊙ A)).", dW),
-                      slip("no_average", "This is A ⊙ dA, without subtracting each row's weighted average "
-                           "rowsum(dA ⊙ A): every row of dS̃ adds up to 0.", W * dW),
+                      slip("sign", WORDS.line("push-gradient-slip-sign"), -dS),
+                      slip("dA", WORDS.line("push-gradient-slip-d-a"), dW),
+                      slip("no_average", WORDS.line("push-gradient-slip-no-average"), W * dW),
                   ])],
         "hints": [
-            "dV = Aᵀ dO: value row j collects each query's dO, times the weight that query gave key j. "
-            f"Entry (1, 1): {dot_text(W[:, 0], dO[:, 0])} = {fmt(dV[0, 0])}.",
-            f"For dS̃, first dA = dO Vᵀ: entry (i, j) is dO_i · v_j. Row 1: {fmt_vec(dW[0])}.",
-            f"Then each row's weighted average of dA, Σ_j a_ij dA_ij. Row 1: {dot_text(W[0], dW[0])} = {fmt(pull[0])}.",
-            f"dS̃_ij = a_ij (dA_ij − that average). Row 1 of dS̃: {fmt_vec(dS[0])}; every row of dS̃ adds up to 0.",
+            WORDS.line("push-gradient-hint-d-v", dot=dot_text(W[:, 0], dO[:, 0]), entry=fmt(dV[0, 0])),
+            WORDS.line("push-gradient-hint-d-a", row=fmt_vec(dW[0])),
+            WORDS.line("push-gradient-hint-average", dot=dot_text(W[0], dW[0]), average=fmt(pull[0])),
+            WORDS.line("push-gradient-hint-d-s", row=fmt_vec(dS[0])),
         ],
         "solution": [
-            step("dV", "dV = Aᵀ dO, one dot product of a column of A with a column of dO per entry:",
-                 matrix("dV", "dV = Aᵀ dO", dV, vrows, entries)),
-            step("dA", "The gradient reaching the weights, dA = dO Vᵀ: entry (i, j) is dO_i · v_j.",
-                 matrix("dA", "dA = dO Vᵀ", dW, rows, keys)),
-            step("pull", "Each row's weighted average of dA, Σ_j a_ij dA_ij:",
+            step("dV", WORDS.line("push-gradient-solution-d-v"), matrix("dV", "dV = Aᵀ dO", dV, vrows, entries)),
+            step("dA", WORDS.line("push-gradient-solution-d-a"), matrix("dA", "dA = dO Vᵀ", dW, rows, keys)),
+            step("pull", WORDS.line("push-gradient-solution-average"),
                  matrix("pull", "rowsum(dA ⊙ A)", pull[:, None], rows, ["Σ"])),
-            step("dS", "dS̃ = A ⊙ (dA − rowsum(dA ⊙ A)): each entry of dA minus its row's average, times its weight. "
-                 "A weight of 0 gets no gradient, and every row adds up to 0:",
-                 matrix("dS", "dS̃", dS, rows, keys)),
+            step("dS", WORDS.line("push-gradient-solution-d-s"), matrix("dS", "dS̃", dS, rows, keys)),
         ],
     }
 
 
 # ---------------------------------------------------------------- 8. decode one step
 
-
-def counted(count, word):
-    """"1 layer", "2 layers"."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def decode_step(index, seed):
@@ -659,43 +639,47 @@ def decode_step(index, seed):
     per_layer = A.attention_cost(n, d_k, n_heads=n_heads, itemsize=itemsize)
     cache = n_layers * per_layer["kv_cache_bytes"]
     cached, recomputed = n_layers * n_heads * n, n_layers * per_layer["score_entries"]
-    bits = {2: "16-bit", 4: "32-bit", 8: "64-bit"}[itemsize]
+    layers = counted(n_layers, "decode-step-layers/one", "decode-step-layers/many")
+    heads = counted(n_heads, "decode-step-heads/one", "decode-step-heads/many")
+    step_row = [WORDS.line("decode-step-row")]
+    key_label, key_column = WORDS.line("decode-step-key-label"), [WORDS.line("decode-step-key-column")]
+    cache_label, cache_column = WORDS.line("decode-step-cache-label"), [WORDS.line("decode-step-cache-column")]
+    dots_label = WORDS.line("decode-step-dots-label")
+    dots_columns = [WORDS.line("decode-step-dots-column/cached"), WORDS.line("decode-step-dots-column/recomputed")]
     return {
-        "prompt": f"A decoder reverses strings of {L} digits: it reads the {L} source digits and a separator, then writes "
-                  f"the digits in reverse order, one per step, each step reading the token written by the step before it (the first reads the separator). It has {counted(n_layers, 'layer')} "
-                  f"of {counted(n_heads, 'head')} with d_k = d_v = {d_k}, and keeps its KV cache in {bits} numbers "
-                  f"({itemsize} bytes each). For the step that writes output digit {t}, give the source digit (counted from 1) "
-                  "the head that does the job must attend to, the bytes the KV cache holds after the step, and the "
-                  "query–key dot products the step computes with the cache and recomputing every row.",
-        "inputs": [matrix("given", "The model and the step", [[L, t, n_layers, n_heads, d_k, itemsize]], ["given"],
-                          ["N", "t", "layers", "heads", "d_k", "bytes per number"])],
+        "prompt": WORDS.line("decode-step-prompt", length=L, layers=layers, heads=heads, d_k=d_k,
+                             bits=WORDS.line({2: "decode-step-bits/16", 4: "decode-step-bits/32",
+                                              8: "decode-step-bits/64"}[itemsize]), itemsize=itemsize, t=t),
+        "inputs": [matrix("given", WORDS.line("decode-step-given-label"), [[L, t, n_layers, n_heads, d_k, itemsize]],
+                          [WORDS.line("given-row")],
+                          ["N", "t", WORDS.line("decode-step-given-column/layers"),
+                           WORDS.line("decode-step-given-column/heads"), "d_k",
+                           WORDS.line("decode-step-given-column/bytes")])],
         "parts": [
-            part("key", "The source digit the job head reads", [[key]], ["step"], ["source digit"], tolerance=0),
-            part("cache", "KV cache after the step (bytes)", [[cache]], ["step"], ["bytes"], tolerance=0),
-            part("dots", "Dot products of the step", [[cached, recomputed]], ["step"], ["with the cache", "recomputing"],
-                 tolerance=0),
+            part("key", key_label, [[key]], step_row, key_column, tolerance=0),
+            part("cache", cache_label, [[cache]], step_row, cache_column, tolerance=0),
+            part("dots", dots_label, [[cached, recomputed]], step_row, dots_columns, tolerance=0),
         ],
         "hints": [
-            f"Output digit 1 is the last source digit, digit {L}; output digit t is source digit {L} − t + 1.",
-            f"The step that writes output digit {t} reads token {L} + {t} = {n}: the {L} source digits, the separator and "
-            f"{counted(t - 1, 'digit')} written before it. After the step the cache holds all {n}.",
-            f"Each cached token keeps, per layer and head, a key and a value row of {d_k} numbers: "
-            f"{n_layers}·{n_heads}·({d_k} + {d_k})·{itemsize} = {cache // n:,} bytes per token.",
-            f"With the cache, the new token's one query row meets the {n} keys in every head of every layer; "
-            f"recomputing, every one of the {n} rows does: {n}² per head and layer.",
+            WORDS.line("decode-step-hint-key", length=L),
+            WORDS.line("decode-step-hint-token", t=t, length=L, n=n,
+                       written=counted(t - 1, "decode-step-digits/one", "decode-step-digits/many")),
+            WORDS.line("decode-step-hint-cache", d_k=d_k, layers=n_layers, heads=n_heads, itemsize=itemsize,
+                       per_token=f"{cache // n:,}"),
+            WORDS.line("decode-step-hint-dots", n=n),
         ],
         "solution": [
-            step("key", f"Counting back from the last source digit, digit {L}, output digit {t} is source digit {key}.",
-                 matrix("key", "The source digit the job head reads", [[key]], ["step"], ["source digit"])),
-            step("cache", f"{n} tokens × {counted(n_layers, 'layer')} × {counted(n_heads, 'head')} × ({d_k} + {d_k}) numbers × {itemsize} bytes "
-                 f"= {cache:,} bytes.",
-                 matrix("cache", "KV cache after the step (bytes)", [[cache]], ["step"], ["bytes"])),
-            step("dots", f"With the cache: {n_layers}·{n_heads}·{n} = {cached:,}. Recomputing every row: "
-                 f"{n_layers}·{n_heads}·{n}² = {recomputed:,}, {n} times as many.",
-                 matrix("dots", "Dot products of the step", [[cached, recomputed]], ["step"],
-                        ["with the cache", "recomputing"])),
+            step("key", WORDS.line("decode-step-solution-key", length=L, t=t, key=key),
+                 matrix("key", key_label, [[key]], step_row, key_column)),
+            step("cache", WORDS.line("decode-step-solution-cache", n=n, layers=layers, heads=heads, d_k=d_k,
+                                     itemsize=itemsize, cache=f"{cache:,}"),
+                 matrix("cache", cache_label, [[cache]], step_row, cache_column)),
+            step("dots", WORDS.line("decode-step-solution-dots", layers=n_layers, heads=n_heads, n=n,
+                                    cached=f"{cached:,}", recomputed=f"{recomputed:,}"),
+                 matrix("dots", dots_label, [[cached, recomputed]], step_row, dots_columns)),
         ],
     }
+
 
 
 # ---------------------------------------------------------------- 9. mark the positions
@@ -753,112 +737,120 @@ def positions(index, seed):
     if abs(by_offset - score) > 1e-12:
         raise AssertionError(f"positions-{index + 1:02d}: the score by the offset {by_offset} is not the score {score}")
 
-    wave = "sine" if entry % 2 else "cosine"
     fn = math.sin if entry % 2 else math.cos
     angle = p * omega[r_entry - 1]
     theta = p * omega[r - 1]
     a, b = q[0, 2 * r - 2:2 * r]
     one_later = POSITIONS_BASE ** (-2 * np.arange(1, pairs + 1) / d)  # 10000^(−2r/d): pair r read as counted from 0
     omega_text = ", ".join(f"{omega_name(i + 1)} = {fmt(w)}" for i, w in enumerate(omega))
-    pair_names = [f"pair {i + 1}" for i in range(pairs)]
+    pair_names = [WORDS.line("positions-pair-column", pair=i + 1) for i in range(pairs)]
     entries = dims("d", d)
-    key_side = "before" if offset > 0 else "after"
+    wave_name = WORDS.line("positions-wave/sine" if entry % 2 else "positions-wave/cosine")
+    other_wave = WORDS.line("positions-wave/cosine" if entry % 2 else "positions-wave/sine")
+    function = "sin" if entry % 2 else "cos"
+    pe_label = WORDS.line("positions-pe-label", entry=entry, p=p)
+    pe_column = [WORDS.line("positions-entry-column", entry=entry)]
+    turned_label = WORDS.line("positions-turned-label", r=r, p=p)
+    turned_columns = [WORDS.line("positions-entry-column", entry=2 * r - 1),
+                      WORDS.line("positions-entry-column", entry=2 * r)]
+    score_label = WORDS.line("positions-score-label", p=p, p_key=p_key)
+    score_row = [WORDS.line("positions-score-row")]
 
-    entry_slips = with_slips(part("pe", f"Entry {entry} of PE at p = {p}", [[entry_value]], ["PE"], [f"entry {entry}"]), [
-        slip("degrees", f"This takes the angle {fmt(angle)} in degrees: the angle p·ω is in radians; set the calculator "
-             "to radians.", [[fn(angle * DEGREE)]]),
-        slip("wrong_pair", f"This uses the frequency 10000^(−2·{r_entry}/{d}): counted from 1, pair r turns at "
-             f"10000^(−2(r − 1)/d), so entry {entry} (pair {r_entry}) turns at {omega_name(r_entry)} = "
-             f"10000^(−2·{r_entry - 1}/{d}) = {fmt(omega[r_entry - 1])}.", [[fn(p * one_later[r_entry - 1])]]),
-        *([slip("entry_as_pair", f"This uses the frequency of pair {entry}: entries 2r − 1 and 2r share pair r, so "
-                f"entry {entry} belongs to pair {r_entry}.", [[fn(p * omega[entry - 1])]])] if entry <= pairs else []),
-        slip("sin_cos", f"This is the {'cosine' if entry % 2 else 'sine'} of the angle: odd entries (1, 3, …) are sines, "
-             f"even ones cosines, so entry {entry} is a {wave}.", [[(math.cos if entry % 2 else math.sin)(angle)]]),
+    entry_slips = with_slips(part("pe", pe_label, [[entry_value]], ["PE"], pe_column), [
+        slip("degrees", WORDS.line("positions-slip-entry-degrees", angle=fmt(angle)),
+             [[fn(angle * DEGREE)]]),
+        slip("wrong_pair", WORDS.line("positions-slip-entry-wrong-pair", r=r_entry, d=d, entry=entry,
+                                      omega=omega_name(r_entry), r_before=r_entry - 1, value=fmt(omega[r_entry - 1])),
+             [[fn(p * one_later[r_entry - 1])]]),
+        *([slip("entry_as_pair", WORDS.line("positions-slip-entry-as-pair", entry=entry, r=r_entry),
+                [[fn(p * omega[entry - 1])]])] if entry <= pairs else []),
+        slip("sin_cos", WORDS.line("positions-slip-sin-cos", other=other_wave, entry=entry, wave=wave_name),
+             [[(math.cos if entry % 2 else math.sin)(angle)]]),
     ])
-    turn_slips = with_slips(part("turned", f"Pair {r} of q̂, q turned to p = {p}", turned, ["q̂"],
-                                 [f"entry {2 * r - 1}", f"entry {2 * r}"]), [
-        slip("degrees", f"This turns by {fmt(theta)} degrees: θ = p·ω is in radians; set the calculator to radians.",
+    turn_slips = with_slips(part("turned", turned_label, turned, ["q̂"], turned_columns), [
+        slip("degrees", WORDS.line("positions-slip-turn-degrees", theta=fmt(theta)),
              turned_pair((a, b), theta * DEGREE)),
-        slip("wrong_pair", f"This turns at the frequency 10000^(−2·{r}/{d}): counted from 1, pair r turns at "
-             f"10000^(−2(r − 1)/d), so pair {r} turns at {omega_name(r)} = 10000^(−2·{r - 1}/{d}) = {fmt(omega[r - 1])}.",
+        slip("wrong_pair", WORDS.line("positions-slip-turn-wrong-pair", r=r, d=d, omega=omega_name(r), r_before=r - 1,
+                                      value=fmt(omega[r - 1])),
              turned_pair((a, b), p * one_later[r - 1])),
-        slip("clockwise", "This turns the pair clockwise: RoPE turns it counter-clockwise, (a, b) → "
-             "(a cos θ − b sin θ, a sin θ + b cos θ).", turned_pair((a, b), -theta)),
+        slip("clockwise", WORDS.line("positions-slip-clockwise"), turned_pair((a, b), -theta)),
     ])
-    score_slips = with_slips(part("score", f"Score q̂ · k̂ at p = {p} and p′ = {p_key}", [[score]], ["score"], ["q̂ · k̂"]), [
-        slip("absolute", f"This turns q by its position p = {p} and leaves k as it is: the score depends on the offset "
-             f"p − p′ = {fmt(offset)} only, so turn q by {fmt(offset)}·ω per pair (or q by p and k by p′).",
+    distance = abs(offset)
+    score_slips = with_slips(part("score", score_label, [[score]], score_row, ["q̂ · k̂"]), [
+        slip("absolute", WORDS.line("positions-slip-absolute", p=p, offset=fmt(offset)),
              (A.rope(q, [p], POSITIONS_BASE) @ k.T)),
-        slip("offset_sign", f"This turns q by p′ − p = {fmt(-offset)}: the key sits {abs(offset)} "
-             f"position{'s' if abs(offset) > 1 else ''} {key_side} the query, and q turned by p − p′ = {fmt(offset)} against "
-             "k as it stands gives the score.", (A.rope(q, [-offset], POSITIONS_BASE) @ k.T)),
-        slip("degrees", "This takes the angles in degrees: p·ω is in radians; set the calculator to radians.",
+        slip("offset_sign", WORDS.line(
+            "positions-slip-offset-sign", negated=fmt(-offset), offset=fmt(offset),
+            distance=counted(distance, "positions-distance/one", "positions-distance/many"),
+            side=WORDS.line("positions-side/before" if offset > 0 else "positions-side/after")),
+             (A.rope(q, [-offset], POSITIONS_BASE) @ k.T)),
+        slip("degrees", WORDS.line("positions-slip-score-degrees"),
              rope_score(q[0], k[0], p * DEGREE, p_key * DEGREE, omega)),
-        slip("wrong_pair", "This turns pair r at the frequency 10000^(−2r/d): counted from 1, pair r turns at "
-             f"10000^(−2(r − 1)/d), so pair 1 turns 1 radian per position ({omega_text}).",
+        slip("wrong_pair", WORDS.line("positions-slip-score-wrong-pair", omegas=omega_text),
              rope_score(q[0], k[0], p, p_key, one_later)),
     ])
     q_pair, k_pairs = f"({fmt(a)}, {fmt(b)})", ", ".join(f"({fmt(w)}, {fmt(x)})" for w, x in k[0].reshape(-1, 2))
+    offset_row = WORDS.line("positions-offset-row")
     return {
-        "prompt": f"Vectors of width d = {d} come in {pairs} pairs of entries, (1, 2), (3, 4)"
-                  + (", (5, 6)" if pairs == 3 else "") + ", and pair r turns at the frequency 10000^(−2(r − 1)/d) "
-                  f"radians per position. A query q sits at position p = {p} and a key k at p′ = {p_key}. Give entry "
-                  f"{entry} of the sinusoidal position vector PE at position {p}, pair {r} of the query turned by RoPE "
-                  "to its position, and the RoPE score q̂ · k̂ of the turned query and key (not divided by √d).",
-        "inputs": [matrix("given", "The width and the positions", [[d, p, p_key, entry, r]], ["given"],
-                          ["d", "p", "p′", "entry", "pair"]),
+        "prompt": WORDS.line("positions-prompt", d=d, pairs=pairs, p=p, p_key=p_key, entry=entry, r=r,
+                             pair_list=", ".join(f"({2 * i + 1}, {2 * i + 2})" for i in range(pairs))),
+        "inputs": [matrix("given", WORDS.line("positions-given-label"), [[d, p, p_key, entry, r]],
+                          [WORDS.line("given-row")],
+                          ["d", "p", "p′", WORDS.line("positions-given-column/entry"),
+                           WORDS.line("positions-given-column/pair")]),
                    matrix("q", f"q (1 × {d})", q, ["q"], entries),
                    matrix("k", f"k (1 × {d})", k, ["k"], entries)],
         "parts": [entry_slips, turn_slips, score_slips],
         "hints": [
-            f"Entry {entry} is the {wave} of pair {r_entry} (odd entries are sines, even ones cosines). Its frequency is "
-            f"{omega_name(r_entry)} = 10000^(−2·{r_entry - 1}/{d}) = {fmt(omega[r_entry - 1])}, so the angle is "
-            f"{p}·{fmt(omega[r_entry - 1])} = {fmt(angle)} radians.",
-            f"Pair {r} of q is {q_pair}. It turns by θ = {p}·{omega_name(r)} = {fmt(theta)} radians: "
-            f"cos θ = {fmt(math.cos(theta))}, sin θ = {fmt(math.sin(theta))}, and (a, b) becomes "
-            "(a cos θ − b sin θ, a sin θ + b cos θ).",
-            f"The score depends on the offset p − p′ = {fmt(offset)} only: turn each pair of q by {fmt(offset)} times that pair's "
-            f"frequency, and take the dot product with k as it stands. Nothing needs turning by {p}.",
-            f"q turned by the offset is {fmt_vec(q_offset[0])}; k is {fmt_vec(k[0])}.",
+            WORDS.line("positions-hint-entry", entry=entry, wave=wave_name, r=r_entry, omega=omega_name(r_entry),
+                       r_before=r_entry - 1, d=d, value=fmt(omega[r_entry - 1]), p=p, angle=fmt(angle)),
+            WORDS.line("positions-hint-turn", r=r, pair=q_pair, p=p, omega=omega_name(r), theta=fmt(theta),
+                       cos=fmt(math.cos(theta)), sin=fmt(math.sin(theta))),
+            WORDS.line("positions-hint-offset", offset=fmt(offset), p=p),
+            WORDS.line("positions-hint-vectors", q=fmt_vec(q_offset[0]), k=fmt_vec(k[0])),
         ],
         "solution": [
-            step("omega", f"The frequencies for d = {d}, one per pair, 10000^(−2(r − 1)/d): {omega_text}.",
-                 matrix("omega", "Frequencies ω", [omega], ["ω"], pair_names)),
-            step("pe", f"Entry {entry} is the {wave} of pair {r_entry}: {'sin' if entry % 2 else 'cos'}({p}·"
-                 f"{fmt(omega[r_entry - 1])}) = {'sin' if entry % 2 else 'cos'}({fmt(angle)}) = {fmt(entry_value)}.",
-                 matrix("pe", f"Entry {entry} of PE at p = {p}", [[entry_value]], ["PE"], [f"entry {entry}"])),
-            step("turned", f"Pair {r} of q, {q_pair}, turned by θ = {p}·{fmt(omega[r - 1])} = {fmt(theta)} "
-                 f"(cos θ = {fmt(math.cos(theta))}, sin θ = {fmt(math.sin(theta))}): ({paren(a)}·"
-                 f"{paren(math.cos(theta))} − {paren(b)}·{paren(math.sin(theta))}, {paren(a)}·{paren(math.sin(theta))} + "
-                 f"{paren(b)}·{paren(math.cos(theta))}) = {fmt_vec(turned[0])}.",
-                 matrix("turned", f"Pair {r} of q̂, q turned to p = {p}", turned, ["q̂"],
-                        [f"entry {2 * r - 1}", f"entry {2 * r}"])),
-            step("q_hat", f"The whole query turned to p = {p}, every pair by p·ω of its own:",
+            step("omega", WORDS.line("positions-solution-omega", d=d, omegas=omega_text),
+                 matrix("omega", WORDS.line("positions-omega-label"), [omega], ["ω"], pair_names)),
+            step("pe", WORDS.line("positions-solution-pe", entry=entry, wave=wave_name, r=r_entry,
+                                  value=f"{function}({p}·{fmt(omega[r_entry - 1])}) = {function}({fmt(angle)}) = "
+                                        f"{fmt(entry_value)}"),
+                 matrix("pe", pe_label, [[entry_value]], ["PE"], pe_column)),
+            step("turned", WORDS.line(
+                "positions-solution-turned", r=r, pair=q_pair, p=p, omega=fmt(omega[r - 1]), theta=fmt(theta),
+                cos=fmt(math.cos(theta)), sin=fmt(math.sin(theta)),
+                product=f"({paren(a)}·{paren(math.cos(theta))} − {paren(b)}·{paren(math.sin(theta))}, "
+                        f"{paren(a)}·{paren(math.sin(theta))} + {paren(b)}·{paren(math.cos(theta))}) = "
+                        f"{fmt_vec(turned[0])}"),
+                 matrix("turned", turned_label, turned, ["q̂"], turned_columns)),
+            step("q_hat", WORDS.line("positions-solution-q-hat", p=p),
                  matrix("q_hat", f"q̂ at p = {p}", q_hat, ["q̂"], entries)),
-            step("k_hat", f"The key turned to p′ = {p_key}; its pairs are {k_pairs} before the turn:",
+            step("k_hat", WORDS.line("positions-solution-k-hat", p_key=p_key, pairs=k_pairs),
                  matrix("k_hat", f"k̂ at p′ = {p_key}", k_hat, ["k̂"], entries)),
-            step("score", f"The score is their dot product: {dot_text(q_hat[0], k_hat[0])} = {fmt(score)}.",
-                 matrix("score", f"Score q̂ · k̂ at p = {p} and p′ = {p_key}", [[score]], ["score"], ["q̂ · k̂"])),
-            step("q_offset", f"The same score from the offset alone: q turned by p − p′ = {fmt(offset)} is "
-                 f"{fmt_vec(q_offset[0])}, and its dot product with k as it stands is {dot_text(q_offset[0], k[0])} = "
-                 f"{fmt(by_offset)}. Any two positions {abs(offset)} apart, in the same order, give this score.",
-                 matrix("q_offset", f"q turned by p − p′ = {fmt(offset)}", q_offset, ["q turned by p − p′"], entries)),
+            step("score", WORDS.line("positions-solution-score", dot=dot_text(q_hat[0], k_hat[0]), score=fmt(score)),
+                 matrix("score", score_label, [[score]], score_row, ["q̂ · k̂"])),
+            step("q_offset", WORDS.line("positions-solution-offset", offset=fmt(offset), q=fmt_vec(q_offset[0]),
+                                        dot=dot_text(q_offset[0], k[0]), score=fmt(by_offset), distance=distance),
+                 matrix("q_offset", WORDS.line("positions-offset-label", offset=fmt(offset)), q_offset, [offset_row],
+                        entries)),
         ],
     }
 
 
+
 # ---------------------------------------------------------------- the registry of sets
 
+# Each set's title is the section of words/problems-sets.md that holds it.
 SETS = [
-    {"id": "scale-scores", "title": "Scale the scores", "make": scale_scores, "seed": 1000},
-    {"id": "soften-rows", "title": "Soften the rows", "make": soften_rows, "seed": 2000},
-    {"id": "weighted-sum", "title": "Take the weighted sum", "make": weighted_sum, "seed": 3000},
-    {"id": "end-to-end", "title": "End to end", "make": end_to_end, "seed": 4000, "variants": len(END_TO_END_SIZES)},
-    {"id": "masks", "title": "Masks", "make": masks, "seed": 5000},
-    {"id": "multi-head", "title": "Multi-head shapes and costs", "make": multi_head, "seed": 6000},
-    {"id": "push-gradient", "title": "Push the gradient back", "make": push_gradient, "seed": 7000},
-    {"id": "decode-step", "title": "Decode one step", "make": decode_step, "seed": 9000},
-    {"id": "positions", "title": "Mark the positions", "make": positions, "seed": 10000},
+    {"id": "scale-scores", "title": "scale-scores-title", "make": scale_scores, "seed": 1000},
+    {"id": "soften-rows", "title": "soften-rows-title", "make": soften_rows, "seed": 2000},
+    {"id": "weighted-sum", "title": "weighted-sum-title", "make": weighted_sum, "seed": 3000},
+    {"id": "end-to-end", "title": "end-to-end-title", "make": end_to_end, "seed": 4000, "variants": len(END_TO_END_SIZES)},
+    {"id": "masks", "title": "masks-title", "make": masks, "seed": 5000},
+    {"id": "multi-head", "title": "multi-head-title", "make": multi_head, "seed": 6000},
+    {"id": "push-gradient", "title": "push-gradient-title", "make": push_gradient, "seed": 7000},
+    {"id": "decode-step", "title": "decode-step-title", "make": decode_step, "seed": 9000},
+    {"id": "positions", "title": "positions-title", "make": positions, "seed": 10000},
 ]
 
 
@@ -871,7 +863,7 @@ def problem_set(spec):
         variants.append({"id": f"{spec['id']}-{index + 1:02d}", "seed": seed, **variant})
     return {
         "set": spec["id"],
-        "title": spec["title"],
+        "title": WORDS.line(spec["title"]),
         "page": "problems/",
         "library_version": A.__version__,
         "variants": variants,
@@ -884,17 +876,45 @@ def all_sets():
 
 # ---------------------------------------------------------------- conceptual questions (no arithmetic drill)
 
-CONCEPTS_TITLE = "What changes, and what does not"
 CONCEPTS_SEED = 8000
 SHIFT = 3.0  # the constant added to a row of scores
 WIDE_D_K = 64  # the width of the "how large is q · k" question
 WIDE_SAMPLES = 20_000
 
 
-def question(prompt, choices, answer, explanation, evidence):
-    """One multiple-choice question: `answer` indexes `choices`; `evidence` holds the numbers the library
-    computed for the explanation (tests/test_problems.py recomputes them)."""
-    return {"prompt": prompt, "choices": choices, "answer": answer, "explanation": explanation, "evidence": evidence}
+# Each question's words are three sections of words/problems-concepts.md: <name>-prompt, <name>-choices (a Markdown
+# list, one item per choice) and <name>-explanation.
+QUESTIONS = {
+    "concept-shift": ("concept-shift-prompt", "concept-shift-choices", "concept-shift-explanation"),
+    "concept-double": ("concept-double-prompt", "concept-double-choices", "concept-double-explanation"),
+    "concept-even": ("concept-even-prompt", "concept-even-choices", "concept-even-explanation"),
+    "concept-asymmetric": ("concept-asymmetric-prompt", "concept-asymmetric-choices",
+                           "concept-asymmetric-explanation"),
+    "concept-starved": ("concept-starved-prompt", "concept-starved-choices", "concept-starved-explanation"),
+    "concept-all-true": ("concept-all-true-prompt", "concept-all-true-choices", "concept-all-true-explanation"),
+    "concept-columns": ("concept-columns-prompt", "concept-columns-choices", "concept-columns-explanation"),
+    "concept-value-shift": ("concept-value-shift-prompt", "concept-value-shift-choices",
+                            "concept-value-shift-explanation"),
+    "concept-spread": ("concept-spread-prompt", "concept-spread-choices", "concept-spread-explanation"),
+}
+
+
+def listed_choices(section, values):
+    """The items of a section that is a Markdown list, each on one line without its "- "."""
+    items = CONCEPTS.fill(section, **values).split("\n")
+    if not all(item.startswith("- ") for item in items):
+        raise BuildError(f"{CONCEPTS.path}, section {section}: the choices are a list, one \"- \" item each")
+    return [item[2:] for item in items]
+
+
+def question(name, answer, evidence, prompt=None, choices=None, explanation=None):
+    """One multiple-choice question, its words the sections QUESTIONS names, filled with the values given for
+    each: `answer` indexes the choices; `evidence` holds the numbers the library computed for the explanation
+    (tests/test_problems.py recomputes them)."""
+    prompt_section, choices_section, explanation_section = QUESTIONS[name]
+    return {"prompt": CONCEPTS.line(prompt_section, **(prompt or {})),
+            "choices": listed_choices(choices_section, choices or {}), "answer": answer,
+            "explanation": CONCEPTS.line(explanation_section, **(explanation or {})), "evidence": evidence}
 
 
 def concept_questions():
@@ -932,115 +952,75 @@ def concept_questions():
     scaled_spread = float(A.scaled_scores(q[:, None, :], k[:, None, :]).std())
     root = math.sqrt(WIDE_D_K)
 
+    shift = fmt(SHIFT)
     return [
         question(
-            f"Add {fmt(SHIFT)} to every score in one row of the scaled scores, before the softmax. What happens to "
-            "that row's weights?",
-            ["Every weight grows.", "Nothing: the weights stay exactly the same.",
-             "The largest weight grows and the others shrink.", "The row no longer adds up to 1."],
-            1,
-            f"Softmax divides each e^(s̃ + {fmt(SHIFT)}) by the row's total of e^(s̃ + {fmt(SHIFT)}); the factor "
-            f"e^{fmt(SHIFT)} cancels. In the running "
-            f"example the row of “{first}” has the weights {fmt_vec(A.softmax(row))} before and "
-            f"{fmt_vec(shifted)} after adding {fmt(SHIFT)}.",
+            "concept-shift", 1,
             {"row": row.tolist(), "shift": SHIFT, "before": A.softmax(row).tolist(), "after": shifted.tolist()},
+            prompt=dict(shift=shift),
+            explanation=dict(shift=shift, token=first, before=fmt_vec(A.softmax(row)), after=fmt_vec(shifted)),
         ),
         question(
-            "Multiply every score in a row by 2 (the scores are not all equal). Do the weights sharpen or flatten?",
-            ["They sharpen: the largest weight grows and the row's entropy falls.",
-             "They flatten toward an even spread.", "They stay the same, as for adding a constant.",
-             "It depends on whether the scores are positive or negative."],
-            0,
-            "Doubling stretches the gaps between scores, and the softmax turns gaps into ratios: e^(2a) / e^(2b) is "
-            f"the square of e^a / e^b. The row of “{first}”: largest weight {fmt(A.softmax(row).max())} → "
-            f"{fmt(doubled.max())}, entropy {fmt(A.row_entropy(A.softmax(row)))} → {fmt(A.row_entropy(doubled))} nats.",
+            "concept-double", 0,
             {"row": row.tolist(), "largest": [float(A.softmax(row).max()), float(doubled.max())],
              "entropy": [float(A.row_entropy(A.softmax(row))), float(A.row_entropy(doubled))]},
+            explanation=dict(token=first, largest_before=fmt(A.softmax(row).max()), largest_after=fmt(doubled.max()),
+                             entropy_before=fmt(A.row_entropy(A.softmax(row))),
+                             entropy_after=fmt(A.row_entropy(doubled))),
         ),
         question(
-            "Can a row of weights be perfectly even, every key getting 1/n?",
-            ["No: the softmax always favours one key.",
-             "Yes: whenever every score in the row is equal, for instance a query that is zero, or orthogonal to every key.",
-             "Only under a mask.", "Only when dₖ is very large."],
-            1,
-            f"Equal scores give equal exponentials, so each gets 1/n of the total. A zero query against the running "
-            f"example's {n} keys gets the weights {fmt_vec(zero_query_weights[0])}, each 1/{n}.",
+            "concept-even", 1,
             {"weights": zero_query_weights[0].tolist(), "n": n},
+            explanation=dict(n=n, weights=fmt_vec(zero_query_weights[0])),
         ),
         question(
-            f"In the running example “on” scores {fmt(raw[i_on, i_cat])} against “cat”, but “cat” scores "
-            f"{fmt(raw[i_cat, i_on])} against “on”. Why is the score table S = QKᵀ not symmetric?",
-            ["Because of the division by √dₖ.", "Because the softmax works row by row.",
-             "Because queries and keys come from different matrices, W_Q and W_K: “on” asking “cat” is not “cat” asking “on”.",
-             "It is symmetric; the difference is rounding."],
-            2,
-            "s_ij = q_i · k_j uses the query of i and the key of j; swapping i and j swaps which token gives the "
-            "query. Give the keys the queries' matrix (W_K = W_Q) and the table becomes symmetric: its largest "
-            f"difference from its transpose is then {fmt(np.abs(same_projection - same_projection.T).max())}.",
+            "concept-asymmetric", 2,
             {"on_cat": float(raw[i_on, i_cat]), "cat_on": float(raw[i_cat, i_on]),
              "symmetric_gap": float(np.abs(same_projection - same_projection.T).max())},
+            prompt=dict(query="on", key="cat", forward=fmt(raw[i_on, i_cat]), backward=fmt(raw[i_cat, i_on])),
+            choices=dict(query="on", key="cat"),
+            explanation=dict(gap=fmt(np.abs(same_projection - same_projection.T).max())),
         ),
         question(
-            "A mask forbids every key of one row. What does this site's library give for that row?",
-            ["NaN: zero divided by zero.", "An even spread, 1/n per key.",
-             "All-zero weights and a zero output row: the query attends to nothing.",
-             "The same weights as without the mask."],
-            2,
-            "Every score of the row becomes −∞ and every exponential 0, so the plain formula divides 0 by 0 "
-            "(PyTorch's softmax gives NaN there). The library treats the row as attending to nothing: the row of "
-            f"“{first}” gets the weights {fmt_vec(starved_weights[0])} and the output {fmt_vec(starved_out[0])}.",
+            "concept-starved", 2,
             {"weights": starved_weights[0].tolist(), "out": starved_out[0].tolist()},
+            explanation=dict(token=first, weights=fmt_vec(starved_weights[0]), out=fmt_vec(starved_out[0])),
         ),
         question(
-            "A mask that allows every pair (all True) is applied. What changes?",
-            ["Nothing: the weights and the output are exactly those without a mask.",
-             "Each token can no longer attend to itself.", "Every weight becomes 1/n.",
-             "Every score becomes −∞."],
-            0,
-            "A mask only removes forbidden pairs; with none forbidden, no score is replaced. On the running example "
-            f"the largest difference in the weights is {fmt(np.abs(all_true_weights - W).max())} and in the output "
-            f"{fmt(np.abs(all_true_out - out).max())}.",
+            "concept-all-true", 0,
             {"weights_gap": float(np.abs(all_true_weights - W).max()), "out_gap": float(np.abs(all_true_out - out).max())},
+            explanation=dict(weights_gap=fmt(np.abs(all_true_weights - W).max()),
+                             out_gap=fmt(np.abs(all_true_out - out).max())),
         ),
         question(
-            "A column of the weights adds up to more than 1. Is something wrong?",
-            ["Yes: columns must add up to 1, like rows.",
-             "No: only rows add up to 1; a popular key's column can add up to anything from 0 to n.",
-             "Yes: some weight must be above 1.", "No, but only when a mask is applied."],
-            1,
-            "Each query spends a budget of 1 across the keys; nothing limits how many queries pick the same key. In "
-            f"the running example the column of “{tokens[busiest]}” adds up to {num(column_sums[busiest])}, while "
-            f"every row adds up to {num(W.sum(axis=1).max())}.",
+            "concept-columns", 1,
             {"column_sums": column_sums.tolist(), "busiest": busiest, "row_sums": W.sum(axis=1).tolist()},
+            explanation=dict(token=tokens[busiest], column_sum=num(column_sums[busiest]),
+                             row_sum=num(W.sum(axis=1).max())),
         ),
         question(
-            f"Add the same vector, {fmt_vec(b)}, to every value vector. What happens to the outputs?",
-            ["Nothing changes.", "Every output row moves by exactly that vector.",
-             "Every output row moves by n times that vector.",
-             "The weights change, so the outputs change unpredictably."],
-            1,
-            "The weights do not see the values, and each row of weights adds up to 1, so adding the vector to every "
-            "v_j adds it to each output row Σ_j a_ij v_j once: Σ_j a_ij = 1 times. On the running example the "
-            "outputs minus the old outputs are "
-            f"{fmt_vec((moved_out - out)[0])} in every row.",
+            "concept-value-shift", 1,
             {"b": b.tolist(), "moved": (moved_out - out).tolist()},
+            prompt=dict(vector=fmt_vec(b)),
+            explanation=dict(moved=fmt_vec((moved_out - out)[0])),
         ),
         question(
-            f"The entries of q and k are independent, with mean 0 and variance 1, and dₖ = {WIDE_D_K}. Roughly how "
-            "large is the spread (standard deviation) of q · k?",
-            [f"About {fmt(1)}, whatever dₖ is.", f"About √dₖ = {fmt(root)}.", f"About dₖ = {WIDE_D_K}.",
-             f"About 1/√dₖ = {fmt(1 / root)}."],
-            1,
-            f"q · k adds up dₖ products, each of variance 1, so its variance is dₖ and its spread √dₖ. Sampled "
-            f"{WIDE_SAMPLES:,} times, the spread is {num(raw_spread)}; divided by √dₖ, as attention does, it is "
-            f"{num(scaled_spread)}.",
+            "concept-spread", 1,
             {"raw_spread": raw_spread, "scaled_spread": scaled_spread, "root": root},
+            prompt=dict(d_k=WIDE_D_K),
+            choices=dict(one=fmt(1), root=fmt(root), d_k=WIDE_D_K, inverse=fmt(1 / root)),
+            explanation=dict(samples=f"{WIDE_SAMPLES:,}", raw=num(raw_spread), scaled=num(scaled_spread)),
         ),
     ]
+
+
+def concepts_title():
+    """The conceptual set's title (words/problems-concepts.md), also the last heading the page's intro links."""
+    return CONCEPTS.line("concepts-title")
 
 
 def concepts_set():
     """The conceptual set as published at problems/concepts.json."""
     questions = [{"id": f"concepts-{k:02d}", **q} for k, q in enumerate(concept_questions(), 1)]
-    return {"set": "concepts", "title": CONCEPTS_TITLE, "page": "problems/",
+    return {"set": "concepts", "title": concepts_title(), "page": "problems/",
             "library_version": A.__version__, "questions": questions}
