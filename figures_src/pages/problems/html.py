@@ -89,8 +89,7 @@ def grid_html(p, k, waiting=False):
     Each input waits in its cell's <noscript>: without JavaScript the browser shows it there, to type into
     beside the solution. With it, the cell is empty and keeps the input's place (problems.css, td.aih-slot)
     until docs/javascripts/problems.js draws the grid from the set's data, with live inputs, as the set nears
-    the viewport. The page's 125 text boxes were its costliest elements to create at load (Lighthouse's
-    blocking time on a phone 540 -> 100 ms, median of 3). A grid that `waiting` in a <noscript> of its own
+    the viewport (why: DECISIONS.md, "The problems page"). A grid that `waiting` in a <noscript> of its own
     (problem_html) holds its inputs in the cells as they are."""
     head = '<tr><td></td>' + "".join(f'<th scope="col">{typeset(c)}</th>' for c in p["cols"]) + "</tr>"
     rows = []
