@@ -329,25 +329,55 @@ def test_no_symbol_a_reader_sees_is_written_with_an_underscore(site):
     assert not found, found[:20]
 
 
-def test_figure_labels_typeset_their_symbols_with_mathtext():
-    """In the figures' sources, every axis label, title, legend label and text drawn on a figure writes a
-    subscripted symbol as mathtext ($d_k$) or in Unicode (dₖ), never as plain d_k."""
+def drawn_strings(tree, source):
+    """[(where, text)]: every string an axis label, title, legend label or text drawn on a figure is made of, in
+    one page module. A label filled from the page's words file (`WORDS.line("section", ...)`, WORDS bound to
+    `Words("words/<page>.md")`) counts as the section's text, found at its line in that file."""
     import ast
 
+    from figures_src.engine.words import parse
+
     drawing = {"set_xlabel", "set_ylabel", "set_title", "text", "suptitle", "annotate"}
-    checked, plain = 0, []
+    words = {target.id: node.value.args[0].value for node in tree.body
+             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+             and getattr(node.value.func, "id", None) == "Words"
+             for target in node.targets}
+    found = []
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+            continue
+        strings = [a for a in call.args if call.func.attr in drawing]
+        strings += [k.value for k in call.keywords if k.arg == "label"]
+        for node in strings:
+            named = set()
+            for part in ast.walk(node):
+                if (isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute)
+                        and getattr(part.func.value, "id", None) in words and part.args
+                        and isinstance(part.args[0], ast.Constant)):
+                    file = words[part.func.value.id]
+                    named.add(part.args[0])
+                    found.append((f"{file}, section {part.args[0].value}",
+                                  parse(ROOT / file, file)[part.args[0].value]))
+            found += [(f"{source.relative_to(ROOT)}:{constant.lineno}", constant.value) for constant in ast.walk(node)
+                      if isinstance(constant, ast.Constant) and isinstance(constant.value, str)
+                      and constant not in named]
+    return found
+
+
+def test_figure_labels_typeset_their_symbols_with_mathtext():
+    """In the figures' sources, every axis label, title, legend label and text drawn on a figure writes a
+    subscripted symbol as mathtext ($d_k$) or in Unicode (dₖ), never as plain d_k; a label kept in a words file
+    is read there."""
+    import ast
+
+    checked, plain, from_words = 0, [], 0
     for source in sorted((ROOT / "figures_src" / "pages").rglob("*.py")):
-        for call in ast.walk(ast.parse(source.read_text())):
-            if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
-                continue
-            strings = [a for a in call.args if call.func.attr in drawing]
-            strings += [k.value for k in call.keywords if k.arg == "label"]
-            for node in strings:
-                for constant in ast.walk(node):
-                    if isinstance(constant, ast.Constant) and isinstance(constant.value, str):
-                        checked += 1
-                        outside_math = constant.value.split("$")[::2]
-                        if any(PLAIN_SUBSCRIPT.search(part) for part in outside_math):
-                            plain.append(f"{source.relative_to(ROOT)}:{constant.lineno}: {constant.value!r}")
+        for where, text in drawn_strings(ast.parse(source.read_text()), source):
+            checked += 1
+            from_words += where.startswith("words/")
+            outside_math = text.split("$")[::2]
+            if any(PLAIN_SUBSCRIPT.search(part) for part in outside_math):
+                plain.append(f"{where}: {text!r}")
     assert checked > 30, checked
+    assert from_words, "a label filled from a words file is checked in that file, not skipped as its section's name"
     assert not plain, plain

@@ -5,17 +5,18 @@ import numpy as np
 from matplotlib.colors import TwoSlopeNorm
 
 import attention
-from ..engine import BuildError, Example, Snippets, example_heatmap
+from ..engine import BuildError, Example, Snippets, Words, example_heatmap
 from ..engine.heatmap import SCORE_CMAP
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import cell, num, vector
 from . import sentences
 from .masks import EX_MASK_CAUSAL
 
+WORDS = Words("words/demo.md")
 # The slider's ends (heatmap.js: 10 ** value for value in [-1, 1]), as multipliers of 1/√d_k.
 SHARPEST, FLATTEST = 10.0, 0.1
 
-EX_DEMO = Example("ex-demo", title="Scaled scores and weights of a six-token sentence",
+EX_DEMO = Example("ex-demo", title=WORDS.line("ex-demo-title"),
                   data=lambda: sentences.self_attention_example(sentences.DEMO))
 
 
@@ -108,38 +109,25 @@ def tasks_snippets(data):
     """demo-tasks-why.md: why the demo has its own sentence; demo-tasks.md: the tasks, each with what the
     reader should see."""
     t = data["tokens"]
-    quote = lambda index: f"“{t[index]}”"  # noqa: E731
     top, sharp, flat, causal, follow = (data[k] for k in ("top", "sharp", "flat", "causal", "follow"))
     low_peak, high_peak = data["row_peaks"]
     asker, taken = data["running_peak_pair"]
-    why = (
-        f"The demo uses its own sentence, “{' '.join(t)}”, not the running “{' '.join(data['running_tokens'])}”: "
-        f"in the running sentence “{asker}” already gives {num(data['running_peak'])} of its weight to “{taken}”, "
-        "so the scale slider has little left to sharpen there. Here every row's largest weight lies between "
-        f"{num(low_peak)} and {num(high_peak)}, so every row has room both to sharpen and to flatten.\n"
-    )
-    sharpest = num(data["multipliers"]["sharpest"])
-    flattest = num(data["multipliers"]["flattest"])
-    tasks = [
-        f"**Hover the deepest red cell**, row {quote(top['row'])} and column {quote(top['key'])} "
-        f"(row {top['row'] + 1}, column {top['key'] + 1}): the largest scaled score, {num(top['score'], 3)}, at the red "
-        f"end of the colour bar. The readout below the grid multiplies their query and "
-        f"key, scales the sum, and ends on the weight {num(top['weight'])}, the largest in the grid.",
-        f"**Click that cell** to follow the row of {quote(follow['row'])} into the output. It gives "
-        f"{num(follow['weight'])} of its weight to {quote(follow['nearest'])}, so its output, "
-        f"{vector(follow['out'])}, is close to the value of {quote(follow['nearest'])}, {vector(follow['value'])}.",
-        f"**Press Weights and pick the causal mask.** The first row, {quote(0)}, has one choice: weight {num(causal['first'][0])} "
-        f"on itself and 0 everywhere else, whatever the scale. The second row, {quote(1)}, splits its budget "
-        f"between two keys, {num(causal['second'][0])} and {num(causal['second'][1])}.",
-        f"**Set the mask back to none and drag the scale to the right end** (×{sharpest}). "
-        f"The row of {quote(sharp['row'])}, the most even one at ×{num(1.0)} (its entropy, {num(sharp['entropy_before'])} "
-        f"nats, is the highest of any row, against {num(sharp['next_entropy'])} for the next), "
-        f"collapses onto {quote(sharp['key'])}: {num(sharp['after'])} of its weight, and its entropy bar shrinks "
-        f"from {num(sharp['entropy_before'])} to {num(sharp['entropy_after'])} nats.",
-        f"**Drag the scale to the left end** (×{flattest}). Every row goes almost flat: every weight in the grid "
-        f"lies between {num(flat['low'])} and {num(flat['high'])}, close to an even 1/{len(t)} = {num(flat['even'])}.",
-    ]
-    return {"why": why, "": "".join(f"{k}. {task}\n" for k, task in enumerate(tasks, 1))}
+    why = WORDS.fill("demo-tasks-why", sentence=" ".join(t), running=" ".join(data["running_tokens"]), asker=asker,
+                     running_peak=num(data["running_peak"]), taken=taken, low_peak=num(low_peak),
+                     high_peak=num(high_peak))
+    tasks = WORDS.fill(
+        "demo-tasks", top_query=t[top["row"]], top_key=t[top["key"]], top_row=top["row"] + 1,
+        top_column=top["key"] + 1, top_score=num(top["score"], 3), top_weight=num(top["weight"]),
+        follow_query=t[follow["row"]], follow_weight=num(follow["weight"]), follow_key=t[follow["nearest"]],
+        follow_out=vector(follow["out"]), follow_value=vector(follow["value"]),
+        first=t[0], first_weight=num(causal["first"][0]), second=t[1], second_first=num(causal["second"][0]),
+        second_second=num(causal["second"][1]),
+        sharpest=num(data["multipliers"]["sharpest"]), sharp_query=t[sharp["row"]], one=num(1.0),
+        sharp_entropy=num(sharp["entropy_before"]), next_entropy=num(sharp["next_entropy"]), sharp_key=t[sharp["key"]],
+        sharp_weight=num(sharp["after"]), sharp_entropy_after=num(sharp["entropy_after"]),
+        flattest=num(data["multipliers"]["flattest"]), flat_low=num(flat["low"]), flat_high=num(flat["high"]),
+        n=len(t), even=num(flat["even"]))
+    return {"why": why + "\n", "": tasks + "\n"}
 
 
 def negative_data():
@@ -176,33 +164,27 @@ def negative_snippets(data):
     """The sentence under the demo's "Negative scores still get weight": its two counter-examples."""
     t = data["tokens"]
     low, high, alone = data["negative"], data["positive"], data["masked"]
-    itself = lambda pair: "itself" if pair["row"] == pair["key"] else f"“{t[pair['key']]}”"  # noqa: E731
-    return {"": (
-        f"In the grid above, “{t[low['row']]}” gives its score of {cell(low['score'])} for {itself(low)} a weight "
-        f"of {num(low['weight'])}, more than the {num(high['weight'])} that “{t[high['row']]}” gives its score of "
-        f"{cell(high['score'])} for {itself(high)}. On [Masks](masks.md#fig-mask-causal-weights), the first "
-        f"token, “{alone['token']}”, scores {cell(alone['score'])} against itself and gets weight "
-        f"{num(alone['weight'])}: the causal mask leaves that score alone in its row.\n"
-    )}
+    itself = lambda pair: (WORDS.line("demo-negative/itself") if pair["row"] == pair["key"]  # noqa: E731
+                           else WORDS.line("demo-negative/key", key=t[pair["key"]]))
+    return {"": WORDS.fill(
+        "demo-negative", negative_query=t[low["row"]], negative_score=cell(low["score"]), negative_key=itself(low),
+        negative_weight=num(low["weight"]), positive_weight=num(high["weight"]), positive_query=t[high["row"]],
+        positive_score=cell(high["score"]), positive_key=itself(high), alone=alone["token"],
+        alone_score=cell(alone["score"]), alone_weight=num(alone["weight"])) + "\n"}
 
 
 ITEMS = [
     EX_DEMO,
     example_heatmap(
         "demo-scaled-scores", EX_DEMO, "scaled_scores", size=(PHONE_WIDTH, 3.3),
-        title="The demo's scaled scores: one cell per query-key pair.",
-        caption=lambda example: (
-            f"Scaled scores QKᵀ/√{example['d_k']} for “{' '.join(example['tokens'])}”: red above zero, blue below. "
-            "Row i is query i, column j is key j."
-        ),
+        title=WORDS.line("demo-scaled-scores-title"),
+        caption=lambda example: WORDS.line("demo-scaled-scores-caption", d_k=example["d_k"],
+                                           sentence=" ".join(example["tokens"])),
     ),
     example_heatmap(
         "demo-weights", EX_DEMO, "weights", size=(PHONE_WIDTH, 3.3),
-        title="The demo's attention weights: each row a softmax of the scores beside it.",
-        caption=lambda example: (
-            f"Attention weights for “{' '.join(example['tokens'])}”: the softmax of each row of scaled scores. "
-            "Every row adds up to 1."
-        ),
+        title=WORDS.line("demo-weights-title"),
+        caption=lambda example: WORDS.line("demo-weights-caption", sentence=" ".join(example["tokens"])),
     ),
     Snippets("demo-tasks", data=tasks_data, snippets=tasks_snippets),
     Snippets("demo-negative", data=negative_data, snippets=negative_snippets),

@@ -7,12 +7,13 @@ from pathlib import Path
 import yaml
 
 from .. import registry
-from ..engine import Snippets, contract, example_heatmap
+from ..engine import Snippets, Words, contract, example_heatmap
 from ..engine.errors import BuildError
 from ..engine.style import PHONE_WIDTH
 from .softmax import EX_SOFTMAX
 
 ROOT = Path(__file__).resolve().parents[2]
+WORDS = Words("words/index.md")
 
 
 def front_matter(path):
@@ -48,15 +49,12 @@ def pages_snippets(pages):
 
 
 def weights_caption(example):
-    return (
-        f"Attention weights for “{' '.join(example['tokens'])}”. Each row is one query and adds up to 1; "
-        "column j says how much of key j's value that query takes. Brighter means more."
-    )
+    return WORDS.line("home-weights-caption", sentence=" ".join(example["tokens"]))
 
 
 ITEMS = [
     example_heatmap("home-weights", EX_SOFTMAX, "weights", size=(PHONE_WIDTH, 3.2),
-                    title="Attention weights of a five-token sentence: who looks at whom.", caption=weights_caption,
+                    title=WORDS.line("home-weights-title"), caption=weights_caption,
                     controls=()),  # the weights alone: the controls come on the pages that explain them
     Snippets("index-pages", data=pages_data, snippets=pages_snippets),
     Snippets("javascript-contract", data=lambda: None, public=contract.public),

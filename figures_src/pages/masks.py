@@ -3,13 +3,15 @@ import numpy as np
 
 import attention
 
-from ..engine import Example, Figure, example_heatmap
+from ..engine import Example, Figure, Words, example_heatmap
+from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH, weights_colorbar
 from ..engine.text import MASKED, MINUS, cell, num, softmax_by_hand, table
 from . import sentences
 from .qkv import EX_QKV
 
+WORDS = Words("words/masks.md")
 WINDOW = 3
 
 
@@ -25,19 +27,18 @@ def causal_snippets(example):
     hand = softmax_by_hand([a if ok else None for a, ok in zip(printed, allowed)], w)  # from the printed numbers
     rows = [[f"**{t}**", a, a if ok else MASKED, e, wj]
             for t, a, ok, e, wj in zip(tokens, shown, allowed, hand["exponentials"], hand["weights"])]
-    rows.append(["**total**", "", "", hand["total"], hand["weight_total"]])
+    rows.append([WORDS.line("ex-mask-causal-step/total-row"), "", "", hand["total"], hand["weight_total"]])
+    columns = [WORDS.line("ex-mask-causal-step/key-column"), "$\\tilde{s}_j$",
+               WORDS.line("ex-mask-causal-step/masked-column"), "$e^{\\tilde{s}_j - \\tilde{s}_{\\max}}$", "$a_j$"]
+    allowed_keys = ", ".join(WORDS.line("ex-mask-causal-step/allowed", token=str(t)) for t in np.array(tokens)[allowed])
     return {
-        "step": (
-            f"Query “{tokens[i]}” (row {i + 1}) may look at {', '.join(f'“{t}”' for t in np.array(tokens)[allowed])}. "
-            "Its other scaled scores $\\tilde{s}_j$ are replaced by $-\\infty$ before the softmax, and $e^{-\\infty} = 0$:\n\n"
-            + table(["key $j$", "$\\tilde{s}_j$", "masked", "$e^{\\tilde{s}_j - \\tilde{s}_{\\max}}$", "$a_j$"], rows)
-            + f"\nThe forbidden keys get a weight of exactly 0, and the allowed ones share all of it: the row still adds up to {num(w.sum(), 0)}.\n"
-        ),
+        "step": WORDS.fill("ex-mask-causal-step", token=tokens[i], row=i + 1, allowed=allowed_keys,
+                           table=table(columns, rows).rstrip("\n"), total=num(w.sum(), 0)) + "\n",
     }
 
 
 EX_MASK_CAUSAL = Example(
-    "ex-mask-causal", title="A causal mask on a five-token sentence",
+    "ex-mask-causal", title=WORDS.line("ex-mask-causal-title"),
     data=lambda: sentences.self_attention_example(sentences.RUNNING, mask=attention.causal_mask(sentences.RUNNING.n)),
     snippets=causal_snippets,
 )
@@ -66,8 +67,7 @@ def batch_example(causal):
         "batch_tokens": tokens,  # one list per sequence; the batch axis comes first in every array
         "batch_size": len(tokens),
         "lengths": lengths,
-        "d_k": d_k,
-        "scale": float(1 / np.sqrt(d_k)),
+        **key_size(d_k),
         "inputs": {"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "mask": mask},
         "steps": steps,
         "outputs": {"out": out, "weights": steps["weights"]},
@@ -80,25 +80,21 @@ def padding_snippets(example):
     padded, full = (0, 1) if lengths[0] < lengths[1] else (1, 0)
     alone = EX_QKV.compute()["outputs"]["weights"]  # the unpadded sentence on its own, outside any batch
     difference = np.abs(weights[full] - alone).max()
-    same = ("exactly the weights it gets on its own" if difference == 0
-            else f"within {num(difference, 2)} of the weights it gets on its own")
+    same = (WORDS.line("ex-mask-padding-facts/exactly") if difference == 0
+            else WORDS.line("ex-mask-padding-facts/within", difference=num(difference, 2)))
     pad_rows = weights[padded, lengths[padded]:]
     return {
-        "facts": (
-            f"The batch holds “{' '.join(tokens[padded][: lengths[padded]])}” ({lengths[padded]} tokens, padded with "
-            f"{n - lengths[padded]} pad positions to length {n}) and “{' '.join(tokens[full])}” ({lengths[full]} tokens, "
-            f"no padding). Both go through the same $W_Q$, $W_K$, $W_V$. In the short sentence no query gives a pad "
-            f"key any weight. Its pad queries have all-zero vectors, so all their scores are 0 and they spread their "
-            f"weight evenly, {num(pad_rows.max())} on each real key: harmless, because their outputs are thrown away. "
-            f"The full sentence has nothing masked, and its weights are {same}."
-        ),
+        "facts": WORDS.fill(
+            "ex-mask-padding-facts", short=" ".join(tokens[padded][: lengths[padded]]),
+            short_length=int(lengths[padded]), pads=int(n - lengths[padded]), n=n, full=" ".join(tokens[full]),
+            full_length=int(lengths[full]), pad_weight=num(pad_rows.max()), same=same),
     }
 
 
-EX_MASK_PADDING = Example("ex-mask-padding", title="Padding in a batch of two sentences of different lengths",
+EX_MASK_PADDING = Example("ex-mask-padding", title=WORDS.line("ex-mask-padding-title"),
                           data=lambda: batch_example(causal=False), snippets=padding_snippets)
 EX_MASK_COMBINED = Example("ex-mask-combined",
-                           title="Padding and a causal mask combined, in a batch of two sentences",
+                           title=WORDS.line("ex-mask-combined-title"),
                            data=lambda: batch_example(causal=True))
 
 
@@ -108,7 +104,7 @@ def batch_render(example, fig):
     axes = fig.subplots(len(batch_tokens), 1)
     drawn = [
         heatmap(ax, weights[b], tokens, tokens, quantity="weights", panel=f"seq{b}",
-                title=f"sequence {b + 1}: {lengths[b]} real tokens", colorbar=False)
+                title=WORDS.line("mask-batch/sequence-title", sequence=b + 1, length=int(lengths[b])), colorbar=False)
         for b, (ax, tokens) in enumerate(zip(axes, batch_tokens))
     ]
     weights_colorbar(fig, axes)
@@ -118,7 +114,7 @@ def batch_render(example, fig):
 # ---------------------------------------------------------------- sliding window
 
 EX_MASK_WINDOW = Example(
-    "ex-mask-window", title=f"A sliding-window mask of width {WINDOW} on a six-token sentence",
+    "ex-mask-window", title=WORDS.line("ex-mask-window-title", window=WINDOW),
     data=lambda: sentences.self_attention_example(
         sentences.DEMO, mask=attention.sliding_window_mask(sentences.DEMO.n, WINDOW), window=WINDOW),
 )
@@ -131,34 +127,25 @@ ITEMS = [
     EX_MASK_WINDOW,
     example_heatmap(
         "mask-causal-scores", EX_MASK_CAUSAL, "scaled_scores", masked=True, size=(PHONE_WIDTH, 3.2),
-        title="Causal mask: the future's scores become −∞.",
-        caption=("Scaled scores after the causal mask: a query may look at itself and the tokens before it. "
-                 "The grey, hatched cells above the diagonal hold −∞."),
+        title=WORDS.line("mask-causal-scores-title"), caption=WORDS.line("mask-causal-scores-caption"),
     ),
     example_heatmap(
         "mask-causal-weights", EX_MASK_CAUSAL, "weights", size=(PHONE_WIDTH, 3.2),
-        title="Causal mask: the weights of the future are exactly 0.",
-        caption=("Weights under the causal mask. Everything above the diagonal is 0; the first query has only "
-                 "itself to look at, so its weight on itself is 1."),
+        title=WORDS.line("mask-causal-weights-title"), caption=WORDS.line("mask-causal-weights-caption"),
     ),
     Figure(
-        "mask-padding", title="Padding mask: no query looks at a padding position.", data=EX_MASK_PADDING.compute,
+        "mask-padding", title=WORDS.line("mask-padding-title"), data=EX_MASK_PADDING.compute,
         render=batch_render, size=(PHONE_WIDTH, 7.4), example=EX_MASK_PADDING,
-        caption=("Weights for a batch of two sequences padded to the same length. The pad columns of the first "
-                 "sequence are 0 for every query. The pad rows are computed too, but their outputs are thrown away."),
+        caption=WORDS.line("mask-padding-caption"),
     ),
     Figure(
-        "mask-combined", title="Padding and causal masks together: the past, and only real tokens.",
-        data=EX_MASK_COMBINED.compute, render=batch_render, size=(PHONE_WIDTH, 7.4), example=EX_MASK_COMBINED,
-        caption=("Weights for the same batch with both masks: a query may look at an earlier or equal position "
-                 "that is not padding. The two masks are combined with a logical and."),
+        "mask-combined", title=WORDS.line("mask-combined-title"), data=EX_MASK_COMBINED.compute, render=batch_render,
+        size=(PHONE_WIDTH, 7.4), example=EX_MASK_COMBINED, caption=WORDS.line("mask-combined-caption"),
     ),
     example_heatmap(
         "mask-window", EX_MASK_WINDOW, "weights", size=(PHONE_WIDTH, 3.3),
-        title="Sliding-window mask: each query sees only its last few tokens.",
-        caption=lambda example: (
-            f"Weights under a sliding window of {example['window']}: query i may look at keys "
-            f"i − {example['window'] - 1} to i. Outside the band every weight is 0."
-        ),
+        title=WORDS.line("mask-window-title"),
+        caption=lambda example: WORDS.line("mask-window-caption", window=example["window"],
+                                           reach=example["window"] - 1),
     ),
 ]

@@ -5,10 +5,13 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, PathPatch, Rectangle
 from matplotlib.path import Path
 
-from ..engine import Example, Figure
+from ..engine import Example, Figure, Words
+from ..engine.examples import key_size
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import BY_HAND_DIGITS, Shown, by_hand, dims, matrix, num, table, vector
 from . import sentences
+
+WORDS = Words("words/output.md")
 
 
 def followed_row(example):
@@ -42,23 +45,18 @@ def output_snippets(example):
     digits, weights, values, sums = weighted_sum_by_hand(w, V, out)
     exact = digits + 1
     rows = [[f"**{t}**", num(wj, digits), *(num(wj * x, exact) for x in vj)] for t, wj, vj in zip(tokens, weights, values)]
-    rows.append(["**sum**", num(sum(weights), digits), *(f"**{num(s, exact)}**" for s in sums)])
-    columns = ["key $j$", "$a_j$", *(f"$a_j v_{{j,{c + 1}}}$" for c in range(d_v))]
+    rows.append([WORDS.line("ex-output-row/sum-row"), num(sum(weights), digits),
+                 *(f"**{num(s, exact)}**" for s in sums)])
+    columns = [WORDS.line("ex-output-row/key-column"), "$a_j$", *(f"$a_j v_{{j,{c + 1}}}$" for c in range(d_v))]
     return {
-        "row": (
-            f"Follow the query “{tokens[i]}” (row {i + 1}). Each value row $v_j$ is multiplied by the weight "
-            f"$a_j$ that “{tokens[i]}” gives key $j$ (the values are the table above), and the {len(tokens)} scaled rows "
-            "are added column by column:\n\n"
-            + table(columns, rows)
-            + f"\nThe last line, to 4 decimals, is the output row of “{tokens[i]}”: "
-            + f"$\\text{{out}}_{{\\text{{{tokens[i]}}}}}$ = [{', '.join(num(s, 4) for s in sums)}].\n"
-        ),
+        "row": WORDS.fill("ex-output-row", token=tokens[i], row=i + 1, n=len(tokens),
+                          table=table(columns, rows).rstrip("\n"), out=", ".join(num(s, 4) for s in sums)) + "\n",
         "v": matrix(V, tokens, dims("", d_v), corner="token", digits=1, trim=True),
         "out": matrix(example["outputs"]["out"], tokens, dims("", d_v), corner="query", digits=4),
     }
 
 
-EX_OUTPUT = Example("ex-output", title="The output of attention on a five-token sentence: weights times values",
+EX_OUTPUT = Example("ex-output", title=WORDS.line("ex-output-title"),
                     data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=output_snippets)
 
 
@@ -80,22 +78,16 @@ def blend_data():
 
 def blend_caption(data):
     tokens, i, top = data["tokens"], data["query"], data["top"]
-    return (
-        f"The output of “{tokens[i]}” built from the values. Each row is one key's value vector vⱼ: its outline is "
-        f"vⱼ as it is, the filled bars are aⱼvⱼ, the value scaled by the weight “{tokens[i]}” gives that key. "
-        f"Adding the filled bars column by column gives the last row, the output; its outline is v of “{tokens[top]}”, "
-        f"which alone carries {num(data['w'][top], 4)} of the weight, so the output is almost that value."
-    )
+    return WORDS.line("output-blend-caption", query=tokens[i], top=tokens[top], weight=num(data["w"][top], 4))
 
 
 def blend_alt(data):
     tokens, i = data["tokens"], data["query"]
-    return (
-        f"Bar rows, one per key, for the query {tokens[i]}: " + "; ".join(
-            f"{t} weight {num(w, 4)}" for t, w in zip(tokens, data["w"])) +
-        f". The output row {vector(data['out'], 4)} is drawn last, next to the value of {tokens[data['top']]}, "
-        f"{vector(data['V'][data['top']], 1)}."
-    )
+    return WORDS.line(
+        "output-blend-alt", query=tokens[i],
+        weights="; ".join(WORDS.line("output-blend-alt/weight", token=t, weight=num(w, 4))
+                          for t, w in zip(tokens, data["w"])),
+        out=vector(data["out"], 4), top=tokens[data["top"]], value=vector(data["V"][data["top"]], 1))
 
 
 def blend_table(data):
@@ -103,12 +95,17 @@ def blend_table(data):
     tokens = data["tokens"]
     d_v = data["V"].shape[1]
     digits, weights, values, sums = weighted_sum_by_hand(data["w"], data["V"], data["out"])
-    rows = [[f"{t} (a_j = {num(w, digits)})", *(Shown(float(w * x), num(w * x, digits + 1)) for x in vj)]
+    rows = [[WORDS.line("output-blend-table/key-row", token=t, weight=num(w, digits)),
+             *(Shown(float(w * x), num(w * x, digits + 1)) for x in vj)]
             for t, w, vj in zip(tokens, weights, values)]
-    rows.append(["output (sum)", *(Shown(float(s), num(s, digits + 1)) for s in sums)])
-    return {"caption": f"The scaled value rows aⱼvⱼ for the query “{tokens[data['query']]}” (each the weight shown "
-                       "times the value to 1 decimal, exactly), and their sum",
-            "columns": ["key", *(f"entry {c + 1}" for c in range(d_v))], "rows": rows}
+    rows.append([WORDS.line("output-blend-table/sum-row"), *(Shown(float(s), num(s, digits + 1)) for s in sums)])
+    return {"caption": WORDS.line("output-blend-table-caption", query=tokens[data["query"]]),
+            "columns": [WORDS.line("output-blend-table/key-column"), *entry_labels(d_v)], "rows": rows}
+
+
+def entry_labels(d_v):
+    """"entry 1" … "entry d_v": the table's columns and the figure's ticks, counted from 1."""
+    return [WORDS.line("output-blend-table/entry-column", entry=c + 1) for c in range(d_v)]
 
 
 def box(x, y, width, height):
@@ -122,7 +119,7 @@ def blend_render(data, ax):
     half = 0.42 / np.abs(np.vstack([V, out[None]])).max()  # the tallest bar fills 0.42 of a row
     width = 0.6
     rows = [(f"{t}\n$a_j = {num(w, 3)}$", v, sv, "#0072B2") for t, w, v, sv in zip(tokens, data["w"], V, scaled)]
-    rows.append(("output", V[top], out, "#D55E00"))
+    rows.append((WORDS.line("output-blend/output-label"), V[top], out, "#D55E00"))
     # Every bar of one kind is one compound path: one SVG element per kind instead of one per bar.
     outlines, fills = [], {colour: [] for *_, colour in rows}
     baselines = []
@@ -141,7 +138,7 @@ def blend_render(data, ax):
                            edgecolor="#000000", linewidth=0.5, alpha=0.5))
     ax.set_xlim(-0.5, d_v - 0.5)
     ax.set_ylim(-n - 0.35 - 0.55, 0.55)
-    ax.set_xticks(range(d_v), labels=[f"entry {c + 1}" for c in range(d_v)], fontsize=10)
+    ax.set_xticks(range(d_v), labels=entry_labels(d_v), fontsize=10)
     ax.xaxis.tick_top()
     ax.tick_params(length=0)
     ax.set_yticks([])
@@ -165,8 +162,7 @@ def permutation_example():
         "seed": sentence.seed,
         "tokens": [sentence.tokens[k] for k in ORDER],
         "order": list(ORDER),
-        "d_k": sentence.d_k,
-        "scale": float(1 / np.sqrt(sentence.d_k)),
+        **key_size(sentence.d_k),
         "inputs": {"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V},
         "steps": steps,
         "outputs": {"out": out, "weights": steps["weights"]},
@@ -179,29 +175,28 @@ def permutation_snippets(example):
     tokens = example["tokens"]
     out, out_before = example["outputs"]["out"], original["outputs"]["out"]
     same = np.allclose(out, out_before[list(order)], rtol=0, atol=1e-12)
-    verdict = (
-        "Row by row the two outputs are the same vectors, to every printed digit (and within 10⁻¹² beyond): "
-        "each token's output moved with the token and nothing else changed."
-        if same else "The rows differ: the claim does not hold for these numbers."
-    )
+    verdict = WORDS.fill("ex-permutation-verdict/same" if same else "ex-permutation-verdict/different")
     return {
-        "order": (
-            f"Shuffle the running sentence into *{' '.join(tokens)}*: the same five token vectors, the same "
-            f"$W_Q$, $W_K$ and $W_V$, in the new order. The output rows before and after:"
-        ),
+        "order": WORDS.fill("ex-permutation-order", sentence=" ".join(tokens)),
         "before": matrix(out_before, original["tokens"], dims("", out.shape[1]), corner="query", digits=4),
         "after": matrix(out, tokens, dims("", out.shape[1]), corner="query", digits=4),
         "verdict": verdict,
     }
 
 
-EX_PERMUTATION = Example("ex-permutation", title="The running sentence shuffled: the output rows move with their tokens",
+EX_PERMUTATION = Example("ex-permutation", title=WORDS.line("ex-permutation-title"),
                          data=permutation_example, snippets=permutation_snippets)
 
 
 # ---------------------------------------------------------------- the shapes of the two products
 
 SHAPE_COLOURS = {"Q": "#0072B2", "Kᵀ": "#E69F00", "scores": "#D55E00", "weights": "#CC79A7", "V": "#009E73", "out": "#56B4E9"}
+# how a matrix is named on the figure: two are words, the rest symbols
+SHAPE_NAMES = {"scores": WORDS.line("output-shapes/scores"), "weights": WORDS.line("output-shapes/weights")}
+
+
+def shape_name(name):
+    return SHAPE_NAMES.get(name, name)
 
 
 def shapes_data():
@@ -220,27 +215,24 @@ def shape_rows(data):
 
 
 def shapes_caption(data):
-    return (
-        "Top: (n × dₖ)(dₖ × n) → n × n, the scores, one per query-key pair; scaling by 1/√dₖ and the softmax "
-        "turn them into the weights, of the same shape. "
-        f"Bottom: (n × n)(n × dᵥ) → n × dᵥ, one output row per query. Drawn for n = {data['n']}, "
-        f"dₖ = {data['d_k']}, dᵥ = {data['d_v']}: one square per number."
-    )
+    return WORDS.line("output-shapes-caption", n=data["n"], d_k=data["d_k"], d_v=data["d_v"])
 
 
 def shapes_alt(data):
     return " ".join(
-        f"{a} ({ra} by {ca}) times {b} ({rb} by {cb}) gives {c} ({rc} by {cc})."
+        WORDS.line("output-shapes-alt/product", left=shape_name(a), left_rows=ra, left_columns=ca, right=shape_name(b),
+                   right_rows=rb, right_columns=cb, result=shape_name(c), result_rows=rc, result_columns=cc)
         for (a, ra, ca), (b, rb, cb), (c, rc, cc) in shape_rows(data)
     )
 
 
 def shapes_table(data):
     return {
-        "caption": "The two products and their shapes",
-        "columns": ["product", "left", "right", "result"],
+        "caption": WORDS.line("output-shapes-table-caption"),
+        "columns": [WORDS.line("output-shapes-table/product-column"), WORDS.line("output-shapes-table/left-column"),
+                    WORDS.line("output-shapes-table/right-column"), WORDS.line("output-shapes-table/result-column")],
         "rows": [
-            [f"{a} · {b}", f"{ra} × {ca}", f"{rb} × {cb}", f"{c}: {rc} × {cc}"]
+            [f"{shape_name(a)} · {shape_name(b)}", f"{ra} × {ca}", f"{rb} × {cb}", f"{shape_name(c)}: {rc} × {cc}"]
             for (a, ra, ca), (b, rb, cb), (c, rc, cc) in shape_rows(data)
         ],
     }
@@ -252,7 +244,7 @@ def draw_matrix(ax, x, y, name, rows, cols):
         for j in range(cols):
             ax.add_patch(Rectangle((x + j, y - i - 1), 1, 1, facecolor=SHAPE_COLOURS[name], alpha=0.55,
                                    edgecolor="#000000", linewidth=0.4))
-    ax.text(x + cols / 2, y + 0.4, name, ha="center", va="bottom", fontsize=11)
+    ax.text(x + cols / 2, y + 0.4, shape_name(name), ha="center", va="bottom", fontsize=11)
     ax.text(x + cols / 2, y - rows - 0.4, f"{rows} × {cols}", ha="center", va="top", fontsize=10)
     return x + cols
 
@@ -277,14 +269,14 @@ def shapes_render(data, ax):
 
 # (label, kind): kind "box" is a layer, "add" the sum with the residual path.
 BLOCK_STEPS = [
-    ("input: n × d_model", "io"),
-    ("layer normalisation", "box"),
-    ("multi-head attention", "attn"),
+    (WORDS.line("output-block/input"), "io"),
+    (WORDS.line("output-block/norm"), "box"),
+    (WORDS.line("output-block/attention"), "attn"),
     ("+", "add"),
-    ("layer normalisation", "box"),
-    ("feed-forward network", "box"),
+    (WORDS.line("output-block/norm"), "box"),
+    (WORDS.line("output-block/feed-forward"), "box"),
     ("+", "add"),
-    ("output: n × d_model", "io"),
+    (WORDS.line("output-block/output"), "io"),
 ]
 FILLS = {"box": "#56B4E9", "attn": "#E69F00", "io": "none", "add": "none"}
 
@@ -294,26 +286,23 @@ def block_data():
 
 
 def block_caption(data):
-    return (
-        "One pre-normalisation transformer block, read from the bottom up. The attention layer mixes "
-        "information between positions; each residual path (the line around a layer) adds the layer's input "
-        "back to its output; the feed-forward network then works on each position on its own. "
-        "(The original transformer normalised after each sum instead of before each layer.)"
-    )
+    return WORDS.line("output-block-caption")
 
 
 def block_alt(data):
-    return "From bottom to top: " + ", then ".join(
-        "add the residual" if kind == "add" else label.replace("n × d_model", "n tokens × the model width")
-        for label, kind in data["steps"]
-    ) + "."
+    said = [WORDS.line("output-block-alt/add") if kind == "add" else
+            label.replace("n × d_model", WORDS.line("output-block-alt/width")) for label, kind in data["steps"]]
+    steps = said[0]
+    for step in said[1:]:
+        steps = WORDS.line("output-block-alt/next", steps=steps, step=step)
+    return WORDS.line("output-block-alt", steps=steps)
 
 
 def block_table(data):
     return {
-        "caption": "The block, bottom to top",
-        "columns": ["step", "what happens"],
-        "rows": [[str(k + 1), "add the residual (the input of the sub-layer)" if kind == "add" else label]
+        "caption": WORDS.line("output-block-table-caption"),
+        "columns": [WORDS.line("output-block-table/step-column"), WORDS.line("output-block-table/what-column")],
+        "rows": [[str(k + 1), WORDS.line("output-block-table/add") if kind == "add" else label]
                  for k, (label, kind) in enumerate(data["steps"])],
     }
 
@@ -343,7 +332,8 @@ def block_render(data, ax):
         ax.plot([0, 2.1, 2.1], [y0, y0, y1], color="#000000", linewidth=1)
         ax.add_patch(FancyArrowPatch((2.1, y1), (0.24, y1), arrowstyle="-|>", mutation_scale=10,
                                      color="#000000", linewidth=1))
-        ax.text(2.2, (y0 + y1) / 2, "residual", rotation=90, ha="left", va="center", fontsize=8)
+        ax.text(2.2, (y0 + y1) / 2, WORDS.line("output-block/residual"), rotation=90, ha="left", va="center",
+                fontsize=8)
         start = k
     ax.set_xlim(-1.8, 2.7)
     ax.set_ylim(-0.5, ys[-1] + 0.5)
@@ -353,12 +343,12 @@ def block_render(data, ax):
 
 ITEMS = [
     EX_OUTPUT,
-    Figure("output-blend", title="The weighted sum as bars: scaled value rows adding up to one output row.",
+    Figure("output-blend", title=WORDS.line("output-blend-title"),
            data=blend_data, render=blend_render, caption=blend_caption, alt=blend_alt, table=blend_table,
            size=(4.4, 4.6)),
     EX_PERMUTATION,
-    Figure("output-shapes", title="The shapes of attention's two products.", data=shapes_data,
+    Figure("output-shapes", title=WORDS.line("output-shapes-title"), data=shapes_data,
            render=shapes_render, caption=shapes_caption, alt=shapes_alt, table=shapes_table, size=(PHONE_WIDTH, 2.9)),
-    Figure("output-block", title="Where attention sits in a transformer block.", data=block_data,
+    Figure("output-block", title=WORDS.line("output-block-title"), data=block_data,
            render=block_render, caption=block_caption, alt=block_alt, table=block_table, size=(PHONE_WIDTH, 4.9)),
 ]

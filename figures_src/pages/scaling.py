@@ -10,11 +10,12 @@ import numpy as np
 
 import attention
 
-from ..engine import BuildError, Figure, Snippets, example_heatmap
+from ..engine import BuildError, Figure, Snippets, Words, example_heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import num
 from .softmax import EX_SOFTMAX
 
+WORDS = Words("words/scaling.md")
 D_K = 2 ** np.arange(0, 11)  # 1, 2, 4, …, 1024
 PAIRS = 4000  # query-key pairs per d_k for the variance
 ROWS = 500  # score rows per d_k for saturation and gradients
@@ -68,23 +69,18 @@ def dk_labels(d_k):
 
 
 def variance_caption(data):
-    return (
-        f"Variance of the dot product of a random query and key (entries of mean 0 and variance 1), "
-        f"{PAIRS} pairs per width dₖ. Unscaled it tracks dₖ; divided by √dₖ it stays near 1."
-    )
+    return WORDS.line("scaling-variance-caption", pairs=PAIRS)
 
 
 def variance_alt(data):
-    return (
-        f"Log-log plot against dₖ from {data['d_k'][0]} to {data['d_k'][-1]}. The unscaled variance rises "
-        f"along the line var = dₖ, reaching {data['unscaled'][-1]:.0f} at dₖ = {data['d_k'][-1]}; the scaled "
-        f"variance stays flat between {data['scaled'].min():.2f} and {data['scaled'].max():.2f}."
-    )
+    return WORDS.line("scaling-variance-alt", first=str(data["d_k"][0]), last=str(data["d_k"][-1]),
+                      unscaled=f"{data['unscaled'][-1]:.0f}", low=f"{data['scaled'].min():.2f}",
+                      high=f"{data['scaled'].max():.2f}")
 
 
 def variance_table(data):
     return {
-        "caption": "Variance of q·k and of q·k/√dₖ",
+        "caption": WORDS.line("scaling-variance-table-caption"),
         "columns": ["dₖ", "var(q·k)", "var(q·k/√dₖ)"],
         "rows": [[int(d), u, s] for d, u, s in zip(data["d_k"], data["unscaled"], data["scaled"])],
     }
@@ -92,43 +88,41 @@ def variance_table(data):
 
 def variance_render(data, ax):
     d_k = data["d_k"]
-    ax.plot(d_k, d_k, color="#9e9e9e", linestyle=":", linewidth=1, label="var = dₖ")
-    ax.plot(d_k, data["unscaled"], marker="o", markersize=4, label="q·k (unscaled)")
-    ax.plot(d_k, data["scaled"], marker="s", markersize=4, label="q·k/√dₖ (scaled)")
+    ax.plot(d_k, d_k, color="#9e9e9e", linestyle=":", linewidth=1, label=WORDS.line("scaling-variance/diagonal-label"))
+    ax.plot(d_k, data["unscaled"], marker="o", markersize=4, label=WORDS.line("scaling-variance/unscaled-label"))
+    ax.plot(d_k, data["scaled"], marker="s", markersize=4, label=WORDS.line("scaling-variance/scaled-label"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_xticks(d_k, labels=dk_labels(d_k))
     ticks = d_k[::2]
     ax.set_yticks(ticks, labels=[str(int(t)) for t in ticks])
     ax.minorticks_off()
-    ax.set_xlabel(r"$d_k$, entries per query and key")
-    ax.set_ylabel("variance of the score")
+    ax.set_xlabel(WORDS.line("scaling-variance/x-label"))
+    ax.set_ylabel(WORDS.line("scaling-variance/y-label"))
     ax.legend(frameon=False)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
 
 def saturation_caption(data):
-    return (
-        f"Rows of {data['n_keys']} random keys against one random query, {ROWS} rows per dₖ. Above: "
-        "the largest weight in a row, on average. Below: the row's entropy in nats. Unscaled rows collapse "
-        "onto one key as dₖ grows; scaled rows stay spread out."
-    )
+    return WORDS.line("scaling-saturation-caption", n_keys=data["n_keys"], rows=ROWS)
 
 
 def saturation_alt(data):
-    return (
-        f"Two panels against dₖ from {data['d_k'][0]} to {data['d_k'][-1]}. The average largest weight climbs "
-        f"from {data['max_unscaled'][0]:.2f} to {data['max_unscaled'][-1]:.2f} without scaling and stays near "
-        f"{data['max_scaled'][-1]:.2f} with it. The average entropy falls from {data['entropy_unscaled'][0]:.2f} "
-        f"to {data['entropy_unscaled'][-1]:.2f} nats without scaling and stays near {data['entropy_scaled'][-1]:.2f} with it."
-    )
+    return WORDS.line(
+        "scaling-saturation-alt", first=str(data["d_k"][0]), last=str(data["d_k"][-1]),
+        max_from=f"{data['max_unscaled'][0]:.2f}", max_to=f"{data['max_unscaled'][-1]:.2f}",
+        max_scaled=f"{data['max_scaled'][-1]:.2f}", entropy_from=f"{data['entropy_unscaled'][0]:.2f}",
+        entropy_to=f"{data['entropy_unscaled'][-1]:.2f}", entropy_scaled=f"{data['entropy_scaled'][-1]:.2f}")
 
 
 def saturation_table(data):
     return {
-        "caption": "Average largest weight and row entropy (nats)",
-        "columns": ["dₖ", "largest weight, unscaled", "largest weight, scaled", "entropy, unscaled", "entropy, scaled"],
+        "caption": WORDS.line("scaling-saturation-table-caption"),
+        "columns": ["dₖ", WORDS.line("scaling-saturation-table/largest-unscaled-column"),
+                    WORDS.line("scaling-saturation-table/largest-scaled-column"),
+                    WORDS.line("scaling-saturation-table/entropy-unscaled-column"),
+                    WORDS.line("scaling-saturation-table/entropy-scaled-column")],
         "rows": [
             [int(d), a, b, c, e]
             for d, a, b, c, e in zip(data["d_k"], data["max_unscaled"], data["max_scaled"],
@@ -140,9 +134,10 @@ def saturation_table(data):
 def saturation_render(data, fig):
     left, right = fig.subplots(2, 1, sharex=True)
     d_k = data["d_k"]
-    for ax, key, label in ((left, "max", "largest weight in a row"), (right, "entropy", "row entropy (nats)")):
-        ax.plot(d_k, data[f"{key}_unscaled"], marker="o", markersize=4, label="unscaled")
-        ax.plot(d_k, data[f"{key}_scaled"], marker="s", markersize=4, label="scaled by 1/√dₖ")
+    for ax, key, label in ((left, "max", WORDS.line("scaling-saturation/largest-label")),
+                           (right, "entropy", WORDS.line("scaling-saturation/entropy-label"))):
+        ax.plot(d_k, data[f"{key}_unscaled"], marker="o", markersize=4, label=WORDS.line("scaling/unscaled-label"))
+        ax.plot(d_k, data[f"{key}_scaled"], marker="s", markersize=4, label=WORDS.line("scaling/scaled-label"))
         ax.set_xscale("log", base=2)
         ax.set_xticks(d_k, labels=dk_labels(d_k))
         ax.set_ylabel(label)
@@ -151,7 +146,8 @@ def saturation_render(data, fig):
     right.set_xlabel(r"$d_k$")
     left.set_ylim(0, 1)
     right.axhline(np.log(data["n_keys"]), color="#9e9e9e", linestyle=":", linewidth=1)
-    right.text(d_k[-1], np.log(data["n_keys"]), f"uniform: ln {data['n_keys']}", ha="right", va="bottom", fontsize=8)
+    right.text(d_k[-1], np.log(data["n_keys"]), WORDS.line("scaling-saturation/uniform-label", n_keys=data["n_keys"]),
+               ha="right", va="bottom", fontsize=8)
     right.set_ylim(0, np.log(data["n_keys"]) * 1.12)
     left.legend(frameon=False, loc="center right")
 
@@ -161,45 +157,39 @@ def gradient_caption(data):
     higher = d_k[unscaled > scaled]
     peak = int(np.argmax(unscaled))
     crossing = int(np.argmax((unscaled < scaled) & (d_k > 1)))
-    return (
-        "The largest entry of the softmax's Jacobian within one row, ∂aⱼ/∂s̃ₗ = aⱼ(δⱼₗ − aₗ), averaged over the "
-        "same random rows as above. Unscaled, the scores grow with dₖ, the row saturates and the slope that "
-        "learning follows dies away; scaled, it holds steady. "
-        f"For dₖ = {int(higher[0])} to {int(higher[-1])} the unscaled slope is the higher one: the largest entry is "
-        "a weight's slope on its own score, aⱼ(1 − aⱼ), which is largest (¼) at aⱼ = ½. Over "
-        f"{data['n_keys']} keys, scores with a spread of 1 leave the top weight small "
-        f"({num(data['max_scaled'][peak])} on average), while the wider unscaled scores push it toward ½: "
-        + ", ".join(f"{num(top[k])} at dₖ = {int(d_k[k])}" for k in range(1, peak + 1))
-        + f", where the slope peaks ({num(unscaled[peak], 4)}). By dₖ = {int(d_k[crossing])} the top weight is "
-        f"{num(top[crossing])}, past ½ on its way to 1, and the slope falls below the scaled one."
-    )
+    return WORDS.line(
+        "scaling-gradient-caption", higher_from=int(higher[0]), higher_to=int(higher[-1]), n_keys=data["n_keys"],
+        scaled_top=num(data["max_scaled"][peak]),
+        climb=", ".join(WORDS.line("scaling-gradient-caption/top", top=num(top[k]), d_k=int(d_k[k]))
+                        for k in range(1, peak + 1)),
+        peak=num(unscaled[peak], 4), crossing=int(d_k[crossing]), crossing_top=num(top[crossing]))
 
 
 def gradient_alt(data):
-    return (
-        f"Log-scale plot against dₖ from {data['d_k'][0]} to {data['d_k'][-1]}. The unscaled gradient falls "
-        f"from {data['grad_unscaled'][0]:.3f} to {data['grad_unscaled'][-1]:.3f}; the scaled one stays between "
-        f"{data['grad_scaled'].min():.3f} and {data['grad_scaled'].max():.3f}."
-    )
+    return WORDS.line(
+        "scaling-gradient-alt", first=str(data["d_k"][0]), last=str(data["d_k"][-1]),
+        unscaled_from=f"{data['grad_unscaled'][0]:.3f}", unscaled_to=f"{data['grad_unscaled'][-1]:.3f}",
+        low=f"{data['grad_scaled'].min():.3f}", high=f"{data['grad_scaled'].max():.3f}")
 
 
 def gradient_table(data):
     return {
-        "caption": "Average largest |∂aⱼ/∂s̃ₗ| within a row",
-        "columns": ["dₖ", "unscaled", "scaled by 1/√dₖ"],
+        "caption": WORDS.line("scaling-gradient-table-caption"),
+        "columns": ["dₖ", WORDS.line("scaling-gradient-table/unscaled-column"),
+                    WORDS.line("scaling-gradient-table/scaled-column")],
         "rows": [[int(d), f"{u:.4f}", f"{s:.4f}"] for d, u, s in zip(data["d_k"], data["grad_unscaled"], data["grad_scaled"])],
     }
 
 
 def gradient_render(data, ax):
     d_k = data["d_k"]
-    ax.plot(d_k, data["grad_unscaled"], marker="o", markersize=4, label="unscaled")
-    ax.plot(d_k, data["grad_scaled"], marker="s", markersize=4, label="scaled by 1/√dₖ")
+    ax.plot(d_k, data["grad_unscaled"], marker="o", markersize=4, label=WORDS.line("scaling/unscaled-label"))
+    ax.plot(d_k, data["grad_scaled"], marker="s", markersize=4, label=WORDS.line("scaling/scaled-label"))
     ax.set_xscale("log", base=2)
     ax.set_xticks(d_k, labels=dk_labels(d_k))
     ax.set_ylim(0, 0.25)
     ax.set_xlabel(r"$d_k$")
-    ax.set_ylabel(r"largest $|\partial a_j / \partial \tilde{s}_l|$ in a row")
+    ax.set_ylabel(WORDS.line("scaling-gradient/y-label"))
     ax.legend(frameon=False)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
@@ -228,38 +218,31 @@ def slider_snippets(data):
     if not full.any() or not short.any():
         raise BuildError("scaling-slider: the page says some rows reach 1 at the slider's end and others stop short; "
                          f"largest weights there: {[num(w) for w in pushed]}")
-    names = [f"“{tokens[i]}”" for i in np.flatnonzero(full)]
-    peaked = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    stops = ", ".join(f"“{tokens[i]}” at {num(pushed[i])}" for i in np.flatnonzero(short))
-    return {"": (
-        "The same thing on the running sentence: the slider above this heatmap multiplies the scale before the "
-        f"softmax (×1 is the $1/\\sqrt{{d_k}}$ of the formula). Drag it right, up to ×{num(data['multiplier'], 0)}, "
-        f"and every row leans further onto its largest score: the most peaked {'row' if len(names) == 1 else 'rows'}, "
-        f"{peaked}, reach{'es' if len(names) == 1 else ''} 1 to 2 decimals, while the others stop short ({stops}). "
-        "Drag it left and the rows flatten.\n"
-    )}
+    names = [WORDS.line("scaling-slider/name", token=tokens[i]) for i in np.flatnonzero(full)]
+    peaked = (WORDS.line("scaling-slider/one-row", names=names[0]) if len(names) == 1 else
+              WORDS.line("scaling-slider/rows", names=WORDS.line("scaling-slider/and", names=", ".join(names[:-1]),
+                                                                 last=names[-1])))
+    stops = ", ".join(WORDS.line("scaling-slider/stop", token=tokens[i], weight=num(pushed[i]))
+                      for i in np.flatnonzero(short))
+    return {"": WORDS.fill("scaling-slider", multiplier=num(data["multiplier"], 0), peaked=peaked, stops=stops) + "\n"}
 
 
 def weights_caption(example):
-    return (
-        f"Attention weights for “{' '.join(example['tokens'])}” at the scale 1/√dₖ = 1/√{example['d_k']}. "
-        "The slider multiplies that scale: to the right each row leans further onto its largest score, to the "
-        "left it flattens toward the uniform 1/n."
-    )
+    return WORDS.line("scaling-weights-caption", sentence=" ".join(example["tokens"]), d_k=example["d_k"])
 
 
 ITEMS = [
-    Figure("scaling-variance", title="The spread of q·k grows with dₖ; dividing by √dₖ holds it at 1.",
+    Figure("scaling-variance", title=WORDS.line("scaling-variance-title"),
            data=dot_variance, render=variance_render, caption=variance_caption, alt=variance_alt,
            table=variance_table, size=(PHONE_WIDTH, 3.4)),
-    Figure("scaling-saturation", title="Without scaling, softmax saturates as dₖ grows: one weight takes everything.",
+    Figure("scaling-saturation", title=WORDS.line("scaling-saturation-title"),
            data=saturation, render=saturation_render, caption=saturation_caption, alt=saturation_alt,
            table=saturation_table, size=(PHONE_WIDTH, 5.0)),
     example_heatmap("scaling-weights", EX_SOFTMAX, "weights", size=(PHONE_WIDTH, 3.2),
-                    title="The running sentence's weights, with the scale in your hands.", caption=weights_caption,
+                    title=WORDS.line("scaling-weights-title"), caption=weights_caption,
                     controls=("modes", "scale", "readout", "softmax")),  # the page that introduces the scale
     Snippets("scaling-slider", data=slider_data, snippets=slider_snippets),
-    Figure("scaling-gradient", title="As scores grow, the softmax's slope shrinks toward zero.",
+    Figure("scaling-gradient", title=WORDS.line("scaling-gradient-title"),
            data=saturation, render=gradient_render, caption=gradient_caption, alt=gradient_alt,
            table=gradient_table, size=(PHONE_WIDTH, 3.4)),
 ]

@@ -4,10 +4,12 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 import attention
 
-from ..engine import Example, Figure, example_heatmap
+from ..engine import Example, Figure, Words, example_heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import Shown, latex_vector, num, table
 from . import sentences
+
+WORDS = Words("words/scores.md")
 
 
 def worked_entry(example):
@@ -22,27 +24,25 @@ def scores_snippets(example):
     q, k = steps["Q"][i], steps["K"][j]
     products = q * k
     rows = [[f"{d + 1}", num(a, 1, True), num(b, 1, True), num(p, 2)] for d, (a, b, p) in enumerate(zip(q, k, products))]
-    rows.append(["**sum**", "", "", f"**{num(products.sum(), 2)}**"])
+    rows.append([WORDS.line("ex-scores-entry/sum-row"), "", "", f"**{num(products.sum(), 2)}**"])
     terms = " + ".join(f"({num(p, 2)})" if p < 0 else num(p, 2) for p in products)
     score, scaled = steps["scores"][i, j], steps["scaled_scores"][i, j]
     d_k = example["d_k"]
-    entry = (
-        f"The largest raw score in the table is query “{tokens[i]}” (row {i + 1}) against key “{tokens[j]}” "
-        f"(column {j + 1}). Its query and key vectors are $q_{{\\text{{{tokens[i]}}}}} = {latex_vector(q, 1, True)}$ and "
-        f"$k_{{\\text{{{tokens[j]}}}}} = {latex_vector(k, 1, True)}$. Multiply entry by entry, then add:\n\n"
-        + table(["entry", f"q ({tokens[i]})", f"k ({tokens[j]})", "product"], rows)
-        + f"\nIn one line: $q_{{\\text{{{tokens[i]}}}}} \\cdot k_{{\\text{{{tokens[j]}}}}}$ = {terms} = {num(score, 2)}.\n\n"
-        + f"Scaling by $1/\\sqrt{{d_k}} = 1/\\sqrt{{{d_k}}} = {num(example['scale'], 2, True)}$ gives "
-        + f"{num(score, 2)} × {num(example['scale'], 2, True)} = **{num(scaled, 3, True)}**, the number in the scaled table.\n"
-    )
-    return {"entry": entry}
+    columns = [WORDS.line("ex-scores-entry/entry-column"), WORDS.line("ex-scores-entry/query-column", token=tokens[i]),
+               WORDS.line("ex-scores-entry/key-column", token=tokens[j]), WORDS.line("ex-scores-entry/product-column")]
+    entry = WORDS.fill(
+        "ex-scores-entry", query=tokens[i], row=i + 1, key=tokens[j], column=j + 1, q=latex_vector(q, 1, True),
+        k=latex_vector(k, 1, True), table=table(columns, rows).rstrip("\n"), terms=terms, score=num(score, 2), d_k=d_k,
+        scale=num(example["scale"], 2, True), scaled=num(scaled, 3, True))
+    return {"entry": entry + "\n"}
 
 
 # ---------------------------------------------------------------- the dot product as arrows
 
 # One query and three keys in two dimensions, small whole numbers so the products are easy to check.
 ARROW_QUERY = (2, 1)
-ARROW_KEYS = (("same direction", (1.2, 0.6)), ("at a right angle", (-1, 2)), ("opposite", (-1.2, -0.6)))
+ARROW_KEYS = ((WORDS.line("scores-arrows/same"), (1.2, 0.6)), (WORDS.line("scores-arrows/right-angle"), (-1, 2)),
+              (WORDS.line("scores-arrows/opposite"), (-1.2, -0.6)))
 
 
 def arrows_data():
@@ -60,29 +60,26 @@ def vector_text(v):
 
 def arrows_caption(data):
     same, right, opposite = data["scores"]
-    return (
-        f"One query q = {vector_text(data['q'])} (thin arrow) and three keys k (thick orange arrows). Pointing the same way, "
-        f"q · k = {num(same, 2, True)}; at a right angle, {num(right, 2, True)}; pointing the opposite way, "
-        f"{num(opposite, 2, True)}: the same size, the other sign. Taken as one row of scores and scaled by "
-        f"1/√dₖ = 1/√{data['d_k']} first, as the formula does, they become " + ", ".join(num(x, 2, True) for x in data["scaled_scores"][:-1])
-        + f" and {num(data['scaled_scores'][-1], 2, True)}, and the softmax gives the first key "
-        f"{num(data['weights'][0], 2)} of the weight."
-    )
+    return WORDS.line(
+        "scores-arrows-caption", q=vector_text(data["q"]), same=num(same, 2, True), right=num(right, 2, True),
+        opposite=num(opposite, 2, True), d_k=data["d_k"],
+        scaled=", ".join(num(x, 2, True) for x in data["scaled_scores"][:-1]),
+        last_scaled=num(data["scaled_scores"][-1], 2, True), weight=num(data["weights"][0], 2))
 
 
 def arrows_alt(data):
-    return "Three small panels, each with the query arrow and one key arrow: " + "; ".join(
-        f"{name}, key {vector_text(k)}, score {num(s, 2, True)}"
-        for name, k, s in zip(data["names"], data["K"], data["scores"])
-    ) + "."
+    return WORDS.line("scores-arrows-alt", panels="; ".join(
+        WORDS.line("scores-arrows-alt/panel", name=name, k=vector_text(k), score=num(s, 2, True))
+        for name, k, s in zip(data["names"], data["K"], data["scores"])))
 
 
 def arrows_table(data):
     q = data["q"]
     return {
-        "caption": "The query, the three keys, their dot products and the scaled scores",
+        "caption": WORDS.line("scores-arrows-table-caption"),
         # the vectors' entries one to a cell (the CSV's numbers), printed as the page writes them: 1.2, −1
-        "columns": ["key", *(f"q{sub}" for sub in "₁₂"), *(f"k{sub}" for sub in "₁₂"), "q · k", f"q · k/√{data['d_k']}"],
+        "columns": [WORDS.line("scores-arrows-table/key-column"), *(f"q{sub}" for sub in "₁₂"),
+                    *(f"k{sub}" for sub in "₁₂"), "q · k", f"q · k/√{data['d_k']}"],
         "rows": [[name, *(Shown(float(x), num(x, 1, True)) for x in (*q, *k)),
                   Shown(float(s), " + ".join(f"({num(a, 1, True)})({num(b, 1, True)})" for a, b in zip(q, k))
                         + f" = {num(s, 2, True)}"),
@@ -133,12 +130,13 @@ def arrows_render(data, fig):
 
 
 OUTLINED_PAIRS = 1  # how many pairs the figure outlines: those whose two scores differ most
-COUNT_WORDS = ("no", "one", "two", "three", "four")
+PAIRS_OUTLINED = ("scores-asymmetry/pairs-0", "scores-asymmetry/pairs-1", "scores-asymmetry/pairs-2",
+                  "scores-asymmetry/pairs-3", "scores-asymmetry/pairs-4")  # the words for 0 to 4 pairs
 
 
 def pairs_outlined(count=OUTLINED_PAIRS):
     """The count the title, the caption and the text alternative give: "one mirror-image pair"."""
-    return f"{COUNT_WORDS[count]} mirror-image pair{'s' if count != 1 else ''}"
+    return WORDS.line(PAIRS_OUTLINED[count])
 
 
 def asymmetric_pairs(example):
@@ -154,27 +152,26 @@ def asymmetric_pairs(example):
 
 def asymmetry_caption(example):
     tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
-    pairs = "; ".join(f"query “{tokens[i]}” against key “{tokens[j]}” scores {num(S[i, j])}, but query "
-                      f"“{tokens[j]}” against key “{tokens[i]}” only {num(S[j, i])}" for i, j in asymmetric_pairs(example))
-    return (
-        f"The raw scores again, with {pairs_outlined()} outlined: {pairs}. The table is not "
-        "symmetric about its diagonal (grey), because a query and a key come from different matrices."
-    )
+    pairs = "; ".join(WORDS.line("scores-asymmetry-caption/pair", query=tokens[i], key=tokens[j], score=num(S[i, j]),
+                                 reverse=num(S[j, i])) for i, j in asymmetric_pairs(example))
+    return WORDS.line("scores-asymmetry-caption", pairs=pairs_outlined(), scores=pairs)
 
 
 def asymmetry_alt(example):
     tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
-    pairs = "; ".join(f"{tokens[i]} to {tokens[j]} is {num(S[i, j])}, {tokens[j]} to {tokens[i]} is {num(S[j, i])}"
-                      for i, j in asymmetric_pairs(example))
-    return f"The five-by-five raw score table with {pairs_outlined()} of cells outlined across the diagonal: {pairs}."
+    pairs = "; ".join(WORDS.line("scores-asymmetry-alt/pair", query=tokens[i], key=tokens[j], score=num(S[i, j]),
+                                 reverse=num(S[j, i])) for i, j in asymmetric_pairs(example))
+    return WORDS.line("scores-asymmetry-alt", pairs=pairs_outlined(), scores=pairs)
 
 
 def asymmetry_table(example):
     tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
     pairs = asymmetric_pairs(example)
     return {
-        "caption": f"The outlined pair{'s' if len(pairs) != 1 else ''}, both ways",
-        "columns": ["query", "key", "score"],
+        "caption": WORDS.line("scores-asymmetry-table-caption/one" if len(pairs) == 1 else
+                              "scores-asymmetry-table-caption/many"),
+        "columns": [WORDS.line("scores-asymmetry-table/query-column"), WORDS.line("scores-asymmetry-table/key-column"),
+                    WORDS.line("scores-asymmetry-table/score-column")],
         "rows": [row for i, j in pairs for row in ([tokens[i], tokens[j], num(S[i, j])], [tokens[j], tokens[i], num(S[j, i])])],
     }
 
@@ -202,39 +199,33 @@ def asymmetry_render(example, ax):
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
     ax.tick_params(length=0, labelsize=10)
-    ax.set_xlabel("keys", fontsize=10)
-    ax.set_ylabel("queries", fontsize=10)
+    ax.set_xlabel(WORDS.line("scores-asymmetry/keys-label"), fontsize=10)
+    ax.set_ylabel(WORDS.line("scores-asymmetry/queries-label"), fontsize=10)
     for spine in ax.spines.values():
         spine.set_visible(False)
 
 
-EX_SCORES = Example("ex-scores", title="Scores for a five-token sentence",
+EX_SCORES = Example("ex-scores", title=WORDS.line("ex-scores-title"),
                     data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=scores_snippets)
 
 ITEMS = [
-    Figure("scores-arrows", title="The dot product of a query and a key in two dimensions, three ways.",
+    Figure("scores-arrows", title=WORDS.line("scores-arrows-title"),
            data=arrows_data, render=arrows_render, caption=arrows_caption, alt=arrows_alt, table=arrows_table,
            size=(4.5, 2.0)),
     EX_SCORES,
     example_heatmap(
         "scores-heatmap", EX_SCORES, "scores", size=(PHONE_WIDTH, 3.2),
-        title="The raw scores QKᵀ of the five-token sentence, one cell per query-key pair.",
-        caption=lambda example: (
-            f"Raw scores QKᵀ for “{' '.join(example['tokens'])}”. Row i is query i, column j is key j; the cell is "
-            "qᵢ · kⱼ. Red cells are above zero, blue cells below, white is zero."
-        ),
+        title=WORDS.line("scores-heatmap-title"),
+        caption=lambda example: WORDS.line("scores-heatmap-caption", sentence=" ".join(example["tokens"])),
         controls=("readout",),
     ),
     example_heatmap(
         "scores-scaled", EX_SCORES, "scaled_scores", size=(PHONE_WIDTH, 3.2),
-        title="The scaled scores QKᵀ/√dₖ of the five-token sentence.",
-        caption=lambda example: (
-            f"The same table divided by √dₖ = √{example['d_k']}, that is multiplied by {example['scale']:g}: "
-            "the pattern stays, the numbers shrink. These are the numbers the softmax receives."
-        ),
+        title=WORDS.line("scores-scaled-title"),
+        caption=lambda example: WORDS.line("scores-scaled-caption", d_k=example["d_k"], scale=f"{example['scale']:g}"),
         controls=("readout",),
     ),
-    Figure("scores-asymmetry", title=f"The score table is not symmetric: {pairs_outlined()} outlined.",
+    Figure("scores-asymmetry", title=WORDS.line("scores-asymmetry-title", pairs=pairs_outlined()),
            data=EX_SCORES.compute, render=asymmetry_render, caption=asymmetry_caption, alt=asymmetry_alt,
            table=asymmetry_table, size=(3.8, 3.4)),
 ]

@@ -11,6 +11,8 @@ import numpy as np
 
 import attention
 
+from ..engine.examples import key_size
+
 
 @dataclass(frozen=True)
 class Sentence:
@@ -78,8 +80,7 @@ def self_attention_example(sentence, mask=None, **extra):
     return {
         "seed": sentence.seed,
         "tokens": list(sentence.tokens),
-        "d_k": sentence.d_k,
-        "scale": float(1 / np.sqrt(sentence.d_k)),
+        **key_size(sentence.d_k),
         **extra,
         "inputs": inputs,
         "steps": steps,

@@ -1,11 +1,13 @@
 """Softmax (docs/softmax.md): scores become weights, a peaked row and a flat row, and every row's entropy."""
 import numpy as np
 
-from ..engine import Example, Figure
+from ..engine import Example, Figure, Words
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import num, rounding_note, softmax_by_hand, table
 from . import sentences
+
+WORDS = Words("words/softmax.md")
 
 
 def peaked_and_flat(example):
@@ -21,14 +23,16 @@ def row_table(example, i):
     hand = softmax_by_hand(s, w)  # every column from the printed column before it
     rows = [[f"**{t}**", num(a, 3), *printed]
             for t, a, *printed in zip(tokens, s, hand["exponentials"], hand["weights"], hand["entropy_terms"])]
-    rows.append(["**total**", "", hand["total"], hand["weight_total"], f"**{hand['entropy']}**"])
+    rows.append([WORDS.line("ex-softmax-row/total-row"), "", hand["total"], hand["weight_total"],
+                 f"**{hand['entropy']}**"])
     exact = num(steps["entropy"][i], 4)
     # the last column is worked from the printed a_j, so that it checks out by hand; say so where its total
     # then differs from the entropy at full precision (the JSON's, and the summary's)
     note = ("" if hand["entropy"] == exact else
-            f"\nThe last column is worked from the printed $a_j$, so its total, {hand['entropy']}, differs "
-            f"slightly from the entropy at full precision, {exact}.\n")
-    return table(["key $j$", "$\\tilde{s}_j$", "$e^{\\tilde{s}_j - \\tilde{s}_{\\max}}$", "$a_j$", "$-a_j \\ln\\, a_j$"], rows) + note
+            "\n" + WORDS.fill("ex-softmax-row/note", total=hand["entropy"], exact=exact) + "\n")
+    columns = [WORDS.line("ex-softmax-row/key-column"), "$\\tilde{s}_j$", "$e^{\\tilde{s}_j - \\tilde{s}_{\\max}}$", "$a_j$",
+               "$-a_j \\ln\\, a_j$"]
+    return table(columns, rows) + note
 
 
 def softmax_snippets(example):
@@ -38,15 +42,12 @@ def softmax_snippets(example):
     return {
         "peaked": row_table(example, peaked),
         "flat": row_table(example, flat),
-        "summary": (
-            f"The row of “{tokens[peaked]}” is the most peaked in the table: entropy "
-            f"{num(entropy[peaked])} nats. The row of “{tokens[flat]}” is the flattest: {num(entropy[flat])} nats, "
-            f"close to the ceiling $\\ln\\, {n} \\approx {num(np.log(n))}$ that an even split over {n} keys would reach."
-        ),
+        "summary": WORDS.fill("ex-softmax-summary", peaked=tokens[peaked], peaked_entropy=num(entropy[peaked]),
+                              flat=tokens[flat], flat_entropy=num(entropy[flat]), n=n, ceiling=num(np.log(n))),
     }
 
 
-EX_SOFTMAX = Example("ex-softmax", title="Softmax weights and row entropies of a five-token sentence",
+EX_SOFTMAX = Example("ex-softmax", title=WORDS.line("ex-softmax-title"),
                      data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=softmax_snippets)
 
 
@@ -64,22 +65,21 @@ def rows_data():
 
 
 def row_label(data, k):
-    return f"query “{data['tokens'][data['rows'][k]]}”, entropy {num(data['entropy'][k])} nats"
+    return WORDS.line("softmax-rows/row-label", token=data["tokens"][data["rows"][k]], entropy=num(data["entropy"][k]))
 
 
 def rows_caption(data):
     return (
-        f"The most peaked row of the heatmap ({row_label(data, 0)}) and the flattest ({row_label(data, 1)}). "
-        f"Each bar is one key's weight; the bars of a row add up to 1. "
+        WORDS.line("softmax-rows-caption", peaked=row_label(data, 0), flat=row_label(data, 1)) + " "
         + rounding_note(data["weights"], [data["tokens"][i] for i in data["rows"]])
     ).strip()
 
 
 def rows_alt(data):
     parts = [
-        f"Bar chart for {row_label(data, k)}: " + ", ".join(
-            f"{t} {num(w)}" for t, w in zip(data["tokens"], data["weights"][k])
-        ) + "."
+        WORDS.line("softmax-rows-alt/row", row=row_label(data, k), weights=", ".join(
+            WORDS.line("softmax-rows-alt/weight", token=t, weight=num(w))
+            for t, w in zip(data["tokens"], data["weights"][k])))
         for k in range(2)
     ]
     return " ".join(parts)
@@ -87,12 +87,15 @@ def rows_alt(data):
 
 def rows_table(data):
     return {
-        "caption": "Scaled scores and weights of the two rows",
-        "columns": ["row", *data["tokens"], "entropy"],
+        "caption": WORDS.line("softmax-rows-table-caption"),
+        "columns": [WORDS.line("softmax-rows-table/row-column"), *data["tokens"],
+                    WORDS.line("softmax-rows-table/entropy-column")],
         "rows": [
-            [f"{kind} of “{data['tokens'][data['rows'][k]]}”", *values, data["entropy"][k] if kind == "weights" else ""]
+            [WORDS.line(kind, token=data["tokens"][data["rows"][k]]), *values,
+             data["entropy"][k] if kind == "softmax-rows-table/weights-row" else ""]
             for k in range(2)
-            for kind, values in (("scores", data["scaled_scores"][k]), ("weights", data["weights"][k]))
+            for kind, values in (("softmax-rows-table/scores-row", data["scaled_scores"][k]),
+                                 ("softmax-rows-table/weights-row", data["weights"][k]))
         ],
     }
 
@@ -108,7 +111,7 @@ def rows_render(data, fig):
         ax.set_ylim(0, 1.25)  # head-room above a bar near 1 for its label; the axis itself ends at 1, the largest weight
         ax.set_yticks([0, 0.5, 1], labels=[num(t, 1, True) for t in (0, 0.5, 1)])
         ax.spines["left"].set_bounds(0, 1)
-        ax.set_ylabel("weight")
+        ax.set_ylabel(WORDS.line("softmax-rows/weight-label"))
         ax.set_title(row_label(data, k))
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
@@ -121,17 +124,15 @@ def entropy_data():
 
 def entropy_caption(data):
     n = len(data["tokens"])
-    return (
-        f"Left: the weights, one row per query. Right: each row's entropy in nats, from 0 (all weight on one key) "
-        f"to ln {n} ≈ {num(np.log(n))} (the dotted line: weight spread evenly over all {n} keys)."
-    )
+    return WORDS.line("softmax-entropy-caption", n=n, ceiling=num(np.log(n)))
 
 
 def entropy_table(data):
     tokens = data["tokens"]
     return {
-        "caption": "Attention weights and row entropy (nats)",
-        "columns": ["query \\ key", *tokens, "entropy"],
+        "caption": WORDS.line("softmax-entropy-table-caption"),
+        "columns": [WORDS.line("softmax-entropy-table/corner"), *tokens,
+                    WORDS.line("softmax-entropy-table/entropy-column")],
         "rows": [[t, *row, h] for t, row, h in zip(tokens, data["weights"], data["entropy"])],
     }
 
@@ -154,7 +155,7 @@ def entropy_render(data, fig):
     bars.set_xticks([0, 1])
     bars.xaxis.tick_top()
     bars.xaxis.set_label_position("top")
-    bars.set_xlabel("entropy")
+    bars.set_xlabel(WORDS.line("softmax-entropy/entropy-label"))
     for side in ("right", "bottom", "left"):
         bars.spines[side].set_visible(False)
     return drawn
@@ -162,9 +163,9 @@ def entropy_render(data, fig):
 
 ITEMS = [
     EX_SOFTMAX,
-    Figure("softmax-rows", title="A peaked row and a flat row of the same heatmap.", data=rows_data,
+    Figure("softmax-rows", title=WORDS.line("softmax-rows-title"), data=rows_data,
            render=rows_render, caption=rows_caption, alt=rows_alt, table=rows_table, size=(PHONE_WIDTH, 4.4)),
-    Figure("softmax-entropy", title="Every row of weights with its entropy beside it.", data=entropy_data,
+    Figure("softmax-entropy", title=WORDS.line("softmax-entropy-title"), data=entropy_data,
            render=entropy_render, caption=entropy_caption, table=entropy_table, size=(PHONE_WIDTH, 2.9), example=EX_SOFTMAX,
            controls=("modes", "scale", "readout", "softmax", "entropy")),
 ]
