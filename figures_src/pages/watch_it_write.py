@@ -5,11 +5,13 @@ The model and its training are `attention/decoder.py`. `make train` trains it on
 commits the parameters to data/trained/write-decoder.json (figures_src/trained.py); this module reads them, checks
 what the page claims (exact match on 1,000 held-out strings, the job head's share, the model without positions),
 publishes its parameters with their byte count and SHA-256, and draws the training curve and one run.
+
+The page's words are words/watch-it-write.md; the widget's markup, with its own words, is
+docs/widgets/watch-it-write/template.html (and preset.html, one preset's button). This module fills both with data.
 """
 import functools
 import gzip
 import hashlib
-import html
 import json
 import math
 from pathlib import Path
@@ -19,10 +21,11 @@ from threadpoolctl import threadpool_limits
 
 from attention import attention_cost, decoder
 
-from ..engine import BuildError, Example, Figure, Snippets
+from ..engine import BuildError, Example, Figure, Snippets, Template, Words
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import matrix, num, table, vector
+from ..engine.words import Filled
 from ..trained import Trained
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,14 +36,18 @@ HELD_OUT = 1000
 PRESETS = {"3 1 4 1 5 9": [3, 1, 4, 1, 5, 9], "2 7 1 8 2 8": [2, 7, 1, 8, 2, 8], "0 0 1 2 3 4": [0, 0, 1, 2, 3, 4]}
 SHOWN = PRESETS["3 1 4 1 5 9"]
 STEP_SHOWN = 2  # ex-decode-step writes output digit 2 (counted from 0; the page says the third)
-ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth"]  # output digits, as the page counts them
+ORDINALS = ["ordinal/1", "ordinal/2", "ordinal/3", "ordinal/4", "ordinal/5", "ordinal/6"]  # WORDS: output digit 0, 1, …
 INPUT_DECIMALS = 2  # ex-decode-step's printed inputs are its inputs
 ACCURACY_FLOOR = 0.99
 SHARE_FLOOR = 0.95
 BYTES_PER_NUMBER = 8  # the page's JavaScript keeps K and V as Float64Array, as numpy's float64
 WEIGHTS_LIMIT = 200_000  # bytes, gzipped
-NUMBER_WORDS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}  # the recap's "one string in five"
+NUMBER_WORDS = {3: "number/3", 4: "number/4", 5: "number/5", 6: "number/6", 7: "number/7",
+                8: "number/8"}  # the recap's "one string in five": sections of WORDS
 LATE_STEPS = 100  # the training curve's caption gives the range of the last steps' loss without positions
+WORDS = Words("words/watch-it-write.md")
+WIDGET = Template("docs/widgets/watch-it-write/template.html")  # the widget's markup and words; Python fills in data
+PRESET = Template("docs/widgets/watch-it-write/preset.html")  # one preset string's button
 
 
 def claim(holds, what):
@@ -120,64 +127,43 @@ def dot_products(n, cached):
 
 # ---------------------------------------------------------------- the widget and the page's numbers
 
+def head_label(layer, head):
+    return WORDS.line("head", layer=layer + 1, head=head + 1)  # counted from 1, as everywhere a reader looks
+
+
+def presets():
+    """The preset buttons: a preset's name is its digits, spaced."""
+    return Filled("".join(PRESET.html(digits="".join(map(str, digits)), name=name).strip()
+                          for name, digits in PRESETS.items()))
+
+
 def page_snippets(data):
     layer, head = data["job_head"]
-    presets = "".join(f'<button type="button" data-preset="{"".join(map(str, digits))}">{html.escape(name)}</button>'
-                      for name, digits in PRESETS.items())
-    integrity = hashlib.sha256(data["weights_file"]).hexdigest()
-    widget = f"""<div class="aih-write" id="aih-write" data-model="{data['weights_name']}" data-sha256="{integrity}" data-bytes="{len(data['weights_file'])}" data-layer="{layer}" data-head="{head}" data-length="{CONFIG.length}">
-<form class="aih-write__form" data-slot="form" novalidate>
-<label for="aih-write-digits">{CONFIG.length} digits</label>
-<input type="text" id="aih-write-digits" name="digits" inputmode="numeric" pattern="\\s*(?:[0-9]\\s*){{{CONFIG.length}}}" autocomplete="off" value="{''.join(map(str, SHOWN))}">
-<button type="submit" data-slot="run">Generate</button>
-<label class="aih-write__switch"><input type="checkbox" name="recompute" data-slot="recompute"> recompute everything (no cache)</label>
-<p class="aih-write__presets">Or pick one: {presets}</p>
-</form>
-<p class="aih-write__status" data-slot="status" role="status">Generate needs JavaScript.</p>
-<p class="aih-write__print">Online, you can run the model yourself; here is one run, computed when the site was built.</p>
-<div data-slot="results" hidden>
-<p>Written: <output data-slot="tokens"></output></p>
-<p class="aih-write__caption" id="aih-write-grid-caption">Head {head + 1} of layer {layer + 1}: one row per step, the weights of the token just read on every token so far; the cells right of the diagonal, tokens not yet read, are masked and left blank.</p>
-<div class="aih-write__grid" tabindex="0" role="region" aria-labelledby="aih-write-grid-caption">
-<table class="aih-write__table" data-slot="grid" aria-labelledby="aih-write-grid-caption"></table>
-</div>
-<div class="aih-write__steps" tabindex="0" role="region" aria-label="Cost of each step">
-<table class="aih-write__table">
-<caption>Each step: the token read, the token written, the KV cache's size after the step and the query–key dot products the step computed ({CONFIG.n_layers} layers × {CONFIG.n_heads} heads).</caption>
-<thead><tr><th scope="col">Step</th><th scope="col">Reads</th><th scope="col">Writes</th><th scope="col">KV cache (bytes)</th><th scope="col">Dot products</th></tr></thead>
-<tbody data-slot="steps"></tbody>
-</table>
-</div>
-</div>
-</div>"""
+    widget = WIDGET.html(
+        model=data["weights_name"], sha256=hashlib.sha256(data["weights_file"]).hexdigest(),
+        bytes=len(data["weights_file"]), layer=layer, head=head, length=CONFIG.length, digits="".join(map(str, SHOWN)),
+        presets=presets(), head_number=head + 1, layer_number=layer + 1, layers=CONFIG.n_layers, heads=CONFIG.n_heads)
     L = CONFIG.length
     share = data["shares"][layer, head]
     layer_shares = data["shares"][layer]
     claim(len(layer_shares) == 2 and all(layer_shares >= SHARE_FLOOR),
           f"both heads of layer {layer + 1} point at the source digit (at least {SHARE_FLOOR:.0%} of the steps each)")
-    results = (
-        f"Trained for {TRAINING.steps:,} steps on batches of {TRAINING.batch} random strings, the model writes "
-        f"{num(100 * data['accuracy'], 1, trim=True)}% of {HELD_OUT:,} held-out strings (never drawn in training) exactly "
-        f"reversed. Both heads of layer {layer + 1} point at the source digit being written, digit ${L + 1} - t$ when "
-        f"writing digit $t$; head {head + 1} does so most reliably, at {num(100 * share, 1, trim=True)}% of the output "
-        "steps of those strings, and we call it the job head. "
-        f"The same model trained the same way without position embeddings writes only "
-        f"{num(100 * data['blind_accuracy'], 1, trim=True)}% of them right: attention compares keys by content alone and "
-        "[cannot tell their order](output.md#word-order-attention-alone-cannot-see-it) (it is permutation-equivariant), "
-        "so all that tells one source digit's place from another's is what the causal mask lets each one see."
-    )
-    rows = [[f"layer {l + 1}, head {h + 1}", f"{num(100 * data['shares'][l, h], 1)}%"]
+    results = WORDS.fill(
+        "watch-it-write-results", steps=f"{TRAINING.steps:,}", batch=TRAINING.batch,
+        accuracy=num(100 * data["accuracy"], 1, trim=True), held_out=f"{HELD_OUT:,}", layer=layer + 1, source=L + 1,
+        head=head + 1, share=num(100 * share, 1, trim=True),
+        blind_accuracy=num(100 * data["blind_accuracy"], 1, trim=True))
+    rows = [[head_label(l, h), f"{num(100 * data['shares'][l, h], 1)}%"]
             for l in range(CONFIG.n_layers) for h in range(CONFIG.n_heads)]
-    shares = table(["Head", "Steps whose largest weight is on the source digit"], rows)
-    counts = table(["Step (tokens read)", "KV cache (bytes)", "Dot products, cached", "Dot products, recomputed"],
+    shares = table([WORDS.line("watch-it-write-shares/head"), WORDS.line("watch-it-write-shares/share")], rows)
+    columns = ("watch-it-write-counts/step", "watch-it-write-counts/cache", "watch-it-write-counts/cached",
+               "watch-it-write-counts/recomputed")
+    counts = table([WORDS.line(column) for column in columns],
                    [[n, f"{cache_bytes(n):,}", dot_products(n, True), dot_products(n, False)]
                     for n in range(1, CONFIG.n_positions + 1)])
-    size = (
-        f"The model's parameters are {len(data['weights_file']):,} bytes of JSON ({data['gzipped']:,} gzipped): "
-        f"[download them]({data['weights_name']}); the page checks their SHA-256 before it uses them."
-    )
-    job = (f"To write output digit $t$ it must look at source digit ${L + 1} - t$ (counting back from digit {L}; "
-           "$N - t + 1$ for $N$ digits).\n")
+    size = WORDS.fill("watch-it-write-size", bytes=f"{len(data['weights_file']):,}", gzipped=f"{data['gzipped']:,}",
+                      file=data["weights_name"])
+    job = WORDS.fill("watch-it-write-job", source=L + 1, length=L)
     recap_claims(data["blind_accuracy"])
     return {"": widget, "results": results, "shares": shares, "counts": counts, "size": size, "job": job}
 
@@ -190,7 +176,7 @@ def recap_claims(blind_accuracy):
     one_in = round(1 / blind_accuracy)
     claim(one_in in NUMBER_WORDS, f"in its recap that the model without positions reverses about one string in a few "
           f"(it reverses {blind_accuracy:.1%}, one in {1 / blind_accuracy:.1f})")
-    recap = f"the model reverses only about one string in {NUMBER_WORDS[one_in]}."
+    recap = WORDS.line("watch-it-write-recap", count=WORDS.line(NUMBER_WORDS[one_in]))
     claim(recap in (ROOT / "docs" / PAGE).read_text(encoding="utf-8"),
           f"in its recap that {recap!r} (it reverses {blind_accuracy:.1%}; write that in the recap)")
     guess = 1 / math.factorial(CONFIG.length)
@@ -206,11 +192,11 @@ def public_files(data):
 
 def curve_render(data, ax):
     steps = np.arange(1, TRAINING.steps + 1)
-    ax.plot(steps, data["loss"], label="with positions")
-    ax.plot(steps, data["blind_loss"], label="without positions")
+    ax.plot(steps, data["loss"], label=WORDS.line("write-training/with"))
+    ax.plot(steps, data["blind_loss"], label=WORDS.line("write-training/without"))
     ax.set_yscale("log")
-    ax.set_xlabel("training step")
-    ax.set_ylabel("loss (nats)")
+    ax.set_xlabel(WORDS.line("write-training/x"))
+    ax.set_ylabel(WORDS.line("write-training/y"))
     ax.legend(frameon=False)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
@@ -224,25 +210,26 @@ def late_blind_loss(data):
     return blind.min(), blind.max()
 
 
-def curve_caption(data):
+def curve_numbers(data):
+    """The numbers the training curve's caption and alt text print."""
     low, high = late_blind_loss(data)
-    return (f"The mean loss of each training batch ({TRAINING.batch} strings), on a log scale. With positions it falls "
-            f"from {num(data['loss'][0], 2)} to {num(data['loss'][-1], 6)}; without, it falls from "
-            f"{num(data['blind_loss'][0], 2)} only to between {num(low, 2)} and {num(high, 2)} over the last "
-            f"{LATE_STEPS} steps ({num(data['blind_loss'][-1], 2)} at the last step).")
+    return {"first": num(data["loss"][0], 2), "last": num(data["loss"][-1], 6),
+            "blind_first": num(data["blind_loss"][0], 2), "low": num(low, 2), "high": num(high, 2), "late": LATE_STEPS,
+            "blind_last": num(data["blind_loss"][-1], 2)}
+
+
+def curve_caption(data):
+    return WORDS.line("write-training-caption", batch=TRAINING.batch, **curve_numbers(data))
 
 
 def curve_alt(data):
-    low, high = late_blind_loss(data)
-    return (f"Two loss curves over {TRAINING.steps} steps. The model with positions falls from {num(data['loss'][0], 2)} "
-            f"to {num(data['loss'][-1], 6)}; the model without positions falls from {num(data['blind_loss'][0], 2)} and "
-            f"then swings between {num(low, 2)} and {num(high, 2)} over the last {LATE_STEPS} steps, ending at "
-            f"{num(data['blind_loss'][-1], 2)}.")
+    return WORDS.line("write-training-alt", steps=TRAINING.steps, **curve_numbers(data))
 
 
 def curve_table(data):
     steps = sorted({*range(0, TRAINING.steps, 50), TRAINING.steps - 1})
-    return {"caption": "Loss every fiftieth step and the last", "columns": ["step", "with positions", "without positions"],
+    columns = ("write-training-table/step", "write-training/with", "write-training/without")
+    return {"caption": WORDS.line("write-training-table"), "columns": [WORDS.line(column) for column in columns],
             "rows": [[s + 1, f"{data['loss'][s]:.6f}", f"{data['blind_loss'][s]:.4f}"] for s in steps]}
 
 
@@ -257,11 +244,8 @@ def run_render(data, ax):
 def run_caption(data):
     layer, head = data["job_head"]
     written = "".join(decoder.SYMBOLS[t] for t in data["run"]["tokens"][CONFIG.length + 1:])
-    return (f"Head {head + 1} of layer {layer + 1} while the model reverses {''.join(map(str, SHOWN))} into {written}, "
-            "computed when the site was built: one row per step, the row of the token just read (rows name the token's "
-            "place in the sequence, counted from 1, and the token; columns the place). The cells right of the diagonal are the tokens not yet "
-            "read, masked: their weight is 0. From the separator on, "
-            "each row's largest weight sits on the source digit the step writes.")
+    return WORDS.line("write-run-caption", head=head + 1, layer=layer + 1, source="".join(map(str, SHOWN)),
+                      written=written)
 
 
 def run_claims(data):
@@ -276,7 +260,7 @@ def run_claims(data):
 
 
 ITEMS_FIGURES = [
-    Figure("write-training", title="The training curves of the model with and without positions.",
+    Figure("write-training", title=WORDS.line("write-training-title"),
            data=trained, render=curve_render, caption=curve_caption, alt=curve_alt, table=curve_table,
            size=(PHONE_WIDTH, 3.0)),
 ]
@@ -335,11 +319,11 @@ def agreement_snippets(data):
     claim(10.0**exponent <= AGREEMENT_TOLERANCE,
           f"that the training-style pass and the cached decode differ by less than {AGREEMENT_TOLERANCE:g}")
     return {
-        "table": table(["Row", "Reads", "Cached decode", "Training pass", "Names"], rows),
-        "largest": (f"Over all {n} rows, the {n} × {vocab} = {n * vocab:,} logits and the weights of all {heads} heads, "
-                    f"the largest difference between the two passes is below $10^{{{exponent}}}$. That is the rounding "
-                    "of 64-bit floating-point numbers (float64): the same sums, added in another order, differ in "
-                    "their last bits.\n"),
+        "table": table([WORDS.line(column) for column in ("write-agree-table/row", "write-agree-table/reads",
+                                                          "write-agree-table/decode", "write-agree-table/training",
+                                                          "write-agree-table/names")], rows),
+        "largest": WORDS.fill("write-agree-largest", rows=n, vocab=vocab, logits=f"{n * vocab:,}", heads=heads,
+                              exponent=str(exponent)),
     }
 
 
@@ -446,25 +430,22 @@ def decode_step_snippets(example):
     step_number = example["position"] + 1  # the Generate table counts steps from 1, by the token they read
     differences = rounding_differences(example)
     return {
-        "intro": f"The step that reads the {ORDINALS[STEP_SHOWN - 1]} output digit and writes the {ORDINALS[STEP_SHOWN]}, in the job head (step {step_number} "
-                 f"in the Generate table: it reads {example['tokens'][0]} and writes {example['symbols'][chosen]}). "
-                 "Its numbers are the model's rounded to two decimals, and everything after them is computed from the "
-                 "rounded numbers, so that each line can be redone by hand. The model's own numbers, unrounded, differ "
-                 f"from these by less than {differences['scores']} in a score, {differences['weights']} in a weight "
-                 f"and {differences['logits']} in a logit, and write the same digit.\n",
-        "query": f"New query row $q_{{{step_number}}}$: " + vector(inputs["Q"][0], INPUT_DECIMALS) + "\n",
+        "intro": WORDS.fill("ex-decode-step-intro", reads_digit=WORDS.line(ORDINALS[STEP_SHOWN - 1]),
+                            writes_digit=WORDS.line(ORDINALS[STEP_SHOWN]), step=step_number, reads=example["tokens"][0],
+                            writes=example["symbols"][chosen], scores=differences["scores"],
+                            weights=differences["weights"], logits=differences["logits"]),
+        "query": WORDS.fill("ex-decode-step-query", step=step_number, row=vector(inputs["Q"][0], INPUT_DECIMALS)),
         "keys": matrix(inputs["K"], keys, dims, corner="$K$", digits=INPUT_DECIMALS),
         "values": matrix(inputs["V"], keys, dims, corner="$V$", digits=INPUT_DECIMALS),
         "scores": matrix(np.stack([step["scores"][0], step["scaled_scores"][0], step["weights"][0]]),
-                         score_rows(step_number), keys, corner="key $j$", digits=4),
-        "out": "The head's output, the weights times the value rows (computed from the weights before they were rounded): "
-               + vector(step["out"][0], 4) + "\n",
+                         score_rows(step_number), keys, corner=WORDS.line("ex-decode-step-scores"), digits=4),
+        "out": WORDS.fill("ex-decode-step-out", row=vector(step["out"][0], 4)),
         "logits": matrix(np.stack([inputs["logits_rest"], example["outputs"]["logits"][0]]).T, symbols,
-                         ["rest of the model", "logits"], corner="symbol", digits=INPUT_DECIMALS),
-        "w_ou": matrix(inputs["W_OU"], dims, symbols, corner="$W_O$ rows · $W_U$", digits=INPUT_DECIMALS),
-        "token": f"The largest logit is {num(example['outputs']['logits'][0][chosen], INPUT_DECIMALS)}, for "
-                 f"“{example['symbols'][chosen]}”: the step writes {example['symbols'][chosen]}, with "
-                 f"{n} dot products in this head instead of the {n * n} of recomputing all {n} rows.\n",
+                         [WORDS.line("ex-decode-step-logits/rest"), WORDS.line("ex-decode-step-logits/logits")],
+                         corner=WORDS.line("ex-decode-step-logits/symbol"), digits=INPUT_DECIMALS),
+        "w_ou": matrix(inputs["W_OU"], dims, symbols, corner=WORDS.line("ex-decode-step-w-ou"), digits=INPUT_DECIMALS),
+        "token": WORDS.fill("ex-decode-step-token", logit=num(example["outputs"]["logits"][0][chosen], INPUT_DECIMALS),
+                            symbol=example["symbols"][chosen], cached=n, recomputed=n * n, rows=n),
     }
 
 
@@ -473,13 +454,13 @@ def score_rows(step_number):
     return [f"$q_{{{step_number}}} \\cdot k_j$", f"$q_{{{step_number}}} \\cdot k_j / \\sqrt{{d_k}}$", f"$a_{{{step_number}j}}$"]
 
 
-EX_DECODE_STEP = Example("ex-decode-step", title="One decoding step of the job head, with the KV cache",
+EX_DECODE_STEP = Example("ex-decode-step", title=WORDS.line("ex-decode-step-title"),
                          data=decode_step_example, snippets=decode_step_snippets)
 
 ITEMS = [
     Snippets("watch-it-write", data=trained, snippets=page_snippets, public=public_files),
     *ITEMS_FIGURES,
-    Figure("write-run", title="The job head's weights while the model writes, one row per step.",
+    Figure("write-run", title=WORDS.line("write-run-title"),
            data=run_data, render=run_render, caption=run_caption, size=(PHONE_WIDTH, PHONE_WIDTH)),
     Snippets("write-agree", data=agreement_data, snippets=agreement_snippets),
     EX_DECODE_STEP,
