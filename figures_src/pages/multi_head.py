@@ -4,12 +4,14 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 import attention
 
-from ..engine import BuildError, Example, Figure, Snippets, example_heatmap
+from ..engine import BuildError, Example, Figure, Snippets, Words, example_heatmap
+from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH, weights_colorbar
 from ..engine.text import by_hand, dims, is_tie, matrix, num, table
 from . import sentences
 
+WORDS = Words("words/multi-head.md")
 SEED = 100
 N_HEADS = 2
 
@@ -34,8 +36,7 @@ def multi_head_example():
         "seed": SEED,
         "tokens": list(sentence.tokens),
         "n_heads": N_HEADS,
-        "d_k": d_k,
-        "scale": float(1 / np.sqrt(d_k)),
+        **key_size(d_k),
         "inputs": {"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_O": W_O},
         "steps": {
             "Q": Q,
@@ -91,42 +92,28 @@ def multi_head_snippets(example):
         claim(np.allclose(steps[name], inputs["X"] @ per_head, rtol=0, atol=1e-12),
               f"head g's {name} is X times its own W_{name}")
     digits = concat_digits(steps["concat"], inputs["W_O"], example["outputs"]["out"])
+    token, row = WORDS.line("multi-head-corner/token"), WORDS.line("multi-head-corner/row")
     return {
-        "shapes": (
-            f"Here $d_{{\\text{{model}}}} = {d_model}$ and $h = {n_heads}$ heads, so each head works with "
-            f"$d_k = d_v = {d_model}/{n_heads} = {d_k}$ columns. Head $g$ (counted from 1) has its own "
-            f"$W_Q^{{(g)}}$, $W_K^{{(g)}}$ and $W_V^{{(g)}}$, each ${d_model} \\times {d_k}$, and so its own "
-            "$Q_g = XW_Q^{(g)}$, $K_g$ and $V_g$. "
-            "Head $g$ is attention on its own columns, "
-            "$\\text{head}_g = \\mathrm{softmax}\\big(Q_g K_g^{\\text{T}} / \\sqrt{d_k}\\big)\\, V_g$, "
-            f"and its output is $n \\times d_v = {n} \\times {d_k}$; side by side they make a "
-            f"${n} \\times {d_model}$ table again, which $W_O$ (${d_model} \\times {d_model}$) mixes into the "
-            "layer's output."
-        ),
-        "x": matrix(inputs["X"], tokens, dims("", d_model), corner="token", digits=0, trim=True),
-        **{f"w_{name.lower()}": matrix(inputs[f"W_{name}"], dims("", d_model), columns, corner="row", digits=1, trim=True)
+        "shapes": WORDS.fill("ex-multi-head-shapes", d_model=d_model, n_heads=n_heads, d_k=d_k, n=n),
+        "x": matrix(inputs["X"], tokens, dims("", d_model), corner=token, digits=0, trim=True),
+        **{f"w_{name.lower()}": matrix(inputs[f"W_{name}"], dims("", d_model), columns, corner=row, digits=1, trim=True)
            for name in ("Q", "K", "V")},
-        "w_o": matrix(inputs["W_O"], columns, dims("", d_model), corner="row", digits=1, trim=True),
-        "concat": matrix(steps["concat"], tokens, columns, corner="token", digits=digits),
-        "concat-note": (
-            f"Each head's columns are its weights times its $V_g$. They are printed to {digits} decimals, enough "
-            f"that these numbers times $W_O$ give the output below to {OUT_DIGITS} decimals by hand."
-        ),
-        "out": matrix(example["outputs"]["out"], tokens, dims("", d_model), corner="token", digits=OUT_DIGITS),
+        "w_o": matrix(inputs["W_O"], columns, dims("", d_model), corner=row, digits=1, trim=True),
+        "concat": matrix(steps["concat"], tokens, columns, corner=token, digits=digits),
+        "concat-note": WORDS.fill("ex-multi-head-concat-note", digits=digits, out_digits=OUT_DIGITS),
+        "out": matrix(example["outputs"]["out"], tokens, dims("", d_model), corner=token, digits=OUT_DIGITS),
     }
 
 
-EX_MULTI_HEAD = Example("ex-multi-head", title="Two heads attending over the same five-token sentence",
+EX_MULTI_HEAD = Example("ex-multi-head", title=WORDS.line("ex-multi-head-title"),
                         data=multi_head_example, snippets=multi_head_snippets)
 
 
 def heads_caption(example):
     n_heads = len(example["steps"]["weights"])
-    which = "Both heads'" if n_heads == 2 else f"All {n_heads} heads'"
-    return (
-        f"{which} weights over the same sentence, one above the other, each computed from its own dₖ = {example['d_k']} "
-        "columns of Q, K and V. Colour only; each head's numbers follow below."
-    )
+    which = (WORDS.line("multi-head-heads-caption/both") if n_heads == 2 else
+             WORDS.line("multi-head-heads-caption/all", heads=n_heads))
+    return WORDS.line("multi-head-heads-caption", which=which, d_k=example["d_k"])
 
 
 def heads_render(example, fig):
@@ -136,7 +123,7 @@ def heads_render(example, fig):
     axes = fig.subplots(len(weights), 1)
     drawn = [
         heatmap(ax, head_weights, example["tokens"], example["tokens"], quantity="weights", panel=f"h{h}", head=h,
-                title=f"head {h + 1}", show_values=False, colorbar=False, fontsize=10)
+                title=WORDS.line("multi-head-head-label", head=h + 1), show_values=False, colorbar=False, fontsize=10)
         for h, (ax, head_weights) in enumerate(zip(axes, weights))
     ]
     weights_colorbar(fig, axes)
@@ -144,10 +131,8 @@ def heads_render(example, fig):
 
 
 def head_caption(head):
-    return lambda example: (
-        f"Head {head + 1} of {example['n_heads']}: its own weights over the same sentence, computed from "
-        f"its own dₖ = {example['d_k']} columns of Q, K and V."
-    )
+    return lambda example: WORDS.line("multi-head-head-caption", head=head + 1, heads=example["n_heads"],
+                                      d_k=example["d_k"])
 
 
 # ---------------------------------------------------------------- the diagram: split, heads, concatenate, W_O
@@ -162,33 +147,32 @@ def diagram_data():
 
 
 def diagram_steps(data):
+    """[(step, what and which shape)]: each a words section "step | text"."""
     n, d, h, d_k = data["n"], data["d_model"], data["n_heads"], data["d_k"]
-    return [
-        ("project", f"XW_Q, XW_K, XW_V: each {n} × {d}, from X ({n} × {d}) and W ({d} × {d})"),
-        ("split", f"columns {d_k}(g − 1) + 1 to {d_k}g go to head g: {h} heads of {n} × {d_k}"),
-        ("attend", f"each head g: softmax(Q_g K_gᵀ/√{d_k}) V_g, its weights {n} × {n}, its output {n} × {d_k}"),
-        ("concatenate", f"the {h} outputs side by side: {n} × {h * d_k}"),
-        ("mix", f"times W_O ({d} × {d}): the layer's output, {n} × {d}"),
+    steps = [
+        WORDS.line("multi-head-diagram-step/project", n=n, d=d),
+        WORDS.line("multi-head-diagram-step/split", n=n, h=h, d_k=d_k),
+        WORDS.line("multi-head-diagram-step/attend", n=n, d_k=d_k),
+        WORDS.line("multi-head-diagram-step/concatenate", n=n, h=h, width=h * d_k),
+        WORDS.line("multi-head-diagram-step/mix", n=n, d=d),
     ]
+    return [tuple(step.split(" | ")) for step in steps]
 
 
 def diagram_caption(data):
     n, d, h, d_k = data["n"], data["d_model"], data["n_heads"], data["d_k"]
-    return (
-        f"Multi-head attention with the example's shapes, read from the top: n = {n} tokens of width {d}, "
-        f"h = {h} heads of dₖ = {d_k}. Colour marks which columns belong to which head; one square per number. "
-        "Each head attends with its own columns of Q, K and V only; W_O is the one step that mixes the heads."
-    )
+    return WORDS.line("multi-head-diagram-caption", n=n, d=d, h=h, d_k=d_k)
 
 
 def diagram_alt(data):
-    steps = [(step, text.replace("XW_Q, XW_K, XW_V", "Q, K and V, X times each projection").replace("W_O", "the output projection"))
-             for step, text in diagram_steps(data)]
-    return "From top to bottom: " + "; ".join(f"{step}: {text}" for step, text in steps) + "."  # plain text, no <sub>
+    """The steps in plain text (no <sub>), the projections named in words."""
+    n, d, h, d_k = data["n"], data["d_model"], data["n_heads"], data["d_k"]
+    return WORDS.line("multi-head-diagram-alt", n=n, d=d, h=h, d_k=d_k, width=h * d_k)
 
 
 def diagram_table(data):
-    return {"caption": "The steps and their shapes", "columns": ["step", "what and which shape"],
+    return {"caption": WORDS.line("multi-head-diagram-table-caption"),
+            "columns": WORDS.line("multi-head-diagram-table-columns").split(" | "),
             "rows": [[step, text] for step, text in diagram_steps(data)]}
 
 
@@ -231,20 +215,20 @@ def diagram_render(data, ax):
     head_gap = (width - h * d_k) / h
     for i in range(h):
         x = head_gap / 2 + i * (d_k + head_gap)
-        grid(ax, x, top2, n, d_k, colours[i:i + 1], label=f"head {i + 1}")
+        grid(ax, x, top2, n, d_k, colours[i:i + 1], label=WORDS.line("multi-head-head-label", head=i + 1))
         for k in range(3):  # head i takes its columns of Q, K and V
             arrow(ax, (k * (d + gap) + (i + 0.5) * d_k, top - n - 1.3), (x + d_k / 2, top2 + 1.3))
     # Row 3: concatenate, then W_O.
     top3 = top2 - n - 4.2
     x_concat = 0.0
-    grid(ax, x_concat, top3, n, d, colours, label="concatenated")
+    grid(ax, x_concat, top3, n, d, colours, label=WORDS.line("multi-head-diagram-concatenated"))
     for i in range(h):
         x = head_gap / 2 + i * (d_k + head_gap)
         arrow(ax, (x + d_k / 2, top2 - n - 1.3), (x_concat + (i + 0.5) * d_k, top3 + 1.3))
     ax.text(d + 0.5 * gap, top3 - n / 2, "×", ha="center", va="center", fontsize=14)
     grid(ax, d + gap, top3, d, d, ("#9e9e9e",), label="$W_O$")
     ax.text(2 * d + 1.5 * gap, top3 - n / 2, "=", ha="center", va="center", fontsize=14)
-    grid(ax, 2 * d + 2 * gap, top3, n, d, ("#D55E00",), label="output")
+    grid(ax, 2 * d + 2 * gap, top3, n, d, ("#D55E00",), label=WORDS.line("multi-head-diagram-output"))
     ax.set_xlim(-0.5, width + 0.5)
     ax.set_ylim(top3 - d - 1.4, top + 1.6)
     ax.set_aspect("equal")
@@ -303,32 +287,24 @@ def batched_snippets(data):
     n_heads, d_k = data["n_heads"], data["d_k"]
     Q = data["heads_first"]["Q"]
     key_t = np.swapaxes(data["heads_first"]["K"], -1, -2)
-    rows = [
-        ["the batch", "`X`", f"{shape(data['X'])}"],
-        ["project (and so for $K$, $V$)", "`P = X @ W_Q`", f"{shape(data['X'])} × {shape(data['W_O'])} → {shape(data['projected'])}"],
-        ["cut the last axis into heads", f"`P.reshape({batch}, {n}, {n_heads}, {d_k})`", f"{shape(data['cut'])}"],
-        ["heads before tokens: $Q$", "`.swapaxes(1, 2)`", f"{shape(Q)}"],
-        ["scores, every head at once", "`S = Q @ K.swapaxes(-1, -2)`", f"{shape(Q)} × {shape(key_t)} → {shape(data['scores'])}"],
-        ["weights, each row a softmax", f"`A = softmax(S / np.sqrt({d_k}))`", f"{shape(data['weights'])}"],
-        ["the heads' outputs", "`Y = A @ V`", f"{shape(data['weights'])} × {shape(data['heads_first']['V'])} → {shape(data['heads'])}"],
-        ["tokens before heads", "`Y.swapaxes(1, 2)`", f"{shape(data['tokens_first'])}"],
-        ["glue the heads", f"`.reshape({batch}, {n}, {d_model})`", f"{shape(data['concat'])}"],
-        ["mix", "`@ W_O`", f"{shape(data['concat'])} × {shape(data['W_O'])} → {shape(data['out'])}"],
-    ]
     columns = head_columns(n_heads, d_k)
     parts = {
-        "steps": table(["step", "code", "shape"], rows, align=["---", "---", "---"]),
-        "setting": (
-            f"One sentence of $n = {n}$ tokens makes a batch of 1: $X$ becomes {shape(data['X'])}, "
-            f"(batch, $n$, $d_{{\\text{{model}}}}$). With {n_heads} heads of $d_k = {d_k}$ the layer runs as follows; "
-            "every shape below is the shape of the array the build computed."
-        ),
+        # every shape the table prints is the shape of an array computed above
+        "steps": WORDS.fill("multi-head-batched-steps", x=shape(data["X"]), w=shape(data["W_O"]),
+                            projected=shape(data["projected"]), batch=batch, n=n, n_heads=n_heads, d_k=d_k,
+                            cut=shape(data["cut"]), q=shape(Q), key_t=shape(key_t), scores=shape(data["scores"]),
+                            weights=shape(data["weights"]), v=shape(data["heads_first"]["V"]), heads=shape(data["heads"]),
+                            tokens_first=shape(data["tokens_first"]), d_model=d_model, concat=shape(data["concat"]),
+                            out=shape(data["out"])) + "\n",
+        "setting": WORDS.fill("multi-head-batched-setting", n=n, x=shape(data["X"]), n_heads=n_heads, d_k=d_k),
     }
+    token = WORDS.line("multi-head-corner/token")
     for name in "QKV":
         for h in range(n_heads):
             parts[f"{name.lower()}-h{h + 1}"] = matrix(data["heads_first"][name][0, h], data["tokens"],
-                                                         columns[h * d_k:(h + 1) * d_k], corner="token", digits=1, trim=True,
-                                                         caption=f"{name}, head {h + 1}")  # plain text, as the tabs
+                                                         columns[h * d_k:(h + 1) * d_k], corner=token, digits=1, trim=True,
+                                                         caption=WORDS.line("multi-head-batched-matrix", name=name,
+                                                                            head=h + 1))  # plain text, as the tabs
     return parts
 
 
@@ -351,8 +327,7 @@ def cross_attention_example():
         "seed": DECODER_SEED,
         "tokens": list(DECODER_TOKENS),
         "key_tokens": list(encoder.tokens),
-        "d_k": encoder.d_k,
-        "scale": float(1 / np.sqrt(encoder.d_k)),
+        **key_size(encoder.d_k),
         "inputs": {"X": X, "memory": memory, "W_Q": W_Q, "W_K": W_K, "W_V": W_V},
         "steps": {"Q": Q, "K": K, "V": V, "scores": attention.scores(Q, K),
                   "scaled_scores": attention.scaled_scores(Q, K), "weights": weights,
@@ -368,32 +343,23 @@ def cross_snippets(example):
     w_rows, w_cols = example["inputs"]["W_Q"].shape
     claim(all(example["inputs"][f"W_{name}"].shape == (w_rows, w_cols) for name in "KV"),
           "cross-attention's W_Q, W_K and W_V have one shape")
+    query = WORDS.line("multi-head-corner/query")
     return {
-        "shapes": (
-            f"Here the decoder has written $n_q = {n_q}$ tokens, *{' '.join(tokens)}*, and the encoder has read "
-            f"the running sentence, $n_k = {n_k}$ tokens. The queries come from the decoder's vectors "
-            rf"(${n_q} \times {d_model}$), the keys and values from the encoder's (${n_k} \times {d_model}$), "
-            rf"through the same ${w_rows} \times {w_cols}$ $W_Q$, $W_K$, $W_V$ as on [Queries, keys and values](qkv.md): "
-            rf"$Q$ is ${n_q} \times {d_k}$, $K$ and $V$ "
-            rf"are ${n_k} \times {d_k}$ (the running sentence's keys and values exactly), the score table is "
-            rf"${n_q} \times {n_k}$, and the output has one row per decoder token, ${n_q} \times {d_k}$."
-        ),
-        "x": matrix(example["inputs"]["X"], tokens, dims("x", d_model), corner="token", digits=0, trim=True),
-        "q": matrix(steps["Q"], tokens, dims("", d_k), corner="query", digits=1, trim=True),
-        "out": matrix(example["outputs"]["out"], tokens, dims("", d_k), corner="query", digits=4),
+        "shapes": WORDS.fill("ex-cross-attention-shapes", n_q=n_q, tokens=" ".join(tokens), n_k=n_k, d_model=d_model,
+                             rows=w_rows, columns=w_cols, d_k=d_k),
+        "x": matrix(example["inputs"]["X"], tokens, dims("x", d_model), corner=WORDS.line("multi-head-corner/token"),
+                    digits=0, trim=True),
+        "q": matrix(steps["Q"], tokens, dims("", d_k), corner=query, digits=1, trim=True),
+        "out": matrix(example["outputs"]["out"], tokens, dims("", d_k), corner=query, digits=4),
     }
 
 
-EX_CROSS = Example("ex-cross-attention", title="Cross-attention: three decoder tokens reading a five-token sentence",
+EX_CROSS = Example("ex-cross-attention", title=WORDS.line("ex-cross-attention-title"),
                    data=cross_attention_example, snippets=cross_snippets)
 
 
 def cross_caption(example):
-    return (
-        f"Cross-attention weights: {len(example['tokens'])} decoder queries (rows) over the encoder's "
-        f"{len(example['key_tokens'])} keys (columns), brighter for more weight. The table is not square; every row "
-        "still adds up to 1."
-    )
+    return WORDS.line("cross-attention-caption", queries=len(example["tokens"]), keys=len(example["key_tokens"]))
 
 
 def cross_render(example, ax):
@@ -423,38 +389,33 @@ def cost_snippets(data):
             for h, c in data["rows"]]
     same = all(c[key] == costs[0][key] for c in costs for key in ("params", "projection_macs", "attention_macs"))
     if same:
-        verdict = (
-            "Every row has the same parameter count and the same multiply-adds — "
-            f"{costs[0]['projection_macs']:,} in the four projections and {costs[0]['attention_macs']:,} in the two "
-            "attention products, whatever $h$ is. The score tables are another matter: every head keeps its own "
-            f"$n \\times n$ table, so there are $h \\cdot n^2$ scores, from {costs[0]['score_entries']:,} with one head "
-            f"to {costs[-1]['score_entries']:,} with {data['rows'][-1][0]}. More heads cost no parameters and no "
-            "multiply-adds, but their score tables take memory in proportion to $h$."
-        )
+        verdict = WORDS.fill("multi-head-cost-verdict", projection=f"{costs[0]['projection_macs']:,}",
+                             attention=f"{costs[0]['attention_macs']:,}", fewest=f"{costs[0]['score_entries']:,}",
+                             most=f"{costs[-1]['score_entries']:,}", heads=data["rows"][-1][0])
     else:
-        verdict = "The rows differ: the claim does not hold for these settings."
+        verdict = WORDS.fill("multi-head-cost-verdict/differ")
     return {
-        "table": table(["heads $h$", "$d_k$", "parameters", "multiply-adds", "scores $h \\cdot n^2$"], rows),
-        "setting": f"$d_{{\\text{{model}}}} = {COST_D_MODEL}$ and a sequence of $n = {COST_N}$ tokens (no biases):",
+        "table": table(WORDS.line("multi-head-cost-table").split(" | "), rows),
+        "setting": WORDS.fill("multi-head-cost-setting", d_model=COST_D_MODEL, n=COST_N),
         "verdict": verdict,
     }
 
 
 ITEMS = [
-    Figure("multi-head-diagram", title="Multi-head attention: project, split into heads, attend, concatenate, mix with the output projection.",
+    Figure("multi-head-diagram", title=WORDS.line("multi-head-diagram-title"),
            data=diagram_data, render=diagram_render, caption=diagram_caption, alt=diagram_alt, table=diagram_table,
            size=(4.4, 5.2)),
     EX_MULTI_HEAD,
-    Figure("multi-head-heads", title="The heads of the multi-head example, one above the other.", data=EX_MULTI_HEAD.compute,
+    Figure("multi-head-heads", title=WORDS.line("multi-head-heads-title"), data=EX_MULTI_HEAD.compute,
            render=heads_render, caption=heads_caption, size=(PHONE_WIDTH, 6.4)),
     *(
         example_heatmap(f"multi-head-h{head}", EX_MULTI_HEAD, "weights", head=head, size=(PHONE_WIDTH, 3.2),
-                        title=f"Multi-head attention, head {head + 1}: its weights.", caption=head_caption(head))
+                        title=WORDS.line("multi-head-head-title", head=head + 1), caption=head_caption(head))
         for head in range(N_HEADS)
     ),
     Snippets("multi-head-batched", data=batched_data, snippets=batched_snippets),
     Snippets("multi-head-cost", data=cost_data, snippets=cost_snippets),
     EX_CROSS,
-    Figure("cross-attention", title="Cross-attention weights: decoder tokens over the encoder's tokens.",
+    Figure("cross-attention", title=WORDS.line("cross-attention-title"),
            data=EX_CROSS.compute, render=cross_render, caption=cross_caption, size=(4.4, 2.6)),
 ]

@@ -5,6 +5,7 @@ The page counts a token's position p as the number of tokens before it (the firs
 formulas have it); entries and pairs are counted from 1. Every chain of arithmetic is printed from the numbers
 it shows and checked here against the library's own values.
 """
+import functools
 from decimal import ROUND_HALF_EVEN, Decimal
 
 import matplotlib as mpl
@@ -15,12 +16,13 @@ from matplotlib.patches import Circle, FancyArrowPatch
 import attention
 from attention.positions import frequencies
 
-from ..engine import BuildError, Example, Figure, Snippets
+from ..engine import BuildError, Example, Figure, Snippets, Words
 from ..engine.heatmap import SCORE_CMAP, CellImage, heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import MINUS, num, table, vector
 
 BASE = 10000  # the library's default, the original transformer's and RoFormer's
+WORDS = Words("words/positions.md")
 
 # ---------------------------------------------------------------- by hand, from the printed numbers
 
@@ -91,18 +93,11 @@ def sinusoidal_snippets(data):
     first, last = num(omega[0], 4, trim=True), num(omega[-1], 4, trim=True)
     return {
         "distance": distance_sentence(pe),
-        "table": (
-            f"With d = {TABLE_D} there are {TABLE_D // 2} pairs, and the frequencies are {frequencies_line}. "
-            f"The first {TABLE_POSITIONS} position vectors, one per row, to {TABLE_DIGITS} decimals:\n\n"
-            + table(columns, rows)
-        ),
-        "step": (
-            f"Take p = {p} and pair {pair}, entries {2 * pair - 1} and {2 * pair}. The angle is "
-            f"p{omega_label(pair)} = {p} × {w_text} = {angle_text} radians, and sin {angle_text} = {sin_text}, "
-            f"cos {angle_text} = {cos_text}: entries {2 * pair - 1} and {2 * pair} of the row p = {p}. Pair 1 "
-            f"turns {first} radian per position and pair {TABLE_D // 2} only {last}, so the first entries change fast from one position to the next and the last ones hardly at "
-            "all, like the second, minute and hour hands of a clock.\n"
-        ),
+        "table": WORDS.fill("positions-sinusoidal-table", d=TABLE_D, pairs=TABLE_D // 2, frequencies=frequencies_line,
+                            positions=TABLE_POSITIONS, digits=TABLE_DIGITS, table=table(columns, rows)),
+        "step": WORDS.fill("positions-sinusoidal-step", p=p, pair=pair, first_entry=2 * pair - 1, second_entry=2 * pair,
+                           omega=omega_label(pair), frequency=w_text, angle=angle_text, sin=sin_text, cos=cos_text,
+                           fastest=first, last_pair=TABLE_D // 2, slowest=last) + "\n",
     }
 
 
@@ -118,12 +113,7 @@ def distance_sentence(pe):
         raise BuildError(f"positions: the position pairs {DISTANCE_PAIRS} are not equally far apart with equal dot "
                          f"products: {dots}")
     same = " = ".join(f"$\\text{{PE}}_{a} \\cdot \\text{{PE}}_{b}$" for a, b in DISTANCE_PAIRS)
-    return (
-        "One property points ahead to RoPE. In each pair r, sin pωᵣ · sin p′ωᵣ + cos pωᵣ · cos p′ωᵣ = "
-        "cos (p − p′)ωᵣ, so the dot "
-        f"product of two position vectors depends only on how far apart the positions are: {same} = "
-        f"{num(dots[0], 3)}, for positions {gaps.pop()} apart.\n"
-    )
+    return WORDS.fill("positions-sinusoidal-distance", equal_dots=same, dot=num(dots[0], 3), distance=gaps.pop()) + "\n"
 
 
 def map_data():
@@ -143,8 +133,8 @@ def map_render(data, ax):
     ax.set_yticks(ticks_y, labels=[str(t) for t in ticks_y])
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
-    ax.set_xlabel("entry of the position vector")
-    ax.set_ylabel("position p")
+    ax.set_xlabel(WORDS.line("positions-sinusoidal-map-xlabel"))
+    ax.set_ylabel(WORDS.line("positions-sinusoidal-map-ylabel"))
     ax.tick_params(length=2)
     bar = ax.figure.colorbar(mpl.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, fraction=0.046, pad=0.04)
     bar.outline.set_visible(False)
@@ -160,28 +150,19 @@ def slowest_turn(data):
 
 def map_caption(data):
     n, d = data["pe"].shape
-    return (
-        f"Sinusoidal position vectors for p = 0 to {n - 1} (rows), d = {d} (columns). Red is +1, blue −1. "
-        f"Each pair of columns is a sine and a cosine of one angle; from left to right the angles turn more "
-        f"slowly, until the last pair turns by only {num(slowest_turn(data), 3)} radians over all {n} positions. "
-        "No two rows are the same."
-    )
+    return WORDS.line("positions-sinusoidal-map-caption", last=n - 1, d=d, turn=num(slowest_turn(data), 3), positions=n)
 
 
 def map_alt(data):
     n, d = data["pe"].shape
-    return (
-        f"A grid of {n} rows (positions) by {d} columns (entries) in red and blue. The leftmost columns "
-        "alternate quickly between red and blue going down; further right the stripes get wider, and the "
-        "rightmost columns are nearly one colour from top to bottom."
-    )
+    return WORDS.line("positions-sinusoidal-map-alt", positions=n, d=d)
 
 
 def map_table(data):
     pe = data["pe"]
     return {
-        "caption": "Sinusoidal position vectors: one row per position p, one column per entry",
-        "columns": ["p \\ entry"] + [str(c + 1) for c in range(pe.shape[1])],
+        "caption": WORDS.line("positions-sinusoidal-map-table-caption"),
+        "columns": [WORDS.line("positions-sinusoidal-map-table-corner")] + [str(c + 1) for c in range(pe.shape[1])],
         "rows": [[str(p)] + list(row) for p, row in enumerate(pe)],
     }
 
@@ -216,12 +197,10 @@ def rope_data():
         "seed": ROPE_SEED,
         "d_k": ROPE_D,
         "base": BASE,
-        "pairing": "interleaved, as in RoFormer: entries (1, 2), (3, 4), ... counted from 1; (0, 1), (2, 3) in code",
+        "pairing": WORDS.line("ex-rope-pairing"),
         "positions": positions.tolist(),
         "frequencies": omega.tolist(),
-        "note": ("inputs.Q is one query and inputs.K one key. steps.angles[p][r] = p × frequencies[r], pair r "
-                 "counted from 0 here; row p of steps.Q_rotated is the query turned to position p, row p′ of steps.K_rotated the key "
-                 "turned to position p′, and steps.scores[p][p′] their dot product, which depends on p − p′ only."),
+        "note": WORDS.line("ex-rope-note"),
         "inputs": {"Q": q, "K": k},
         "steps": {"angles": positions[:, None] * omega, "Q_rotated": Q_rotated, "K_rotated": K_rotated, "scores": S},
         "outputs": {"scores": S},
@@ -299,14 +278,12 @@ def rope_snippets(example):
     omega_texts = [num(w, 4, trim=True) for w in omega]
     if any(abs(float(printed_value(t)) - w) > 1e-15 for t, w in zip(omega_texts, omega)):
         raise BuildError(f"ex-rope: the frequencies {list(omega)} do not print exactly with 4 decimals")
-    setup = (
-        f"One query $q = {latex(q)}$ and one key $k = {latex(k)}$, with $d_k = {len(q)}$: "
-        f"{pairs} pairs. Pair 1 (entries 1 and 2) turns at $\\omega_1 = {omega_texts[0]}$ radian per position, "
-        f"pair 2 (entries 3 and 4) at $\\omega_2 = {BASE}^{{-2/{len(q)}}}$ = {omega_texts[1]}.\n"
-    )
+    setup = WORDS.fill("ex-rope-setup", q=latex(q), k=latex(k), d_k=len(q), pairs=pairs, first=omega_texts[0],
+                       base=BASE, second=omega_texts[1]) + "\n"
 
-    def turn_part(name, x, p, turned_row):
-        v = name[0]  # the symbol: q or k
+    def turn_part(v, x, p, turned_row):
+        """v: the symbol, q or k."""
+        name = WORDS.line("ex-rope-turn/query" if v == "q" else "ex-rope-turn/key")
         where = "p" if v == "q" else "p′"  # the query's position is p, the key's p′
         where_tex = "p" if v == "q" else "p'"
         hand = turn_by_hand(x, angles[p], turned_row)
@@ -316,39 +293,31 @@ def rope_snippets(example):
             if Decimal(p) * printed_value(omega_texts[i]) != printed_value(angle_rows[i][1].split(" = ")[1]):
                 raise BuildError(f"ex-rope: {angle_rows[i][1]} does not hold exactly")
         entry_rows = [[str(c + 1), hand["terms"][c], f"**{hand['turned'][c]}**"] for c in range(len(x))]
-        return (
-            f"The {name} at {where} = {p}: pair $r$ turns by $\\theta = {where_tex}\\,\\omega_r$ radians.\n\n"
-            + table(["pair", f"angle θ = {where}ωᵣ", "cos θ", "sin θ", "−sin θ"], angle_rows)
-            + f"\nThen pair $r$ becomes the two turned entries $\\hat{{{v}}}_{{2r-1}} = {v}_{{2r-1}}\\cos\\theta + {v}_{{2r}}(-\\sin\\theta)$ and "
-            + f"$\\hat{{{v}}}_{{2r}} = {v}_{{2r-1}}\\sin\\theta + {v}_{{2r}}\\cos\\theta$, written as sums of products:\n\n"
-            + table(["entry", "products, added", f"$\\hat{{{v}}}$, {name} at {where} = {p}"], entry_rows)
-        ), hand["turned"]
+        angle_columns = WORDS.line("ex-rope-turn/angle-columns", where=where).split(" | ")
+        entry_columns = WORDS.line("ex-rope-turn/entry-columns", v=v, name=name, where=where, p=p).split(" | ")
+        return WORDS.fill("ex-rope-turn", name=name, where=where, p=p, where_tex=where_tex, v=v,
+                          angles=table(angle_columns, angle_rows).rstrip("\n"),
+                          entries=table(entry_columns, entry_rows)), hand["turned"]
 
-    turn_q, q_turned = turn_part("query", q, m, Q_rotated[m])
-    turn_k, k_turned = turn_part("key", k, n, K_rotated[n])
+    turn_q, q_turned = turn_part("q", q, m, Q_rotated[m])
+    turn_k, k_turned = turn_part("k", k, n, K_rotated[n])
     products, total = dot_by_hand(q_turned, k_turned, S[m, n])
     dot_rows = [[str(c + 1), a, b, p] for c, (a, b, p) in enumerate(zip(q_turned, k_turned, products))]
-    dot_rows.append(["**sum**", "", "", f"**{total}**"])
+    dot_rows.append([WORDS.line("ex-rope-score/sum"), "", "", f"**{total}**"])
     norms = (np.linalg.norm(q), np.linalg.norm(Q_rotated[m]), np.linalg.norm(k), np.linalg.norm(K_rotated[n]))
     if abs(norms[0] - norms[1]) > 1e-12 or abs(norms[2] - norms[3]) > 1e-12:
         raise BuildError(f"ex-rope: turning changed a length: {norms}")
-    score = (
-        f"The score of the query at p = {m} against the key at p′ = {n}, entry by entry:\n\n"
-        + table(["entry", f"$\\hat{{q}}$ at p = {m}", f"$\\hat{{k}}$ at p′ = {n}", "product"], dot_rows)
-        + f"\nTurning changes no length: q is {num(norms[0], 4)} long before and after, k {num(norms[2], 4)}.\n"
-    )
+    score = WORDS.fill("ex-rope-score", m=m, n=n, q_length=num(norms[0], 4), k_length=num(norms[2], 4),
+                       table=table(WORDS.line("ex-rope-score/columns", m=m, n=n).split(" | "), dot_rows).rstrip("\n")) + "\n"
     rows, shown = offset_rows(S)
     spread = diagonal_spread(S)
     if spread > 10.0 ** -EQUAL_DECIMALS:
         raise BuildError(f"ex-rope: two scores with the same p − p′ differ by {spread}")
-    same = [pair for pair in OFFSETS[m - n] if pair != (m, n)]
-    offsets = (
-        table(["query at p", "key at p′", "p − p′", "score"], rows)
-        + f"\nThe pair worked out above, ({m}, {n}), scores {shown[m - n]}, and so do "
-        + " and ".join(f"({a}, {b})" for a, b in same)
-        + f": the same offset p − p′ = {num(m - n, 0)}, the same score. Across the whole {len(S)} × {len(S)} table, "
-        + f"two scores with the same offset agree to at least {EQUAL_DECIMALS} decimals.\n"
-    )
+    same = [f"({a}, {b})" for a, b in OFFSETS[m - n] if (a, b) != (m, n)]
+    others = functools.reduce(lambda first, then: WORDS.line("ex-rope-offsets/and", first=first, then=then), same)
+    offsets = WORDS.fill("ex-rope-offsets", m=m, n=n, score=shown[m - n], others=others, offset=num(m - n, 0),
+                         size=len(S), decimals=EQUAL_DECIMALS,
+                         table=table(WORDS.line("ex-rope-offsets/columns").split(" | "), rows).rstrip("\n")) + "\n"
     return {"setup": setup, "turn-q": turn_q, "turn-k": turn_k, "score": score, "offsets": offsets}
 
 
@@ -358,7 +327,7 @@ def latex(values):
                               for t in (num(v, 1).replace(MINUS, "-") for v in values)) + "]"
 
 
-EX_ROPE = Example("ex-rope", title="RoPE: one query and one key turned to six positions",
+EX_ROPE = Example("ex-rope", title=WORDS.line("ex-rope-title"),
                   data=rope_data, snippets=rope_snippets)
 
 
@@ -388,7 +357,8 @@ def turn_render(example, fig):
                 ax.text(1.18 * x, 1.18 * y, str(p), ha="center", va="center", fontsize=9)
         if r > 0:  # a slow pair's arrows overlap: one label for all of them, beside the bundle
             x, y = points[-1]
-            ax.text(x + 0.12 * radius, 1.18 * y, f"0 to {len(points) - 1}", ha="left", va="center", fontsize=9)
+            ax.text(x + 0.12 * radius, 1.18 * y, WORDS.line("rope-turn-range", first=0, last=len(points) - 1),
+                    ha="left", va="center", fontsize=9)
         ax.set_xlim(-reach, reach)
         ax.set_ylim(-reach, reach)
         ax.set_aspect("equal")
@@ -396,36 +366,30 @@ def turn_render(example, fig):
         ax.set_yticks([])
         for spine in ax.spines.values():
             spine.set_visible(False)
-        ax.set_title(f"pair {r + 1}, entries {2 * r + 1} and {2 * r + 2}\n{omega_label(r + 1)} = "
-                     f"{num(omega[r], 4, trim=True)} per position", fontsize=9)
+        ax.set_title(WORDS.line("rope-turn-panel", pair=r + 1, first_entry=2 * r + 1, second_entry=2 * r + 2) + "\n"
+                     + WORDS.line("rope-turn-panel/rate", omega=omega_label(r + 1), frequency=num(omega[r], 4, trim=True)),
+                     fontsize=9)
 
 
 def turn_caption(example):
     positions, omega = example["positions"], example["frequencies"]
     last = positions[-1]
-    return (
-        f"The query's two pairs turned to every position from 0 to {last} (the number at each arrow is p, and the "
-        f"earlier the position, the fainter the arrow). Both panels are drawn to one scale. Every arrow of a pair has the same length; pair 1 turns {num(omega[0], 4, trim=True)} radian further at each "
-        f"position, pair 2 only {num(omega[1], 4, trim=True)}, so by p = {last} it has turned "
-        f"{num(last * omega[1], 4, trim=True)} radians in all and its arrows nearly coincide."
-    )
+    return WORDS.line("rope-turn-caption", last=last, fast=num(omega[0], 4, trim=True), slow=num(omega[1], 4, trim=True),
+                      turned=num(last * omega[1], 4, trim=True))
 
 
 def turn_alt(example):
     lengths = [float(np.hypot(*pair_points(example, r)[0])) for r in range(len(example["frequencies"]))]
-    return (
-        f"Two panels of arrows from the origin, one arrow per position. Left, pair 1: {len(example['positions'])} "
-        f"arrows of length {num(lengths[0])}, fanned around the circle, each turned "
-        f"{num(example['frequencies'][0], 4, trim=True)} radian further than the last. "
-        f"Right, pair 2: {len(example['positions'])} arrows of length {num(lengths[1])} that almost overlap."
-    )
+    return WORDS.line("rope-turn-alt", positions=len(example["positions"]), fast_length=num(lengths[0]),
+                      fast=num(example["frequencies"][0], 4, trim=True), slow_length=num(lengths[1]))
 
 
 def turn_table(example):
     pairs = len(example["frequencies"])
     return {
-        "caption": "The query's pairs after turning, one row per position p",
-        "columns": ["p"] + [f"pair {r + 1}, entry {2 * r + e + 1}" for r in range(pairs) for e in range(2)],
+        "caption": WORDS.line("rope-turn-table-caption"),
+        "columns": ["p"] + [WORDS.line("rope-turn-table-column", pair=r + 1, entry=2 * r + e + 1)
+                            for r in range(pairs) for e in range(2)],
         "rows": [[str(p)] + [float(x) for r in range(pairs) for x in pair_points(example, r)[p]]
                  for p in example["positions"]],
     }
@@ -445,35 +409,27 @@ def scores_render(example, ax):
     S = example["steps"]["scores"]
     labels = [str(p) for p in example["positions"]]
     drawn = heatmap(ax, S, labels, labels, quantity="scores")
-    ax.set_xlabel("key at position p′", labelpad=6)
-    ax.set_ylabel("query at position p", labelpad=6)
+    ax.set_xlabel(WORDS.line("rope-scores-xlabel"), labelpad=6)
+    ax.set_ylabel(WORDS.line("rope-scores-ylabel"), labelpad=6)
     return drawn
 
 
 def scores_caption(example):
     S = example["steps"]["scores"]
     m, n = WORKED_M, WORKED_N
-    return (
-        f"The score of the query turned to position p (row) against the key turned to position p′ (column), "
-        f"both from 0 to {len(S) - 1}. Along every diagonal, where p − p′ is the same, the number is the same: "
-        f"p − p′ = {m - n} gives {num(S[m, n])} in each of its {len(S) - (m - n)} cells."
-    )
+    return WORDS.line("rope-scores-caption", last=len(S) - 1, offset=m - n, score=num(S[m, n]), cells=len(S) - (m - n))
 
 
 def scores_alt(example):
     S = example["steps"]["scores"]
-    return (
-        f"A {len(S)} by {len(S)} grid of scores, rows p and columns p′ from 0 to {len(S) - 1}, coloured blue "
-        f"(negative) to red (positive). Each diagonal running from top left to bottom right holds one repeated "
-        f"number: the main diagonal {num(S[0, 0])} throughout, the one below it {num(S[1, 0])}, the one above it "
-        f"{num(S[0, 1])}."
-    )
+    return WORDS.line("rope-scores-alt", size=len(S), last=len(S) - 1, diagonal=num(S[0, 0]), below=num(S[1, 0]),
+                      above=num(S[0, 1]))
 
 
 def scores_table(example):
     S = example["steps"]["scores"]
     return {
-        "caption": "Score of the query at position p (row) against the key at position p′ (column)",
+        "caption": WORDS.line("rope-scores-table-caption"),
         "columns": ["p \\ p′"] + [str(p) for p in example["positions"]],
         "rows": [[str(p)] + list(row) for p, row in zip(example["positions"], S)],
     }
@@ -481,14 +437,14 @@ def scores_table(example):
 
 ITEMS = [
     Snippets("positions-sinusoidal", data=sinusoidal_table_data, snippets=sinusoidal_snippets),
-    Figure("positions-sinusoidal-map", title="Sinusoidal position vectors: one row per position, one wave per pair.",
+    Figure("positions-sinusoidal-map", title=WORDS.line("positions-sinusoidal-map-title"),
            data=lambda: check_distinct_rows(map_data()), render=map_render, caption=map_caption, alt=map_alt,
            table=map_table, size=(PHONE_WIDTH, 4.0)),
     EX_ROPE,
-    Figure("rope-turn", title="RoPE: the query's pairs turned to each position.",
+    Figure("rope-turn", title=WORDS.line("rope-turn-title"),
            data=lambda: check_turn(EX_ROPE.compute()), render=turn_render, caption=turn_caption, alt=turn_alt,
            table=turn_table, size=(PHONE_WIDTH, 2.4)),
-    Figure("rope-scores", title="RoPE: the score of a turned query and key depends on p − p′ only.",
+    Figure("rope-scores", title=WORDS.line("rope-scores-title"),
            data=EX_ROPE.compute, render=scores_render, caption=scores_caption, alt=scores_alt, table=scores_table,
            size=(PHONE_WIDTH, 3.6)),
 ]
