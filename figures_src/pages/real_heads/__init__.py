@@ -7,20 +7,18 @@ layer, twelve heads each), the grids, the viewer, the heads the page names, and 
 """
 import functools
 
-import numpy as np
-
 import attention
 from realheads.data import SENTENCES
 from realheads.model import MODEL_NAME
 
 from ...engine import Example, Figure, Snippets
 from ...engine.errors import BuildError
-from ...engine.examples import permalink
+from ...engine.examples import key_size, permalink
 from ...engine.heatmap import heatmap
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import num
-from .committed import KIND_SENTENCE, N_LAYERS, extraction, picks, scores
+from .committed import KIND_SENTENCE, N_LAYERS, WORDS, extraction, pick_label, picks, runner_up_label, scores
 from .rollout import ROLLOUT_ITEMS
 from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_images, grid_table, render_grid
 from .text import text_data, text_snippets
@@ -39,14 +37,14 @@ def layer_example(sentence_id, layer):
     return {
         "seed": None,  # nothing random: the numbers come from the pretrained model
         "model": meta["model"],
-        "source": f"{meta['package']} {meta['package_version']}, extracted by `{meta['command']}`",
+        "source": WORDS.line("real-heads-layer-source", package=meta["package"], version=meta["package_version"],
+                             command=meta["command"]),
         "sentence": heads.sentence.text,
         "layer": layer,
         "n_layers": n_layers,
         "tokens": heads.tokens,
         "n_heads": n_heads,
-        "d_k": d_k,
-        "scale": float(1 / np.sqrt(d_k)),
+        **key_size(d_k),
         "inputs": {},
         "steps": {"Q": Q, "K": K, "V": V, "weights": weights, "entropy": attention.row_entropy(weights)},
         "outputs": {},
@@ -56,7 +54,7 @@ def layer_example(sentence_id, layer):
 LAYER_EXAMPLES = {
     (sentence.id, layer): Example(
         f"real-heads-{sentence.id}-layer{layer}",
-        title=f"Layer {layer + 1} of {MODEL_NAME} on the {sentence.id} sentence",
+        title=WORDS.line("real-heads-layer-title", layer=layer + 1, model=MODEL_NAME, sentence=sentence.id),
         data=functools.partial(layer_example, sentence.id, layer),
         cite_line=False,  # listed together in the page's "Cite and download" section
     )
@@ -68,9 +66,7 @@ LAYER_EXAMPLES = {
 def cite_list(_):
     """One line per layer example: its anchor, its JSON, its permalink, its embed page (engine/embed.py)."""
     return {"": "\n".join(
-        f'- <span class="aih-cite" id="{example.id}">`{example.id}`</span>: layer {layer + 1} on the {sentence_id} '
-        f"sentence · [JSON](examples/{example.id}.json) · [permalink]({permalink(example)})"
-        f" · [embed](embed/{example.id}/index.html)"
+        WORDS.fill("real-heads-cite", id=example.id, layer=layer + 1, sentence=sentence_id, permalink=permalink(example))
         for (sentence_id, layer), example in LAYER_EXAMPLES.items()
     )}
 
@@ -114,22 +110,21 @@ def head_caption(data):
     """Which head, on which sentence; the callout above the figure gives the numbers that picked it."""
     kind, pick, heads = data["kind"], data["pick"], data["heads"]
     n = len(heads.tokens)
-    text = (f"{pick.label.capitalize()} on the {heads.sentence.id} sentence: its {n} × {n} weights, queries down "
-            "and keys across.")
+    text = WORDS.line("real-heads-head-caption", head=WORDS.line("real-heads-head/capital", layer=pick.layer + 1,
+                                                                 head=pick.head + 1),
+                      sentence=heads.sentence.id, n=n)
     if kind in data["scores"].links:
         link = data["scores"].links[kind]["link"]
-        text += f" The row of “{link.query}” is row {heads.position(link.query) + 1}; “{link.key}” is column {heads.position(link.key) + 1}."
-        text += (f" No head gives “{link.key}” more weight in that row; the next-best, {pick.runner_up_label}, gives "
-                 f"{lead_text(pick)} less.")
+        text = WORDS.line("real-heads-head-caption/link", caption=text, query=link.query,
+                          row=heads.position(link.query) + 1, key=link.key, column=heads.position(link.key) + 1,
+                          runner_up=runner_up_label(pick), lead=lead_text(pick))
     return text
 
 
 def viewer_caption(data):
     pick = data["pick"]
-    return (f"It opens on {pick.label}, the head that links “it” to “animal” most strongly (by {lead_text(pick)}, "
-            f"over {pick.runner_up_label}). Choose a "
-            "thumbnail in any grid above to open that head here; the menu switches between the heads of the "
-            "same layer, the slider rescales the scores, and hovering a cell shows how its weight is computed.")
+    return WORDS.line("real-heads-viewer-caption", head=pick_label(pick), lead=lead_text(pick),
+                      runner_up=runner_up_label(pick))
 
 
 def lead(pick):
@@ -159,17 +154,17 @@ ITEMS = [
     Snippets("real-heads-code", data=lambda: None, public=source_listings(*SOURCES)),
     *(
         Figure(f"real-heads-grid-{sentence.id}",
-               title=f"Every head of a real model on the {sentence.id} sentence: 6 layers × 12 heads.",
+               title=WORDS.line("real-heads-grid-title", sentence=sentence.id),
                data=functools.partial(grid_data, sentence.id), render=render_grid, caption=grid_caption,
                alt=grid_alt, table=grid_table, size=GRID_SIZE)
         for sentence in SENTENCES
     ),
     *ROLLOUT_ITEMS,
-    head_figure("real-heads-viewer", "coreference", "The head viewer: one head's weights, any head, chosen from the grids.",
+    head_figure("real-heads-viewer", "coreference", WORDS.line("real-heads-viewer-title"),
                 caption=viewer_caption),  # it opens on the head linking "it" to "animal"
-    head_figure("real-heads-previous", "previous", "The previous-token head: each word looks at the word before it."),
-    head_figure("real-heads-next", "next", "The next-token head: each word looks at the word after it."),
-    head_figure("real-heads-sink", "sink", "The [CLS]/[SEP] sink: most of every row on the special tokens."),
-    head_figure("real-heads-coreference", "coreference", "The head that links “it” to “animal” most strongly."),
-    head_figure("real-heads-agreement", "agreement", "The head that links “are” to its subject “keys” most strongly."),
+    head_figure("real-heads-previous", "previous", WORDS.line("real-heads-previous-title")),
+    head_figure("real-heads-next", "next", WORDS.line("real-heads-next-title")),
+    head_figure("real-heads-sink", "sink", WORDS.line("real-heads-sink-title")),
+    head_figure("real-heads-coreference", "coreference", WORDS.line("real-heads-coreference-title")),
+    head_figure("real-heads-agreement", "agreement", WORDS.line("real-heads-agreement-title")),
 ]

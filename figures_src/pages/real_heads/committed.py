@@ -7,8 +7,11 @@ import functools
 from realheads import analysis
 from realheads import data as realdata
 
+from ...engine import Words
+
+WORDS = Words("words/real-heads.md")  # the whole page's words: this module, text.py, grid.py, rollout.py, __init__.py
 N_LAYERS = 6  # all-MiniLM-L6-v2; `extraction()` checks the committed data agrees
-PATTERN_KINDS = {"previous": "previous token", "next": "next token", "sink": "[CLS]/[SEP] sink"}
+PATTERN_KINDS = {"previous": "real-heads-kind/previous", "next": "real-heads-kind/next", "sink": "real-heads-kind/sink"}
 # Which sentence shows each kind of head: the long one for the neighbour heads, the others their own.
 KIND_SENTENCE = {"previous": "long", "next": "long", "sink": "coreference", "coreference": "coreference", "agreement": "agreement"}
 
@@ -36,11 +39,26 @@ def picks():
 def kind_name(kind):
     """"previous token", …, or a sentence's link: "“it” → “animal”"."""
     if kind in PATTERN_KINDS:
-        return PATTERN_KINDS[kind]
+        return WORDS.line(PATTERN_KINDS[kind])
     link = scores().links[kind]["link"]
-    return f"“{link.query}” → “{link.key}”"
+    return WORDS.line("real-heads-kind/link", query=link.query, key=link.key)
 
 
 def head_label(layer, head):
-    """Counted from 0, as everywhere on the site."""
-    return f"layer {layer + 1}, head {head + 1}"
+    """Layer 0, head 2 reads "layer 1, head 3": counted from 1, as everywhere on the site."""
+    return WORDS.line("real-heads-head", layer=layer + 1, head=head + 1)
+
+
+def pick_label(pick):
+    """The head a Pick names, as head_label writes it."""
+    return head_label(pick.layer, pick.head)
+
+
+def runner_up_label(pick):
+    """The next-best head of a Pick, as head_label writes it."""
+    return head_label(pick.runner_up_layer, pick.runner_up_head)
+
+
+def listed(items, section):
+    """Items joined in a list by `section` of the words (real-heads-list/comma, /semicolon, /and): "a, b, c"."""
+    return functools.reduce(lambda first, then: WORDS.line(section, first=first, then=then), items)

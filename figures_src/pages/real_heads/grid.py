@@ -22,7 +22,7 @@ from realheads import analysis
 from ...engine.heatmap import WEIGHT_CMAP
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import num
-from .committed import extraction, head_label, kind_name, picks
+from .committed import WORDS, extraction, head_label, kind_name, listed, picks
 
 PICK_COLOUR = "#E69F00"  # Okabe-Ito orange: the frame of a head named on the page
 PATTERN_COLUMNS = ("previous", "next", "self", "cls", "sep")
@@ -175,9 +175,9 @@ def render_grid(data, fig):
     ax.set_xticks(np.arange(n_heads) * step + n / 2, [str(h + 1) for h in range(n_heads)])
     ax.set_yticks(np.arange(n_layers) * step + n / 2, [str(k + 1) for k in range(n_layers)])
     ax.tick_params(length=0, pad=3, top=True, labeltop=True, bottom=False, labelbottom=False)
-    ax.set_xlabel("head →")
+    ax.set_xlabel(WORDS.line("real-heads-grid-xlabel"))
     ax.xaxis.set_label_position("top")
-    ax.set_ylabel("layer ↓")
+    ax.set_ylabel(WORDS.line("real-heads-grid-ylabel"))
     for spine in ax.spines.values():
         spine.set_visible(False)
 
@@ -185,13 +185,8 @@ def render_grid(data, fig):
 def grid_caption(data):
     heads = data["heads"]
     n_layers, n_heads, n, _ = heads.weights.shape
-    return (
-        f"All {n_layers * n_heads} heads of all-MiniLM-L6-v2 on “{heads.sentence.text}” ({n} tokens): "
-        f"rows are layers 1–{n_layers}, columns heads 1–{n_heads}. Each thumbnail is one head's {n} × {n} "
-        "table of weights, queries down and keys across, dark = 0 and yellow = 1 in "
-        f"{THUMBNAIL_LEVELS} colour steps (the viewer gives the exact weights). Framed in orange: the heads "
-        "named below."
-    )
+    return WORDS.line("real-heads-grid-caption", count=n_layers * n_heads, sentence=heads.sentence.text, n=n,
+                      layers=n_layers, heads=n_heads, levels=THUMBNAIL_LEVELS)
 
 
 def grid_alt(data):
@@ -199,17 +194,13 @@ def grid_alt(data):
     table = data["scores"]
     n_layers, n_heads = heads.weights.shape[:2]
     cls_layer = table["cls"].mean(axis=1)
-    parts = [
-        f"A grid of {n_layers} by {n_heads} small heatmaps, one per attention head, for the sentence "
-        f"“{heads.sentence.text}”.",
-        "Average weight on [CLS] by layer: "
-        + ", ".join(f"layer {k} {num(v)}" for k, v in enumerate(cls_layer, start=1)) + ".",
-        "Framed heads: " + "; ".join(
-            f"{head_label(layer, head)} ({', '.join(kind_name(k) for k in kinds)})" for (layer, head), kinds in sorted(data["marked"].items())
-        ) + ".",
-        "The table after the figure lists, for every head, where its weight goes on this sentence.",
-    ]
-    return " ".join(parts)
+    by_layer = listed([WORDS.line("real-heads-grid-alt/layer", layer=k, share=num(v))
+                       for k, v in enumerate(cls_layer, start=1)], "real-heads-list/comma")
+    framed = listed([WORDS.line("real-heads-grid-alt/framed", head=head_label(layer, head),
+                                kinds=listed([kind_name(k) for k in kinds], "real-heads-list/comma"))
+                     for (layer, head), kinds in sorted(data["marked"].items())], "real-heads-list/semicolon")
+    return WORDS.line("real-heads-grid-alt", layers=n_layers, heads=n_heads, sentence=heads.sentence.text,
+                      by_layer=by_layer, framed=framed)
 
 
 def grid_table(data):
@@ -221,9 +212,8 @@ def grid_table(data):
             rows.append([head_label(layer, head)] + [float(table[c][layer, head]) for c in PATTERN_COLUMNS]
                         + [float(table["entropy"][layer, head])])
     return {
-        "caption": (f"Mean weight of a row on each position, and mean row entropy (nats), per head, on "
-                    f"“{data['heads'].sentence.text}”"),
-        "columns": ["head", "previous token", "next token", "itself", "[CLS]", "[SEP]", "entropy"],
+        "caption": WORDS.line("real-heads-grid-table-caption", sentence=data["heads"].sentence.text),
+        "columns": WORDS.line("real-heads-grid-table-columns").split(" | "),
         "rows": rows,
     }
 

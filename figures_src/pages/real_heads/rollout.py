@@ -25,7 +25,7 @@ from ...engine.errors import BuildError
 from ...engine.heatmap import heatmap
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import num
-from .committed import extraction
+from .committed import WORDS, extraction, listed
 
 EXTRACTION_TOLERANCE = 2e-3  # the committed weights come from float16 Q and K
 
@@ -66,38 +66,35 @@ def render_rollout(data, ax):
     tokens = data["heads"].tokens
     drawn = heatmap(ax, data["rollout"], tokens, tokens, quantity="weights", show_values=False, as_image=True)
     ax.tick_params(axis="x", labelrotation=90)
-    ax.set_ylabel("position")  # not "queries": a rollout row is a position after six layers
-    ax.set_xlabel("input token")
+    ax.set_ylabel(WORDS.line("real-heads-rollout-ylabel"))  # not "queries": a rollout row is a position after six layers
+    ax.set_xlabel(WORDS.line("real-heads-rollout-xlabel"))
     return drawn
 
 
 def rollout_caption(data):
-    heads = data["heads"]
-    return (f"Attention rollout through six layers on the {heads.sentence.id} sentence, from the float32 model's parameters "
-            f"in float64 arithmetic: positions down, input tokens across.")
+    return WORDS.line("real-heads-rollout-caption", sentence=data["heads"].sentence.id)
 
 
 def rollout_alt(data):
     tokens = data["heads"].tokens
     values = data["rollout"]
-    return (f"Heatmap of the attention rollout: {len(tokens)} positions ({', '.join(tokens)}) by {len(tokens)} input "
-            f"tokens; values from {num(values.min())} to {num(values.max())}. The table after the figure lists every value.")
-
-
-COLUMNS_LABEL = "position \\ input token"  # a rollout row is a position after six layers, its columns input tokens
+    return WORDS.line("real-heads-rollout-alt", n=len(tokens), tokens=listed(tokens, "real-heads-list/comma"),
+                      low=num(values.min()), high=num(values.max()))
 
 
 def rollout_table(data):
+    """A rollout row is a position after six layers, its columns input tokens (the corner says so)."""
     tokens = data["heads"].tokens
-    return {"caption": "Rollout values", "columns": [COLUMNS_LABEL, *tokens],
+    return {"caption": WORDS.line("real-heads-rollout-values"),
+            "columns": [WORDS.line("real-heads-rollout-table-corner"), *tokens],
             "rows": [[token, *map(float, row)] for token, row in zip(tokens, data["rollout"])]}
 
 
 def rollout_figure(sentence):
     return Figure(f"real-heads-rollout-{sentence.id}",
-                  title=f"Attention rollout on the {sentence.id} sentence: where each position's information comes from.",
+                  title=WORDS.line("real-heads-rollout-title", sentence=sentence.id),
                   data=functools.partial(rollout_data, sentence.id), render=render_rollout, caption=rollout_caption,
-                  alt=rollout_alt, table=rollout_table, size=rollout_size, values="Rollout values")
+                  alt=rollout_alt, table=rollout_table, size=rollout_size, values=WORDS.line("real-heads-rollout-values"))
 
 
 FIGURED = "coreference"  # the sentence drawn; the others are summarised and downloadable
@@ -131,13 +128,13 @@ def rollout_text(rollouts):
                              f"sentence's tokens and would lift their mean share; in the {sentence_id} sentence they keep "
                              f"{data['own_cls']:.3f} and {data['own_sep']:.3f}, the tokens {data['own']:.3f}, every "
                              f"position {data['own_all']:.3f}")
-    shares = "; ".join(f"{sentence_id} {num(data['own'], 2)} and {num(data['special'], 2)}" for sentence_id, data in others)
-    tables = ", ".join(f"[{sentence_id}]({csv_path(sentence_id)})" for sentence_id in rollouts)
-    return {"": f"On average the position of a token of the sentence (every one but [CLS] and [SEP]) keeps "
-                f"{num(first['own'], 2)} of its own token and takes {num(first['special'], 2)} from [CLS] and [SEP] "
-                f"together ({first_id}; {shares}). [CLS] and [SEP] keep more of themselves, "
-                f"{num(first['own_cls'], 2)} and {num(first['own_sep'], 2)} in the {first_id} sentence: counted in, "
-                f"they would lift the first share to {num(first['own_all'], 2)}. The whole tables, as CSV: {tables}."}
+    shares = listed([WORDS.line("real-heads-rollout-text/share", sentence=sentence_id, own=num(data["own"], 2),
+                                special=num(data["special"], 2)) for sentence_id, data in others], "real-heads-list/semicolon")
+    tables = listed([WORDS.line("real-heads-rollout-text/table", sentence=sentence_id, path=csv_path(sentence_id))
+                     for sentence_id in rollouts], "real-heads-list/comma")
+    return {"": WORDS.fill("real-heads-rollout-text", own=num(first["own"], 2), special=num(first["special"], 2),
+                           sentence=first_id, shares=shares, own_cls=num(first["own_cls"], 2),
+                           own_sep=num(first["own_sep"], 2), own_all=num(first["own_all"], 2), tables=tables)}
 
 
 def rollout_files(rollouts):

