@@ -332,16 +332,27 @@ def test_no_symbol_a_reader_sees_is_written_with_an_underscore(site):
 def drawn_strings(tree, source):
     """[(where, text)]: every string an axis label, title, legend label or text drawn on a figure is made of, in
     one page module. A label filled from the page's words file (`WORDS.line("section", ...)`, WORDS bound to
-    `Words("words/<page>.md")`) counts as the section's text, found at its line in that file."""
+    `Words("words/<page>.md")` in the module or imported from a sibling) counts as the section's text, found at its
+    line in that file."""
     import ast
 
     from figures_src.engine.words import parse
 
     drawing = {"set_xlabel", "set_ylabel", "set_title", "text", "suptitle", "annotate"}
-    words = {target.id: node.value.args[0].value for node in tree.body
-             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-             and getattr(node.value.func, "id", None) == "Words"
-             for target in node.targets}
+
+    def bound(tree):
+        return {target.id: node.value.args[0].value for node in tree.body
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", None) == "Words"
+                for target in node.targets}
+
+    words = bound(tree)
+    for node in tree.body:  # a package's modules share one Words: `from .committed import WORDS`
+        sibling = (source.parent / f"{node.module}.py"
+                   if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module else None)
+        if sibling and sibling.exists():
+            theirs = bound(ast.parse(sibling.read_text()))
+            words.update({alias.asname or alias.name: theirs[alias.name] for alias in node.names if alias.name in theirs})
     found = []
     for call in ast.walk(tree):
         if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):

@@ -2,6 +2,7 @@
 (figures_src/engine/words.py). Each refusal names the file, the section and the hole, and the files and the page
 modules agree: every section is printed by some module, and every section a module fills exists."""
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,47 @@ def test_every_section_is_printed_by_some_module(usage):
             unused += [f"{file}: {section}" for section in parse(ROOT / file, file) if section not in constants]
     assert not unused, ("every section of a words file is named by the module that prints it (a section nobody "
                         "prints is a sentence no reader sees):\n" + "\n".join(unused))
+
+
+# --- the pages whose words have moved keep no sentence in Python ---
+
+# Page modules whose reader-facing words all live in words/<page>.md (issue 57); add a module once it is moved.
+MOVED = ["figures_src/pages/positions.py", "figures_src/pages/multi_head.py", "figures_src/pages/real_heads"]
+DEVELOPER = {"claim", "BuildError", "ValueError", "RuntimeError", "TypeError", "print"}  # messages for us, not readers
+A_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def sentences_in(path):
+    """[(line, text)]: the string literals (an f-string's literal parts joined) of a module that hold four words or
+    more outside $…$ math, leaving out docstrings and developer messages (raise, assert, claim(...), errors)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    docstrings = {node.body[0].value for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(part.value for part in node.values if isinstance(part, ast.Constant))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and not isinstance(parents.get(node), ast.JoinedStr):
+            text = node.value
+        else:
+            continue
+        ancestor, developer = node, node in docstrings
+        while not developer and ancestor in parents:
+            ancestor = parents[ancestor]
+            developer = isinstance(ancestor, (ast.Raise, ast.Assert)) or (
+                isinstance(ancestor, ast.Call) and getattr(ancestor.func, "id", getattr(ancestor.func, "attr", None)) in DEVELOPER)
+        outside_math = " ".join(text.split("$")[::2])
+        if not developer and " " in outside_math.strip() and len(A_WORD.findall(outside_math)) >= 4:
+            found.append((node.lineno, text))
+    return found
+
+
+@pytest.mark.parametrize("moved", MOVED)
+def test_a_page_whose_words_moved_keeps_no_sentence_in_python(moved):
+    target = ROOT / moved
+    files = sorted(target.rglob("*.py")) if target.is_dir() else [target]
+    left = [f"{path.relative_to(ROOT)}:{line}: {text!r}" for path in files for line, text in sentences_in(path)]
+    assert not left, ("a sentence a reader sees belongs in the page's words file (words/<page>.md), filled by the "
+                      "module with its numbers; these are still in Python:\n" + "\n".join(left))
