@@ -2,8 +2,9 @@
 
 committed.py reads the committed Q, K and V and scores every head; grid.py draws the 6 × 12 grid of one
 sentence; rollout.py the attention rollout of each sentence, from the float32 model's weights in float64; text.py
-writes the page's sentences and tables. Here: the worked examples (one per sentence and
+fills the page's sentences and tables. Here: the worked examples (one per sentence and
 layer, twelve heads each), the grids, the viewer, the heads the page names, and the page's cite list.
+Every word a reader sees is in words/real-heads.md, read through committed.WORDS.
 """
 import functools
 
