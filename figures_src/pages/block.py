@@ -107,7 +107,7 @@ def block_data():
     return {
         "seed": None,  # nothing random: the numbers come from the pretrained model
         "model": meta["model"],
-        "source": f"{meta['package']} {meta['package_version']}, its float32 weights, computed in float64",
+        "source": WORDS.line("ex-block-source", package=meta["package"], version=meta["package_version"]),
         "sentence": heads.sentence.text,
         "tokens": heads.tokens,
         "token": TOKEN,
@@ -192,21 +192,21 @@ def block_snippets(example):
 
     # the layer's shapes and the token's vector lengths
     sizes, wide = f"{n} × {d_model:,}", f"{n} × {d_ff:,}"
-    step = lambda name, **values: WORDS.line(f"ex-block-shapes/{name}", **values)  # noqa: E731
     rows = [
-        [step("input"), sizes, length(example["inputs"]["X"])],
-        [step("heads", n_heads=example["n_heads"], d_k=example["d_k"]), sizes, length(steps["concat"])],
-        [step("attended"), sizes, length(steps["attended"])],
+        [WORDS.line("ex-block-shapes/input"), sizes, length(example["inputs"]["X"])],
+        [WORDS.line("ex-block-shapes/heads", n_heads=example["n_heads"], d_k=example["d_k"]), sizes, length(steps["concat"])],
+        [WORDS.line("ex-block-shapes/attended"), sizes, length(steps["attended"])],
         [r"$y = x + \text{attn}$", sizes, length(steps["residual1"])],
-        [step("norm1"), sizes, length(steps["norm1"])],
-        [step("pre-activation"), wide, length(steps["pre_activation"])],
-        [step("gelu"), wide, length(steps["hidden"])],
-        [step("ffn"), sizes, length(steps["ffn_out"])],
+        [WORDS.line("ex-block-shapes/norm1"), sizes, length(steps["norm1"])],
+        [WORDS.line("ex-block-shapes/pre-activation"), wide, length(steps["pre_activation"])],
+        [WORDS.line("ex-block-shapes/gelu"), wide, length(steps["hidden"])],
+        [WORDS.line("ex-block-shapes/ffn"), sizes, length(steps["ffn_out"])],
         ["$y' = z + f$", sizes, length(steps["residual2"])],
-        [step("out"), sizes, length(example["outputs"]["out"])],
+        [WORDS.line("ex-block-shapes/out"), sizes, length(example["outputs"]["out"])],
     ]
-    shapes = (table([step(f"{column}-column") for column in ("step", "shape", "length")], rows) + "\n"
-              + step("matrices", d_model=f"{d_model:,}", d_ff=f"{d_ff:,}") + "\n")
+    shapes = (table([WORDS.line("ex-block-shapes/step-column"), WORDS.line("ex-block-shapes/shape-column"),
+                     WORDS.line("ex-block-shapes/length-column")], rows) + "\n"
+              + WORDS.line("ex-block-shapes/matrices", d_model=f"{d_model:,}", d_ff=f"{d_ff:,}") + "\n")
 
     residual = table(["$c$", "$x_c$", r"$\text{attn}_c$", r"$y_c = x_c + \text{attn}_c$"],
                      [[c, text(x), text(a), text(y)] for c, x, a, y in zip(entries, work["x"], work["attended"], work["y"])])
@@ -279,7 +279,7 @@ def latex(value, digits):
     return latex_number(value, digits)
 
 
-EX_BLOCK = Example("ex-block", title="One token through one layer of all-MiniLM-L6-v2", data=block_data,
+EX_BLOCK = Example("ex-block", title=WORDS.line("ex-block-title"), data=block_data,
                    snippets=block_snippets)
 
 ITEMS = [EX_BLOCK]

@@ -60,7 +60,8 @@ def figure_index(data):
         downloads = " · ".join(f"[{label}](figures/{name}.{ext})" for ext, label in
                                (("svg", "SVG"), ("png", "PNG"), ("csv", "CSV"), ("bib", "BibTeX")))
         rows.append([thumbnail, f"[`{name}`]({link}): {figure.title}", downloads])
-    columns = [WORDS.line(f"cite-table-figures/{column}-column") for column in ("thumbnail", "figure", "downloads")]
+    columns = [WORDS.line("cite-table-figures/thumbnail-column"), WORDS.line("cite-table-figures/figure-column"),
+               WORDS.line("cite-table-figures/downloads-column")]
     return table(columns, rows, align=["---", "---", "---"])
 
 
