@@ -362,6 +362,13 @@ SPARSE_LONG = (4096, 256, 64)  # n, window, stride for the counts at a realistic
 # Each sparse pattern beside the full table of its own kind: an encoder's bidirectional pattern against every
 # pair (n²), a decoder's causal one against the causal table (every key up to the query's own, n(n+1)/2).
 SPARSE_BASELINE = {"local + global": "full", "strided": "causal"}
+# each pattern's name as the page writes it: its section of words/cost.md
+PATTERN_NAMES = {"full": "cost-sparse/full", "local + global": "cost-sparse/local-global", "causal": "cost-sparse/causal",
+                 "strided": "cost-sparse/strided"}
+
+
+def pattern_name(pattern):
+    return WORDS.line(PATTERN_NAMES[pattern])
 
 
 def sparse_masks(n, window, stride):
@@ -402,8 +409,8 @@ def sparse_caption(data):
 def sparse_alt(data):
     counts = data["counts"]
     return WORDS.line("cost-sparse-alt", patterns="; ".join(
-        WORDS.line("cost-sparse-alt/pattern", name=name, allowed=counts[name], pairs=counts[baseline],
-                   baseline=baseline)
+        WORDS.line("cost-sparse-alt/pattern", name=pattern_name(name), allowed=counts[name], pairs=counts[baseline],
+                   baseline=pattern_name(baseline))
         for name, baseline in SPARSE_BASELINE.items()))
 
 
@@ -415,10 +422,11 @@ def sparse_table(data):
         share = data['long'][name] / data['long'][baseline] if baseline else None
         kind = (WORDS.line("cost-sparse-table/causal") if "causal" in (name, baseline) else
                 WORDS.line("cost-sparse-table/bidirectional"))
-        rows.append([name, kind,
+        rows.append([pattern_name(name), kind,
                      Shown(int(data['counts'][name]), f"{data['counts'][name]:,}"),
                      Shown(int(data['long'][name]), f"{data['long'][name]:,}"),
-                     Shown(share, WORDS.line("cost-sparse-table/share", share=f"{share:.1%}", baseline=baseline))
+                     Shown(share, WORDS.line("cost-sparse-table/share", share=f"{share:.1%}",
+                                                  baseline=pattern_name(baseline)))
                      if baseline else Shown("", "—")])
     return {
         "caption": WORDS.line("cost-sparse-table"),
@@ -445,7 +453,7 @@ def sparse_render(data, fig):
         count = (WORDS.line("cost-sparse/panel-share", allowed=data["counts"][name], pairs=data["counts"][baseline])
                  if baseline else  # under a top panel crowded the title of the one below it
                  WORDS.line("cost-sparse/panel-scores", allowed=data["counts"][name]))
-        ax.set_title(f"{name}\n{count}", fontsize=10)
+        ax.set_title(f"{pattern_name(name)}\n{count}", fontsize=10)
 
 
 def sparse_snippets(data):
@@ -460,12 +468,12 @@ def sparse_snippets(data):
 
 # ---------------------------------------------------------------- the KV cache and where n² takes over
 
-# (name, layers, d_model, heads, context length, source): the sizes the papers give.
+# (name, layers, d_model, heads, context length, source): the sizes the papers give; the source is the section of
+# words/cost.md that cites the paper
 MODELS = (
-    ("GPT-2 small", 12, 768, 12, 1024, "Radford et al., *Language Models are Unsupervised Multitask Learners*, 2019"),
-    ("Llama 2 7B", 32, 4096, 32, 4096, "Touvron et al., *Llama 2: Open Foundation and Fine-Tuned Chat Models*, 2023, "
-     "with the layers and widths of the 7B model of *LLaMA: Open and Efficient Foundation Language Models*, 2023"),
-    ("GPT-3 175B", 96, 12288, 96, 2048, "Brown et al., *Language Models are Few-Shot Learners*, 2020, table 2.1"),
+    ("GPT-2 small", 12, 768, 12, 1024, "cost-models-sources/gpt-2-small"),
+    ("Llama 2 7B", 32, 4096, 32, 4096, "cost-models-sources/llama-2-7b"),
+    ("GPT-3 175B", 96, 12288, 96, 2048, "cost-models-sources/gpt-3-175b"),
 )
 KV_ITEMSIZE = 2  # 16-bit floats, as models are usually run
 
@@ -496,7 +504,7 @@ def models_data():
         at = attention.multi_head_cost(n_star, d_model, heads)
         full = attention.multi_head_cost(context, d_model, heads)  # a whole context window
         rows.append({"name": name, "layers": layers, "d_model": d_model, "heads": heads, "d_k": d_k, "context": context,
-                     "source": source, "per_token": per_token, "cache": cache, "crossover": n_star,
+                     "source": WORDS.line(source), "per_token": per_token, "cache": cache, "crossover": n_star,
                      "projection_macs": at["projection_macs"], "attention_macs": at["attention_macs"],
                      "context_projection_macs": full["projection_macs"], "context_attention_macs": full["attention_macs"]})
     return {"models": rows}
