@@ -194,7 +194,8 @@ def block_snippets(example):
     sizes, wide = f"{n} × {d_model:,}", f"{n} × {d_ff:,}"
     rows = [
         [WORDS.line("ex-block-shapes/input"), sizes, length(example["inputs"]["X"])],
-        [WORDS.line("ex-block-shapes/heads", n_heads=example["n_heads"], d_k=example["d_k"]), sizes, length(steps["concat"])],
+        [WORDS.line("ex-block-shapes/heads", n_heads=example["n_heads"], d_k=example["d_k"]), sizes,
+         length(steps["concat"])],
         [WORDS.line("ex-block-shapes/attended"), sizes, length(steps["attended"])],
         [r"$y = x + \text{attn}$", sizes, length(steps["residual1"])],
         [WORDS.line("ex-block-shapes/norm1"), sizes, length(steps["norm1"])],

@@ -186,7 +186,8 @@ def memory_snippets(data):
         rows.append([f"{n:,}", ratio, f"{cost['score_entries']:,}", byte_size(cost["score_bytes"])])
         previous = cost
     doubling = table(["n", WORDS.line("cost-memory-doubling/previous-column"),
-                      WORDS.line("cost-memory-doubling/entries-column"), WORDS.line("cost-memory-doubling/bytes-column")],
+                      WORDS.line("cost-memory-doubling/entries-column"),
+                      WORDS.line("cost-memory-doubling/bytes-column")],
                      rows)
     first, last = data["doubling"][0], data["doubling"][-1]
     doubling += "\n" + WORDS.fill(
@@ -201,7 +202,8 @@ def memory_snippets(data):
     )
     last = -1
     sentence = WORDS.fill("cost-memory-longest", longest=f"{int(data['n'][last]):,}",
-                          full=byte_size(data["full"][last]), window=WINDOW, window_bytes=byte_size(data["window"][last]),
+                          full=byte_size(data["full"][last]), window=WINDOW,
+                          window_bytes=byte_size(data["window"][last]),
                           chunked=byte_size(data["chunked"][last]))
     return {"doubling": doubling, "measured": measured, "longest": sentence}
 
@@ -363,8 +365,8 @@ SPARSE_LONG = (4096, 256, 64)  # n, window, stride for the counts at a realistic
 # pair (n²), a decoder's causal one against the causal table (every key up to the query's own, n(n+1)/2).
 SPARSE_BASELINE = {"local + global": "full", "strided": "causal"}
 # each pattern's name as the page writes it: its section of words/cost.md
-PATTERN_NAMES = {"full": "cost-sparse/full", "local + global": "cost-sparse/local-global", "causal": "cost-sparse/causal",
-                 "strided": "cost-sparse/strided"}
+PATTERN_NAMES = {"full": "cost-sparse/full", "local + global": "cost-sparse/local-global",
+                 "causal": "cost-sparse/causal", "strided": "cost-sparse/strided"}
 
 
 def pattern_name(pattern):

@@ -199,7 +199,8 @@ def backprop_snippets(example):
         "dQ": by_dims(s["dQ"], "dQ", PRINTED_DIGITS["dQ"]),
         "dK": by_dims(s["dK"], "dK", PRINTED_DIGITS["dK"]),
         "step": WORDS.fill(
-            "ex-backprop-step-step", rate=rate, loss=num(s["loss"], 4), loss_next=num(example["outputs"]["loss_next"], 4),
+            "ex-backprop-step-step", rate=rate, loss=num(s["loss"], 4),
+            loss_next=num(example["outputs"]["loss_next"], 4),
             query=tokens[i], key=tokens[j], row=i + 1, column=j + 1, before=num(before, 3), after=num(after, 3),
             direction=WORDS.line("ex-backprop-step-step/down" if after < before else "ex-backprop-step-step/up"),
             moved=moved, total=descent["total"]) + "\n",
@@ -356,7 +357,8 @@ def history_render(data, fig):
                  ha="right", va="bottom")
     match_ax.plot(steps, data["match"])
     match_ax.set_ylim(0, 1.05)
-    match_ax.set_ylabel(WORDS.line("learning-history/match-axis"))  # plain text: one SVG element, where mathtext makes 13
+    # plain text: one SVG element, where mathtext makes 13
+    match_ax.set_ylabel(WORDS.line("learning-history/match-axis"))
     grad_ax.plot(steps, data["grad_W_Q"])
     grad_ax.set_ylabel(r"$\|dW_Q\|$")
     grad_ax.set_xlabel(WORDS.line("learning-history/step-axis"))
@@ -504,9 +506,11 @@ def experiment_caption(data):
 
 def experiment_alt(data):
     scaled, unscaled = summary(data, "scaled"), summary(data, "unscaled")
-    return WORDS.line("learning-scale-alt", steps=WIDE_STEPS, entropy_scaled=num(np.median(data["entropy_scaled"][:, 0]), 3),
+    return WORDS.line("learning-scale-alt", steps=WIDE_STEPS,
+                      entropy_scaled=num(np.median(data["entropy_scaled"][:, 0]), 3),
                       entropy_unscaled=num(np.median(data["entropy_unscaled"][:, 0]), 3),
-                      loss_scaled=num(np.median(scaled["final"]), 4), loss_unscaled=num(np.median(unscaled["final"]), 4))
+                      loss_scaled=num(np.median(scaled["final"]), 4),
+                      loss_unscaled=num(np.median(unscaled["final"]), 4))
 
 
 def experiment_table(data):
@@ -515,9 +519,9 @@ def experiment_table(data):
                         ("unscaled", WORDS.line("learning-scale-table/unscaled"))):
         s = summary(data, label)
         for seed, final, reached, match in zip(SEEDS, s["final"], s["reached"], s["match"]):
-            rows.append([name, seed, f"{final:.4f}", WORDS.line("learning-scale-table/never") if reached is None else reached,
-                         f"{match:.3f}", f"{data[f'entropy_{label}'][seed, 0]:.3f}",
-                         f"{data[f'grad_W_Q_{label}'][seed, 0]:.4f}"])
+            rows.append([name, seed, f"{final:.4f}",
+                         WORDS.line("learning-scale-table/never") if reached is None else reached, f"{match:.3f}",
+                         f"{data[f'entropy_{label}'][seed, 0]:.3f}", f"{data[f'grad_W_Q_{label}'][seed, 0]:.4f}"])
     return {
         "caption": WORDS.line("learning-scale-table", d_k=WIDE_D_K),
         "columns": [WORDS.line("learning-scale-table/scale-column"), WORDS.line("learning-scale-table/seed-column"),
@@ -653,7 +657,8 @@ def experiment_snippets(data):
         + table([WORDS.line("learning-scale-numbers/scale-column"),
                  WORDS.line("learning-scale-numbers/loss-column", steps=WIDE_STEPS),
                  WORDS.line("learning-scale-numbers/steps-column", threshold=str(THRESHOLD)),
-                 WORDS.line("learning-scale-numbers/reached-column"), WORDS.line("learning-scale-numbers/match-column")],
+                 WORDS.line("learning-scale-numbers/reached-column"),
+                 WORDS.line("learning-scale-numbers/match-column")],
                 outcome)
     )
     never = "; ".join(
@@ -667,7 +672,8 @@ def experiment_snippets(data):
         late=LATE,
         which_runs=(WORDS.line("learning-scale-details/each-unscaled-run") if not left_out else
                     WORDS.line("learning-scale-details/each-settled-run", threshold=str(THRESHOLD),
-                               step=WIDE_STEPS - LATE, unscaled=len(settled["unscaled"]), scaled=len(settled["scaled"]))),
+                               step=WIDE_STEPS - LATE, unscaled=len(settled["unscaled"]),
+                               scaled=len(settled["scaled"]))),
         unscaled_range=spread_log(un_late, "learning-scale/between"), scaled_range=spread_log(sc_late),
         left_out="".join(" " + sentence for sentence in left_out)) + "\n"
     # collapsed on the page (its summary says what it holds): the paragraphs above cite its numbers
@@ -675,7 +681,8 @@ def experiment_snippets(data):
                        WORDS.line("learning-scale-mechanics/entropy-column"),
                        WORDS.line("learning-scale-mechanics/gradient-column"),
                        WORDS.line("learning-scale-mechanics/late-column", late=LATE)], mechanics)
-    return {"numbers": numbers, "story": story_snippet(story), "recap": recap_snippet(story), "details": details, "mechanics": mechanics}
+    return {"numbers": numbers, "story": story_snippet(story), "recap": recap_snippet(story), "details": details,
+            "mechanics": mechanics}
 
 
 ITEMS = [
