@@ -16,7 +16,7 @@ import numpy as np
 
 from realheads.encoder import encode, encoder_layer_steps, gelu
 
-from ..engine import Example
+from ..engine import Example, Words
 from ..engine.errors import BuildError
 from ..engine.text import MINUS, is_tie, latex_number, num, table
 from .real_heads.committed import extraction, picks
@@ -33,6 +33,8 @@ NORM_DIGITS = 2  # a vector's length
 MAX_SIGNIFICANT = 4  # float noise never reaches a printed digit (the brief of issue 54)
 TIE_NOISE = 1e-6  # in units of the last printed digit: a value this near halfway could round either way
 FLOAT32_AGREEMENT = 1e-4  # the float32 model against the float64 run, every vector of the layer
+
+WORDS = Words("words/block.md")
 
 
 def claim(holds, what):
@@ -105,7 +107,7 @@ def block_data():
     return {
         "seed": None,  # nothing random: the numbers come from the pretrained model
         "model": meta["model"],
-        "source": f"{meta['package']} {meta['package_version']}, its float32 weights, computed in float64",
+        "source": WORDS.line("ex-block-source", package=meta["package"], version=meta["package_version"]),
         "sentence": heads.sentence.text,
         "tokens": heads.tokens,
         "token": TOKEN,
@@ -184,27 +186,28 @@ def block_snippets(example):
     layer, head = example["layer"] + 1, link["head"] + 1
 
     # where the token is, and which layer
-    where = (f"The sentence, {n} tokens long with [CLS] as token 1, is “{example['sentence']}” The token followed is "
-             f"“{example['token']}”, token {i + 1}, and the layer is layer {layer} of {example['n_layers']}: the layer whose "
-             f"head {head} gives “{link['key']}” {shown(link['weight'], 2)} of the weight in the row of "
-             f"“{example['token']}”.")
+    where = WORDS.fill("ex-block-where", n=n, sentence=example["sentence"], token=example["token"], position=i + 1,
+                       layer=layer, n_layers=example["n_layers"], head=head, key=link["key"],
+                       weight=shown(link["weight"], 2))
 
     # the layer's shapes and the token's vector lengths
     sizes, wide = f"{n} × {d_model:,}", f"{n} × {d_ff:,}"
     rows = [
-        ["$x$, the layer's input", sizes, length(example["inputs"]["X"])],
-        [f"the {example['n_heads']} heads' outputs side by side, $d_k = {example['d_k']}$ each", sizes, length(steps["concat"])],
-        [r"$\text{attn}$: times $W_O$, plus $b_O$", sizes, length(steps["attended"])],
+        [WORDS.line("ex-block-shapes/input"), sizes, length(example["inputs"]["X"])],
+        [WORDS.line("ex-block-shapes/heads", n_heads=example["n_heads"], d_k=example["d_k"]), sizes,
+         length(steps["concat"])],
+        [WORDS.line("ex-block-shapes/attended"), sizes, length(steps["attended"])],
         [r"$y = x + \text{attn}$", sizes, length(steps["residual1"])],
-        ["$z$: layer norm", sizes, length(steps["norm1"])],
-        ["$u$: times $W_1$, plus $b_1$", wide, length(steps["pre_activation"])],
-        [r"$\eta$: GELU, entry by entry", wide, length(steps["hidden"])],
-        ["$f$: times $W_2$, plus $b_2$", sizes, length(steps["ffn_out"])],
+        [WORDS.line("ex-block-shapes/norm1"), sizes, length(steps["norm1"])],
+        [WORDS.line("ex-block-shapes/pre-activation"), wide, length(steps["pre_activation"])],
+        [WORDS.line("ex-block-shapes/gelu"), wide, length(steps["hidden"])],
+        [WORDS.line("ex-block-shapes/ffn"), sizes, length(steps["ffn_out"])],
         ["$y' = z + f$", sizes, length(steps["residual2"])],
-        ["$x'$: layer norm, the next layer's input", sizes, length(example["outputs"]["out"])],
+        [WORDS.line("ex-block-shapes/out"), sizes, length(example["outputs"]["out"])],
     ]
-    shapes = (table(["step", "shape", "length"], rows) + "\n"
-              f"$W_O$ is {d_model:,} × {d_model:,}, $W_1$ is {d_model:,} × {d_ff:,} and $W_2$ is {d_ff:,} × {d_model:,}.\n")
+    shapes = (table([WORDS.line("ex-block-shapes/step-column"), WORDS.line("ex-block-shapes/shape-column"),
+                     WORDS.line("ex-block-shapes/length-column")], rows) + "\n"
+              + WORDS.line("ex-block-shapes/matrices", d_model=f"{d_model:,}", d_ff=f"{d_ff:,}") + "\n")
 
     residual = table(["$c$", "$x_c$", r"$\text{attn}_c$", r"$y_c = x_c + \text{attn}_c$"],
                      [[c, text(x), text(a), text(y)] for c, x, a, y in zip(entries, work["x"], work["attended"], work["y"])])
@@ -213,10 +216,10 @@ def block_snippets(example):
     claim(10.0 ** exponent == example["layer_norm_eps"], f"the layer norm's ε is 10^{exponent}")
 
     def stats(prefix, symbol, prime=""):
-        return (f"Over all {d_model} entries of ${symbol}$: $\\mu{prime} = {latex(work[prefix + 'mean'], STAT_DIGITS)}$ and "
-                f"$\\sigma{prime}^2 = {latex(work[prefix + 'variance'], STAT_DIGITS)}$; with this model's "
-                f"$\\epsilon = 10^{{{exponent}}}$, far below the printed digits, "
-                f"$\\sqrt{{\\sigma{prime}^2 + \\epsilon}} = {latex(work[prefix + 'root'], STAT_DIGITS)}$.")
+        return WORDS.fill("ex-block-stats", d_model=d_model, symbol=symbol, prime=prime,
+                          mean=latex(work[prefix + "mean"], STAT_DIGITS),
+                          variance=latex(work[prefix + "variance"], STAT_DIGITS), exponent=str(exponent),
+                          root=latex(work[prefix + "root"], STAT_DIGITS))
 
     def norm_table(prefix, inputs, symbol, out, prime=""):
         header = ["$c$", f"${symbol}{prime}_c$", f"$\\bar{{{symbol}}}{prime}_c$", f"$\\gamma{prime}_c$", f"$\\beta{prime}_c$",
@@ -227,8 +230,8 @@ def block_snippets(example):
         return table(header, rows)
 
     standardised = (steps["residual1"] - steps["mean1"]) / np.sqrt(steps["variance1"] + example["layer_norm_eps"])
-    centred = (f"Before $\\gamma$ and $\\beta$, the {d_model} standardised entries have mean "
-               f"{shown(np.mean(standardised), ENTRY_DIGITS)} and variance {shown(np.var(standardised), ENTRY_DIGITS)}.")
+    centred = WORDS.fill("ex-block-centred", d_model=d_model, mean=shown(np.mean(standardised), ENTRY_DIGITS),
+                         variance=shown(np.var(standardised), ENTRY_DIGITS))
 
     u = np.asarray(steps["pre_activation"])
     g = np.asarray(steps["hidden"])
@@ -239,10 +242,8 @@ def block_snippets(example):
     top = int(np.argmax(u))
     claim(np.all(g[u > 0] > u[u > 0] / 2) and g[top] / u[top] > 0.95,
           "a positive entry keeps more than half of its value, and the largest nearly all of it")
-    gelu_counts = (f"{negative:,} of the {d_ff:,} entries of $u$ are negative; GELU turns each of them into a number "
-                   f"between {shown(floor, 2)} and 0. A positive entry keeps more than half of its value, and nearly all "
-                   f"of it once it is large: the largest, $u_{{{top + 1}}} = {latex(u[top], ENTRY_DIGITS)}$, comes out as "
-                   f"$\\eta_{{{top + 1}}} = {latex(g[top], ENTRY_DIGITS)}$.")
+    gelu_counts = WORDS.fill("ex-block-gelu-counts", negative=f"{negative:,}", d_ff=f"{d_ff:,}", floor=shown(floor, 2),
+                             top=top + 1, u_top=latex(u[top], ENTRY_DIGITS), eta_top=latex(g[top], ENTRY_DIGITS))
     gelu_table = table(["$c$", "$u_c$", r"$\Phi(u_c)$", r"$\eta_c = u_c\,\Phi(u_c)$"],
                        [[c, text(u_c), text(p, STAT_DIGITS), text(g_c)]
                         for c, u_c, p, g_c in zip(entries, work["u"], work["phi"], work["g"])])
@@ -255,8 +256,7 @@ def block_snippets(example):
     claim(units >= 1 and abs(gap * 1000 - units) > Decimal("1e-6") and abs(gap * 1000 - (units - 1)) > Decimal("1e-6"),
           "how far the hand-worked x' lies from the model's, in thousandths, and no float noise could change it")
     model_entries = ", ".join(f"$x'_{c} = {latex(m, ENTRY_DIGITS)}$" for c, m in zip(entries, work["model_x2"]))
-    agreement = (f"The model's own entries, computed from unrounded numbers, are {model_entries}. Worked by hand from "
-                 f"rounded ones, $x'$ lands within {shown(units / 1000, ENTRY_DIGITS)} of them.")
+    agreement = WORDS.fill("ex-block-agreement", model_entries=model_entries, gap=shown(units / 1000, ENTRY_DIGITS))
 
     return {
         "where": where,
@@ -280,7 +280,7 @@ def latex(value, digits):
     return latex_number(value, digits)
 
 
-EX_BLOCK = Example("ex-block", title="One token through one layer of all-MiniLM-L6-v2", data=block_data,
+EX_BLOCK = Example("ex-block", title=WORDS.line("ex-block-title"), data=block_data,
                    snippets=block_snippets)
 
 ITEMS = [EX_BLOCK]

@@ -1,13 +1,16 @@
 """Cite and reuse (docs/cite.md): every worked example with its permalink and its data, and the site's BibTeX."""
+import functools
 import importlib
 
 import attention
 
 from .. import registry, trained
-from ..engine import Figure, Snippets, embed
+from ..engine import Figure, Snippets, Words, embed
 from ..engine.examples import permalink
 from ..engine.site import site_url
 from ..engine.text import PUBLISHED_NOTE, table
+
+WORDS = Words("words/cite.md")
 
 
 def cite_data():
@@ -34,7 +37,8 @@ def cite_snippets(data):
         "}\n"
         "```\n"
     )
-    return {"bibtex": bibtex, "": table(["example", "permalink and data"], rows, align=["---", "---"]),
+    columns = [WORDS.line("cite-table/example-column"), WORDS.line("cite-table/permalink-column")]
+    return {"bibtex": bibtex, "": table(columns, rows, align=["---", "---"]),
             "figures": figure_index(data), "embed": embed_code(data), "precision": f"> {PUBLISHED_NOTE}",
             "training": training_provenance(data["trained"])}
 
@@ -51,20 +55,25 @@ def figure_index(data):
     for number, (figure, page) in enumerate(data["figures"], 1):
         name = figure.name
         link = f"{page}#fig-{name}"
-        thumbnail = (f'[![Thumbnail of figure {name}](figures/{name}.thumb.png){{ loading=lazy width=160 }}]({link})')
+        thumbnail = (f'[![{WORDS.line("cite-table-figures/thumbnail-alt", name=name)}](figures/{name}.thumb.png)'
+                     f'{{ loading=lazy width=160 }}]({link})')
         downloads = " · ".join(f"[{label}](figures/{name}.{ext})" for ext, label in
                                (("svg", "SVG"), ("png", "PNG"), ("csv", "CSV"), ("bib", "BibTeX")))
         rows.append([thumbnail, f"[`{name}`]({link}): {figure.title}", downloads])
-    return table(["thumbnail", "figure and permalink", "downloads"], rows, align=["---", "---", "---"])
+    columns = [WORDS.line("cite-table-figures/thumbnail-column"), WORDS.line("cite-table-figures/figure-column"),
+               WORDS.line("cite-table-figures/downloads-column")]
+    return table(columns, rows, align=["---", "---", "---"])
 
 
 def training_provenance(meta):
     """Where and how `make train` trained the runs data/trained/ holds, from its provenance.json."""
-    threads = {1: "one thread"}.get(meta["blas_threads"], f"{meta['blas_threads']} threads")
-    blas = " and ".join(f"{library(b)} (its {b['architecture']} kernel, {threads})" for b in meta["blas"])
-    return (f"`{meta['command']}` trained them on {meta['date']} with Python {meta['python']}, numpy {meta['numpy']} "
-            f"and {blas}, on this CPU: {meta['cpu']} ({meta['machine']}).\n")
-
+    threads = (WORDS.line("cite-table-training/one-thread") if meta["blas_threads"] == 1 else
+               WORDS.line("cite-table-training/threads", threads=meta["blas_threads"]))
+    blas = functools.reduce(lambda first, then: WORDS.line("cite-table-training/and", first=first, then=then),
+                            (WORDS.line("cite-table-training/blas", library=library(b), architecture=b["architecture"],
+                                        threads=threads) for b in meta["blas"]))
+    return WORDS.fill("cite-table-training", command=meta["command"], date=meta["date"], python=meta["python"],
+                      numpy=meta["numpy"], blas=blas, cpu=meta["cpu"], machine=meta["machine"]) + "\n"
 
 def library(blas):
     """threadpoolctl's name and version of a BLAS, as a reader knows it: numpy's wheels carry OpenBLAS as the

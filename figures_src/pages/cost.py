@@ -12,12 +12,13 @@ import numpy as np
 
 import attention
 
-from ..engine import Example, Figure, Snippets
+from ..engine import Example, Figure, Snippets, Words
 from ..engine.errors import BuildError
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import Shown, by_hand, is_tie, latex_number, latex_vector, num, table
 from . import sentences
 
+WORDS = Words("words/cost.md")
 D_K = 64
 ITEMSIZE = 4  # float32
 WINDOW = 512
@@ -87,12 +88,7 @@ def memory_data():
 
 
 def memory_caption(data):
-    return (
-        f"Bytes of score table per head and sequence, float32, dₖ = {D_K}, log–log. Lines: computed sizes of the "
-        f"largest score array — the whole n × n table, a band of {WINDOW} keys per query, one {BLOCK} × {BLOCK} block "
-        f"at a time. Markers: peak memory measured with tracemalloc while attention.attend and "
-        f"attention.attend_chunked ran, rounded down to whole {GRANULARITY // 1024} KiB."
-    )
+    return WORDS.line("cost-memory-caption", d_k=D_K, window=WINDOW, block=BLOCK, granularity=GRANULARITY // 1024)
 
 
 def memory_claims(data):
@@ -110,11 +106,9 @@ def memory_claims(data):
 
 def memory_alt(data):
     memory_claims(data)
-    return (
-        f"Log-log plot of bytes against n from {data['n'][0]} to {data['n'][-1]}. The full table grows as n², "
-        f"reaching {byte_size(data['full'][-1])}; the window's band grows as n, reaching {byte_size(data['window'][-1])}; "
-        f"the chunked path's block of scores stays at {byte_size(data['chunked'][-1])} whatever n is."
-    )
+    return WORDS.line("cost-memory-alt", shortest=str(data["n"][0]), longest=str(data["n"][-1]),
+                      full=byte_size(data["full"][-1]), window=byte_size(data["window"][-1]),
+                      chunked=byte_size(data["chunked"][-1]))
 
 
 def byte_size(b):
@@ -140,31 +134,35 @@ def memory_table(data):
         mf, mc = measured.get(int(n), ("", ""))
         rows.append([int(n), *(Shown(int(b), byte_size(b)) for b in (f, w, c)),
                      *(Shown(int(b), kib(b)) if b != "" else Shown("", "—") for b in (mf, mc))])
-    bytes_ = lambda label: Shown(f"{label} (bytes)", label)  # noqa: E731  the CSV's header names its unit
+    # the CSV's header names its unit
+    bytes_ = lambda label: Shown(WORDS.line("cost-memory-table/in-bytes", column=label), label)  # noqa: E731
     return {
-        "caption": "Score memory per head and sequence",
-        "columns": ["n", *map(bytes_, ["full table", f"window {WINDOW}", f"block {BLOCK}²", "measured attend",
-                                        "measured chunked"])],
+        "caption": WORDS.line("cost-memory-table"),
+        "columns": ["n", *map(bytes_, [WORDS.line("cost-memory-table/full-column"),
+                                        WORDS.line("cost-memory-table/window-column", window=WINDOW),
+                                        WORDS.line("cost-memory-table/block-column", block=BLOCK),
+                                        WORDS.line("cost-memory-table/measured-attend-column"),
+                                        WORDS.line("cost-memory-table/measured-chunked-column")])],
         "rows": rows,
     }
 
 
 def memory_render(data, ax):
     n = data["n"]
-    ax.plot(n, data["full"], marker="o", markersize=3, label="full n × n table")
-    ax.plot(n, data["window"], marker="^", markersize=3, label=f"sliding window ({WINDOW} keys)")
-    ax.plot(n, data["chunked"], marker="s", markersize=3, label=f"chunked ({BLOCK} × {BLOCK} block)")
+    ax.plot(n, data["full"], marker="o", markersize=3, label=WORDS.line("cost-memory/full-legend"))
+    ax.plot(n, data["window"], marker="^", markersize=3, label=WORDS.line("cost-memory/window-legend", window=WINDOW))
+    ax.plot(n, data["chunked"], marker="s", markersize=3, label=WORDS.line("cost-memory/chunked-legend", block=BLOCK))
     ax.scatter(data["measured_n"], data["measured_full"], s=40, facecolors="none", edgecolors="#0072B2",
-               label="measured: attend")
+               label=WORDS.line("cost-memory/measured-attend-legend"))
     ax.scatter(data["measured_n"], data["measured_chunked"], s=40, facecolors="none", edgecolors="#009E73",
-               marker="D", label="measured: attend_chunked")
+               marker="D", label=WORDS.line("cost-memory/measured-chunked-legend"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_xticks(n[::3], labels=[f"{int(v):,}" for v in n[::3]])
     ticks = 2.0 ** np.arange(14, 39, 8)
     ax.set_yticks(ticks, labels=[byte_size(t) for t in ticks])
-    ax.set_xlabel("sequence length $n$")
-    ax.set_ylabel("bytes")
+    ax.set_xlabel(WORDS.line("cost-memory/x-axis"))
+    ax.set_ylabel(WORDS.line("cost-memory/y-axis"))
     ax.figure.legend(loc="outside lower center", frameon=False)  # below: the plot keeps a phone's width
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
@@ -187,31 +185,26 @@ def memory_snippets(data):
         ratio = "—" if previous is None else f"{cost['score_entries'] / previous['score_entries']:g}×"
         rows.append([f"{n:,}", ratio, f"{cost['score_entries']:,}", byte_size(cost["score_bytes"])])
         previous = cost
-    doubling = table(["n", "× previous", "entries $n^2$", "bytes"], rows)
+    doubling = table(["n", WORDS.line("cost-memory-doubling/previous-column"),
+                      WORDS.line("cost-memory-doubling/entries-column"),
+                      WORDS.line("cost-memory-doubling/bytes-column")],
+                     rows)
     first, last = data["doubling"][0], data["doubling"][-1]
-    doubling += (
-        f"\nThe multiply-adds of $QK^{{\\text{{T}}}}$ grow the same way: {first['qk_macs']:,} at $n = {data['doubling_n'][0]}$, "
-        f"{last['qk_macs']:,} at $n = {data['doubling_n'][-1]}$ — "
-        f"{exact_ratio(last['qk_macs'], first['qk_macs'])} times the work for "
-        f"{exact_ratio(data['doubling_n'][-1], data['doubling_n'][0])} times the length.\n"
-    )
+    doubling += "\n" + WORDS.fill(
+        "cost-memory-doubling", first_macs=f"{first['qk_macs']:,}", first_n=data["doubling_n"][0],
+        last_macs=f"{last['qk_macs']:,}", last_n=data["doubling_n"][-1],
+        work=exact_ratio(last["qk_macs"], first["qk_macs"]),
+        length=exact_ratio(data["doubling_n"][-1], data["doubling_n"][0])) + "\n"
     measured = table(
-        ["n", "attend", "attend_chunked", "ratio"],
+        ["n", "attend", "attend_chunked", WORDS.line("cost-memory-measured/ratio-column")],
         [[f"{int(n):,}", kib(f), kib(c), f"{f / c:.1f}×"]  # f / c is the ratio of the printed KiB: both are whole KiB
          for n, f, c in zip(data["measured_n"], data["measured_full"], data["measured_chunked"])],
     )
     last = -1
-    facts = {
-        "longest": f"{int(data['n'][last]):,}",
-        "full_longest": byte_size(data["full"][last]),
-        "window_longest": byte_size(data["window"][last]),
-        "chunked_longest": byte_size(data["chunked"][last]),
-    }
-    sentence = (
-        f"At n = {facts['longest']} tokens one head's full score table takes {facts['full_longest']}; a window of "
-        f"{WINDOW} keys needs {facts['window_longest']} and the chunked path holds {facts['chunked_longest']} of "
-        f"scores at a time."
-    )
+    sentence = WORDS.fill("cost-memory-longest", longest=f"{int(data['n'][last]):,}",
+                          full=byte_size(data["full"][last]), window=WINDOW,
+                          window_bytes=byte_size(data["window"][last]),
+                          chunked=byte_size(data["chunked"][last]))
     return {"doubling": doubling, "measured": measured, "longest": sentence}
 
 
@@ -313,56 +306,49 @@ def online_snippets(example):
     printed = [latex_number(x, 3) for x in hand["s"]]
     scores = ", ".join(printed[:split]) + " \\mid " + ", ".join(printed[split:])
     library_sum = example["blocks"][0]["denominator"] * example["blocks"][1]["rescale"]
-    parts["setup"] = (
-        f"Follow query “{tokens[i]}” (row {i + 1}) with blocks of {example['block_size']} keys. Its scaled scores, "
-        f"the bar marking where the second block starts, are $[{scores}]$. Every exponential below is rounded to "
-        f"{exp_digits} decimals (≈); every product and sum after it is worked out in full from the printed numbers "
-        "(=), so each line checks out by hand, and carries more decimals than its factors. Those exact results of "
-        "rounded inputs differ from the library's unrounded values in the last places (after the rescaling below, "
-        f"the library's running sum is {num(library_sum, 8)}); the output, rounded to 4 decimals, is the same."
-    )
+    parts["setup"] = WORDS.fill("ex-online-softmax-setup", token=tokens[i], row=i + 1, block_size=example["block_size"],
+                                scores=scores, exp_digits=exp_digits, library_sum=num(library_sum, 8))
     for b, step in enumerate(hand["walk"]):
         rows = []
         for j, e, ev in zip(step["keys"], step["e"], step["ev"]):
             rows.append([f"**{tokens[j]}**", num(hand["s"][j], 3), e[0], *(num(x, ev_digits) for x in ev)])
-        rows.append(["**block sum**", "", f"**{num(step['block_sum'], exp_digits)}**",
+        rows.append([WORDS.line("ex-online-softmax-block/sum-row"), "", f"**{num(step['block_sum'], exp_digits)}**",
                      *(f"**{num(x, ev_digits)}**" for x in step["block_acc"])])
-        columns = ["key", "$\\tilde{s}_j$", f"$e^{{\\tilde{{s}}_j - {num(step['m'], 3).replace('−', '-')}}}$",
-                   *(f"e·v, entry {c + 1}" for c in range(d_v))]
+        columns = [WORDS.line("ex-online-softmax-block/key-column"), "$\\tilde{s}_j$",
+                   f"$e^{{\\tilde{{s}}_j - {num(step['m'], 3).replace('−', '-')}}}$",
+                   *(WORDS.line("ex-online-softmax-block/entry-column", entry=c + 1) for c in range(d_v))]
         keys = step["keys"]
-        where = (f"keys {keys[0] + 1} to {keys[-1] + 1}" if len(keys) > 2 else
-                 f"keys {keys[0] + 1} and {keys[1] + 1}" if len(keys) == 2 else f"key {keys[0] + 1}")
-        lead = ("the running maximum is the block's largest score" if b == 0 else
-                "the exponentials are measured against the new running maximum")
-        parts[f"block{b + 1}"] = (f"**Block {b + 1}**, {where} ({', '.join(tokens[j] for j in keys)}); {lead}, "
-                                  f"{num(step['m'], 3)}:\n\n" + table(columns, rows))
+        where = WORDS.line("ex-online-softmax-block/keys" if len(keys) > 2 else
+                           "ex-online-softmax-block/two-keys" if len(keys) == 2 else "ex-online-softmax-block/key",
+                           first=keys[0] + 1, **({"last": keys[-1] + 1} if len(keys) > 1 else {}))
+        lead = WORDS.line("ex-online-softmax-block/first-lead" if b == 0 else "ex-online-softmax-block/next-lead")
+        parts[f"block{b + 1}"] = (WORDS.fill("ex-online-softmax-block", block=b + 1, keys=where,
+                                             tokens=", ".join(tokens[j] for j in keys), lead=lead,
+                                             maximum=num(step["m"], 3)) + "\n\n" + table(columns, rows))
     first, second = hand["walk"]
     r_text, _ = second["rescale"]
     total_terms = [second["denominator_rescaled"][0], *(e[0] for e in second["e"])]
-    parts["rescale"] = (
-        f"The second block's largest score, {num(second['block_max'], 3)}, is above the running maximum "
-        f"{num(first['m'], 3)}. Everything summed so far was measured against the old maximum, so it is multiplied "
-        f"by $e^{{{num(first['m'], 3)} - {num(second['m'], 3)}}}$ ≈ {r_text}, which measures it against the new one: "
-        f"the running sum becomes {num(first['denominator'], exp_digits)} × {r_text} = "
-        f"{second['denominator_rescaled'][0]}. Adding the second block's exponentials gives the sum over all keys, "
-        f"{' + '.join(total_terms)} = {num(second['denominator'], 8)}."
-    )
+    parts["rescale"] = WORDS.fill(
+        "ex-online-softmax-rescale", block_max=num(second["block_max"], 3), old_max=num(first["m"], 3),
+        new_max=num(second["m"], 3), rescale=r_text, old_sum=num(first["denominator"], exp_digits),
+        rescaled_sum=second["denominator_rescaled"][0], terms=" + ".join(total_terms),
+        total=num(second["denominator"], 8))
     rows = []
     for c in range(d_v):
         rows.append([f"{c + 1}", num(first["acc"][c], ev_digits), second["acc_rescaled"][c][0],
                      num(second["block_acc"][c], ev_digits), num(second["acc"][c], 8), num(hand["out"][c], 4),
                      num(chunked[c], 4)])
-    parts["vector"] = table(["entry", "after block 1", f"× {r_text}", "block 2 adds", "sum",
+    parts["vector"] = table([WORDS.line("ex-online-softmax-vector/entry-column"),
+                             WORDS.line("ex-online-softmax-vector/first-column"), f"× {r_text}",
+                             WORDS.line("ex-online-softmax-vector/adds-column"),
+                             WORDS.line("ex-online-softmax-vector/sum-column"),
                              f"÷ {num(second['denominator'], 8)} ≈", "attend_chunked"], rows)
-    parts["result"] = (
-        f"The last two columns agree: the running computation, with one rescaling, gives the output row of "
-        f"“{tokens[i]}”, ${latex_vector(chunked, 4)}$, which is what `attend_chunked` returns with "
-        f"`block_size={example['block_size']}` and what `attend` returns from the whole table."
-    )
+    parts["result"] = WORDS.fill("ex-online-softmax-result", token=tokens[i], out=latex_vector(chunked, 4),
+                                 block_size=example["block_size"])
     return parts
 
 
-EX_ONLINE = Example("ex-online-softmax", title="Online softmax: one query's output from two blocks of keys",
+EX_ONLINE = Example("ex-online-softmax", title=WORDS.line("ex-online-softmax-title"),
                     data=online_example, snippets=online_snippets)
 
 
@@ -378,6 +364,13 @@ SPARSE_LONG = (4096, 256, 64)  # n, window, stride for the counts at a realistic
 # Each sparse pattern beside the full table of its own kind: an encoder's bidirectional pattern against every
 # pair (n²), a decoder's causal one against the causal table (every key up to the query's own, n(n+1)/2).
 SPARSE_BASELINE = {"local + global": "full", "strided": "causal"}
+# each pattern's name as the page writes it: its section of words/cost.md
+PATTERN_NAMES = {"full": "cost-sparse/full", "local + global": "cost-sparse/local-global",
+                 "causal": "cost-sparse/causal", "strided": "cost-sparse/strided"}
+
+
+def pattern_name(pattern):
+    return WORDS.line(PATTERN_NAMES[pattern])
 
 
 def sparse_masks(n, window, stride):
@@ -410,22 +403,17 @@ def sparse_data():
 
 def sparse_caption(data):
     counts = data["counts"]
-    return (
-        f"Four masks over n = {SPARSE_N} tokens, allowed pairs in colour, queries down, keys across; each sparse "
-        f"pattern is on the right of the full table of its own kind. Top, bidirectional (an encoder's): every pair, "
-        f"n² = {counts['full']} scores, and local + global, where each token sees {SPARSE_WINDOW - 1} neighbours on "
-        f"each side and token {SPARSE_GLOBAL[0] + 1} sees and is seen by all, {counts['local + global']} scores. "
-        f"Bottom, causal (a decoder's): every key up to the query's own, n(n + 1)/2 = {counts['causal']} scores, and "
-        f"strided, where each token sees its last {SPARSE_STRIDE} keys and every {SPARSE_STRIDE}th key before them, "
-        f"{counts['strided']} scores."
-    )
+    return WORDS.line("cost-sparse-caption", n=SPARSE_N, full=counts["full"], neighbours=SPARSE_WINDOW - 1,
+                      global_token=SPARSE_GLOBAL[0] + 1, local=counts["local + global"], causal=counts["causal"],
+                      stride=SPARSE_STRIDE, strided=counts["strided"])
 
 
 def sparse_alt(data):
     counts = data["counts"]
-    return "Four square masks of allowed query-key pairs, two bidirectional and two causal: " + "; ".join(
-        f"{name}, {counts[name]} of the {counts[baseline]} pairs of the {baseline} table"
-        for name, baseline in SPARSE_BASELINE.items()) + "."
+    return WORDS.line("cost-sparse-alt", patterns="; ".join(
+        WORDS.line("cost-sparse-alt/pattern", name=pattern_name(name), allowed=counts[name], pairs=counts[baseline],
+                   baseline=pattern_name(baseline))
+        for name, baseline in SPARSE_BASELINE.items()))
 
 
 def sparse_table(data):
@@ -434,14 +422,20 @@ def sparse_table(data):
     for name in data["counts"]:
         baseline = SPARSE_BASELINE.get(name)
         share = data['long'][name] / data['long'][baseline] if baseline else None
-        rows.append([name, "causal" if "causal" in (name, baseline) else "bidirectional",
+        kind = (WORDS.line("cost-sparse-table/causal") if "causal" in (name, baseline) else
+                WORDS.line("cost-sparse-table/bidirectional"))
+        rows.append([pattern_name(name), kind,
                      Shown(int(data['counts'][name]), f"{data['counts'][name]:,}"),
                      Shown(int(data['long'][name]), f"{data['long'][name]:,}"),
-                     Shown(share, f"{share:.1%} of {baseline}") if baseline else Shown("", "—")])
+                     Shown(share, WORDS.line("cost-sparse-table/share", share=f"{share:.1%}",
+                                                  baseline=pattern_name(baseline)))
+                     if baseline else Shown("", "—")])
     return {
-        "caption": "Allowed pairs (scores computed) per pattern, each sparse one against the full table of its kind",
-        "columns": ["pattern", "kind", f"n = {SPARSE_N}", f"n = {n:,}",
-                    Shown(f"share at n = {n:,} (a fraction of the full table of its kind)", f"share at n = {n:,}")],
+        "caption": WORDS.line("cost-sparse-table"),
+        "columns": [WORDS.line("cost-sparse-table/pattern-column"), WORDS.line("cost-sparse-table/kind-column"),
+                    f"n = {SPARSE_N}", f"n = {n:,}",
+                    Shown(WORDS.line("cost-sparse-table/share-column-csv", n=f"{n:,}"),
+                          WORDS.line("cost-sparse-table/share-column", n=f"{n:,}"))],
         "rows": rows,
     }
 
@@ -458,32 +452,30 @@ def sparse_render(data, fig):
         for spine in ax.spines.values():
             spine.set_linewidth(0.6)
         baseline = SPARSE_BASELINE.get(name)  # the count above the panel, on the title's second line: a label
-        count = (f"{data['counts'][name]} of {data['counts'][baseline]}" if baseline else  # under a top panel
-                 f"{data['counts'][name]} scores")  # crowded the title of the one below it
-        ax.set_title(f"{name}\n{count}", fontsize=10)
+        count = (WORDS.line("cost-sparse/panel-share", allowed=data["counts"][name], pairs=data["counts"][baseline])
+                 if baseline else  # under a top panel crowded the title of the one below it
+                 WORDS.line("cost-sparse/panel-scores", allowed=data["counts"][name]))
+        ax.set_title(f"{pattern_name(name)}\n{count}", fontsize=10)
 
 
 def sparse_snippets(data):
     n, window, stride = SPARSE_LONG
     long = data["long"]
-    return {"long": (
-        f"At $n = {n:,}$, where local + global has a band of {window - 1} neighbours on each side and strided lets each "
-        f"token see its last {stride} keys and every {stride}th key before them: the full "
-        f"bidirectional table has {long['full']:,} scores and the local + global pattern {long['local + global']:,} "
-        f"({long['local + global'] / long['full']:.1%} of them); the full causal table has $n(n+1)/2$ = "
-        f"{long['causal']:,} and the strided pattern {long['strided']:,} ({long['strided'] / long['causal']:.1%} "
-        "of those)."
-    )}
+    return {"long": WORDS.fill(
+        "cost-sparse-long", n=f"{n:,}", neighbours=window - 1, stride=stride, full=f"{long['full']:,}",
+        local=f"{long['local + global']:,}", local_share=f"{long['local + global'] / long['full']:.1%}",
+        causal=f"{long['causal']:,}", strided=f"{long['strided']:,}",
+        strided_share=f"{long['strided'] / long['causal']:.1%}")}
 
 
 # ---------------------------------------------------------------- the KV cache and where n² takes over
 
-# (name, layers, d_model, heads, context length, source): the sizes the papers give.
+# (name, layers, d_model, heads, context length, source): the sizes the papers give; the source is the section of
+# words/cost.md that cites the paper
 MODELS = (
-    ("GPT-2 small", 12, 768, 12, 1024, "Radford et al., *Language Models are Unsupervised Multitask Learners*, 2019"),
-    ("Llama 2 7B", 32, 4096, 32, 4096, "Touvron et al., *Llama 2: Open Foundation and Fine-Tuned Chat Models*, 2023, "
-     "with the layers and widths of the 7B model of *LLaMA: Open and Efficient Foundation Language Models*, 2023"),
-    ("GPT-3 175B", 96, 12288, 96, 2048, "Brown et al., *Language Models are Few-Shot Learners*, 2020, table 2.1"),
+    ("GPT-2 small", 12, 768, 12, 1024, "cost-models-sources/gpt-2-small"),
+    ("Llama 2 7B", 32, 4096, 32, 4096, "cost-models-sources/llama-2-7b"),
+    ("GPT-3 175B", 96, 12288, 96, 2048, "cost-models-sources/gpt-3-175b"),
 )
 KV_ITEMSIZE = 2  # 16-bit floats, as models are usually run
 
@@ -514,7 +506,7 @@ def models_data():
         at = attention.multi_head_cost(n_star, d_model, heads)
         full = attention.multi_head_cost(context, d_model, heads)  # a whole context window
         rows.append({"name": name, "layers": layers, "d_model": d_model, "heads": heads, "d_k": d_k, "context": context,
-                     "source": source, "per_token": per_token, "cache": cache, "crossover": n_star,
+                     "source": WORDS.line(source), "per_token": per_token, "cache": cache, "crossover": n_star,
                      "projection_macs": at["projection_macs"], "attention_macs": at["attention_macs"],
                      "context_projection_macs": full["projection_macs"], "context_attention_macs": full["attention_macs"]})
     return {"models": rows}
@@ -533,48 +525,49 @@ def takeover_sentence(by_width):
         raise BuildError("cost-models: the page says every model's context stops short of where the two meet; "
                          + ", ".join(f"{m['name']}: {m['context']:,} against {m['crossover']:,}" for m in by_width))
     share = small["context_attention_macs"] / small["context_projection_macs"]
-    return (
-        f"So for {small['name']} the two are equal at {n:,} tokens, and only past that are attention's own products "
-        f"the larger part of the layer's work. Its context is {context:,} tokens, short of that: a full context costs "
-        f"{small['context_attention_macs']:,} multiply-adds in the attention products against "
-        f"{small['context_projection_macs']:,} in the projections, {num(share, 2)} as many. In every model of the table the "
-        "context stops short of the meeting point, and a wider model gets further before its table takes over. (The feed-forward network, counted separately, pushes the point further out.)\n"
-    )
+    return WORDS.fill("cost-models-takeover", model=small["name"], n=f"{n:,}", context=f"{context:,}",
+                      attention_macs=f"{small['context_attention_macs']:,}",
+                      projection_macs=f"{small['context_projection_macs']:,}", share=num(share, 2)) + "\n"
 
 
 def models_snippets(data):
     models = data["models"]
-    sizes = table(["model", "layers", "$d_{\\text{model}}$", "heads", "$d_k$", "context"],
+    model = WORDS.line("cost-models/model-column")
+    sizes = table([model, WORDS.line("cost-models-sizes/layers-column"), "$d_{\\text{model}}$",
+                   WORDS.line("cost-models-sizes/heads-column"), "$d_k$",
+                   WORDS.line("cost-models-sizes/context-column")],
                   [[m["name"], str(m["layers"]), f"{m['d_model']:,}", str(m["heads"]), str(m["d_k"]), f"{m['context']:,}"]
                    for m in models])
-    kv = table(["model", "per token", "whole context"],
+    kv = table([model, WORDS.line("cost-models-kv/per-token-column"), WORDS.line("cost-models-kv/context-column")],
                [[m["name"], byte_size(m["per_token"]), byte_size(m["cache"])] for m in models])
-    cross = table(["model", "$d_{\\text{model}}$", "$n$ where they meet", "projections", "attention products"],
+    cross = table([model, "$d_{\\text{model}}$", WORDS.line("cost-models-crossover/meet-column"),
+                   WORDS.line("cost-models-crossover/projections-column"),
+                   WORDS.line("cost-models-crossover/products-column")],
                   [[m["name"], f"{m['d_model']:,}", f"{m['crossover']:,}", f"{m['projection_macs']:,}",
                     f"{m['attention_macs']:,}"] for m in models])
     by_width = sorted(models, key=lambda m: m["d_model"])
     if [m["crossover"] for m in by_width] != sorted(m["crossover"] for m in models):
         raise BuildError("cost-models: the page says a wider model gets further before its table takes over")
     ratio = {m["crossover"] / m["d_model"] for m in models}
-    rule = (f"In every row $n$ is {ratio.pop():g} times $d_{{\\text{{model}}}}$"
-            if len(ratio) == 1 else "The ratio of $n$ to $d_{\\text{model}}$ differs from row to row")
+    rule = (WORDS.line("cost-models-rule/same", ratio=f"{ratio.pop():g}") if len(ratio) == 1 else
+            WORDS.line("cost-models-rule/differs"))
     return {
         "sizes": sizes,
         "kv": kv,
         "crossover": cross,
-        "rule": rule + (": the projections cost $4 n d_{\\text{model}}^2$ multiply-adds and the two attention products "
-                        "$2 n^2 d_{\\text{model}}$, which are equal at $n = 2 d_{\\text{model}}$."),
+        "rule": WORDS.fill("cost-models-rule", rule=rule),
         "takeover": takeover_sentence(by_width),
-        "sources": "The sizes are the papers': " + "; ".join(f"{m['name']}, {m['source']}" for m in models) + ".",
+        "sources": WORDS.fill("cost-models-sources", sources="; ".join(
+            WORDS.line("cost-models-sources/model", model=m["name"], source=m["source"]) for m in models)),
     }
 
 
 ITEMS = [
-    Figure("cost-memory", title="Memory against sequence length: the full score table, a sliding window, and the chunked path.",
+    Figure("cost-memory", title=WORDS.line("cost-memory-title"),
            data=memory_data, render=memory_render, caption=memory_caption, alt=memory_alt, table=memory_table,
            snippets=memory_snippets, size=(PHONE_WIDTH, 5.0)),
     EX_ONLINE,
-    Figure("cost-sparse", title="Sparse attention patterns as masks, with the number of scores each computes.",
+    Figure("cost-sparse", title=WORDS.line("cost-sparse-title"),
            data=sparse_data, render=sparse_render, caption=sparse_caption, alt=sparse_alt, table=sparse_table,
            snippets=sparse_snippets, size=(PHONE_WIDTH, 4.0)),
     Snippets("cost-models", data=models_data, snippets=models_snippets),

@@ -12,6 +12,7 @@ import numpy as np
 import attention
 
 from ...engine import BuildError, Example, Figure, Snippets, Words
+from ...engine.examples import key_size
 from ...engine.heatmap import heatmap
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
@@ -124,24 +125,23 @@ def dx_snippets(example):
     exact = lambda value: num(float(value), max(-value.normalize().as_tuple().exponent, 0))  # noqa: E731
     # one column per path, one row per term c of its dot product: narrow enough for a phone, and a table, where
     # three long display formulas ran past the column and cost the page's DOM a MathML element per symbol
-    columns = ["c", *(f"via d{part}" for part in "QKV")]  # c counts a vector's entries (Home); k is a key
+    # c counts a vector's entries (Home); k is a key
+    columns = ["c", *(WORDS.line("ex-backprop-step-dx/via-column", part=part) for part in "QKV")]
     factor = lambda text: f"({text})" if text.startswith("−") else text  # noqa: E731  −0.1120 · (−0.4)
     rows = [[str(c + 1), *(f"{g[0]} · {factor(w[0])}" for g, w in (path["terms"][c] for path in worked["paths"]))]
             for c in range(d_k)]
-    rows.append(["sum", *(exact(path["sum"]) for path in worked["paths"])])
+    rows.append([WORDS.line("ex-backprop-step-dx/sum-row"), *(exact(path["sum"]) for path in worked["paths"])])
     total = " + ".join(factor(exact(path["sum"])) for path in worked["paths"])  # a + (−b) + c, as the site writes sums
     return {
         "projections": projections,
         "dX": (
             matrix(example["steps"]["dX"], tokens, dims("", d_model), corner="dX", digits=PRINTED_DIGITS["dX"])
             # plain words where TeX would do: the page is at its budget of DOM elements, and MathML costs one a symbol
-            + f"\nRow {i + 1} (“{tokens[i]}”), column {a + 1}, the largest entry, path by path and term by term: line c of "
-            f"the column via dQ is the c-th number of row {i + 1} of dQ times the c-th number of row {a + 1} of "
-            f"W<sub>Q</sub>, and likewise for dK and dV:\n\n"
+            + "\n" + WORDS.fill("ex-backprop-step-dx", row=i + 1, token=tokens[i], column=a + 1) + "\n\n"
             + table(columns, rows)
             # plain text, not TeX: a formula this long does not wrap, and ran past a phone's screen
-            + f"\nThe three sums add up to {total} = {exact(worked['total'])}, which the table prints as "
-            f"{num(example['steps']['dX'][i][a], PRINTED_DIGITS['dX'])}.\n"
+            + "\n" + WORDS.fill("ex-backprop-step-dx/sums", sums=total, total=exact(worked["total"]),
+                                printed=num(example["steps"]["dX"][i][a], PRINTED_DIGITS["dX"])) + "\n"
         ),
     }
 
@@ -167,9 +167,10 @@ def backprop_snippets(example):
                        for k in range(len(tokens)))
     rate = num(example["learning_rate"], 2)
     gradient = dS[i, j]
-    sign, would, moves = (("positive", "raise", "lowers") if gradient > 0 else ("negative", "lower", "raises"))
+    sign = WORDS.line("ex-backprop-step-ds/positive" if gradient > 0 else "ex-backprop-step-ds/negative")
     before, after = descent["before"][i, j], descent["after"][i, j]
-    moved = ("each of the" if descent["against"] == descent["total"] else f"{descent['against']} of the")
+    moved = (WORDS.line("ex-backprop-step-step/each") if descent["against"] == descent["total"] else
+             WORDS.line("ex-backprop-step-step/some", against=descent["against"]))
     claim(example["outputs"]["loss_next"] < s["loss"], "ex-backprop-step", "the step makes the loss drop")
     return {
         **dx_snippets(example),
@@ -181,7 +182,7 @@ def backprop_snippets(example):
         "forward": (
             by_keys(A, "A", PRINTED_DIGITS["A"]) + "\n" + by_dims(s["V"], "V", 1) + "\n"
             + by_dims(example["outputs"]["out"], "O") + "\n" + by_dims(example["inputs"]["target"], "T", 1)
-            + f"\nThe loss is $L = \\tfrac{{1}}{{2}}\\sum (O - T)^2 = {latex_number(s['loss'], 4)}$.\n"
+            + "\n" + WORDS.fill("ex-backprop-step-forward", loss=latex_number(s["loss"], 4)) + "\n"
         ),
         "dO": by_dims(s["dO"], "dO"),
         "dV": by_dims(s["dV"], "dV", PRINTED_DIGITS["dV"]),
@@ -190,29 +191,23 @@ def backprop_snippets(example):
             by_keys(dS, f"d{SCALED}", 4)
             # the weighted average on a line of its own (inline, it ran 100 px past a phone's screen), last, so the
             # paragraph stays one: the page is at its budget of elements
-            + f"\nEach row of $d\\tilde{{S}}$ adds up to 0. Row {i + 1} (“{tokens[i]}”), key “{tokens[j]}”: "
-            f"${latex_number(A[i, j], PRINTED_DIGITS['A'])} \\cdot ({latex_number(dA[i, j], PRINTED_DIGITS['dA'])} - "
-            f"{latex_number(pull, 3)}) \\approx "
-            f"{latex_number(gradient, 3)}$, {sign}: raising that score would {would} the loss, so a descent step "
-            f"{moves} it. Here {latex_number(pull, 3)} is the weighted average of the row's $dA$:\n\n"
-            f"$${terms} \\approx {latex_number(pull, 3)}.$$\n"
+            + "\n" + WORDS.fill("ex-backprop-step-ds", row=i + 1, token=tokens[i], key=tokens[j],
+                                weight=latex_number(A[i, j], PRINTED_DIGITS["A"]),
+                                gradient_in=latex_number(dA[i, j], PRINTED_DIGITS["dA"]), pull=latex_number(pull, 3),
+                                gradient=latex_number(gradient, 3), direction=sign, terms=terms) + "\n"
         ),
         "dQ": by_dims(s["dQ"], "dQ", PRINTED_DIGITS["dQ"]),
         "dK": by_dims(s["dK"], "dK", PRINTED_DIGITS["dK"]),
-        "step": (
-            "With $dW_Q = X^{\\text{T}} dQ$, $dW_K = X^{\\text{T}} dK$ and $dW_V = X^{\\text{T}} dV$, each matrix takes one step of "
-            f"gradient descent with a learning rate of {rate}: $W_Q \\leftarrow W_Q - {rate}\\, dW_Q$, and the same "
-            f"for $W_K$ and $W_V$. Run forward again with the new matrices and the loss drops from "
-            f"{num(s['loss'], 4)} to {num(example['outputs']['loss_next'], 4)}. The scaled score of query “{tokens[i]}” on key "
-            f"“{tokens[j]}” (row {i + 1}, column {j + 1}) goes from {num(before, 3)} to {num(after, 3)}, "
-            f"{'down' if after < before else 'up'}, against its gradient, and {moved} "
-            f"{descent['total']} scaled scores moved against the sign of its entry of $d\\tilde{{S}}$. The step moves $W_Q$ and $W_K$, not the scores themselves, so this is "
-            "what happened here, not a rule.\n"
-        ),
+        "step": WORDS.fill(
+            "ex-backprop-step-step", rate=rate, loss=num(s["loss"], 4),
+            loss_next=num(example["outputs"]["loss_next"], 4),
+            query=tokens[i], key=tokens[j], row=i + 1, column=j + 1, before=num(before, 3), after=num(after, 3),
+            direction=WORDS.line("ex-backprop-step-step/down" if after < before else "ex-backprop-step-step/up"),
+            moved=moved, total=descent["total"]) + "\n",
     }
 
 
-EX_BACKPROP = Example("ex-backprop-step", title="One gradient step through attention, three tokens",
+EX_BACKPROP = Example("ex-backprop-step", title=WORDS.line("ex-backprop-step-title"),
                       data=backprop_step, snippets=backprop_snippets)
 
 # ---------------------------------------------------------------- the training run
@@ -256,12 +251,12 @@ def checkpoints_example():
     return {
         "seed": MAIN.seed,
         "tokens": [training.TOKENS[t] for t in tokens],
-        "d_k": MAIN.d_k,
-        "scale": float(1 / np.sqrt(MAIN.d_k)),
+        **key_size(MAIN.d_k),
         "checkpoints": list(CHECKPOINTS),
         # the caption's and the slider's "after 20 steps" (checkpoints count the updates done: 0 is before training),
         # and the caption the interactive figure shows at each checkpoint
-        "leading_axis": {"name": "after", "labels": [f"{c} steps" for c in CHECKPOINTS],
+        "leading_axis": {"name": WORDS.line("ex-learning-checkpoints/axis-name"),
+                         "labels": [WORDS.line("ex-learning-checkpoints/axis-label", steps=c) for c in CHECKPOINTS],
                          "captions": {"weights": [checkpoint_caption(words, c, w) for c, w in zip(CHECKPOINTS, weights)]}},
         "inputs": {"X": X},
         "steps": {"Q": Q, "K": K, "V": V, "scores": attention.scores(Q, K), "scaled_scores": attention.scaled_scores(Q, K),
@@ -271,7 +266,7 @@ def checkpoints_example():
 
 
 EX_CHECKPOINTS = Example("ex-learning-checkpoints",
-                         title="A copy-the-previous-token layer's weights through training",
+                         title=WORDS.line("ex-learning-checkpoints-title"),
                          data=checkpoints_example)
 
 SHOWN_PANELS = (0, 20, 30, 120)  # of CHECKPOINTS, drawn side by side in the static figure
@@ -283,7 +278,8 @@ def checkpoints_render(example, fig):
     for ax, step in zip(axes, SHOWN_PANELS):
         c = example["checkpoints"].index(step)
         drawn.append(heatmap(ax, example["steps"]["weights"][c], example["tokens"], example["tokens"],
-                             quantity="weights", panel=f"step{step}", title=f"after {step} steps",
+                             quantity="weights", panel=f"step{step}",
+                             title=WORDS.line("learning-checkpoints/panel-title", steps=step),
                              show_values=False, colorbar=False, as_image=True))
     return drawn
 
@@ -291,36 +287,32 @@ def checkpoints_render(example, fig):
 def listed(numbers):
     """0, 20, 30 and 120: a list of numbers in words."""
     words = [str(n) for n in numbers]
-    return ", ".join(words[:-1]) + " and " + words[-1]
+    return WORDS.line("learning-checkpoints/and", items=", ".join(words[:-1]), last=words[-1])
 
 
-BRIGHTNESS = "brighter means more weight, from dark purple at 0 to yellow at 1"  # heatmap.py's WEIGHT_CMAP, viridis
+def brightness():
+    """How the weights' colours read: heatmap.py's WEIGHT_CMAP, viridis."""
+    return WORDS.line("learning-checkpoints/brightness")
 
 
 def checkpoint_caption(tokens, step, weights):
     """The interactive figure's caption while it shows the checkpoint at `step` as the build computed it."""
-    return (
-        f"The weights of the sequence “{' '.join(tokens)}” after {step} steps of training ({BRIGHTNESS}); the Steps "
-        f"done slider picks another checkpoint from {listed(CHECKPOINTS)} steps. The right answer is the cell just left of "
-        f"the diagonal in every row after the first; the mean weight on it here is "
-        f"{num(training.previous_token_weight(np.asarray(weights)), 2)}."
-    )
+    return WORDS.line("ex-learning-checkpoints-caption", tokens=" ".join(tokens), steps=step, brightness=brightness(),
+                      checkpoints=listed(CHECKPOINTS),
+                      weight=num(training.previous_token_weight(np.asarray(weights)), 2))
 
 
 def checkpoints_caption(example):
     """The static figure's caption (the print edition's, and the page's without JavaScript)."""
     target = ", ".join(num(training.previous_token_weight(w), 2) for w in np.asarray(example["steps"]["weights"]))
-    return (
-        f"The weights of the sequence “{' '.join(example['tokens'])}” after {listed(SHOWN_PANELS)} steps "
-        f"of training (0: before it), queries down and keys across: {BRIGHTNESS}. "
-        f"The right answer is the cell just left of the diagonal in every row after the first. "
-        f"Mean weight on it after {listed(example['checkpoints'])} steps: {target}."
-    )
+    return WORDS.line("learning-checkpoints-caption", tokens=" ".join(example["tokens"]), shown=listed(SHOWN_PANELS),
+                      brightness=brightness(), checkpoints=listed(example["checkpoints"]), weights=target)
 
 
 def checkpoints_table(example):
     return [
-        {"caption": f"Weights after {step} steps", "columns": ["query \\ key", *example["tokens"]],
+        {"caption": WORDS.line("learning-checkpoints-table", steps=step),
+         "columns": [WORDS.line("learning-checkpoints-table/corner"), *example["tokens"]],
          "rows": [[t, *row] for t, row in zip(example["tokens"], example["steps"]["weights"][c])]}
         for c, step in enumerate(example["checkpoints"])
     ]
@@ -333,12 +325,8 @@ def checkpoints_alt(example):
           "after the last step every row after the first has its largest weight just left of the diagonal")
     claim(training.previous_token_weight(weights[0]) < 0.5, "learning-checkpoints",
           "before training the weights are scattered (less than half of each row on the previous token, on average)")
-    return (
-        f"{len(SHOWN_PANELS)} weight heatmaps side by side, queries down and keys across, for the "
-        f"{len(example['tokens'])} tokens “{' '.join(example['tokens'])}”: before training the weights are scattered; "
-        f"after {SHOWN_PANELS[-1]} steps every row after the first is one bright cell just left of the diagonal. The tables after the "
-        "figure list every value."
-    )
+    return WORDS.line("learning-checkpoints-alt", panels=len(SHOWN_PANELS), n=len(example["tokens"]),
+                      tokens=" ".join(example["tokens"]), steps=SHOWN_PANELS[-1])
 
 
 def trim_ticks(axes):
@@ -362,16 +350,18 @@ def history_render(data, fig):
     loss_ax, match_ax, grad_ax = fig.subplots(3, 1, sharex=True)
     steps = np.arange(1, MAIN.steps + 1)  # counted from 1, as the page counts them
     loss_ax.plot(steps, data["loss"])
-    loss_ax.set_ylabel("loss (nats)")
+    loss_ax.set_ylabel(WORDS.line("learning-history/loss-axis"))
     loss_ax.set_ylim(0, np.log(training.VOCAB) * 1.2)
     loss_ax.axhline(np.log(training.VOCAB), color="#9e9e9e", linestyle=":", linewidth=1)
-    loss_ax.text(steps[-1], np.log(training.VOCAB), f"guessing: ln {training.VOCAB}", ha="right", va="bottom")
+    loss_ax.text(steps[-1], np.log(training.VOCAB), WORDS.line("learning-history/guessing", vocab=training.VOCAB),
+                 ha="right", va="bottom")
     match_ax.plot(steps, data["match"])
     match_ax.set_ylim(0, 1.05)
-    match_ax.set_ylabel("weight on i − 1")  # plain text: one SVG element, where mathtext makes 13
+    # plain text: one SVG element, where mathtext makes 13
+    match_ax.set_ylabel(WORDS.line("learning-history/match-axis"))
     grad_ax.plot(steps, data["grad_W_Q"])
     grad_ax.set_ylabel(r"$\|dW_Q\|$")
-    grad_ax.set_xlabel("training step")
+    grad_ax.set_xlabel(WORDS.line("learning-history/step-axis"))
     for ax in (loss_ax, match_ax, grad_ax):
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
@@ -379,28 +369,22 @@ def history_render(data, fig):
 
 
 def history_caption(data):
-    return (
-        f"The run above, step by step (a fresh batch of {training.BATCH} random sequences each step). Top: the loss. "
-        "Middle: the mean weight a query puts on the key just before it, the right pattern's share. "
-        "Bottom: the size of the gradient that reaches W_Q. Each step's numbers are measured on its batch before its "
-        "update: step 1 is the untrained layer, step t the layer after t − 1 steps."
-    )
+    return WORDS.line("learning-history-caption", batch=training.BATCH)
 
 
 def history_alt(data):
     history_claims(data)
-    return (
-        f"Three curves over {MAIN.steps} steps. The loss falls from {num(data['loss'][0], 2)} to "
-        f"{num(data['loss'][-1], 3)}; the weight on the previous token rises from {num(data['match'][0], 2)} to "
-        f"{num(data['match'][-1], 3)}; the gradient norm at the query projection starts at {num(data['grad_W_Q'][0], 3)}, peaks at "
-        f"{num(data['grad_W_Q'].max(), 3)} and falls to {num(data['grad_W_Q'][-1], 5)}."
-    )
+    return WORDS.line("learning-history-alt", steps=MAIN.steps, loss_first=num(data["loss"][0], 2),
+                      loss_last=num(data["loss"][-1], 3), match_first=num(data["match"][0], 2),
+                      match_last=num(data["match"][-1], 3), gradient_first=num(data["grad_W_Q"][0], 3),
+                      gradient_peak=num(data["grad_W_Q"].max(), 3), gradient_last=num(data["grad_W_Q"][-1], 5))
 
 
 def history_table(data):
     return {
-        "caption": "Loss, weight on the previous token and ‖dW_Q‖, at the first step and every fifth",
-        "columns": ["step", "loss", "weight on i − 1", "‖dW_Q‖"],
+        "caption": WORDS.line("learning-history-table"),
+        "columns": [WORDS.line("learning-history-table/step-column"), WORDS.line("learning-history-table/loss-column"),
+                    WORDS.line("learning-history-table/match-column"), "‖dW_Q‖"],
         "rows": [[s, f"{data['loss'][s - 1]:.4f}", f"{data['match'][s - 1]:.4f}", f"{data['grad_W_Q'][s - 1]:.5f}"]
                  for s in history_table_steps()],
     }
@@ -428,18 +412,13 @@ def history_snippets(data):
     reached = training.first_step_below(-data["match"], -0.9)  # counted from 1
     peak = history_claims(data)
     return {
-        "gradient": (
-            f"The gradient at $W_Q$ grows while the pattern forms, from {num(data['grad_W_Q'][0], 3)} at step 1 to "
-            f"{num(data['grad_W_Q'][peak], 3)} at step {peak + 1}, then shrinks to {data['grad_W_Q'][-1]:.5f} at step "
-            f"{MAIN.steps}, the table's last row: once "
-            "every row is confident and right, there is little left to correct.\n"
-        ),
-        "numbers": (
-            f"At step {MAIN.steps}, the last, the mean weight on the previous token is **{num(data['match'][-1], 3)}** "
-            f"(it passed 0.9 at step {reached}), and the loss has fallen from {num(data['loss'][0], 3)} nats, "
-            f"about the {num(np.log(training.VOCAB), 3)} of a uniform guess over {training.VOCAB} tokens, to "
-            f"{num(data['loss'][-1], 3)}.\n"
-        ),
+        "gradient": WORDS.fill("learning-history-gradient", first=num(data["grad_W_Q"][0], 3),
+                               peak=num(data["grad_W_Q"][peak], 3), peak_step=peak + 1,
+                               last=f"{data['grad_W_Q'][-1]:.5f}", steps=MAIN.steps) + "\n",
+        "numbers": WORDS.fill("learning-history-numbers", steps=MAIN.steps, match=num(data["match"][-1], 3),
+                              reached=reached, loss_first=num(data["loss"][0], 3),
+                              uniform=num(np.log(training.VOCAB), 3), vocab=training.VOCAB,
+                              loss_last=num(data["loss"][-1], 3)) + "\n",
     }
 
 
@@ -500,18 +479,19 @@ def band(curves):
 def experiment_render(data, fig):
     axes = fig.subplots(3, 1, sharex=True)
     steps = np.arange(1, WIDE_STEPS + 1)  # counted from 1, as the page counts them
-    for label, name, color in (("scaled", "scaled by 1/√dₖ", "C0"), ("unscaled", "unscaled", "C1")):
+    for label, name, color in (("scaled", WORDS.line("learning-scale/scaled-legend"), "C0"),
+                               ("unscaled", WORDS.line("learning-scale/unscaled-legend"), "C1")):
         for ax, key in zip(axes, ("loss", "grad_W_Q", "entropy")):
             curves = data[f"{key}_{label}"]
             at, lows, highs = band(curves)
             ax.fill_between(at + 1, lows, highs, color=color, alpha=0.25, linewidth=0)  # row at is step at + 1
             ax.plot(steps, np.median(curves, axis=0), color=color, label=name)
-    axes[0].set_ylabel("loss (nats)")
+    axes[0].set_ylabel(WORDS.line("learning-scale/loss-axis"))
     axes[1].set_ylabel(r"$\|dW_Q\|$")
     axes[1].set_yscale("log")
     axes[1].yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(power_of_ten))
-    axes[2].set_ylabel("row entropy (nats)")
-    axes[2].set_xlabel("training step")
+    axes[2].set_ylabel(WORDS.line("learning-scale/entropy-axis"))
+    axes[2].set_xlabel(WORDS.line("learning-scale/step-axis"))
     axes[0].legend(frameon=False)
     for ax in axes:
         for side in ("top", "right"):
@@ -520,35 +500,35 @@ def experiment_render(data, fig):
 
 
 def experiment_caption(data):
-    return (
-        f"The same task, d_k = {WIDE_D_K}, seeds {SEEDS.start}–{SEEDS.stop - 1}, with and without the 1/√d_k scale. "
-        "Lines: the median over the seeds; bands: from the lowest to the highest seed (drawn every "
-        f"{BAND_STEP} steps, each point spanning the steps around it). Top: the loss. "
-        "Middle: ‖dW_Q‖, on a log scale. Bottom: the mean row entropy of the weights."
-    )
+    return WORDS.line("learning-scale-caption", d_k=WIDE_D_K, first_seed=SEEDS.start, last_seed=SEEDS.stop - 1,
+                      band_step=BAND_STEP)
 
 
 def experiment_alt(data):
     scaled, unscaled = summary(data, "scaled"), summary(data, "unscaled")
-    return (
-        f"Three panels over {WIDE_STEPS} steps, medians over the seeds. Scaled runs start with a row entropy of "
-        f"{num(np.median(data['entropy_scaled'][:, 0]), 3)} nats and unscaled ones with "
-        f"{num(np.median(data['entropy_unscaled'][:, 0]), 3)}. Final loss, scaled: {num(np.median(scaled['final']), 4)}; "
-        f"unscaled: {num(np.median(unscaled['final']), 4)}."
-    )
+    return WORDS.line("learning-scale-alt", steps=WIDE_STEPS,
+                      entropy_scaled=num(np.median(data["entropy_scaled"][:, 0]), 3),
+                      entropy_unscaled=num(np.median(data["entropy_unscaled"][:, 0]), 3),
+                      loss_scaled=num(np.median(scaled["final"]), 4),
+                      loss_unscaled=num(np.median(unscaled["final"]), 4))
 
 
 def experiment_table(data):
     rows = []
-    for label in ("scaled", "unscaled"):
+    for label, name in (("scaled", WORDS.line("learning-scale-table/scaled")),
+                        ("unscaled", WORDS.line("learning-scale-table/unscaled"))):
         s = summary(data, label)
         for seed, final, reached, match in zip(SEEDS, s["final"], s["reached"], s["match"]):
-            rows.append([label, seed, f"{final:.4f}", "never" if reached is None else reached, f"{match:.3f}",
+            rows.append([name, seed, f"{final:.4f}",
+                         WORDS.line("learning-scale-table/never") if reached is None else reached, f"{match:.3f}",
                          f"{data[f'entropy_{label}'][seed, 0]:.3f}", f"{data[f'grad_W_Q_{label}'][seed, 0]:.4f}"])
     return {
-        "caption": f"Each run at dₖ = {WIDE_D_K}",
-        "columns": ["scale", "seed", f"loss at step {WIDE_STEPS}", f"first step with loss < {THRESHOLD}",
-                    "weight on i − 1 at the end", "row entropy at step 1", "‖dW_Q‖ at step 1"],
+        "caption": WORDS.line("learning-scale-table", d_k=WIDE_D_K),
+        "columns": [WORDS.line("learning-scale-table/scale-column"), WORDS.line("learning-scale-table/seed-column"),
+                    WORDS.line("learning-scale-table/loss-column", steps=WIDE_STEPS),
+                    WORDS.line("learning-scale-table/reached-column", threshold=str(THRESHOLD)),
+                    WORDS.line("learning-scale-table/match-column"), WORDS.line("learning-scale-table/entropy-column"),
+                    WORDS.line("learning-scale-table/gradient-column")],
         "rows": rows,
     }
 
@@ -557,12 +537,19 @@ def spread(values, digits):
     """The median over the seeds, then the lowest and the highest seed's value in brackets: every number printed
     is one a run reached (mean ± half the range implied values no run had, a negative loss among them)."""
     values = np.asarray(values, dtype=float)
-    return f"{num(np.median(values), digits)} ({num(values.min(), digits)} to {num(values.max(), digits)})"
+    return WORDS.line("learning-scale/spread", median=num(np.median(values), digits), lowest=num(values.min(), digits),
+                      highest=num(values.max(), digits))
 
 
-def spread_log(values, between=" to "):
-    """The smallest and the largest of some positive numbers that span many powers of ten."""
-    return f"{np.min(values):.1e}{between}{np.max(values):.1e}".replace("-", "−")
+def power(value):
+    """A positive number that may be many powers of ten from 1, as 1.4e−06."""
+    return f"{value:.1e}".replace("-", "−")
+
+
+def spread_log(values, between="learning-scale/range"):
+    """The smallest and the largest of some positive numbers that span many powers of ten: "a to b", or "a and b"
+    (between="learning-scale/between")."""
+    return WORDS.line(between, lowest=power(np.min(values)), highest=power(np.max(values)))
 
 
 def scale_story(data):
@@ -635,10 +622,12 @@ def experiment_snippets(data):
     sc, un = summary(data, "scaled"), summary(data, "unscaled")
     story = scale_story(data)
     outcome, mechanics = [], []
-    for label, name, s in (("scaled", "scaled by $1/\\sqrt{d_k}$", sc), ("unscaled", "unscaled", un)):
+    for label, name, s in (("scaled", WORDS.line("learning-scale-numbers/scaled"), sc),
+                           ("unscaled", WORDS.line("learning-scale-numbers/unscaled"), un)):
         reached = [r for r in s["reached"] if r is not None]
         outcome.append([name, spread(s["final"], 4), spread(reached, 0) if reached else "—",
-                        f"{len(reached)} of {len(s['reached'])}", spread(s["match"], 3)])
+                        WORDS.line("learning-scale-numbers/reached", reached=len(reached), runs=len(s["reached"])),
+                        spread(s["match"], 3)])
         mechanics.append([name, spread(data[f"entropy_{label}"][:, 0], 3), spread(data[f"grad_W_Q_{label}"][:, 0], 4),
                           spread_log(s["late_grad"])])
     # "Once one-hot and right": the runs whose loss got below THRESHOLD by step WIDE_STEPS - LATE, before the last
@@ -652,57 +641,60 @@ def experiment_snippets(data):
           f"some runs of each kind have a loss below {THRESHOLD} by step {WIDE_STEPS - LATE}")
     un_late, sc_late = un["late_grad"][settled["unscaled"]], sc["late_grad"][settled["scaled"]]
     left_out = [
-        f"The {label} run of seed {SEEDS[k]} is left out: its loss "
-        + (f"never got below {THRESHOLD}" if r is None else
-           f"got below {THRESHOLD} only at step {r}, inside those last {LATE} steps, and its median gradient there "
-           f"is still {s['late_grad'][k]:.1e}".replace("-", "−"))
-        + "."
-        for label, s in (("unscaled", un), ("scaled", sc))
+        WORDS.line("learning-scale-details/left-out", kind=kind, seed=SEEDS[k],
+                   why=WORDS.line("learning-scale-details/never", threshold=str(THRESHOLD)) if r is None else
+                   WORDS.line("learning-scale-details/late", threshold=str(THRESHOLD), step=r, late=LATE,
+                              gradient=power(s["late_grad"][k])))
+        for label, kind, s in (("unscaled", WORDS.line("learning-scale-details/unscaled"), un),
+                               ("scaled", WORDS.line("learning-scale-details/scaled"), sc))
         for k, r in enumerate(s["reached"]) if k not in settled[label]
     ]
     claim(un_late.max() < sc_late.min(), "learning-scale",
           "once one-hot, the unscaled runs' late gradient at W_Q is below every scaled run's")
     un_never = len(un["reached"]) - story["reached"]["unscaled"]
-    numbers = [
-        f"Over seeds {SEEDS.start}–{SEEDS.stop - 1}: the median, with the lowest and the highest seed in brackets (the step "
-        "counts are over the runs that got there; the table under the figure has every run):\n",
-        table(["scale", f"loss at step {WIDE_STEPS}", f"steps to loss < {THRESHOLD}", "runs that got there",
-               "weight on $i - 1$ at the end"], outcome),
-    ]
-    details = (
-        (f"The unscaled run that never got there in {WIDE_STEPS} steps, "
-         + "; ".join(f"seed {seed}, ends with a mean weight of {num(match, 3)} on the previous token"
-                     f" and a median gradient at $W_Q$ of {un['late_grad'][seed]:.1e} over its last {LATE} steps".replace("-", "−")
-                     for seed, reached, match in zip(SEEDS, un["reached"], un["match"]) if reached is None)
-         + ": stuck, with the loss still high and almost no gradient left to move it. "
-         if un_never else
-         f"Every unscaled run got there within {WIDE_STEPS} steps: Adam divides each step by the gradient's own "
-         "recent size, so a small gradient still moves the weights. ")
-        + "What the saturated rows lose is a gradient for the *wrong* keys: a row that is already one-hot on the wrong "
-        "key has $d\\tilde{S} \\approx 0$ and is slow to move off it. And once the rows are one-hot and right, the "
-        f"gradient at $W_Q$ all but vanishes without the scale: over the last {LATE} steps, the median gradient of "
-        + ("each unscaled run" if not left_out else
-           f"each run whose loss was below {THRESHOLD} by step {WIDE_STEPS - LATE} "
-           f"({len(settled['unscaled'])} unscaled, {len(settled['scaled'])} scaled)")
-        + f" lies between {spread_log(un_late, ' and ')} without the scale, against {spread_log(sc_late)} with it."
-        + "".join(" " + sentence for sentence in left_out) + "\n"
+    numbers = (
+        WORDS.fill("learning-scale-numbers", first_seed=SEEDS.start, last_seed=SEEDS.stop - 1) + "\n\n"
+        + table([WORDS.line("learning-scale-numbers/scale-column"),
+                 WORDS.line("learning-scale-numbers/loss-column", steps=WIDE_STEPS),
+                 WORDS.line("learning-scale-numbers/steps-column", threshold=str(THRESHOLD)),
+                 WORDS.line("learning-scale-numbers/reached-column"),
+                 WORDS.line("learning-scale-numbers/match-column")],
+                outcome)
     )
+    never = "; ".join(
+        WORDS.line("learning-scale-details/never-reached-run", seed=seed, match=num(match, 3),
+                   gradient=power(un["late_grad"][seed]), late=LATE)
+        for seed, reached, match in zip(SEEDS, un["reached"], un["match"]) if reached is None)
+    details = WORDS.fill(
+        "learning-scale-details",
+        outcome=(WORDS.line("learning-scale-details/never-reached", steps=WIDE_STEPS, runs=never) if un_never else
+                 WORDS.line("learning-scale-details/every-reached", steps=WIDE_STEPS)),
+        late=LATE,
+        which_runs=(WORDS.line("learning-scale-details/each-unscaled-run") if not left_out else
+                    WORDS.line("learning-scale-details/each-settled-run", threshold=str(THRESHOLD),
+                               step=WIDE_STEPS - LATE, unscaled=len(settled["unscaled"]),
+                               scaled=len(settled["scaled"]))),
+        unscaled_range=spread_log(un_late, "learning-scale/between"), scaled_range=spread_log(sc_late),
+        left_out="".join(" " + sentence for sentence in left_out)) + "\n"
     # collapsed on the page (its summary says what it holds): the paragraphs above cite its numbers
-    mechanics = table(["scale", "row entropy at step 1 (nats)", r"$\|dW_Q\|$ at step 1",
-                       f"$\\|dW_Q\\|$, median of the last {LATE} steps (every seed)"], mechanics)
-    return {"numbers": "\n".join(numbers), "story": story_snippet(story), "recap": recap_snippet(story), "details": details, "mechanics": mechanics}
+    mechanics = table([WORDS.line("learning-scale-mechanics/scale-column"),
+                       WORDS.line("learning-scale-mechanics/entropy-column"),
+                       WORDS.line("learning-scale-mechanics/gradient-column"),
+                       WORDS.line("learning-scale-mechanics/late-column", late=LATE)], mechanics)
+    return {"numbers": numbers, "story": story_snippet(story), "recap": recap_snippet(story), "details": details,
+            "mechanics": mechanics}
 
 
 ITEMS = [
     EX_BACKPROP,
     EX_CHECKPOINTS,
-    Figure("learning-checkpoints", title="The weights of one sequence as the layer learns to look one token back.",
+    Figure("learning-checkpoints", title=WORDS.line("learning-checkpoints-title"),
            data=EX_CHECKPOINTS.compute, render=checkpoints_render, caption=checkpoints_caption, alt=checkpoints_alt,
            table=checkpoints_table, size=(PHONE_WIDTH, 4.4), example=EX_CHECKPOINTS),
-    Figure("learning-history", title="Loss, the right pattern's share and the gradient at the query projection, step by step.",
+    Figure("learning-history", title=WORDS.line("learning-history-title"),
            data=main_run, render=history_render, caption=history_caption, alt=history_alt, table=history_table,
            size=(PHONE_WIDTH, 5.4), snippets=history_snippets),
-    Figure("learning-scale", title=f"√dₖ tested by training: dₖ = {WIDE_D_K}, with and without the scale.",
+    Figure("learning-scale", title=WORDS.line("learning-scale-title", d_k=WIDE_D_K),
            data=experiment, render=experiment_render, caption=experiment_caption, alt=experiment_alt,
            table=experiment_table, size=(PHONE_WIDTH, 6.0), snippets=experiment_snippets),
     # listed under "The code" in docs/learning.md
