@@ -90,7 +90,7 @@ def main(argv=None):
             if name not in old_files or name not in new_files:
                 print(f"only in {'old' if name in old_files else 'new'}: {folder}/{name}")
                 differences += 1
-            elif json.loads(old_files[name].read_text()) != json.loads(new_files[name].read_text()):
+            elif json.loads(old_files[name].read_text(encoding="utf-8")) != json.loads(new_files[name].read_text(encoding="utf-8")):
                 print(f"--- {folder}/{name}: the parsed JSON differs")
                 differences += 1
     print(f"{differences} difference(s) in what a reader sees" if differences else
