@@ -387,13 +387,11 @@ def cost_snippets(data):
     costs = [c for _, c in data["rows"]]
     rows = [[str(h), str(c["d_k"]), f"{c['params']:,}", f"{c['total_macs']:,}", f"{c['score_entries']:,}"]
             for h, c in data["rows"]]
-    same = all(c[key] == costs[0][key] for c in costs for key in ("params", "projection_macs", "attention_macs"))
-    if same:
-        verdict = WORDS.fill("multi-head-cost-verdict", projection=f"{costs[0]['projection_macs']:,}",
-                             attention=f"{costs[0]['attention_macs']:,}", fewest=f"{costs[0]['score_entries']:,}",
-                             most=f"{costs[-1]['score_entries']:,}", heads=data["rows"][-1][0])
-    else:
-        verdict = WORDS.fill("multi-head-cost-verdict/differ")
+    claim(all(c[key] == costs[0][key] for c in costs for key in ("params", "projection_macs", "attention_macs")),
+          "every number of heads has the same parameters and multiply-adds")
+    verdict = WORDS.fill("multi-head-cost-verdict", projection=f"{costs[0]['projection_macs']:,}",
+                         attention=f"{costs[0]['attention_macs']:,}", fewest=f"{costs[0]['score_entries']:,}",
+                         most=f"{costs[-1]['score_entries']:,}", heads=data["rows"][-1][0])
     return {
         "table": table(WORDS.line("multi-head-cost-table").split(" | "), rows),
         "setting": WORDS.fill("multi-head-cost-setting", d_model=COST_D_MODEL, n=COST_N),
