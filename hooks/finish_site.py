@@ -6,7 +6,7 @@ on_post_build, so that `mkdocs build` and `mkdocs serve` give a finished site. B
   recorded (figures_src.build.check_generated): a file changed or left by hand stops the build at once;
 - generated/public/** joins MkDocs' files, so links to the downloads validate (strict) and serve serves them;
 - under `mkdocs serve`, the figure build runs before every build, and what the figures are made from is
-  watched (figures_src/, attention/, realheads/, data/). It rewrites only files whose inputs changed and
+  watched (figures_src/, attention/, models/, data/). It rewrites only files whose inputs changed and
   writes nothing under docs/, so regenerating never triggers another rebuild.
 """
 import os
@@ -24,7 +24,7 @@ from finish import FinishError, finish
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT / "generated" / "public"
 # Not finish/: a serve process keeps the pass's modules it imported, so an edit there needs a new `make serve`.
-WATCHED = [ROOT / "figures_src", ROOT / "attention", ROOT / "realheads", ROOT / "data", ROOT / "words"]
+WATCHED = [ROOT / "figures_src", ROOT / "attention", ROOT / "models", ROOT / "data", ROOT / "words"]
 _SERVING = "AIH_MKDOCS_SERVING"  # survives the config reload mkdocs serve does on every rebuild
 
 

@@ -19,8 +19,8 @@ from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from attention import decoder  # noqa: E402
 from figures_src.pages import watch_it_write as page  # noqa: E402
+from models import decoder  # noqa: E402
 
 RUNS = 200  # strings decoded, 2L tokens each
 

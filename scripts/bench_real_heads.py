@@ -1,4 +1,4 @@
-"""Benchmark: the numpy encoder (realheads/) against transformers' BertModel on the CPU, same run.
+"""Benchmark: the numpy encoder (models/minilm/) against transformers' BertModel on the CPU, same run.
 
     .venv/bin/python scripts/bench_real_heads.py [--repeats 200]
 
@@ -18,8 +18,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import numpy as np
 
-from realheads import data, encode
-from realheads.model import load_model
+from models.minilm import data, encode
+from models.minilm.model import load_model
 
 SENTENCE = data.SENTENCES[0]
 
@@ -98,7 +98,7 @@ def main():
           f"{os.cpu_count()} CPUs")
     print(f"repeats: {args.repeats} each, after {args.warmup} warm-up runs; max |weight difference| = {check:.2e}")
     print(f"{'':26}{'median':>10}{'p10':>10}{'p90':>10}")
-    for name, samples in (("numpy (realheads)", ours), ("transformers (eager)", theirs)):
+    for name, samples in (("numpy (models.minilm)", ours), ("transformers (eager)", theirs)):
         p10, p90 = (float(np.percentile(samples, q)) * 1e3 for q in (10, 90))
         print(f"{name:26}{median_ms(samples):>8.2f}ms{p10:>8.2f}ms{p90:>8.2f}ms")
     print(f"ratio numpy / transformers: {median_ms(ours) / median_ms(theirs):.2f}x (target <= 2x)")

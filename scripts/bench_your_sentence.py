@@ -31,9 +31,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from realheads.encoder import EncoderParams, encode  # noqa: E402
-from realheads.model import load_config, model_folder  # noqa: E402
-from realheads.shipped import dequantize, unpack  # noqa: E402
+from models.minilm.encoder import EncoderParams, encode  # noqa: E402
+from models.minilm.model import load_config, model_folder  # noqa: E402
+from models.minilm.shipped import dequantize, unpack  # noqa: E402
 
 INPUTS = {
     16: "The animal didn't cross the street because it was too tired.",

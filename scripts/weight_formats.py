@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/weight_formats.py
 
-For every candidate format (realheads/shipped.py's `Format`), the weights are quantized and read back as the
+For every candidate format (models/minilm/shipped.py's `Format`), the weights are quantized and read back as the
 browser reads them, and the numpy encoder runs on them and on the float32 model, on the site's three sentences
 and on the 60 test sentences of tests/test_your_sentence.py. Printed per format: the download (the weights
 compressed with deflate as the page ships them, the vocabulary and the manifest, in MB) and the largest |Δ weight| against float32 on each set. The bounds the
@@ -21,10 +21,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from realheads.data import SENTENCES  # noqa: E402
-from realheads.encoder import EncoderParams, encode  # noqa: E402
-from realheads.model import load_model  # noqa: E402
-from realheads.shipped import ROW, SHIPPED, Encoding, Format, dequantize, pack, quantize, read_safetensors  # noqa: E402
+from models.minilm.data import SENTENCES  # noqa: E402
+from models.minilm.encoder import EncoderParams, encode  # noqa: E402
+from models.minilm.model import load_model  # noqa: E402
+from models.minilm.shipped import ROW, SHIPPED, Encoding, Format, dequantize, pack, quantize, read_safetensors  # noqa: E402
 from figures_src.pages.your_sentence import shipped_state  # noqa: E402
 from test_your_sentence import parity_texts  # noqa: E402
 

@@ -39,7 +39,7 @@ SITE = ROOT / "site"
 GENERATED = ROOT / "generated"
 # What mkdocs build reads (figures_src too: its build writes generated/, and the hooks import from it).
 SITE_INPUTS = ["mkdocs.yml", "package-lock.json", "docs", "overrides", "includes", "hooks", "finish", "generated", "figures_src", "attention",
-               "realheads", "data", "words"]
+               "models", "data", "words"]
 BUILD_FIXTURES = {"generated", "built_site", "fresh_figures", "site_url", "zensical_site"}
 BROWSER_TESTS = ROOT / "tests" / "browser"
 

@@ -23,7 +23,7 @@ def copy_repository(destination):
 
 
 def run_build(copy, *arguments):
-    """`python -m figures_src.build ARGUMENTS` in the copy (its own figures_src, attention/, realheads/)
+    """`python -m figures_src.build ARGUMENTS` in the copy (its own figures_src, attention/, models/)
     -> the names it built, in order. Fails with the build's own error."""
     result = subprocess.run([sys.executable, "-m", "figures_src.build", "--jobs", "1", *arguments], cwd=copy,
                             capture_output=True, text=True, env={**os.environ, "SITE_URL": "https://example.org/aih/"})

@@ -1,6 +1,6 @@
 """The block around attention (docs/block.md, issue 54 item 7): one token through one layer of the real model.
 
-`realheads.encoder_layer_steps` against transformers' own vectors inside each layer (caught with forward hooks)
+`models.minilm.encoder_layer_steps` against transformers' own vectors inside each layer (caught with forward hooks)
 and against a layer norm written as plain loops; the page's worked example `ex-block` against transformers; and
 the page's tables redone by hand from their printed numbers. Needs the model package, torch and transformers
 (the `test` extra); everything runs offline.
@@ -18,10 +18,10 @@ import pytest
 
 from by_hand import NUMBER, follows, number, significant
 from figures_src.engine.text import published
-from realheads import encode, encoder_layer_steps
-from realheads.data import SENTENCES
-from realheads.encoder import encoder_layer
-from realheads.model import load_model
+from models.minilm import encode, encoder_layer_steps
+from models.minilm.data import SENTENCES
+from models.minilm.encoder import encoder_layer
+from models.minilm.model import load_model
 
 TOLERANCE = 1e-4  # the real-heads tests' bound for transformers against the numpy encoder
 STEP_NAMES = ("concat", "attended", "residual1", "norm1", "pre_activation", "hidden", "ffn_out", "residual2", "out")

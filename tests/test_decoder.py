@@ -1,4 +1,4 @@
-"""The tiny decoder of the watch-it-write page (attention/decoder.py), its published weights and its JavaScript twin.
+"""The tiny decoder of the watch-it-write page (models/decoder.py), its published weights and its JavaScript twin.
 
 - Its gradients equal torch's autograd on the same model. That training is deterministic and gives the published
   bytes is checked by test_site.py::test_figures_are_byte_identical_across_builds (the session's forced build).
@@ -22,8 +22,8 @@ import pytest
 import torch
 from threadpoolctl import threadpool_limits
 
-from attention import decoder
 from figures_src.pages import watch_it_write as page
+from models import decoder
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = page.CONFIG
@@ -51,7 +51,7 @@ def percent(value):
 # ---------------------------------------------------------------- the model and its training
 
 def torch_loss(params, config, sequences):
-    """The same model in torch, written from its definition (not from attention/decoder.py's code)."""
+    """The same model in torch, written from its definition (not from models/decoder.py's code)."""
     tp = {name: torch.tensor(value, requires_grad=True) for name, value in params.items()}
     inputs = torch.tensor(sequences[:, :-1])
     n, d_k = inputs.shape[1], config.d_k

@@ -10,7 +10,7 @@ import pytest
 import attention
 from figures_src.engine.text import PUBLISHED_TOLERANCE
 from figures_src.pages import learning
-from figures_src.pages.learning import training
+from models import learning as training
 
 torch = pytest.importorskip("torch")
 

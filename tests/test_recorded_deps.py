@@ -44,13 +44,13 @@ def test_a_new_extraction_in_data_rebuilds_exactly_the_items_that_read_it(copy):
     assert run_build(copy, *PAGES) == []
 
 
-def test_an_edit_in_realheads_rebuilds_exactly_the_items_that_imported_it(copy):
-    """realheads/shipped.py was never listed anywhere by hand: real-heads imports it (its rollout figure reads the
+def test_an_edit_in_models_rebuilds_exactly_the_items_that_imported_it(copy):
+    """models/minilm/shipped.py was never listed anywhere by hand: real-heads imports it (its rollout figure reads the
     float32 weights with read_safetensors); qkv does not."""
-    readers = users(copy, "realheads/shipped.py")
+    readers = users(copy, "models/minilm/shipped.py")
     assert "real-heads-rollout-coreference" in readers, readers
     assert not any(name.startswith("ex-qkv") or name.startswith("qkv") for name in readers), readers
-    touch(copy, "realheads/shipped.py", "# an edit\n")
+    touch(copy, "models/minilm/shipped.py", "# an edit\n")
     assert set(run_build(copy, *PAGES)) == readers
     assert run_build(copy, *PAGES) == []
 
@@ -66,7 +66,7 @@ def test_the_in_browser_models_page_reads_the_extraction_and_the_shipped_weights
     it by the rule the copy shows; the made-up example of qkv/ recorded neither."""
     manifest = json.loads((generated / ".manifest.json").read_text())
     inputs = {name: entry["inputs"] for name, entry in manifest["items"].items()}
-    for path in ("data/real_heads.json", "data/real_heads.npz", "realheads/shipped.py"):
+    for path in ("data/real_heads.json", "data/real_heads.npz", "models/minilm/shipped.py"):
         assert path in inputs["your-sentence"], path
         assert path not in inputs["ex-qkv"], path
 

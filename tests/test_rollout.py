@@ -1,4 +1,4 @@
-"""Attention rollout: realheads/rollout.py by hand, its errors, and docs/javascripts/rollout.js against it.
+"""Attention rollout: models/minilm/rollout.py by hand, its errors, and docs/javascripts/rollout.js against it.
 
 - A two-layer, two-token example worked by hand (in the comments) gives the numbers written here.
 - Bad input raises a ValueError naming what is wrong.
@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from realheads.encoder import encode
-from realheads.model import load_model
-from realheads.rollout import attention_rollout
+from models.minilm.encoder import encode
+from models.minilm.model import load_model
+from models.minilm.rollout import attention_rollout
 
 ROOT = Path(__file__).resolve().parents[1]
 JS_TOLERANCE = 1e-6

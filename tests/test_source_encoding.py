@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = sorted(p for folder in ("attention", "figures_src", "hooks", "realheads", "scripts")
+SOURCES = sorted(p for folder in ("attention", "figures_src", "hooks", "models", "scripts")
                  for p in (ROOT / folder).rglob("*.py"))
 
 

@@ -16,11 +16,11 @@ import shutil
 import numpy as np
 import pytest
 
-from attention import decoder
 from figures_src import registry, trained
 from figures_src.engine import BuildError, items
 from figures_src.engine.render import outputs
-from figures_src.pages.learning import training
+from models import decoder
+from models import learning as training
 
 RUNS = trained.runs()
 

@@ -7,7 +7,7 @@
 - The shipped weights against the float32 model: the largest attention-weight difference, printed and bounded
   (0.005 on the site's sentences, the bound the page states; 0.01 on 60 others), and the page's head table, run by
   Node on the shipped weights, names the float32 model's heads for the three presets (two where tied within rounding).
-- realheads/shipped.py reads safetensors as the safetensors library does and round-trips its own file.
+- models/minilm/shipped.py reads safetensors as the safetensors library does and round-trips its own file.
 
 Needs Node, the model package, tokenizers and safetensors (the test extra), and the built
 generated/public/your-sentence/ (python -m figures_src.build).
@@ -24,11 +24,11 @@ import numpy as np
 import pytest
 
 from figures_src.pages import your_sentence
-from realheads.encoder import EncoderParams, encode
-from realheads.model import load_model
-from realheads.analysis import named_heads, sentence_scores
-from realheads.data import SENTENCES
-from realheads.shipped import (Encoding, Format, dequantize, dequantize_groups, pack, quantize, quantize_groups,
+from models.minilm.encoder import EncoderParams, encode
+from models.minilm.model import load_model
+from models.minilm.analysis import named_heads, sentence_scores
+from models.minilm.data import SENTENCES
+from models.minilm.shipped import (Encoding, Format, dequantize, dequantize_groups, pack, quantize, quantize_groups,
                                quantize_steps, read_safetensors, unpack)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-// The tiny decoder of the watch-it-write page (attention/decoder.py), line by line: pure functions, no DOM.
+// The tiny decoder of the watch-it-write page (models/decoder.py), line by line: pure functions, no DOM.
 // A model is the published JSON: {config: {length, d_model, n_heads, n_layers, vocab}, params: {E, P, "0.W_Q", ..., W_U}}.
 // Vectors are plain arrays; a matrix is an array of rows (row vectors times matrices, as the library writes x·W_Q).
 
@@ -78,7 +78,7 @@ export function decodeStep(model, cache, token) {
   return { logits: times(rows[0], model.params.W_U), weights, dotProducts };
 }
 
-// every token again, no cache kept (attention/decoder.py's forward); the last row's logits and weights, and the
+// every token again, no cache kept (models/decoder.py's forward); the last row's logits and weights, and the
 // n² dot products of full tables: every query against every key, the masked ones too, as the library computes them
 export function recomputeStep(model, tokens) {
   const n = tokens.length;

@@ -1,8 +1,8 @@
-// all-MiniLM-L6-v2's forward pass in JavaScript and WebAssembly, step for step as realheads/encoder.py and with its
+// all-MiniLM-L6-v2's forward pass in JavaScript and WebAssembly, step for step as models/minilm/encoder.py and with its
 // names: embed (word + position + token-type embeddings, LayerNorm), then per layer
 //     A = LayerNorm(X + MultiHead(X)),   X' = LayerNorm(A + GELU(A·W_1 + b_1)·W_2 + b_2).
 // No DOM: the page's worker and Node's tests import it. The arithmetic is float32, as the numpy encoder's on the
-// shipped weights (whole numbers times their steps, dequantized as realheads/shipped.py does). The matrix
+// shipped weights (whole numbers times their steps, dequantized as models/minilm/shipped.py does). The matrix
 // products (99% of the work), GELU and the softmax are WebAssembly SIMD (figures_src/pages/your_sentence_kernels.wat,
 // compiled by the build); the rest (embedding, LayerNorm, the residuals) is here. A matrix in params is { data, rows, cols }, row-major, a Linear's (d_out, d_in) as in PyTorch.
 
@@ -124,7 +124,7 @@ export async function createEncoder(params, config, kernelBytes) {
 
 // ---------------------------------------------------------------- the shipped file -> params
 
-// The downloaded file -> the bytes realheads/shipped.py's quantize wrote (the file is them compressed with deflate).
+// The downloaded file -> the bytes models/minilm/shipped.py's quantize wrote (the file is them compressed with deflate).
 export async function inflate(buffer) {
   try {
     return await new Response(new Blob([buffer]).stream().pipeThrough(new DecompressionStream("deflate"))).arrayBuffer();
@@ -143,7 +143,7 @@ export function halfToNumber(bits) {
   return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
 }
 
-// One tensor of the inflated file as float32, as realheads/shipped.py's dequantize reads it: int16 (high bytes,
+// One tensor of the inflated file as float32, as models/minilm/shipped.py's dequantize reads it: int16 (high bytes,
 // then low bytes) × its row's step; int8 × its group's scale (× its column's scale); float16; float32.
 export function readTensor(buffer, entry) {
   const count = entry.shape.reduce((a, b) => a * b, 1);
@@ -171,7 +171,7 @@ export function readTensor(buffer, entry) {
   return values;
 }
 
-// The layout (the manifest's "tensors") and the file's bytes -> params named as realheads.encoder.EncoderParams
+// The layout (the manifest's "tensors") and the file's bytes -> params named as models.minilm.encoder.EncoderParams
 export function loadParams(layout, buffer, config) {
   const tensors = new Map(layout.map((entry) => [entry.name, entry]));
   const get = (name) => {

@@ -1,4 +1,4 @@
-// Attention rollout (Abnar & Zuidema, 2020), as realheads/rollout.py computes it: each layer's heads averaged, plus the
+// Attention rollout (Abnar & Zuidema, 2020), as models/minilm/rollout.py computes it: each layer's heads averaged, plus the
 // identity for the residual, rows renormalised, multiplied through the layers: R_l = Â_l · R_{l-1}. Pure, no DOM:
 // the your-sentence worker runs it on the reader's sentence, and Node's tests check it against numpy.
 // weights: n_layers × (n_heads, n, n) flat arrays -> Float64Array (n, n), R after the last layer, in float64.

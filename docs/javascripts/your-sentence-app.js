@@ -23,7 +23,7 @@ const TOP = 16; // room for the head numbers
 // ---------------------------------------------------------------- pure: what the page says about the heads
 
 // weights: n_layers × Float32Array (n_heads, n, n) -> per pattern, a (n_layers × n_heads) table of scores, as
-// realheads/analysis.py computes them: the mean over the rows of the previous token's, the next token's, and
+// models/minilm/analysis.py computes them: the mean over the rows of the previous token's, the next token's, and
 // [CLS] plus [SEP]'s share of the row.
 export function patternScores(weights, heads, n) {
   const at = (layer, head, i, j) => weights[layer][(head * n + i) * n + j];
@@ -69,7 +69,7 @@ export function standout(table, value = (x) => x) {
 }
 
 // The head(s) the table names: the best, and the runner-up too when the two are closer than the rounding of the
-// weights can tell apart (tieMargin, twice the page's error bound; realheads/analysis.py's named_heads).
+// weights can tell apart (tieMargin, twice the page's error bound; models/minilm/analysis.py's named_heads).
 export function namedHeads(best, tieMargin) {
   const label = ({ layer, head }) => `layer ${layer + 1}, head ${head + 1}`; // counted from 1, as everywhere a reader looks
   return best.score - best.runnerUp.score < tieMargin ? `${label(best)} and ${label(best.runnerUp)} (tied within rounding)` : label(best);

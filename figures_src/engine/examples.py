@@ -42,7 +42,7 @@ The numbers are frozen by `tests/golden/`: changing a published number is a deli
   source; the golden file covers the seeded ones, `tests/test_real_heads.py` the others.
 - The block around attention (`ex-block`, docs/block.md) follows one token (`"position"`, from 0) through one
   layer (`"layer"`, from 0) of the real model: `inputs.X` is its vector entering the layer, `steps` holds its
-  vectors as `realheads.LayerSteps` names them (`concat`, `attended`, `residual1`, `norm1`, `pre_activation`,
+  vectors as `models.minilm.LayerSteps` names them (`concat`, `attended`, `residual1`, `norm1`, `pre_activation`,
   `hidden`, `ffn_out`, `residual2`), the two layer norms' `mean1`, `variance1`, `mean2`, `variance2` and the
   layer's `norm1_gamma`, `norm1_beta`, `norm2_gamma`, `norm2_beta`; `outputs.out` is its vector leaving the layer.
   `tests/test_block.py` checks them against transformers.
@@ -75,8 +75,8 @@ ARRAY_NAMES = {
     "angles", "Q_rotated", "K_rotated",
     # one decoding step (docs/watch-it-write.md): the rest of the model's logits, the head's path to them, the logits
     "logits_rest", "W_OU", "logits",
-    # one token through one layer of the real encoder (docs/block.md): realheads.LayerSteps' vectors, each layer
-    # norm's mean and variance, and the layer's own scales and shifts (realheads.encoder.LayerParams)
+    # one token through one layer of the real encoder (docs/block.md): models.minilm.LayerSteps' vectors, each layer
+    # norm's mean and variance, and the layer's own scales and shifts (models.minilm.encoder.LayerParams)
     "attended", "residual1", "mean1", "variance1", "norm1", "pre_activation", "hidden", "ffn_out", "residual2",
     "mean2", "variance2", "norm1_gamma", "norm1_beta", "norm2_gamma", "norm2_beta",
 }

@@ -1,6 +1,6 @@
 """What an item was built from, recorded while it builds, so the next build skips it only if none of it changed.
 
-Each page builds in a process of its own, forked from the build with no page, attention/ or realheads/ module
+Each page builds in a process of its own, forked from the build with no page, attention/ or models/ module
 imported (figures_src/build.py). There a `Recorder` sees:
 
 - every file opened for reading: an audit hook on "open" (open(), Path.read_*, numpy.load, yaml). The file is

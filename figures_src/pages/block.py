@@ -3,7 +3,7 @@
 The model is the real-heads page's all-MiniLM-L6-v2, read from the pinned model package with numpy alone (its
 float32 weights, as real_heads/rollout.py reads them) and run in float64, so that every printed digit is the same
 on any CPU; the build checks that the float32 run lands within FLOAT32_AGREEMENT of it.
-`realheads.encoder_layer_steps` keeps every vector of the layer; the page prints, for entries 1 to ENTRIES, each
+`models.minilm.encoder_layer_steps` keeps every vector of the layer; the page prints, for entries 1 to ENTRIES, each
 step's arithmetic as a reader redoes it: every entry after a table's first columns is worked from the printed
 numbers to its left (exact decimals, rounded as printed, never a tie), and the page then prints the model's own
 output beside the hand-worked one, with how close they land. Each printed number has at most MAX_SIGNIFICANT
@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 import numpy as np
 
-from realheads.encoder import encode, encoder_layer_steps, gelu
+from models.minilm.encoder import encode, encoder_layer_steps, gelu
 
 from ..engine import Example, Words
 from ..engine.errors import BuildError

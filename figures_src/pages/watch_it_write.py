@@ -1,7 +1,7 @@
 """Watch it write (docs/watch-it-write.md): a tiny decoder-only transformer, trained here to reverse digit strings,
 writes one token at a time with the KV cache, in numpy at build time and in the reader's browser.
 
-The model and its training are `attention/decoder.py`. `make train` trains it once (seeded, one BLAS thread) and
+The model and its training are `models/decoder.py`. `make train` trains it once (seeded, one BLAS thread) and
 commits the parameters to data/trained/write-decoder.json (figures_src/trained.py); this module reads them, checks
 what the page claims (exact match on 1,000 held-out strings, the job head's share, the model without positions),
 publishes its parameters with their byte count and SHA-256, and draws the training curve and one run.
@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from attention import attention_cost, decoder
+from attention import attention_cost
+from models import decoder
 
 from ..engine import BuildError, Example, Figure, Snippets, Template, Words
 from ..engine.heatmap import heatmap

@@ -1,7 +1,7 @@
 """Your sentence (docs/your-sentence.md): the real model, run in the reader's browser on the reader's sentence.
 
 At build time this module reads all-MiniLM-L6-v2 from the pinned model package with numpy alone
-(realheads/shipped.py), writes it in the shipped format (whole steps of 1/200 of a row's standard deviation,
+(models/minilm/shipped.py), writes it in the shipped format (whole steps of 1/200 of a row's standard deviation,
 compressed) under content-hashed names, with its vocabulary and a small JSON that describes both (with each
 file's byte count and SHA-256, which the page checks before it uses a download), and measures what the
 rounding costs: the numpy encoder on the shipped (dequantized) weights against the float32 model, on the site's
@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from realheads.analysis import named_heads, sentence_scores
-from realheads.data import SENTENCES
-from realheads.encoder import EncoderParams, encode
-from realheads.model import DISTRIBUTION, MODEL_NAME, load_config, model_folder, package_version
-from realheads.shipped import SHIPPED, dequantize, pack, quantize, read_safetensors
+from models.minilm.analysis import named_heads, sentence_scores
+from models.minilm.data import SENTENCES
+from models.minilm.encoder import EncoderParams, encode
+from models.minilm.model import DISTRIBUTION, MODEL_NAME, load_config, model_folder, package_version
+from models.minilm.shipped import SHIPPED, dequantize, pack, quantize, read_safetensors
 
 from ..engine import Snippets, Template, Words
 from ..engine.errors import BuildError

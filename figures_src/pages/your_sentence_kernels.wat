@@ -99,7 +99,7 @@
                (i32x4.shl (i32x4.add (i32x4.trunc_sat_f32x4_s (local.get $m)) (i32x4.splat (i32.const 127))) (i32.const 23))))
 
   ;; GELU in place on count floats at x (count a multiple of 4): x · (1 + erf(x/√2)) / 2, erf by Abramowitz &
-  ;; Stegun 7.1.26 as realheads.encoder.erf_formula (|error| <= 1.5e-7).
+  ;; Stegun 7.1.26 as models.minilm.encoder.erf_formula (|error| <= 1.5e-7).
   (func (export "gelu") (param $x i32) (param $count i32)
     (local $end i32) (local $v v128) (local $a v128) (local $t v128) (local $p v128) (local $erf v128)
     (local.set $end (i32.add (local.get $x) (i32.shl (local.get $count) (i32.const 2))))

@@ -142,9 +142,9 @@ def test_without_javascript_the_grids_and_the_named_heads_are_shown(browser, sit
         assert grid.get_attribute("role") == "img"  # nothing focusable inside without JS
         # the source listings link their files
         for source in ("encoder", "analysis"):
-            link = static.locator("details.aih-source a", has_text=f"realheads/{source}.py")
+            link = static.locator("details.aih-source a", has_text=f"models/minilm/{source}.py")
             response = static.request.get(link.evaluate("a => a.href"))
-            assert response.ok and response.text() == (ROOT / "realheads" / f"{source}.py").read_text()
+            assert response.ok and response.text() == (ROOT / "models" / "minilm" / f"{source}.py").read_text()
         for name in ("viewer", "previous", "next", "sink", "coreference", "agreement"):
             figure = static.locator(f"#fig-real-heads-{name} svg")
             box = figure.bounding_box()
@@ -192,10 +192,10 @@ def test_a_grids_image_loads_when_the_grid_nears_the_viewport(page, site_url):
 
 def test_a_source_listing_shows_its_file_when_opened(page, site_url):
     page.goto(site_url + "real-heads/")
-    listing = page.locator("details.aih-source", has_text="realheads/encoder.py")
+    listing = page.locator("details.aih-source", has_text="models/minilm/encoder.py")
     expect(listing.locator("code")).to_have_count(0)  # not in the page until opened
     listing.locator("summary").click()
     code = listing.locator(".highlight code")
     expect(code).to_have_count(1)
-    assert code.text_content() == (ROOT / "realheads" / "encoder.py").read_text()
+    assert code.text_content() == (ROOT / "models" / "minilm" / "encoder.py").read_text()
     expect(code.locator("span.k").first).to_be_visible()  # highlighted like the page's other code

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from attention import decoder
 from figures_src.engine.text import num
 from figures_src.pages.watch_it_write import CONFIG, cache_bytes, dot_products
+from models import decoder
 
 from test_a11y import SCHEMES, axe_violations, open_in_scheme
 

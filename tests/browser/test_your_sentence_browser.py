@@ -17,11 +17,11 @@ from playwright.sync_api import expect
 
 from figures_src.engine.text import num
 from figures_src.pages.your_sentence import MAX_CHARACTERS, MAX_TOKENS
-from realheads import analysis
-from realheads.encoder import EncoderParams, encode
-from realheads.model import load_model
-from realheads.rollout import attention_rollout
-from realheads.shipped import dequantize, pack, unpack
+from models.minilm import analysis
+from models.minilm.encoder import EncoderParams, encode
+from models.minilm.model import load_model
+from models.minilm.rollout import attention_rollout
+from models.minilm.shipped import dequantize, pack, unpack
 
 from test_a11y import SCHEMES, axe_violations
 

@@ -1,7 +1,7 @@
 """Watch it learn (docs/learning.md): one backward step by hand, a layer trained in numpy, and √d_k tested by training.
 
 The worked example pushes one gradient step back through a three-token sentence, at build time, with the library's
-own backward pass. The training run and the √d_k experiment (`training.py`) are trained once by `make train` and
+own backward pass. The training run and the √d_k experiment (`models/learning.py`) are trained once by `make train` and
 read from data/trained/ (figures_src/trained.py); the build computes every claim from them.
 """
 import functools
@@ -10,6 +10,7 @@ import matplotlib.ticker
 import numpy as np
 
 import attention
+from models import learning as training
 
 from ...engine import BuildError, Example, Figure, Snippets, Words
 from ...engine.examples import key_size
@@ -19,7 +20,6 @@ from ...engine.style import PHONE_WIDTH
 from ...engine.text import by_hand, dims, latex_number, matrix, num, table
 from ...trained import Trained
 from .. import sentences
-from . import training
 
 WORDS = Words("words/learning.md")
 
@@ -699,5 +699,5 @@ ITEMS = [
            table=experiment_table, size=(PHONE_WIDTH, 6.0), snippets=experiment_snippets),
     # listed under "The code" in docs/learning.md
     Snippets("learning-code", data=lambda: None,
-             public=source_listings("attention/backward.py", "figures_src/pages/learning/training.py")),
+             public=source_listings("attention/backward.py", "models/learning.py")),
 ]

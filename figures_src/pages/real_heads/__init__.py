@@ -9,8 +9,8 @@ Every word a reader sees is in words/real-heads.md, read through committed.WORDS
 import functools
 
 import attention
-from realheads.data import SENTENCES
-from realheads.model import MODEL_NAME
+from models.minilm.data import SENTENCES
+from models.minilm.model import MODEL_NAME
 
 from ...engine import Example, Figure, Snippets
 from ...engine.errors import BuildError
@@ -74,7 +74,7 @@ def cite_list(_):
 
 # ---------------------------------------------------------------- the code listings
 
-SOURCES = ("realheads/encoder.py", "realheads/analysis.py")  # listed under "The code" in docs/real-heads.md
+SOURCES = ("models/minilm/encoder.py", "models/minilm/analysis.py")  # listed under "The code" in docs/real-heads.md
 
 
 # ---------------------------------------------------------------- one head, drawn in full

@@ -4,8 +4,8 @@ heads it names, and how they are labelled. Everything reads data/real_heads.{npz
 """
 import functools
 
-from realheads import analysis
-from realheads import data as realdata
+from models.minilm import analysis
+from models.minilm import data as realdata
 
 from ...engine import Words
 

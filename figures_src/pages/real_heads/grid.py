@@ -17,7 +17,7 @@ from matplotlib.artist import Artist
 from matplotlib.patches import Rectangle
 from PIL import Image
 
-from realheads import analysis
+from models.minilm import analysis
 
 from ...engine.heatmap import WEIGHT_CMAP
 from ...engine.style import PHONE_WIDTH

@@ -1,5 +1,5 @@
 """Attention rollout on the real-heads page: for each of its three sentences, how much of each input token
-reaches each position after the six layers (realheads/rollout.py), from the float32 model. One figure (the
+reaches each position after the six layers (models/minilm/rollout.py), from the float32 model. One figure (the
 coreference sentence; three would overrun the page's DOM and byte budgets), and for all three sentences the
 shares in the text and the whole table as CSV.
 
@@ -13,11 +13,11 @@ import functools
 
 import numpy as np
 
-from realheads.data import SENTENCES
-from realheads.encoder import EncoderParams, encode
-from realheads.model import load_config, model_folder
-from realheads.rollout import attention_rollout
-from realheads.shipped import read_safetensors
+from models.minilm.data import SENTENCES
+from models.minilm.encoder import EncoderParams, encode
+from models.minilm.model import load_config, model_folder
+from models.minilm.rollout import attention_rollout
+from models.minilm.shipped import read_safetensors
 
 from ...engine import Figure, Snippets
 from ...engine.downloads import csv_text

@@ -22,10 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .attend import attend
-from .backward import multi_head_attention_backward
-from .masks import causal_mask
-from .multihead import merge_heads, multi_head_attention, split_heads
+from attention import attend, causal_mask, merge_heads, multi_head_attention, multi_head_attention_backward, split_heads
 
 DIGITS = 10
 SEPARATOR = 10  # the token between the source digits and their reversal
@@ -228,7 +225,7 @@ def loss_and_gradients(params, config, sequences):
 
 
 def adam_step(params, grads, moments, step, learning_rate, beta1=0.9, beta2=0.999, epsilon=1e-8):
-    """One step of Adam, bias-corrected (as figures_src/pages/learning/training.py)."""
+    """One step of Adam, bias-corrected (as models/learning.py)."""
     for name, grad in grads.items():
         mean, square = moments[name]
         mean += (1 - beta1) * (grad - mean)

@@ -19,7 +19,7 @@ import attention
 from .encoder import encode
 from .model import DISTRIBUTION, MODEL_NAME
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "data"
 ARRAYS_FILE = "real_heads.npz"
 PROVENANCE_FILE = "real_heads.json"

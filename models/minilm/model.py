@@ -2,7 +2,7 @@
 
 Only its files are read: config.json, model.safetensors (with safetensors' numpy API) and
 tokenizer.json (with `tokenizers`). safetensors and tokenizers are imported inside the functions
-that need them, so `realheads` imports with numpy alone (the site build never loads the model).
+that need them, so `models.minilm` imports with numpy alone (the site build never loads the model).
 """
 import importlib.metadata
 import importlib.util
@@ -45,7 +45,7 @@ def package_version():
 
 def package_version_expected():
     """The version the Makefile pins (so the error message and the provenance agree)."""
-    makefile = Path(__file__).resolve().parents[1] / "Makefile"
+    makefile = Path(__file__).resolve().parents[2] / "Makefile"
     for line in makefile.read_text(encoding="utf-8").splitlines():
         if line.startswith("MODEL_PACKAGE") and "==" in line:
             return line.split("==", 1)[1].strip()
