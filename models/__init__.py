@@ -1,7 +1,8 @@
 """The site's three models, one home each, built on the pure functions of `attention/`.
 
 - `decoder`: the tiny decoder-only transformer of Watch it write (docs/watch-it-write.md), which learns to reverse
-  digit strings: its forward pass, decoding with the KV cache (`decode_step`), its gradients and its training.
+  digit strings: its forward pass, decoding with the KV cache (`decode_step`, whose trace gives each layer's rows
+  and weights to the page), its gradients and its training.
 - `learning`: the one-head attention layer of Watch it learn (docs/learning.md), which learns to copy the
   previous token: its task, gradients (the library's own backward pass), Adam and the training run, with and
   without the 1/√d_k scale.

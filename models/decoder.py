@@ -120,26 +120,32 @@ def cache_length(cache):
     return cache[0]["K"].shape[-2]
 
 
-def decode_step(params, config, cache, token):
+def decode_step(params, config, cache, token, trace=False):
     """One token in, with the KV cache: -> (logits (vocab,), new cache, [weights (n_heads, n) per layer]).
 
     The token sits at position n − 1, n = cache length + 1. In each layer its row x gives one query, key and
     value row per head; the key and value rows join the cache and the query is scored against all n cached
     keys: n dot products per head, where `forward` computes n² of them.
+
+    With trace=True a fourth item is returned: per layer, what that layer computed for the new token,
+    {"x" (1, d_model) the row entering it, "q" (n_heads, 1, d_k), "K", "V" (n_heads, n, d_k) the cache with the
+    new row last, "out" (n_heads, 1, d_k) each head's output, "weights" (n_heads, 1, n)}.
     """
     position = cache_length(cache)
     x = embed(params, config, np.array([token]), start=position)  # (1, d_model)
-    new_cache, weights = [], []
+    new_cache, weights, layers = [], [], []
     for layer in range(config.n_layers):
         W_Q, W_K, W_V, W_O = layer_weights(params, layer)
         q, k, v = (split_heads(x @ W, config.n_heads) for W in (W_Q, W_K, W_V))  # (n_heads, 1, d_k) each
         K = np.concatenate([cache[layer]["K"], k], axis=-2)  # (n_heads, n, d_k)
         V = np.concatenate([cache[layer]["V"], v], axis=-2)
         out, row = attend(q, K, V)  # (n_heads, 1, d_k), (n_heads, 1, n): the newest row sees every cached key
+        layers.append({"x": x, "q": q, "K": K, "V": V, "out": out, "weights": row})
         x = x + merge_heads(out) @ W_O  # (1, d_model)
         new_cache.append({"K": K, "V": V})
         weights.append(row[:, 0, :])
-    return (x @ params["W_U"])[0], new_cache, weights
+    logits = (x @ params["W_U"])[0]
+    return (logits, new_cache, weights, layers) if trace else (logits, new_cache, weights)
 
 
 def generate(params, config, source, use_cache=True):

@@ -10,6 +10,7 @@
 
 The tests that read the published model take the shared build's `generated`; all need Node and torch (the test extra).
 """
+import inspect
 import json
 import math
 import re
@@ -175,6 +176,46 @@ def test_the_cache_grows_by_one_key_and_value_row_per_layer_and_head(published):
         assert sum(part.nbytes for layer in cache for part in layer.values()) == page.cache_bytes(n) == 512 * n
         assert [w.shape for w in weights] == [(CONFIG.n_heads, n)] * CONFIG.n_layers  # n dot products per head
     assert page.dot_products(7, cached=True) == 4 * 7 and page.dot_products(7, cached=False) == 4 * 49
+
+
+def test_decode_steps_trace_is_each_layers_step_as_the_full_recomputation_computes_it(published):
+    """decode_step(trace=True) also returns, per layer, what that layer computed for the new token: the row x
+    entering it, q, the cache K and V with the new rows last, each head's output and weights. Checked against
+    `forward`, which computes every position at once, with plain reshapes for the heads."""
+    params, h, d_k = published["params"], CONFIG.n_heads, CONFIG.d_k
+    tokens = [3, 1, 4, 1, 5, 9, decoder.SEPARATOR, 9, 5]
+    full = decoder.forward(params, CONFIG, np.array(tokens))
+    cache = decoder.empty_cache(CONFIG)
+    for position, token in enumerate(tokens):
+        n = position + 1
+        plain = decoder.decode_step(params, CONFIG, cache, token)
+        logits, new_cache, weights, layers = decoder.decode_step(params, CONFIG, cache, token, trace=True)
+        assert len(plain) == 3 and np.array_equal(plain[0], logits), "without trace, decode_step returns what it did"
+        assert len(layers) == CONFIG.n_layers, "the trace has one entry per layer"
+        for layer, step in enumerate(layers):
+            state = full["states"][layer][:n]  # (n, d_model): the rows entering this layer, the new one last
+            W_Q, W_K, W_V, _ = decoder.layer_weights(params, layer)
+            heads = lambda rows: rows.reshape(len(rows), h, d_k).transpose(1, 0, 2)  # noqa: E731  (n, d) -> (h, n, d_k)
+            row_weights = full["weights"][layer][:, position, :n]  # (h, n)
+            expected = {"x": state[-1:], "q": heads(state[-1:] @ W_Q), "K": heads(state @ W_K),
+                        "V": heads(state @ W_V), "weights": row_weights[:, None, :],
+                        "out": np.einsum("hn,hnd->hd", row_weights, heads(state @ W_V))[:, None, :]}
+            for name, value in expected.items():
+                assert step[name].shape == value.shape, f"trace[{layer}][{name!r}] is {value.shape}, not {step[name].shape}"
+                np.testing.assert_allclose(step[name], value, rtol=0, atol=1e-12,
+                                           err_msg=f"trace[{layer}][{name!r}] at position {position}")
+            assert step["K"] is new_cache[layer]["K"] and step["V"] is new_cache[layer]["V"], "the trace is the new cache"
+            assert np.array_equal(step["weights"][:, 0], weights[layer])
+        cache = new_cache
+
+
+def test_the_page_reads_the_decoders_step_and_never_runs_its_layers_again():
+    """watch_it_write.job_head_step takes the job head's rows from decode_step's trace: a page calls the model code
+    and never re-derives it (issue 57), so it embeds, splits and attends nothing itself."""
+    source = inspect.getsource(page.job_head_step)
+    assert "trace=True" in source, "job_head_step reads decode_step's trace"
+    for name in ("embed", "split_heads", "merge_heads", "attend"):
+        assert f"{name}(" not in source, f"job_head_step calls {name}(): the layer loop belongs to models/decoder.py"
 
 
 def test_bad_tokens_and_too_many_positions_are_named(published):

@@ -334,31 +334,18 @@ def job_head_step(data, position):
     """The job head at the step that reads token `position`, the model's own numbers, unrounded: its query row q
     (1, d_k), the cached keys and values with the new token's row last (n, d_k), the head's path to the logits
     W_OU = (its rows of W_O) · W_U (d_k, vocab), what the rest of the model adds to the logits ("rest"), and the
-    step's scores (1, n), weights (1, n) and logits (vocab,), as `decoder.decode_step` computes them."""
+    step's scores (1, n), weights (1, n) and logits (vocab,), as `decoder.decode_step` computes them (its trace)."""
     layer, head = data["job_head"]
-    d_k = CONFIG.d_k
     tokens = data["run"]["tokens"]
     params = data["params"]
     cache = decoder.empty_cache(CONFIG)
     for token in tokens[:position]:
         _, cache, _ = decoder.decode_step(params, CONFIG, cache, int(token))
-    # the state entering the job head's layer, for the new token
-    x = decoder.embed(params, CONFIG, np.array([tokens[position]]), start=position)
-    for earlier in range(layer):
-        W_Q, W_K, W_V, W_O = decoder.layer_weights(params, earlier)
-        q, k, v = (decoder.split_heads(x @ W, CONFIG.n_heads) for W in (W_Q, W_K, W_V))
-        K = np.concatenate([cache[earlier]["K"], k], axis=-2)
-        V = np.concatenate([cache[earlier]["V"], v], axis=-2)
-        out, _ = decoder.attend(q, K, V)
-        x = x + decoder.merge_heads(out) @ W_O
-    W_Q, W_K, W_V, W_O = decoder.layer_weights(params, layer)
-    columns = slice(head * d_k, (head + 1) * d_k)
-    q = (x @ W_Q)[:, columns]  # (1, d_k)
-    K = np.concatenate([cache[layer]["K"][head], (x @ W_K)[:, columns]])  # (n, d_k): the cache and the new key
-    V = np.concatenate([cache[layer]["V"][head], (x @ W_V)[:, columns]])
-    logits, _, _ = decoder.decode_step(params, CONFIG, cache, int(tokens[position]))
+    logits, _, _, layers = decoder.decode_step(params, CONFIG, cache, int(tokens[position]), trace=True)
+    q, K, V, out, weights = (layers[layer][name][head] for name in ("q", "K", "V", "out", "weights"))
+    columns = slice(head * CONFIG.d_k, (head + 1) * CONFIG.d_k)
+    _, _, _, W_O = decoder.layer_weights(params, layer)
     W_OU = W_O[columns] @ params["W_U"]  # (d_k, vocab): the head's rows of W_O, then W_U
-    out, weights = decoder.attend(q, K, V)
     rest = logits - (out @ W_OU)[0]  # what every other part of the model adds to the logits
     return {"q": q, "K": K, "V": V, "W_OU": W_OU, "rest": rest, "scores": q @ K.T, "weights": weights, "logits": logits}
 
