@@ -1,5 +1,6 @@
 """A tiny decoder-only transformer: token embedding + learned positions, causal multi-head attention layers
-on a residual stream, and output logits. Pure numpy; trained with the library's own backward pass.
+on a residual stream, and output logits. Pure numpy; trained with the library's own backward pass and Adam
+(`learning.adam_step`).
 
 The model, for a sequence of tokens t_0 … t_{n−1}:
 
@@ -23,6 +24,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from attention import attend, causal_mask, merge_heads, multi_head_attention, multi_head_attention_backward, split_heads
+
+from .learning import adam_step
 
 DIGITS = 10
 SEPARATOR = 10  # the token between the source digits and their reversal
@@ -230,16 +233,6 @@ def loss_and_gradients(params, config, sequences):
     return loss, grads
 
 
-def adam_step(params, grads, moments, step, learning_rate, beta1=0.9, beta2=0.999, epsilon=1e-8):
-    """One step of Adam, bias-corrected (as models/learning.py)."""
-    for name, grad in grads.items():
-        mean, square = moments[name]
-        mean += (1 - beta1) * (grad - mean)
-        square += (1 - beta2) * (grad**2 - square)
-        params[name] -= learning_rate * (mean / (1 - beta1 ** (step + 1))) / (
-            np.sqrt(square / (1 - beta2 ** (step + 1))) + epsilon)
-
-
 def as_numbers(sources):
     """(batch, L) digits -> the integers they spell, to tell strings apart."""
     return sources @ (10 ** np.arange(sources.shape[-1])[::-1])
@@ -267,7 +260,7 @@ def train(config, training=Training(), held_out=None):
         sources = sources[~np.isin(as_numbers(sources), excluded)]
         loss, grads = loss_and_gradients(params, config, reversal_sequences(sources))
         losses[step] = loss
-        adam_step(params, grads, moments, step, training.learning_rate)
+        adam_step(params, grads, moments, step, learning_rate=training.learning_rate)
     return params, {"loss": losses}
 
 

@@ -90,17 +90,18 @@ def previous_token_weight(weights):
     return weights[..., np.arange(1, n), np.arange(n - 1)].mean()
 
 
-def adam_step(params, grads, moments, done):
+def adam_step(params, grads, moments, done, learning_rate=ADAM["learning_rate"], beta1=ADAM["beta1"],
+              beta2=ADAM["beta2"], epsilon=ADAM["epsilon"]):
     """One step of Adam (Kingma and Ba), after `done` others: moving averages of the gradient and of its square,
-    bias-corrected; each parameter moves by at most about the learning rate, whatever its gradient's size."""
-    lr, beta1, beta2, epsilon = ADAM["learning_rate"], ADAM["beta1"], ADAM["beta2"], ADAM["epsilon"]
+    bias-corrected; each parameter moves by at most about the learning rate, whatever its gradient's size.
+    The decoder (models/decoder.py) trains with it too, at its own learning rate."""
     for name, grad in grads.items():
         mean, square = moments[name]
         mean += (1 - beta1) * (grad - mean)
         square += (1 - beta2) * (grad**2 - square)
         mean_hat = mean / (1 - beta1 ** (done + 1))
         square_hat = square / (1 - beta2 ** (done + 1))
-        params[name] -= lr * mean_hat / (np.sqrt(square_hat) + epsilon)
+        params[name] -= learning_rate * mean_hat / (np.sqrt(square_hat) + epsilon)
 
 
 def train(run, shown_tokens=None, checkpoints=()):

@@ -97,6 +97,33 @@ def test_training_gradients_against_torch(seed, scaled):
         np.testing.assert_allclose(grads[name], tp[name].grad.numpy(), rtol=1e-9, atol=1e-12, err_msg=name)
 
 
+@pytest.mark.parametrize("model", ["learning", "decoder"])
+def test_one_adam_step_for_both_models_and_it_lands_where_torchs_adam_does(model):
+    """models/learning.py's adam_step is the one Adam: the decoder trains with it too, at its own learning rate
+    (one rule, one place), and a few steps of it land where torch.optim.Adam does from the same gradients."""
+    from models import decoder  # noqa: PLC0415
+
+    assert decoder.adam_step is training.adam_step, "the decoder and the learning layer share one adam_step"
+    rate = training.ADAM["learning_rate"] if model == "learning" else decoder.Training().learning_rate
+    rng = np.random.default_rng(3)
+    params = {"W_Q": rng.normal(size=(4, 3)), "b": rng.normal(size=3)}
+    theirs = {name: torch.tensor(p.copy(), requires_grad=True) for name, p in params.items()}
+    optimizer = torch.optim.Adam(list(theirs.values()), lr=rate, betas=(training.ADAM["beta1"], training.ADAM["beta2"]),
+                                 eps=training.ADAM["epsilon"])
+    moments = {name: (np.zeros_like(p), np.zeros_like(p)) for name, p in params.items()}
+    for done in range(6):
+        grads = {name: rng.normal(size=p.shape) * 10.0 ** (done - 3) for name, p in params.items()}
+        if model == "learning":
+            training.adam_step(params, grads, moments, done)  # its defaults are the page's ADAM
+        else:
+            decoder.adam_step(params, grads, moments, done, learning_rate=rate)
+        for name, tensor in theirs.items():
+            tensor.grad = torch.tensor(grads[name])
+        optimizer.step()
+    for name, tensor in theirs.items():
+        np.testing.assert_allclose(params[name], tensor.detach().numpy(), rtol=0, atol=1e-12, err_msg=name)
+
+
 def test_training_is_deterministic_and_finds_the_previous_token():
     run = training.Run(seed=0, d_k=8, steps=learning.MAIN.steps)
     first, second = training.train(run), training.train(run)
