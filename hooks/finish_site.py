@@ -6,7 +6,7 @@ on_post_build, so that `mkdocs build` and `mkdocs serve` give a finished site. B
   recorded (figures_src.build.check_generated): a file changed or left by hand stops the build at once;
 - generated/public/** joins MkDocs' files, so links to the downloads validate (strict) and serve serves them;
 - under `mkdocs serve`, the figure build runs before every build, and what the figures are made from is
-  watched (figures_src/, attention/, models/, data/). It rewrites only files whose inputs changed and
+  watched (figures_src/, attention/, models/, data/, words/). It rewrites only files whose inputs changed and
   writes nothing under docs/, so regenerating never triggers another rebuild.
 """
 import os

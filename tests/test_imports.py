@@ -5,6 +5,7 @@ a function runs is still a cycle). `from package import name` depends on the sub
 one, else on the package's __init__, which must then have run.
 """
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,20 @@ def test_a_build_free_test_that_reads_generated_fails_naming_itself():
     with pytest.raises(RuntimeError, match=r"test_a_build_free_test_that_reads_generated_fails_naming_itself\S* reads "
                                            r".*generated.*without asking for the build: take the `generated`"):
         (ROOT / "generated" / ".manifest.json").read_text(encoding="utf-8")
+
+
+def test_every_package_the_project_installs_is_read_here_watched_by_serve_and_hashed_for_the_shared_build():
+    """A package folder moved or added (models/ took over realheads/) must be followed by every list of folders:
+    the import graph read here, `make serve`'s watch (hooks/finish_site.py), and the tests' check that the shared
+    build is fresh (tests/conftest.py); otherwise an edit there goes unnoticed."""
+    from conftest import SITE_INPUTS  # noqa: PLC0415
+    from hooks.finish_site import WATCHED  # noqa: PLC0415
+
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]["find"]
+    installed = {name.split(".")[0] for name in found["include"]}
+    assert all((ROOT / name / "__init__.py").is_file() for name in installed), f"pyproject names a missing package: {installed}"
+    assert installed <= set(PACKAGES), f"tests/test_imports.py's PACKAGES misses {installed - set(PACKAGES)}"
+    assert installed <= set(SITE_INPUTS), f"tests/conftest.py's SITE_INPUTS misses {installed - set(SITE_INPUTS)}"
+    watched = {path.relative_to(ROOT).as_posix() for path in WATCHED}
+    built_from = installed - {"finish"}  # the pass: a serve process keeps its modules (hooks/finish_site.py)
+    assert built_from <= watched, f"hooks/finish_site.py's WATCHED misses {built_from - watched}"
