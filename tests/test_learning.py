@@ -263,8 +263,8 @@ def test_scale_table_prints_the_median_and_the_seeds_extremes(generated):
 
 
 def this_build_s_learning():
-    """The learning module as imported now: a build in this process (a test's) drops the pages' modules and their
-    `from . import training` attribute, so a module object imported before it no longer reaches `training`."""
+    """The learning module as imported now: a build in this process (a test's) drops the pages' modules and the
+    models they import, so a module object imported before it no longer holds the classes the build raises."""
     import importlib  # noqa: PLC0415
     return importlib.import_module("figures_src.pages.learning")
 
