@@ -12,14 +12,14 @@ import numpy as np
 import attention
 from models import learning as training
 
-from ...engine import BuildError, Example, Figure, Snippets, Words
-from ...engine.examples import key_size
-from ...engine.heatmap import heatmap
-from ...engine.sources import source_listings
-from ...engine.style import PHONE_WIDTH
-from ...engine.text import by_hand, dims, latex_number, matrix, num, table
-from ...trained import Trained
-from .. import sentences
+from ..engine import BuildError, Example, Figure, Snippets, Words
+from ..engine.examples import key_size
+from ..engine.heatmap import heatmap
+from ..engine.sources import source_listings
+from ..engine.style import PHONE_WIDTH
+from ..engine.text import by_hand, dims, latex_number, matrix, num, table
+from ..trained import Trained
+from . import sentences
 
 WORDS = Words("words/learning.md")
 
