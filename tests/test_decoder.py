@@ -5,7 +5,7 @@
 - The published model reverses ≥ 99% of the 1,000 held-out strings, the job head's share is ≥ 95%, the model
   without positions fails, and the page prints those numbers.
 - Decoding with the KV cache equals recomputing everything: within 1e-12 in numpy, 1e-9 in JS; the JS logits equal
-  numpy's within 1e-6 on 300 inputs (Node runs docs/javascripts/decoder.js).
+  numpy's within 1e-6 on 300 inputs (Node runs docs/widgets/watch-it-write/decoder.js).
 - ex-decode-step redone with plain loops from its printed numbers.
 
 The tests that read the published model take the shared build's `generated`; all need Node and torch (the test extra).

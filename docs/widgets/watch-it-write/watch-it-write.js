@@ -1,6 +1,6 @@
 // The watch-it-write page, on page view: arm Generate and the presets. Generate brings in the model's runner
 // (watch-it-write-app.js, decoder.js) and its weights; nothing of the model loads before.
-import { slots } from "./dom.js";
+import { slots } from "../../javascripts/dom.js";
 
 document$.subscribe(() => {
   const root = document.getElementById("aih-write");
