@@ -1,7 +1,7 @@
 """Benchmark: the watch-it-write page's tiny decoder. What the build spends on it (loading the committed parameters,
 measuring them on 1,000 held-out strings; its training is `make train`'s, in scripts/bench_training.py), decoding speed
-(tokens per second) in numpy and in JavaScript (Node, docs/widgets/watch-it-write/decoder.js) side by side, with the KV cache
-and recomputing everything, and the bytes the page ships on demand.
+(tokens per second) in numpy and in JavaScript (Node, docs/widgets/watch-it-write/decoder.js) side by side, with the
+KV cache and recomputing everything, and the bytes the page ships on demand.
 
     .venv/bin/python scripts/bench_decoder.py      (needs the built generated/ and Node)
 """
@@ -67,7 +67,10 @@ def main():
         script = Path(folder) / "time.mjs"
         script.write_text(JS_TIMER % (ROOT / "docs" / "widgets" / "watch-it-write" / "decoder.js").as_uri(), encoding="utf-8")
         (Path(folder) / "sources.json").write_text(json.dumps(sources.tolist()), encoding="utf-8")
-        result = subprocess.run([shutil.which("node"), str(script), str(weights), str(Path(folder) / "sources.json")],
+        # decoder.js reads attention-math.js, which imports the build's contract.js: the tests' loader generates it
+        loader = (ROOT / "tests" / "js" / "contract-loader.mjs").as_uri()
+        result = subprocess.run([shutil.which("node"), "--import", loader, str(script), str(weights),
+                                 str(Path(folder) / "sources.json")],
                                 capture_output=True, text=True, check=True)
         js_seconds = json.loads(result.stdout)
     print(f"{'tokens per second':<20} {'numpy':>10} {'JS (Node)':>10} {'JS / numpy':>11}")

@@ -197,8 +197,10 @@ def test_javascript_equals_numpy(published, tmp_path):
     rng = np.random.default_rng(11)
     sources = [list(map(int, s)) for s in rng.integers(0, 10, size=(N_JS_INPUTS, CONFIG.length))]
     (tmp_path / "sources.json").write_text(json.dumps(sources))
-    result = subprocess.run([executable, "tests/node/decode.mjs", str(published["path"]), str(tmp_path / "sources.json"),
-                             str(tmp_path / "out.json")], cwd=ROOT, capture_output=True, timeout=600)
+    # decoder.js reads attention-math.js, which imports the build's contract.js: the loader generates it
+    result = subprocess.run([executable, "--import", "./tests/js/contract-loader.mjs", "tests/node/decode.mjs",
+                             str(published["path"]), str(tmp_path / "sources.json"), str(tmp_path / "out.json")],
+                            cwd=ROOT, capture_output=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     runs = json.loads((tmp_path / "out.json").read_text())
     layer, head = published["job_head"]
