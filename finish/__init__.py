@@ -12,6 +12,7 @@ The jobs, in the order they run (JOBS), one module each:
 
     published   generated/public/ (the figure build's downloads), checked, copied into the site
     figures     each figure's placeholder replaced by the figure
+    widgets     the interactive heatmap's template (docs/widgets/heatmap/template.html) in every page
     mathml      the math as MathML
     search      the search index's formulas as text
     tables      Markdown's tables wrapped as the theme's script would wrap them at load
@@ -30,13 +31,14 @@ stylesheet bundle, the scripts, the search index) are written as it runs: a fail
 not be published, so make site removes site/ (either engine), and the Pages workflow deploys only what make site
 finished. The pass runs once on a built site: it refuses a site it has finished already.
 """
-from . import details, edition, figures, mathml, policy, published, scripts, search, stylesheet, tables, theme
+from . import details, edition, figures, mathml, policy, published, scripts, search, stylesheet, tables, theme, widgets
 from .site import FinishError, Site
 
 # Each job: (name, run) where run(site) changes the files of `site`.
 JOBS = [
     ("published", published.run),
     ("figures", figures.run),
+    ("widgets", widgets.run),
     ("mathml", mathml.run),
     ("search", search.run),
     ("tables", tables.run),

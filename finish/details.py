@@ -1,7 +1,7 @@
 """Collapsed content waits outside the DOM until a reader opens it: the body of every figure's numbers table
 (`<details class="aih-data">`) and of every source listing (`??? example`) goes into a `<noscript
 class="aih-lazy">` after its <summary>, and so do a problem's solution steps (inside their
-`.aih-problem__steps`, which docs/javascripts/problems.js fills from the problem's data when it loads).
+`.aih-problem__steps`, which docs/widgets/problems/problems.js fills from the problem's data when it loads).
 
 Without JavaScript the browser renders a <noscript> like any other element, so the table or the listing is
 there as before, closed until opened. With JavaScript it is one text node (no elements: a large table or a

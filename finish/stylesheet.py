@@ -1,11 +1,11 @@
 """Ship the site's stylesheets as one file.
 
-docs/stylesheets/ keeps a readable file per part of the site, listed in mkdocs.yml's extra_css in cascade
-order. Linked one by one they are nine render-blocking requests, and on a phone's connection the round trips
-delay the first paint more than the bytes do. This job writes one file instead, the same files in the same
-order, each minified by rcssmin (comments and white space only), as stylesheets/site.bundle.css, and makes
-each page link it where it linked the first of them. The separate files are still published (the embed pages
-link two of them).
+docs/stylesheets/ and each widget's folder (docs/widgets/<name>/) keep a readable file per part of the site,
+listed in mkdocs.yml's extra_css in cascade order. Linked one by one they are nine render-blocking requests, and
+on a phone's connection the round trips delay the first paint more than the bytes do. This job writes one file
+instead, the same files in the same order, each minified by rcssmin (comments and white space only), as
+stylesheets/site.bundle.css, and makes each page link it where it linked the first of them. The separate files
+are still published (the embed pages link two of them).
 """
 import re
 

@@ -1,7 +1,7 @@
 """Benchmark: the watch-it-write page's tiny decoder. What the build spends on it (loading the committed parameters,
 measuring them on 1,000 held-out strings; its training is `make train`'s, in scripts/bench_training.py), decoding speed
-(tokens per second) in numpy and in JavaScript (Node, docs/javascripts/decoder.js) side by side, with the KV cache
-and recomputing everything, and the bytes the page ships on demand.
+(tokens per second) in numpy and in JavaScript (Node, docs/widgets/watch-it-write/decoder.js) side by side, with the
+KV cache and recomputing everything, and the bytes the page ships on demand.
 
     .venv/bin/python scripts/bench_decoder.py      (needs the built generated/ and Node)
 """
@@ -65,16 +65,19 @@ def main():
     weights = next((ROOT / "generated" / "public" / "models").glob("reverse-digits.*.json"))
     with tempfile.TemporaryDirectory() as folder:
         script = Path(folder) / "time.mjs"
-        script.write_text(JS_TIMER % (ROOT / "docs" / "javascripts" / "decoder.js").as_uri(), encoding="utf-8")
+        script.write_text(JS_TIMER % (ROOT / "docs" / "widgets" / "watch-it-write" / "decoder.js").as_uri(), encoding="utf-8")
         (Path(folder) / "sources.json").write_text(json.dumps(sources.tolist()), encoding="utf-8")
-        result = subprocess.run([shutil.which("node"), str(script), str(weights), str(Path(folder) / "sources.json")],
+        # decoder.js reads attention-math.js, which imports the build's contract.js: the tests' loader generates it
+        loader = (ROOT / "tests" / "js" / "contract-loader.mjs").as_uri()
+        result = subprocess.run([shutil.which("node"), "--import", loader, str(script), str(weights),
+                                 str(Path(folder) / "sources.json")],
                                 capture_output=True, text=True, check=True)
         js_seconds = json.loads(result.stdout)
     print(f"{'tokens per second':<20} {'numpy':>10} {'JS (Node)':>10} {'JS / numpy':>11}")
     for name in ("cached", "recomputed"):
         numpy_rate, js_rate = tokens / numpy_seconds[name], tokens / js_seconds[name]
         print(f"{name:<20} {numpy_rate:10.0f} {js_rate:10.0f} {js_rate / numpy_rate:10.1f}×")
-    on_demand = [ROOT / "docs" / "javascripts" / name for name in ("decoder.js", "watch-it-write-app.js")]
+    on_demand = [ROOT / "docs" / "widgets" / "watch-it-write" / name for name in ("decoder.js", "watch-it-write-app.js")]
     shipped = {"weights (JSON)": weights.read_bytes(), **{f"{p.name} (source, unminified)": p.read_bytes() for p in on_demand}}
     print(f"{'shipped after Generate':<40} {'bytes':>8} {'gzipped':>8}")
     for name, content in shipped.items():

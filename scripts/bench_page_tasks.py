@@ -44,7 +44,7 @@ new PerformanceObserver((list) => {
 }).observe({ type: "long-animation-frame", buffered: true });
 """
 
-# Whose script ran: ours is under /javascripts/ (the theme's under /assets/); a callback Chromium names no
+# Whose script ran: ours is under /javascripts/ or /widgets/ (the theme's under /assets/); a callback Chromium names no
 # source for counts as ours too, to be safe, when it is of a kind our scripts use (a timer, a promise
 # continuation, an IntersectionObserver). They use no requestAnimationFrame; the theme's go unnamed.
 OURS = ("TimerHandler:setTimeout", "IntersectionObserverCallback", "Promise.", "Response.json.then")
@@ -54,7 +54,8 @@ def longest_script_of_ours(scripts):
     """The longest of our scripts' runs among `scripts` (window.__aihScripts, which WATCH_SCRIPTS fills):
     -> (file, invoker, ms)."""
     ours = [(urlparse(url).path.rsplit("/", 1)[-1], invoker, round(ms)) for url, kind, invoker, ms in scripts
-            if ("/javascripts/" in url and "/assets/" not in url) or (not url and invoker.startswith(OURS))]
+            if (("/javascripts/" in url or "/widgets/" in url) and "/assets/" not in url)
+            or (not url and invoker.startswith(OURS))]
     return max(ours, key=lambda script: script[2], default=("", "", 0))
 
 
@@ -100,7 +101,7 @@ def load(browser, url, script):
         page.goto(url, wait_until="networkidle", timeout=120_000)
         try:
             page.wait_for_function(f"() => performance.getEntriesByType('resource').some((r) => "
-                                   f"r.name.endsWith('/javascripts/{script}'))", timeout=60_000)
+                                   f"r.name.endsWith('/{script}'))", timeout=60_000)
         finally:
             page.wait_for_timeout(4000)
             events = json.loads(browser.stop_tracing())["traceEvents"]

@@ -92,10 +92,10 @@ def gz(data):
 
 
 def extra_files(tree):
-    """Our CSS and JS as published: everything under docs/stylesheets/ and docs/javascripts/ (modules that
-    other modules import included), at its path in site/."""
+    """Our CSS and JS as published: everything under docs/stylesheets/, docs/javascripts/ and docs/widgets/
+    (modules that other modules import included), at its path in site/."""
     return sorted(tree / "site" / p.relative_to(tree / "docs")
-                  for folder in ("stylesheets", "javascripts")
+                  for folder in ("stylesheets", "javascripts", "widgets")
                   for p in (tree / "docs" / folder).rglob("*")
                   if p.suffix in (".css", ".js"))
 

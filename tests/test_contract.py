@@ -192,13 +192,18 @@ def test_a_pattern_javascript_cannot_read_as_written_is_refused():
 
 def test_the_shipped_scripts_carry_the_contract_in_place_of_its_import():
     source = 'import { DIGITS, MAX_TOKENS } from "./contract.js";\nimport { h } from "./dom.js";\nexport const f = (x) => x.toFixed(DIGITS) + MAX_TOKENS;\n'
-    generated = {"contract.js": 'export const DIGITS=2,MAX_TOKENS=64,UNUSED="x";\n'}
-    inlined = inline_generated("a.js", source, generated)
+    generated = {"javascripts/contract.js": 'export const DIGITS=2,MAX_TOKENS=64,UNUSED="x";\n'}
+    inlined = inline_generated("javascripts/a.js", source, generated)
     assert inlined.startswith('const DIGITS=2,MAX_TOKENS=64,UNUSED="x";\nimport { h } from "./dom.js";')
-    shipped = minify_all({"a.js": source}, generated)["a.js"]
+    shipped = minify_all({"javascripts/a.js": source}, generated)["javascripts/a.js"]
     assert "contract.js" not in shipped and "UNUSED" not in shipped and "toFixed(2)+64" in shipped
-    with pytest.raises(FinishError, match=r"a\.js imports \./contract\.js, which the figure build has not published"):
-        inline_generated("a.js", source, {})
+    widget = source.replace('"./contract.js"', '"../../javascripts/contract.js"')
+    assert inline_generated("widgets/b/b.js", widget, generated) == inlined, (
+        "a widget's script, in its own folder, imports the contract from javascripts/ and gets it written in too")
+    with pytest.raises(FinishError, match=r"javascripts/a\.js imports \./contract\.js, which the figure build has not published"):
+        inline_generated("javascripts/a.js", source, {})
+    with pytest.raises(FinishError, match=r"widgets/b/b\.js imports \./contract\.js, which the figure build has not"):
+        inline_generated("widgets/b/b.js", source, generated)  # there is no contract beside the widget's script
 
 
 def test_every_page_gets_the_one_policy_with_its_own_script_hashes():

@@ -5,7 +5,7 @@
 - The published model reverses ≥ 99% of the 1,000 held-out strings, the job head's share is ≥ 95%, the model
   without positions fails, and the page prints those numbers.
 - Decoding with the KV cache equals recomputing everything: within 1e-12 in numpy, 1e-9 in JS; the JS logits equal
-  numpy's within 1e-6 on 300 inputs (Node runs docs/javascripts/decoder.js).
+  numpy's within 1e-6 on 300 inputs (Node runs docs/widgets/watch-it-write/decoder.js).
 - ex-decode-step redone with plain loops from its printed numbers.
 
 The tests that read the published model take the shared build's `generated`; all need Node and torch (the test extra).
@@ -238,8 +238,10 @@ def test_javascript_equals_numpy(published, tmp_path):
     rng = np.random.default_rng(11)
     sources = [list(map(int, s)) for s in rng.integers(0, 10, size=(N_JS_INPUTS, CONFIG.length))]
     (tmp_path / "sources.json").write_text(json.dumps(sources))
-    result = subprocess.run([executable, "tests/node/decode.mjs", str(published["path"]), str(tmp_path / "sources.json"),
-                             str(tmp_path / "out.json")], cwd=ROOT, capture_output=True, timeout=600)
+    # decoder.js reads attention-math.js, which imports the build's contract.js: the loader generates it
+    result = subprocess.run([executable, "--import", "./tests/js/contract-loader.mjs", "tests/node/decode.mjs",
+                             str(published["path"]), str(tmp_path / "sources.json"), str(tmp_path / "out.json")],
+                            cwd=ROOT, capture_output=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     runs = json.loads((tmp_path / "out.json").read_text())
     layer, head = published["job_head"]

@@ -18,6 +18,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from figures_src.engine.site import page_path
+from finish.scripts import SCRIPT_FOLDERS
 from finish.site import article
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,15 +100,32 @@ def test_the_pass_finished_zensicals_pages(zensical_site):
         assert len(ours) == 1 and ours[0].endswith("stylesheets/site.bundle.css"), f"{relative}: one stylesheet of ours"
 
 
+def test_the_heatmaps_template_is_in_every_page_and_no_file_of_its_own(built_site, zensical_site):
+    """The post-build pass (finish/widgets.py) puts docs/widgets/heatmap/template.html into every page, 404.html too
+    (an embed page's script reads it there); neither engine publishes a widget's template or WebAssembly text as a
+    file of its own (mkdocs.yml's exclude_docs)."""
+    template = " ".join((ROOT / "docs/widgets/heatmap/template.html").read_text(encoding="utf-8").split())
+    for site in (built_site, zensical_site):
+        stray = sorted(p.relative_to(site).as_posix() for p in (site / "widgets").rglob("*") if p.suffix in (".html", ".wat"))
+        assert not stray, f"{site}: a widget's template or source published on its own: {stray}"
+        for page in ("404.html", "index.html", "scores/index.html", "print/index.html"):
+            html = (site / page).read_text(encoding="utf-8")
+            assert html.count('<template id="aih-heatmap">') == 1, f"{page}: one heatmap template"
+            content = html.split('<template id="aih-heatmap">')[1].split("</template>")[0]
+            assert " ".join(content.split()) == template, f"{site.name}/{page}: the heatmap's template, filled in"
+
+
 def test_zensicals_site_publishes_every_download_and_the_shipped_scripts_as_mkdocs_does(built_site, zensical_site,
                                                                                        generated):
     public = generated / "public"
     for path in sorted(p for p in public.rglob("*") if p.is_file()):
         relative = path.relative_to(public)
         assert (zensical_site / relative).read_bytes() == path.read_bytes(), f"{relative}: published as the build wrote it"
-    for script in sorted((built_site / "javascripts").glob("*.js")):
-        assert (zensical_site / "javascripts" / script.name).read_bytes() == script.read_bytes(), (
-            f"javascripts/{script.name}: the same minified script from either engine")
+    scripts = sorted(script.relative_to(built_site) for folder in SCRIPT_FOLDERS for script in (built_site / folder).rglob("*.js"))
+    assert {script.parts[0] for script in scripts} == set(SCRIPT_FOLDERS), scripts
+    for script in scripts:
+        assert (zensical_site / script).read_bytes() == (built_site / script).read_bytes(), (
+            f"{script.as_posix()}: the same minified script from either engine")
     assert (zensical_site / "stylesheets/site.bundle.css").read_bytes() == (built_site / "stylesheets/site.bundle.css").read_bytes()
 
 

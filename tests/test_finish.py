@@ -1,10 +1,14 @@
 """The post-build pass (finish/) on tiny sites of its own: what it refuses, and the order its jobs keep. The pass
 over the real site, from either engine, is checked by tests/test_site.py (MkDocs) and tests/test_engines.py."""
+from pathlib import Path
+
 import pytest
 
 import finish
-from finish import FinishError, edition, policy
+from finish import FinishError, edition, policy, widgets
 from finish.site import PLACEHOLDER, Site
+
+ROOT = Path(__file__).resolve().parents[1]
 
 FRAME = ('<html><head><meta http-equiv="Content-Security-Policy" content="{policy}"></head><body>'
          '<article class="md-content__inner md-typeset">{content}</article></body></html>')
@@ -47,3 +51,26 @@ def test_a_nav_entry_the_edition_cannot_read_is_named(tmp_path):
     site = Site.open(tiny_site(tmp_path, {"": "a"}))
     with pytest.raises(FinishError, match=r"no page at masks/"):
         site.page("masks/")
+
+
+def test_the_heatmaps_template_goes_into_every_page_404_too(tmp_path):
+    """finish/widgets.py: docs/widgets/heatmap/template.html in the empty <template> main.html leaves, one level
+    deeper, in every page; 404.html too, where an embed page's script reads it."""
+    empty = '\n  <template id="aih-heatmap"></template>\n'
+    site_dir = tiny_site(tmp_path, {"": "Home", "scores/": "Scores"})
+    for page in (site_dir / "index.html", site_dir / "scores" / "index.html"):
+        page.write_text(page.read_text(encoding="utf-8").replace("</body>", empty + "</body>"), encoding="utf-8")
+    (site_dir / "404.html").write_text((site_dir / "index.html").read_text(encoding="utf-8"), encoding="utf-8")
+    site = Site.open(site_dir)
+    assert [page.url for page in site.pages] == ["404.html", "", "scores/"]
+    widgets.run(site)
+    template = (ROOT / "docs" / "widgets" / "heatmap" / "template.html").read_text(encoding="utf-8")
+    for page in site.pages:
+        content = page.html.split('<template id="aih-heatmap">\n', 1)[1].split("  </template>", 1)[0]
+        assert content == "".join(f"    {line}" if line.strip() else line for line in template.splitlines(True)), page.url
+    assert widgets.filled('<b>\n\t<template id="aih-heatmap"></template>\n</b>', "<p>\n  x\n</p>\n", "x.html") == (
+        '<b>\n\t<template id="aih-heatmap">\n\t  <p>\n\t    x\n\t  </p>\n\t</template>\n</b>')
+    with pytest.raises(FinishError, match=r'^x\.html: 0 empty <template id="aih-heatmap"> .* overrides/main.html'):
+        widgets.filled("<b></b>", "<p></p>\n", "x.html")
+    names = [name for name, _ in finish.JOBS]
+    assert names.index("widgets") < names.index("edition"), "the print edition's page gets it like any other"

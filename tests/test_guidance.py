@@ -81,8 +81,8 @@ def test_an_unknown_control_is_named_in_the_error():
 
 
 def test_every_control_the_css_hides_is_in_the_template():
-    template = (ROOT / "overrides" / "main.html").read_text(encoding="utf-8")
-    css = (ROOT / "docs" / "stylesheets" / "heatmap.css").read_text(encoding="utf-8")
+    template = (ROOT / "docs" / "widgets" / "heatmap" / "template.html").read_text(encoding="utf-8")
+    css = (ROOT / "docs" / "widgets" / "heatmap" / "heatmap.css").read_text(encoding="utf-8")
     for control in CONTROLS:
         assert f'[data-controls~="{control}"]' in css, control
         if control != "entropy":  # the entropy column is the grid's last; its readout line is marked

@@ -5,8 +5,8 @@ would send it):
 - on page view, 10 KB: mkdocs.yml's extra_javascript (site.js) with every module it imports, plus the widget
   modules site.js loads on a page that shows their widget (its WIDGETS), each with its imports. Checked here for
   every widget, and in the browser for every real page (tests/browser/test_every_page.py);
-- on demand, 12 KB per request: any other file under docs/javascripts/, loaded by a dynamic import() (or a
-  Worker) when a reader asks, behind a progress bar; what one such request brings in, with everything it loads
+- on demand, 12 KB per request: any other of our scripts (docs/javascripts/ and docs/widgets/, as
+  finish/scripts.py ships them), loaded by a dynamic import() (or a Worker) when a reader asks, behind a progress bar; what one such request brings in, with everything it loads
   in turn, fits in 12 KB. The your-sentence page's model (your-sentence-app.js, its worker, encoder.js,
   wordpiece.js, the rollout's two modules: 10.4 KB) is one request, its weights (29.3 MB) are data, counted by
   tests/test_your_sentence.py; the watch-it-write page's Generate (watch-it-write-app.js, decoder.js) is
@@ -25,10 +25,11 @@ import yaml
 
 from figures_src.engine import contract
 from finish import FinishError
-from finish.scripts import minify_all
+from finish.scripts import minify_all, our_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ROOT / "docs" / "javascripts"
+DOCS = ROOT / "docs"
+SCRIPTS = DOCS / "javascripts"  # the shared modules; each widget's are in docs/widgets/<name>/
 # Published beside the scripts by the figure build, not kept in docs/ (figures_src/engine/contract.py), and
 # written into the shipped scripts that import them (finish/scripts.py): no page fetches them. The Node tests
 # generate them on the fly (tests/js/contract-loader.mjs).
@@ -94,25 +95,31 @@ def page_view_scripts(entry_points):
     return seen
 
 
+def all_scripts():
+    """Every script finish/scripts.py ships (resolved paths), the shared modules and each widget's."""
+    return [(DOCS / name).resolve() for name in our_scripts(DOCS)]
+
+
 @functools.cache
 def shipped_copies():
-    """{file name: what finish/scripts.py ships for it}, for every script under docs/javascripts/."""
-    return minify_all({path.name: path.read_text(encoding="utf-8") for path in sorted(SCRIPTS.glob("*.js"))},
-                      {name: contract.module(name) for name in contract.MODULES})
+    """{path under docs/: what finish/scripts.py ships for it}, for every script it ships."""
+    return minify_all(our_scripts(DOCS), {f"javascripts/{name}": contract.module(name) for name in contract.MODULES})
 
 
 def gzipped_size(script):
-    return len(gzip.compress(shipped_copies()[script.name].encode(), 9, mtime=0))
+    return len(gzip.compress(shipped_copies()[script.relative_to(DOCS).as_posix()].encode(), 9, mtime=0))
 
 
-WIDGET = re.compile(r"""^\s*["'](.+)["']:\s*["'](\./[\w-]+\.js)["'],?\s*$""", re.M)  # "selector": "./module.js",
+WIDGET = re.compile(r"""^\s*["'](.+)["']:\s*["']([\w-]+)["'],?\s*$""", re.M)  # "selector": "name",
+WIDGET_MODULE = "../widgets/{name}/{name}.js"  # from site.js: the module of the widget `name` (its import())
 
 
 def widgets(loader=SCRIPTS / "site.js"):
     """site.js's WIDGETS: {the selector of a widget: the module site.js loads on a page that shows it}."""
     text = loader.read_text(encoding="utf-8")
     entries = text[text.index("const WIDGETS = {"):text.index("};", text.index("const WIDGETS = {"))]
-    found = {selector: (loader.parent / m).resolve() for selector, m in WIDGET.findall(entries)}
+    assert "import(`" + WIDGET_MODULE.replace("{name}", "${name}") + "`)" in text, "site.js loads a widget's module as WIDGET_MODULE"
+    found = {selector: (loader.parent / WIDGET_MODULE.format(name=name)).resolve() for selector, name in WIDGET.findall(entries)}
     assert found and all(m.is_file() for m in found.values()), f"site.js's WIDGETS: {found}"
     return found
 
@@ -134,7 +141,7 @@ def sizes_by_loading():
     largest = max(views.values(), key=lambda scripts: sum(map(gzipped_size, scripts)))
     loaded_on_some_page = set().union(*views.values())
     sizes = {"page view": {}, "on demand": {}}
-    for script in sorted(SCRIPTS.rglob("*.js")):
+    for script in sorted(all_scripts()):
         name = script.relative_to(ROOT).as_posix()
         if script.resolve() in largest:
             sizes["page view"][name] = gzipped_size(script)
@@ -170,14 +177,27 @@ def test_every_page_loads_site_js_and_each_widget_only_where_it_is_shown():
     modules = {p.name for p in widget_modules()}
     assert {"heatmap.js", "problems.js", "real-heads.js", "your-sentence.js"} <= modules, modules
     views = {widget.name: {p.name for p in scripts} for widget, scripts in page_views().items()}
-    assert {"heatmap.js", "attention-math.js", "dom.js", "example-check.js"} <= views["real-heads.js"]
+    assert {"heatmap.js", "attention-math.js", "dom.js"} <= views["real-heads.js"]
     assert "heatmap.js" not in views["problems.js"], "the Problems page would load the heatmap widget"
 
 
 def test_the_in_browser_model_loads_only_on_demand():
     on_demand = sizes_by_loading()["on demand"]
     model = ["your-sentence-app.js", "your-sentence-worker.js", "encoder.js", "wordpiece.js"]
-    assert {f"docs/javascripts/{name}" for name in model} <= on_demand.keys(), on_demand
+    assert {f"docs/widgets/your-sentence/{name}" for name in model} <= on_demand.keys(), on_demand
+
+
+def test_the_budgets_see_every_script_shipped():
+    """Each script under docs/ is one the pass ships, and the budgets walk it: loaded on some page view (site.js,
+    a widget's module, their imports) or on demand. A script the walk missed would pass its budget unseen."""
+    everywhere = sorted(path.resolve() for path in DOCS.rglob("*.js"))
+    assert sorted(all_scripts()) == everywhere, "every script under docs/ is in a folder finish/scripts.py ships"
+    on_page_views = set().union(*page_views().values())
+    on_demand = {(ROOT / name).resolve() for name in sizes_by_loading()["on demand"]}
+    walked = on_page_views | on_demand
+    assert sorted(walked) == everywhere, f"scripts the budgets never walk: {sorted(set(everywhere) - walked)}"
+    assert len(walked) >= 18 and {path.parent.name for path in walked} >= {
+        "javascripts", "heatmap", "your-sentence", "watch-it-write", "problems", "real-heads"}, sorted(walked)
 
 
 def test_javascript_loaded_on_page_view_fits_in_10_kb_gzipped():
@@ -192,7 +212,7 @@ def on_demand_requests():
     Worker), or that nothing loads (embed.js, the embed pages' own script), with every on-demand module it brings
     in, statically or on demand, transitively. Page-view modules it imports are there already and not counted."""
     on_demand = {(ROOT / name).resolve(): size for name, size in sizes_by_loading()["on demand"].items()}
-    scripts = [script.resolve() for script in SCRIPTS.rglob("*.js")]
+    scripts = all_scripts()
     referenced = {target for script in scripts for target in static_imports(script) + on_demand_loads(script)}
     asked_for = {target for script in scripts if script not in on_demand for target in on_demand_loads(script)}
     entries = sorted(script for script in on_demand if script in asked_for or script not in referenced)
@@ -224,9 +244,8 @@ def test_the_over_budget_message_lists_each_file():
 
 
 def test_the_site_ships_exactly_the_minified_source(built_site):
-    shipped = built_site / "javascripts"
     for name, code in shipped_copies().items():
-        assert (shipped / name).read_text(encoding="utf-8") == code, name
+        assert (built_site / name).read_text(encoding="utf-8") == code, name
     source = "// a comment\nexport function area(width, height) {\n  const product = width * height;\n  return product;\n}\n"
     assert minify_all({"area.js": source}) == {"area.js": "export function area(r,e){return r*e}"}  # comments and white space out, locals renamed, the export kept
 

@@ -35,6 +35,7 @@ from figures_src.engine import site
 from figures_src.engine.site import DEFAULT_REPO_URL, DEFAULT_SITE_URL
 from figures_src.engine.examples import REQUIRED_KEYS, cite_line
 from figures_src.engine import svg as svg_cleanup
+from finish.scripts import our_scripts
 
 # The throw-away pages are real builds, seconds each (half of the build-free tests' time): in make test, not
 # make check.
@@ -91,7 +92,7 @@ def test_every_output_is_used_by_a_page(built):
     snippets = "\n".join(p.read_text(encoding="utf-8") for p in (built / "snippets").glob("*.md"))
     # a figure links files too (a real-heads grid's image); each figure's placeholder is checked to be included
     snippets += "\n".join(p.read_text(encoding="utf-8") for p in (built / "fragments").glob("*.html"))
-    scripts = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "javascripts").glob("*.js"))
+    scripts = "\n".join(our_scripts(ROOT / "docs").values())
     for path in sorted(built.rglob("*")):
         relative = path.relative_to(built).as_posix()
         if not path.is_file() or relative == ".manifest.json":
@@ -105,7 +106,8 @@ def test_every_output_is_used_by_a_page(built):
             if published.startswith("code/"):  # a listing's highlighted fragment: site.js fetches it for the file
                 published = published.removesuffix(".highlight")  # its block links (engine/sources.py)
             if published.startswith("javascripts/"):  # a module the build writes for the scripts (engine/contract.py)
-                assert f'from "./{path.name}"' in scripts, f"generated/{relative} is imported by no script"
+                assert re.search(rf'from "(\./|\.\./\.\./javascripts/){re.escape(path.name)}"', scripts), (
+                    f"generated/{relative} is imported by no script")
                 continue
             assert published in pages + snippets, f"generated/{relative} is linked from no page"
 

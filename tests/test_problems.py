@@ -743,7 +743,7 @@ def test_kit_reports_a_crash_and_a_wrong_shape(kit_file):
 
 
 def test_javascript_formats_and_judges_as_the_build_does(tmp_path):
-    """docs/javascripts/problems.js, run in Node: every number of every variant prints as fmt() prints it."""
+    """docs/widgets/problems/problems.js, run in Node: every number of every variant prints as fmt() prints it."""
     node = shutil.which("node")
     assert node, "Node.js is needed (make test installs it with the npm tooling)"
     values = [x for s in DATA for v in s["variants"]
@@ -753,14 +753,15 @@ def test_javascript_formats_and_judges_as_the_build_does(tmp_path):
     judged = [["0.82", 0.8214, 0.01], ["−1.5", -1.5, 0.01], [" 0.5 ", 0.49, 0.01], ["0.5", 0.52, 0.01],
               ["", 1, 0.01], ["abc", 1, 0.01], ["1/2", 0.5, 0.01], ["4160", 4160, 0], ["4161", 4160, 0], [".25", 0.25, 0]]
     (tmp_path / "values.json").write_text(json.dumps({"values": values, "judged": judged}))
-    script = Path(__file__).resolve().parents[1] / "docs" / "javascripts" / "problems.js"
+    root = Path(__file__).resolve().parents[1]
+    script = root / "docs" / "widgets" / "problems" / "problems.js"
     code = (f"import {{ fmt, judge }} from {json.dumps(script.as_uri())};\n"
             "import { readFileSync } from 'node:fs';\n"
             f"const d = JSON.parse(readFileSync({json.dumps(str(tmp_path / 'values.json'))}, 'utf8'));\n"
             "console.log(JSON.stringify({fmt: d.values.map(fmt), judge: d.judged.map(a => judge(...a))}));\n")
     # problems.js imports the build's contract-problems.js, which the loader generates (tests/js/contract-loader.mjs)
     result = subprocess.run([node, "--import", "./tests/js/contract-loader.mjs", "--input-type=module", "-e", code],
-                            cwd=script.parents[2], capture_output=True, text=True, timeout=60)
+                            cwd=root, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     mismatches = [(x, js, fmt(x)) for x, js in zip(values, out["fmt"]) if js != fmt(x)]

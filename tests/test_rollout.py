@@ -1,4 +1,4 @@
-"""Attention rollout: models/minilm/rollout.py by hand, its errors, and docs/javascripts/rollout.js against it.
+"""Attention rollout: models/minilm/rollout.py by hand, its errors, and docs/widgets/your-sentence/rollout.js against it.
 
 - A two-layer, two-token example worked by hand (in the comments) gives the numbers written here.
 - Bad input raises a ValueError naming what is wrong.

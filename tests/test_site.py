@@ -214,7 +214,7 @@ TINY_NAV = "  - Home: index.md\n  - Other: other.md\n"
 def tiny_docs(tmp_path):
     """(mkdocs.yml, docs folder) of the tiny tree under tmp_path."""
     docs = tmp_path / "docs"
-    for folder in ("stylesheets", "javascripts"):
+    for folder in ("stylesheets", "javascripts", "widgets"):
         shutil.copytree(ROOT / "docs" / folder, docs / folder)
     shutil.copy2(ROOT / "docs" / "print.md", docs / "print.md")
     for name, text in TINY_PAGES.items():

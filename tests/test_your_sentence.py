@@ -1,9 +1,9 @@
 """The in-browser model of the your-sentence page: its tokenizer, its forward pass and its shipped weights.
 
-- The JS tokenizer (docs/javascripts/wordpiece.js) gives `tokenizers`' ids on 2,000+ strings, and cuts at 64
-  tokens as `tokenizers` truncates; a sweep over every code point finds no other difference.
-- The JS encoder (docs/javascripts/encoder.js), run by Node on the shipped weights, equals the numpy encoder
-  on the same dequantized weights: weights within 1e-4, hidden states within 1e-3, on 60 sentences.
+- The JS tokenizer (docs/widgets/your-sentence/wordpiece.js) gives `tokenizers`' ids on 2,000+ strings, and cuts
+  at 64 tokens as `tokenizers` truncates; a sweep over every code point finds no other difference.
+- The JS encoder (docs/widgets/your-sentence/encoder.js), run by Node on the shipped weights, equals the numpy
+  encoder on the same dequantized weights: weights within 1e-4, hidden states within 1e-3, on 60 sentences.
 - The shipped weights against the float32 model: the largest attention-weight difference, printed and bounded
   (0.005 on the site's sentences, the bound the page states; 0.01 on 60 others), and the page's head table, run by
   Node on the shipped weights, names the float32 model's heads for the three presets (two where tied within rounding).
@@ -169,7 +169,7 @@ def test_every_code_point_normalizes_and_splits_as_tokenizers_does(tokenizer, tm
         normalized = tokenizer.normalizer.normalize_str(f"x{chr(code)}y")
         rows.append([code, normalized, [word for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]])
     (tmp_path / "sweep.json").write_text(json.dumps(rows), encoding="utf-8")
-    script = ('import { readFileSync } from "node:fs"; import { normalize, preTokenize } from "./docs/javascripts/wordpiece.js";'
+    script = ('import { readFileSync } from "node:fs"; import { normalize, preTokenize } from "./docs/widgets/your-sentence/wordpiece.js";'
               'const rows = JSON.parse(readFileSync(process.argv[1], "utf8")); const differ = [];'
               'for (const [code, normalized, words] of rows) { const mine = normalize("x" + String.fromCodePoint(code) + "y");'
               'if (mine !== normalized || JSON.stringify(preTokenize(mine)) !== JSON.stringify(words)) differ.push(code); }'

@@ -51,8 +51,8 @@ export const classifyMasks = (masks) => masks.map(classifyMask).find((name) => n
 
 // as figures_src/engine/text.py's num: `digits` decimals, an exact tie rounded to even (unlike toFixed), a
 // true minus and never "−0", −∞ for a masked score (tests/test_contract.py runs both over the same cases). For
-// numbers below 2^53 / 10^digits: NaN and +∞, which num refuses, never get here (example-check.js refuses an
-// example with one before anything is drawn).
+// numbers below 2^53 / 10^digits: NaN and +∞, which num refuses, never get here (heatmap.js's exampleProblem
+// refuses an example with one before anything is drawn).
 export function formatNumber(x, digits = DIGITS) {
   if (x === -Infinity) return "−∞";
   const magnitude = Math.abs(x);

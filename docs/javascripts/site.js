@@ -5,12 +5,13 @@
 import "./place.js";
 import { fetchChecked, loadNearViewport } from "./dom.js";
 
+// {a widget's selector: its name}: the widget's folder is widgets/<name>/ and its module there <name>.js
 const WIDGETS = {
-  "figure.aih-heatmap[data-example][data-quantity]": "./heatmap.js",
-  ".aih-problem[data-src]": "./problems.js",
-  "figure[id^='fig-real-heads-grid-']": "./real-heads.js",
-  "#aih-yours": "./your-sentence.js",
-  "#aih-write": "./watch-it-write.js",
+  "figure.aih-heatmap[data-example][data-quantity]": "heatmap",
+  ".aih-problem[data-src]": "problems",
+  "figure[id^='fig-real-heads-grid-']": "real-heads",
+  "#aih-yours": "your-sentence",
+  "#aih-write": "watch-it-write",
 };
 
 // A <details> whose body waits in a <noscript class="aih-lazy"> (finish/details.py) gets it when first
@@ -34,5 +35,7 @@ document$.subscribe(() => {
   // figure comes into view
   loadNearViewport(document.querySelectorAll("foreignObject"), (box) => unwrap(box.querySelector("noscript")), "0px");
   // (a module runs once however often it is imported)
-  for (const [selector, module] of Object.entries(WIDGETS)) if (document.querySelector(selector)) import(module);
+  for (const [selector, name] of Object.entries(WIDGETS)) {
+    if (document.querySelector(selector)) import(`../widgets/${name}/${name}.js`);
+  }
 });

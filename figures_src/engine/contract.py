@@ -27,7 +27,7 @@ from .text import BY_HAND_DIGITS, DIGITS, PROBLEM_DIGITS, SUBSCRIPTED, TIE_DIGIT
 # Each page loads only what its scripts read: a module per reader, published beside the scripts that import it.
 MODULES = {
     "contract.js": ("DIGITS", "TIE_DIGITS", "TIE_NOISE", "BY_HAND_DIGITS", "DRAWN_STEPS", "MAX_TOKENS", "DIVERGING", "SEQUENTIAL",
-                    "MASKED_FILL", "TEXT_COLOURS", "TEXT_THRESHOLD"),  # the heatmap's scripts (attention-math.js, example-check.js)
+                    "MASKED_FILL", "TEXT_COLOURS", "TEXT_THRESHOLD"),  # the heatmap's scripts (attention-math.js, heatmap.js)
     "contract-problems.js": ("PROBLEM_DIGITS", "SUBSCRIPTED"),  # problems.js
 }
 

@@ -3,16 +3,16 @@ another site.
 
 No theme chrome: the page is the heatmap, the example's title, a link back to its permalink and the licence.
 The heatmap is first the static figure the reading pages show (its inline SVG, and its numbers as a table, open),
-so a frame shows the example without JavaScript, or when its JSON cannot be read; docs/javascripts/embed.js
-then lets docs/javascripts/heatmap.js make it interactive, and heatmap.js keeps the static figure, with a note
-saying the interactive view failed, when it cannot. It has the site's Content-Security-Policy (mkdocs.yml's, with
-no inline script to hash) and requests nothing from another host; embed.js takes
-the heatmap's words from the site's own <template id="aih-heatmap"> (in every page Material renders: it reads
-404.html), so the words are never copied; when it cannot read them, it writes that note itself.
+so a frame shows the example without JavaScript, or when its JSON cannot be read; embed.js (docs/widgets/heatmap/)
+then lets heatmap.js make it interactive, and heatmap.js keeps the static figure, with a note saying the
+interactive view failed, when it cannot. It has the site's Content-Security-Policy (mkdocs.yml's, with no inline
+script to hash) and requests nothing from another host; embed.js takes the heatmap's words from the site's own
+<template id="aih-heatmap"> (in every page Material renders, filled by finish/widgets.py: it reads 404.html), so
+the words are never copied; when it cannot read them, it writes that note itself.
 
 The title, the credit line, the JSON's link and the caption come before the heatmap's place, and nothing
 follows the figure: the panel, inserted once the example has loaded, takes the place of the static figure and
-its table (docs/stylesheets/embed.css hides them) and moves nothing above it (no layout shift). It also keeps
+its table (docs/widgets/heatmap/embed.css hides them) and moves nothing above it (no layout shift). It also keeps
 the credit and the licence inside a short <iframe>.
 """
 from html import escape
@@ -74,9 +74,9 @@ def embed_page(example, permalink, figure):
 <title>{title} ({example_id}) · Attention Is a Heatmap</title>
 <link rel="canonical" href="{escape(permalink)}">
 <link rel="icon" href="../../assets/images/favicon.png">
-<link rel="stylesheet" href="../../stylesheets/embed.css">
-<link rel="stylesheet" href="../../stylesheets/heatmap.css">
-<script type="module" src="../../javascripts/embed.js"></script>
+<link rel="stylesheet" href="../../widgets/heatmap/embed.css">
+<link rel="stylesheet" href="../../widgets/heatmap/heatmap.css">
+<script type="module" src="../../widgets/heatmap/embed.js"></script>
 </head>
 <body>
 <main class="md-typeset">

@@ -8,10 +8,11 @@ Heatmap figures, what the interactive layer addresses:
 - Every cell is its own SVG element with `id="<name>-cell-<i>-<j>"`; its printed number is a `<text>` inside
   an element with `id="<name>-value-<i>-<j>"`. All other ids in the SVG are prefixed with `<name>-`.
 - Scores use a diverging colormap centred at 0; weights a sequential one (see `figures_src/engine/heatmap.py`).
-- The interactive layer (`docs/javascripts/heatmap.js`) enhances every such figure that has `data-example` and
+- The interactive layer (`docs/widgets/heatmap/heatmap.js`) enhances every such figure that has `data-example` and
   `data-quantity`, from `examples/<id>.json`; neighbouring figures of one example become one heatmap. To show
   another example or head in a figure, set its `data-example` / `data-head` and call `enhance(figure)`
-  (`import { enhance } from "./heatmap.js"`). Its words are in `<template id="aih-heatmap">` (`overrides/main.html`).
+  (`import { enhance } from "../heatmap/heatmap.js"`). Its words are in its template,
+  `docs/widgets/heatmap/template.html`, which the post-build pass puts into every page (`finish/widgets.py`).
 
 Generated names:
 

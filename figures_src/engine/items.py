@@ -18,7 +18,7 @@ Everything a page can declare, in full:
   The figure carries `data-example`, so the interactive layer enhances it.
   `controls` names the parts of the interactive heatmap the reader gets, from `CONTROLS` in items.py (`modes`,
   `scale`, `mask`, `readout`, `softmax`, `entropy`, `output`): only those a page has introduced (Home: `()`, the
-  weights alone). It becomes the figure's `data-controls`, and `docs/stylesheets/heatmap.css` hides the rest;
+  weights alone). It becomes the figure's `data-controls`, and `docs/widgets/heatmap/heatmap.css` hides the rest;
   `None` (no attribute) gives everything, as on the demo. `Figure` takes the same `controls`.
 - **`Figure(name, title, data, render, caption, alt=None, table=None, size=(5.0, 3.6), example=None, snippets=None)`**:
   a bespoke figure. `data()` is seeded and computes its numbers with `attention/`; `render(data, ax)` (or
@@ -73,7 +73,7 @@ from .site import NAME, page_path
 from .style import DEFAULT_SIZE
 
 EXAMPLE_HEADER = ("id", "title", "page", "library_version", "precision")
-# The parts of the interactive heatmap a figure can offer (docs/stylesheets/heatmap.css hides the others):
+# The parts of the interactive heatmap a figure can offer (docs/widgets/heatmap/heatmap.css hides the others):
 # the Raw/Scaled/Weights buttons, the scale slider, the mask menu, the readout of the hovered pair (its dot
 # product and scaled score), its softmax line (e^s over the row's total), the entropy bars, the followed row's output.
 CONTROLS = ("modes", "scale", "mask", "readout", "softmax", "entropy", "output")

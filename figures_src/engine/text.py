@@ -139,7 +139,7 @@ def _rounded(value, decimals):
 
 def tie_note(values):
     """The sentence a heatmap's caption ends with when one of its cells prints 3 decimals (see cell()), naming
-    the first such cell; "" when none does. docs/javascripts/heatmap.js adds the same sentence to a caption it writes."""
+    the first such cell; "" when none does. docs/widgets/heatmap/heatmap.js adds the same sentence to a caption it writes."""
     for value in np.ravel(values):
         if isinstance(value, (float, np.floating)) and np.isfinite(value) and len(cell(value).split(".")[-1]) == 3:
             return f"Cells show 2 decimals, or 3 where 2 would round a value that lies exactly halfway, as {cell(value)}."

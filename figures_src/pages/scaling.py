@@ -20,8 +20,8 @@ D_K = 2 ** np.arange(0, 11)  # 1, 2, 4, …, 1024
 PAIRS = 4000  # query-key pairs per d_k for the variance
 ROWS = 500  # score rows per d_k for saturation and gradients
 N_KEYS = 16  # keys per row
-# the heatmap's scale slider (overrides/main.html): its value v multiplies the scale by 10^v
-TEMPLATE = Path(__file__).resolve().parents[2] / "overrides" / "main.html"
+# the heatmap's scale slider (its widget's template): its value v multiplies the scale by 10^v
+TEMPLATE = Path(__file__).resolve().parents[2] / "docs" / "widgets" / "heatmap" / "template.html"
 ONE = 0.995  # a weight that prints as 1.00
 
 
@@ -199,7 +199,7 @@ def slider_data():
     """The running sentence's weights at the slider's largest multiplier, against those at ×1."""
     found = re.search(r'data-control="scale">[^<]*<input type="range"[^>]*\bmax="([^"]+)"', TEMPLATE.read_text(encoding="utf-8"))
     if not found:
-        raise BuildError(f"scaling-slider: no scale slider with a max in {TEMPLATE.name}")
+        raise BuildError("scaling-slider: no scale slider with a max in docs/widgets/heatmap/template.html")
     multiplier = 10 ** float(found.group(1))
     example = EX_SOFTMAX.compute()
     steps = example["steps"]

@@ -34,7 +34,8 @@ from ..engine.words import Filled
 from ..engine.wasm import compile_wat
 from .real_heads.committed import extraction
 
-KERNELS = Path(__file__).with_name("your_sentence_kernels.wat")  # the encoder's WebAssembly, compiled here
+# the encoder's WebAssembly, compiled here; its text lives with the widget's scripts
+KERNELS = Path(__file__).resolve().parents[2] / "docs" / "widgets" / "your-sentence" / "kernels.wat"
 FOLDER = "models"  # under the site root
 MAX_TOKENS = 64  # [CLS] + at most 62 pieces + [SEP]: the browser cuts longer inputs there
 MAX_CHARACTERS = 2000  # the box's maxlength; a sentence from the link (#s=) is cut there too

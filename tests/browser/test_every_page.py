@@ -18,6 +18,7 @@ not on one load per check (a load of a long page costs Chromium about half a CPU
   drawn at least 11 px tall.
 """
 import gzip
+import re
 from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
@@ -42,9 +43,9 @@ BUDGETED = {path for path in READ if path not in ("print/", "search/")}
 _checked_links = {}  # url -> status, shared by all pages of this worker: each internal link is fetched once
 
 
-def gzipped_js(name):
-    """A shipped script's size as tests/test_js_unit.py counts it: gzip level 9."""
-    return len(gzip.compress((SITE / "javascripts" / name).read_bytes(), 9, mtime=0))
+def gzipped_js(path):
+    """A shipped script's size (`path`: its place in the site) as tests/test_js_unit.py counts it: gzip level 9."""
+    return len(gzip.compress((SITE / path).read_bytes(), 9, mtime=0))
 
 
 def assert_everything_referenced_loads(page, site_url, path, response, statuses):
@@ -80,13 +81,16 @@ def assert_everything_referenced_loads(page, site_url, path, response, statuses)
 
 
 def assert_page_view_javascript_within_budget(path, fetched):
-    ours = sorted({p.rsplit("/", 1)[1] for p in fetched if "/javascripts/" in p and "/assets/" not in p and p.endswith(".js")})
-    assert "site.js" in ours, ours
-    assert not MODEL & set(ours), f"{path or 'home'} loaded the model's code before the reader asked: {ours}"
-    total = sum(gzipped_js(name) for name in ours)
+    # ours: the shared modules (javascripts/) and the widgets' (widgets/<name>/), as paths in the site
+    ours = sorted({found.group(1) for p in fetched if "/assets/" not in p
+                   for found in [re.search(r"/((?:javascripts|widgets)/[\w/-]+\.js)$", p)] if found})
+    names = {script.rsplit("/", 1)[1] for script in ours}
+    assert "site.js" in names, ours
+    assert not MODEL & names, f"{path or 'home'} loaded the model's code before the reader asked: {ours}"
+    total = sum(gzipped_js(script) for script in ours)
     assert total <= JS_BUDGET_BYTES, f"{path or 'home'}: {total} bytes of our JavaScript gzipped: {ours}"
     if path == "problems/":
-        assert "heatmap.js" not in ours, ours
+        assert "heatmap.js" not in names, ours
 
 
 def assert_an_embed_alone(page, path):

@@ -35,8 +35,8 @@ def load_on_a_phone(page, site_url):
     """The page on a phone-sized screen, once real-heads.js and its imports have loaded and run."""
     page.set_viewport_size(PHONE)
     page.goto(site_url + "real-heads/", wait_until="networkidle")
-    page.wait_for_function("""() => ["real-heads.js", "heatmap.js", "example-check.js"].every((name) =>
-      performance.getEntriesByType("resource").some((r) => r.name.endsWith(`/javascripts/${name}`)))""")
+    page.wait_for_function("""() => ["real-heads/real-heads.js", "heatmap/heatmap.js"].every((name) =>
+      performance.getEntriesByType("resource").some((r) => r.name.endsWith(`/widgets/${name}`)))""")
     page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     page.wait_for_timeout(500)
 

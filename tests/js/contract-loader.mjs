@@ -1,5 +1,5 @@
-// `node --import ./tests/js/contract-loader.mjs --test tests/js/`: the scripts under docs/javascripts/ import
-// ./contract.js and ./contract-problems.js, which the build publishes beside them (figures_src/engine/contract.py)
+// `node --import ./tests/js/contract-loader.mjs --test tests/js/`: our scripts import javascripts/contract.js and
+// contract-problems.js, which the build publishes beside the shared modules (figures_src/engine/contract.py)
 // and docs/ does not hold. Here each is generated now from the Python on disk, so the tests never read a stale
 // copy and need no build.
 import { execFileSync } from "node:child_process";

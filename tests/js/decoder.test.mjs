@@ -1,9 +1,9 @@
-// The watch-it-write page's reading of the digits box (docs/javascripts/decoder.js), alone; the page itself is
-// tested in Chromium (tests/browser/test_watch_it_write.py).
+// The watch-it-write page's reading of the digits box (docs/widgets/watch-it-write/decoder.js), alone; the page
+// itself is tested in Chromium (tests/browser/test_watch_it_write.py).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { readDigits } from "../../docs/javascripts/decoder.js";
+import { readDigits } from "../../docs/widgets/watch-it-write/decoder.js";
 
 test("white space around or between the digits is ignored, never counted against the length", () => {
   assert.deepEqual(readDigits(" 314159", 6), [3, 1, 4, 1, 5, 9], "a leading space must not cost the last digit");

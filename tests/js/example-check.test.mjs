@@ -1,12 +1,12 @@
-// What the interactive heatmap accepts before it touches the page (docs/javascripts/example-check.js): a good
-// example of each layout passes; generated bad ones (missing keys, wrong shapes, non-finite numbers, too
-// large) are refused with words naming the culprit. The browser side: tests/browser/test_heatmap_fallback.py.
+// What the interactive heatmap accepts before it touches the page (docs/widgets/heatmap/heatmap.js's
+// exampleProblem): a good example of each layout passes; generated bad ones (missing keys, wrong shapes, non-finite
+// numbers, too large) are refused with words naming the culprit. The browser side: tests/browser/test_heatmap_fallback.py.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { scoreLimit } from "../../docs/javascripts/attention-math.js";
 import { MAX_TOKENS } from "../../docs/javascripts/contract.js";
-import { exampleProblem } from "../../docs/javascripts/example-check.js";
+import { exampleProblem } from "../../docs/widgets/heatmap/heatmap.js";
 
 const matrix = (rows, columns, seed = 1) =>
   Array.from({ length: rows }, (_, i) => Array.from({ length: columns }, (_, j) => Math.sin(seed * (i + 1) + j)));

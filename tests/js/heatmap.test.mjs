@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { cellAfterKey } from "../../docs/javascripts/heatmap.js";
+import { cellAfterKey } from "../../docs/widgets/heatmap/heatmap.js";
 
 const SIZE = [3, 4]; // queries, keys
 

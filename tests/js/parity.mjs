@@ -5,7 +5,7 @@
 import { cellColour, formatCell, formatNumber, SCALES, textColour } from "../../docs/javascripts/attention-math.js";
 import * as contract from "../../docs/javascripts/contract.js";
 import * as problemsContract from "../../docs/javascripts/contract-problems.js";
-import { exampleProblem } from "../../docs/javascripts/example-check.js";
+import { exampleProblem } from "../../docs/widgets/heatmap/heatmap.js";
 
 // problems.js's typeset builds <sub> elements: here they are written out as the build writes them, escaped
 const escape = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
@@ -13,7 +13,7 @@ const escape = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").repla
 globalThis.document = {
   createElement: (tag) => ({ tag, children: [], setAttribute() {}, append(...children) { this.children.push(...children); } }),
 };
-const { fmt, typeset } = await import("../../docs/javascripts/problems.js");
+const { fmt, typeset } = await import("../../docs/widgets/problems/problems.js");
 const html = (pieces) => pieces.map((piece) => (typeof piece === "string" ? escape(piece)
   : `<${piece.tag}>${escape(piece.children.join(""))}</${piece.tag}>`)).join("");
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { judge, matchSlip, storedVariant, verdict } from "../../docs/javascripts/problems.js";
+import { judge, matchSlip, storedVariant, verdict } from "../../docs/widgets/problems/problems.js";
 
 test("a stored index in range is the variant shown", () => {
   assert.equal(storedVariant("0", 12), 0);

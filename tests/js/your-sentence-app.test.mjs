@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { pronounLinks } from "../../docs/javascripts/your-sentence-app.js";
+import { pronounLinks } from "../../docs/widgets/your-sentence/your-sentence-app.js";
 
 // one layer, one head, uniform weights over n tokens
 const uniform = (n) => [new Float32Array(n * n).fill(1 / n)];

@@ -1,8 +1,9 @@
-// node tests/node/decode.mjs WEIGHTS.json SOURCES.json OUT.json: runs the watch-it-write page's decoder
-// (docs/javascripts/decoder.js) on each source, with the KV cache and recomputing everything, and writes
-// per source {tokens, cached: logits per step, recomputed: logits per step, dotProducts, cacheBytes}.
+// node --import ./tests/js/contract-loader.mjs tests/node/decode.mjs WEIGHTS.json SOURCES.json OUT.json: runs the
+// watch-it-write page's decoder (docs/widgets/watch-it-write/decoder.js) on each source, with the KV cache and
+// recomputing everything, and writes per source {tokens, cached: logits per step, recomputed: logits per step,
+// dotProducts, cacheBytes}.
 import { readFileSync, writeFileSync } from "node:fs";
-import { generate } from "../../docs/javascripts/decoder.js";
+import { generate } from "../../docs/widgets/watch-it-write/decoder.js";
 
 const [weightsPath, sourcesPath, outPath] = process.argv.slice(2);
 const model = JSON.parse(readFileSync(weightsPath, "utf8"));

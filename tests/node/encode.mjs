@@ -1,10 +1,10 @@
-// node tests/node/encode.mjs MANIFEST IDS.json OUT.bin: runs the JS encoder (docs/javascripts/encoder.js, with the
-// WebAssembly kernels the build published) on the shipped weights for each id list of IDS.json and writes, per
-// sentence, its weights (n_layers, n_heads, n, n) then its hidden states (n_layers + 1, n, d_model) as
+// node tests/node/encode.mjs MANIFEST IDS.json OUT.bin: runs the JS encoder (docs/widgets/your-sentence/encoder.js,
+// with the WebAssembly kernels the build published) on the shipped weights for each id list of IDS.json and writes,
+// per sentence, its weights (n_layers, n_heads, n, n) then its hidden states (n_layers + 1, n, d_model) as
 // little-endian float64, for tests/test_your_sentence.py.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { createEncoder, inflate, loadParams } from "../../docs/javascripts/encoder.js";
+import { createEncoder, inflate, loadParams } from "../../docs/widgets/your-sentence/encoder.js";
 
 const [manifestPath, idsPath, outPath] = process.argv.slice(2);
 const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));

@@ -4,8 +4,8 @@
 // as JSON, for tests/test_your_sentence.py.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { createEncoder, inflate, loadParams } from "../../docs/javascripts/encoder.js";
-import { namedHeads, patternScores, pronounLinks, standout } from "../../docs/javascripts/your-sentence-app.js";
+import { createEncoder, inflate, loadParams } from "../../docs/widgets/your-sentence/encoder.js";
+import { namedHeads, patternScores, pronounLinks, standout } from "../../docs/widgets/your-sentence/your-sentence-app.js";
 
 const [manifestPath, sentencesPath, tieMargin] = process.argv.slice(2);
 const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));

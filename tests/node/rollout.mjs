@@ -1,7 +1,7 @@
 // node tests/node/rollout.mjs CASES.json: for each case {weights: (n_layers, n_heads, n, n) nested lists} runs
-// docs/javascripts/rollout.js and prints the rollouts (n × n, row-major) as JSON, for tests/test_rollout.py.
+// docs/widgets/your-sentence/rollout.js and prints the rollouts (n × n, row-major) as JSON, for tests/test_rollout.py.
 import { readFileSync } from "node:fs";
-import { attentionRollout } from "../../docs/javascripts/rollout.js";
+import { attentionRollout } from "../../docs/widgets/your-sentence/rollout.js";
 
 const cases = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const results = cases.map(({ weights }) => {

@@ -1,7 +1,7 @@
 // node tests/node/tokenize.mjs VOCAB CORPUS.json MAX_TOKENS: prints {"full": [ids…], "cut": [ids…]} per string,
 // the JS tokenizer's ids without a limit and with MAX_TOKENS (for tests/test_your_sentence.py).
 import { readFileSync } from "node:fs";
-import { WordPiece } from "../../docs/javascripts/wordpiece.js";
+import { WordPiece } from "../../docs/widgets/your-sentence/wordpiece.js";
 
 const [vocabularyPath, corpusPath, maxTokens] = process.argv.slice(2);
 const tokenizer = new WordPiece(readFileSync(vocabularyPath, "utf8"),

@@ -1,21 +1,15 @@
 // The tiny decoder of the watch-it-write page (models/decoder.py), line by line: pure functions, no DOM.
 // A model is the published JSON: {config: {length, d_model, n_heads, n_layers, vocab}, params: {E, P, "0.W_Q", ..., W_U}}.
 // Vectors are plain arrays; a matrix is an array of rows (row vectors times matrices, as the library writes x·W_Q).
+// Scores, scale, softmax and weighted sum are the heatmap's (attention-math.js): one arithmetic for both pages.
+import { scaleScores, scores, softmax, weightedSum } from "../../javascripts/attention-math.js";
 
 const LAYER_PARTS = ["W_Q", "W_K", "W_V", "W_O"];
 export const SEPARATOR = 10;
 
-// x (d_in) · W (d_in, d_out) -> (d_out)
-const times = (x, W) => W[0].map((_, column) => x.reduce((sum, value, row) => sum + value * W[row][column], 0));
-const dot = (a, b) => a.reduce((sum, value, c) => sum + value * b[c], 0);
+// x (d_in) · W (d_in, d_out) -> (d_out): the weighted sum of W's rows
+const times = weightedSum;
 const add = (a, b) => a.map((value, c) => value + b[c]);
-
-function softmax(row) {
-  const largest = Math.max(...row);
-  const exponentials = row.map((score) => Math.exp(score - largest));
-  const total = exponentials.reduce((sum, x) => sum + x, 0);
-  return exponentials.map((x) => x / total);
-}
 
 // E[token] + P[position] (d_model)
 const embed = (model, token, position) => add(model.params.E[token], model.params.P[position]);
@@ -52,10 +46,9 @@ function layer(model, index, inputs, cache, firstPosition) {
       const q = query.slice(head * d_k, (head + 1) * d_k);
       const keys = cache[head].keys.slice(0, position + 1);
       dotProducts += keys.length;
-      const w = softmax(keys.map((key) => dot(q, key) * factor));
+      const w = softmax(scaleScores(scores([q], keys), factor)[0]); // one row: q against the keys up to its position
       rowWeights.push(w);
-      const values = cache[head].values;
-      concat.push(...values[0].map((_, c) => w.reduce((sum, weight, j) => sum + weight * values[j][c], 0)));
+      concat.push(...weightedSum(w, cache[head].values)); // the sum runs over w's keys only
     }
     weights.push(rowWeights);
     return add(inputs[row], times(concat, W_O));

@@ -1,7 +1,7 @@
-// The your-sentence page's rollout heatmap: the worker's attention rollout (docs/javascripts/rollout.js) drawn on a
+// The your-sentence page's rollout heatmap: the worker's attention rollout (rollout.js) drawn on a
 // canvas, input tokens across and positions down, in the weights' colours, with a sentence that says what the
 // numbers add up to (for the screen reader and for everyone).
-import { cellColour, formatNumber } from "./attention-math.js";
+import { cellColour, formatNumber } from "../../javascripts/attention-math.js";
 
 const SIDE = 220; // CSS pixels for the cells
 const MARGIN = 64; // room for the token labels

@@ -1,7 +1,7 @@
 // The your-sentence model, in a Web Worker so the page never freezes. Messages in: {type: "load", manifest
 // (its URL)} once, then {type: "run", text}. Messages out: "progress" {loaded, total} (bytes of all the files the
 // manifest lists), "ready", "result" {tokens, pieceCount, cut, weights, projections, rollout (n, n):
-// docs/javascripts/rollout.js}, "error" {during: "load" or "run", message}. Large arrays travel as transferred buffers.
+// rollout.js}, "error" {during: "load" or "run", message}. Large arrays travel as transferred buffers.
 import { createEncoder, inflate, loadParams } from "./encoder.js";
 import { attentionRollout } from "./rollout.js";
 import { WordPiece } from "./wordpiece.js";

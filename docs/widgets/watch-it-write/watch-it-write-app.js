@@ -1,9 +1,9 @@
 // The watch-it-write page's Generate (docs/watch-it-write.md), loaded only when the reader presses it: downloads the
 // model's weights once, checks them against the byte count and SHA-256 the page carries, then writes one token per
 // frame, adding one row to the job head's heatmap and one line to the table of costs.
-import { cellColour, cssColour, formatNumber, textColour } from "./attention-math.js";
+import { cellColour, cssColour, formatNumber, textColour } from "../../javascripts/attention-math.js";
 import { generate, readDigits } from "./decoder.js";
-import { fetchChecked, h, slots } from "./dom.js";
+import { fetchChecked, h, slots } from "../../javascripts/dom.js";
 
 const SYMBOLS = "0123456789|";
 const STEP_DELAY = 250; // milliseconds between two steps, so the reader sees the rows arrive

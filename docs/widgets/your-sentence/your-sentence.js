@@ -1,7 +1,7 @@
 // The your-sentence page, on page view: restore the sentence from the URL (#s=…), arm the Run and Copy link
 // buttons, and keep the status in step with the box. The model (your-sentence-app.js, its worker and the weights)
 // loads only when the reader presses Run, or at once for a link's sentence when the browser already holds the model.
-import { slots } from "./dom.js";
+import { slots } from "../../javascripts/dom.js";
 
 const linkTo = (text) => `${location.href.split("#")[0]}#s=${encodeURIComponent(text.toWellFormed())}`;
 
@@ -34,7 +34,7 @@ document$.subscribe(() => {
   const before = `Nothing is downloaded until you press the button (${root.dataset.size}).${cut}`;
   status(before);
   // The browser may hold the model from an earlier visit: then the button and the status say so, not the size
-  const manifestUrl = new URL(`../${root.dataset.model}`, import.meta.url).href;
+  const manifestUrl = new URL(`../../${root.dataset.model}`, import.meta.url).href;
   const cached = modelIsCached(manifestUrl).then((kept) => {
     if (kept && !app) {
       root.dataset.stored = ""; // your-sentence-app.js words its loading for a model read from storage

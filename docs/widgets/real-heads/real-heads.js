@@ -2,8 +2,8 @@
 // grid's image) becomes a button that opens its head in the viewer heatmap; its <svg> becomes a group, since
 // an img may hold no buttons. A grid's 72 buttons are made when it comes within a screen of the viewport, or
 // when the pointer or the focus first enters it, whichever is first: not all 216 in one task at load.
-import { ARROWS, loadNearViewport, setAttributes } from "./dom.js";
-import { enhance } from "./heatmap.js";
+import { ARROWS, loadNearViewport, setAttributes } from "../../javascripts/dom.js";
+import { enhance } from "../heatmap/heatmap.js";
 
 const THUMBNAIL_ID = /^real-heads-grid-([a-z]+)-l(\d+)-h(\d+)$/;
 const VIEWER_EXAMPLE = /^real-heads-([a-z]+)-layer(\d+)$/;

@@ -3,7 +3,7 @@
 //     A = LayerNorm(X + MultiHead(X)),   X' = LayerNorm(A + GELU(A·W_1 + b_1)·W_2 + b_2).
 // No DOM: the page's worker and Node's tests import it. The arithmetic is float32, as the numpy encoder's on the
 // shipped weights (whole numbers times their steps, dequantized as models/minilm/shipped.py does). The matrix
-// products (99% of the work), GELU and the softmax are WebAssembly SIMD (figures_src/pages/your_sentence_kernels.wat,
+// products (99% of the work), GELU and the softmax are WebAssembly SIMD (kernels.wat beside this file,
 // compiled by the build); the rest (embedding, LayerNorm, the residuals) is here. A matrix in params is { data, rows, cols }, row-major, a Linear's (d_out, d_in) as in PyTorch.
 
 // Rows 0 … rows-1 of X (…, d), each to mean 0 and variance 1 (biased, eps inside the root), then scaled and

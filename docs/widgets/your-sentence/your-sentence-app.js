@@ -1,9 +1,9 @@
 // The your-sentence page once the reader asks for the model (loaded on demand by your-sentence.js): a worker
 // downloads the weights (with a progress bar) and runs the encoder; this module draws every layer's and head's
 // weights on one canvas, scores the heads for the sentence, and opens a head in the site's heatmap widget.
-import { cellColour, entropy, formatNumber } from "./attention-math.js";
-import { ARROWS, slots } from "./dom.js";
-import { enhance } from "./heatmap.js";
+import { cellColour, entropy, formatNumber } from "../../javascripts/attention-math.js";
+import { ARROWS, slots } from "../../javascripts/dom.js";
+import { enhance } from "../heatmap/heatmap.js";
 import { drawRollout } from "./rollout-view.js";
 
 const PRONOUNS = new Set(["it", "its", "he", "him", "his", "she", "her", "they", "them", "their"]);
@@ -116,7 +116,7 @@ class YourSentence {
       const button = this.slot("run");
       button.textContent = button.dataset.loaded; // the model is in the page now: no download, no wait
     }, (error) => this.fail(error));
-    this.worker.postMessage({ type: "load", manifest: new URL(`../${root.dataset.model}`, import.meta.url).href });
+    this.worker.postMessage({ type: "load", manifest: new URL(`../../${root.dataset.model}`, import.meta.url).href });
     this.canvas.addEventListener("click", (event) => this.pick(event));
     this.canvas.addEventListener("keydown", (event) => this.key(event));
     // the canvases' labels are drawn in the text colour: a switch of colour scheme draws them again

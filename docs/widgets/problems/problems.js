@@ -1,9 +1,9 @@
 // The Problems page: Check, Hint, Solution and New variant for each <div class="aih-problem" data-src=…>
 // (its static markup: figures_src/pages/problems/html.py), from problems/<set>.json. localStorage keeps the
 // variant each set shows, nothing the reader typed.
-import { formatNumber } from "./attention-math.js";
-import { PROBLEM_DIGITS, SUBSCRIPTED } from "./contract-problems.js";
-import { fetchChecked, h, loadNearViewport } from "./dom.js";
+import { formatNumber } from "../../javascripts/attention-math.js";
+import { PROBLEM_DIGITS, SUBSCRIPTED } from "../../javascripts/contract-problems.js";
+import { fetchChecked, h, loadNearViewport } from "../../javascripts/dom.js";
 
 // a problem's number, as figures_src/pages/problems/sets.py's fmt (text.py's num, trimmed): at most 4 decimals, no
 // trailing zeros; null (a JSON −∞) is −∞, a mask's booleans 1 and 0

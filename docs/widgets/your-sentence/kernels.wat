@@ -1,4 +1,4 @@
-;; The your-sentence model's hot loops in WebAssembly SIMD (docs/javascripts/encoder.js drives them): the matrix
+;; The your-sentence model's hot loops in WebAssembly SIMD (encoder.js, beside this file, drives them): the matrix
 ;; product, then GELU and the softmax, which need exp, four values at a time. The build compiles this file with wabt's wat2wasm (figures_src/engine/wasm.py) and publishes the
 ;; binary beside the weights; no binary is committed.
 ;;

@@ -1,9 +1,9 @@
 // An embed page (embed/<id>/): its one heatmap, without the theme. The page shows the static figure and its table
 // first; heatmap.js replaces the figure once the interactive heatmap has drawn, and otherwise keeps it with a note
 // saying the interactive view failed (bad JSON, a failed request). The heatmap's words live in the site's
-// <template id="aih-heatmap"> (overrides/main.html), which every page Material renders carries: take it from
-// the smallest one, 404.html. Without it the heatmap cannot draw, nor word its note: this page says why itself.
-import { fetchChecked, h } from "./dom.js";
+// <template id="aih-heatmap"> (template.html here, which the post-build pass puts into every page the theme
+// renders, finish/widgets.py): take it from the smallest one, 404.html. Without it the heatmap cannot draw, nor word its note: this page says why itself.
+import { fetchChecked, h } from "../../javascripts/dom.js";
 import { enhance } from "./heatmap.js";
 
 const figure = document.querySelector("figure.aih-heatmap");

@@ -1,0 +1,39 @@
+"""The interactive heatmap's markup in every page: docs/widgets/heatmap/template.html, put into the empty
+<template id="aih-heatmap"> that overrides/main.html leaves in each page the theme renders, 404.html included.
+
+heatmap.js clones the template for each heatmap figure and fills in the numbers; the words are the template's.
+An embed page (embed/<id>/) has no theme and no template: its embed.js takes the one in 404.html. The template
+file's lines go in one level deeper than the empty element stood, so a page is the same, byte for byte, as if the
+theme had rendered the markup itself. mkdocs.yml's exclude_docs keeps the file from being published on its own.
+"""
+import re
+
+from .site import FinishError
+
+TEMPLATE = "widgets/heatmap/template.html"  # under docs/
+EMPTY = re.compile(r'^([ \t]*)<template id="aih-heatmap"></template>$', re.M)
+INDENT = "  "
+
+
+def filled(html, markup, name):
+    """`html` with its empty heatmap template holding `markup`, each line indented one level below the element."""
+    found = list(EMPTY.finditer(html))
+    if len(found) != 1:
+        raise FinishError(f'{name}: {len(found)} empty <template id="aih-heatmap"> on a line of its own, where '
+                          "overrides/main.html leaves one in every page")
+    indent = found[0].group(1)
+    lines = "".join(f"{indent}{INDENT}{line}" if line.strip() else line for line in markup.splitlines(keepends=True))
+    start, end = found[0].span()
+    return f'{html[:start]}{indent}<template id="aih-heatmap">\n{lines}{indent}</template>{html[end:]}'
+
+
+def run(site):
+    path = site.docs / TEMPLATE
+    if not path.is_file():
+        raise FinishError(f"{path}: the interactive heatmap's template is missing (docs/{TEMPLATE})")
+    markup = path.read_text(encoding="utf-8")
+    if not markup.endswith("\n") or "</template>" in markup:
+        raise FinishError(f"docs/{TEMPLATE}: the markup of the template's content, ending in a new line, with no "
+                          "</template> of its own")
+    for page in site.pages:
+        page.update(filled(page.html, markup, page.name))
