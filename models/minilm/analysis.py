@@ -136,7 +136,7 @@ FUNCTION_WORDS = frozenset((
 
 
 def sentence_scores(weights, tokens):
-    """What docs/javascripts/your-sentence-app.js scores for one sentence (tests hold the two equal):
+    """What docs/widgets/your-sentence/your-sentence-app.js scores for one sentence (tests hold the two equal):
     weights (L, H, n, n), tokens (n,) -> {kind: (L, H) table} for "previous", "next", "sink" (the mean over
     the rows of the weight on the previous token, the next token, [CLS] plus [SEP]) and, when the sentence
     has a pronoun with a content word at least two tokens before it, "pronoun": the largest weight from the

@@ -23,7 +23,7 @@ computed them; its block is `<div class="aih-quiz" data-src="problems/concepts.j
 "parts": [matrix + "tolerance"], "hints": [text], "solution": [{"key", "text", "matrix"?}]}]}`, where a matrix is
 `{"name", "label", "values" (rows; null = −∞; booleans for masks), "rows", "cols"}` (row and column labels).
 `parts` are what the reader types, row-major. The page block `<div class="aih-problem" data-src="problems/<set>.json">`
-(generated/snippets/problems-<set>.md) and docs/javascripts/problems.js share the `aih-problem*` class names.
+(generated/snippets/problems-<set>.md) and docs/widgets/problems/problems.js share the `aih-problem*` class names.
 The kit `problems/problems.py` carries the same variants. Both round each array to 10 significant digits of its
 largest entry (`engine.text.published`), so every CPU publishes the same bytes.
 """

@@ -1,7 +1,7 @@
 """The HTML of one problem set on the Problems page, for its first variant.
 
 It works without JavaScript: the inputs as matrices, an answer grid to fill in, the hints and the solution
-in collapsible blocks. docs/javascripts/problems.js builds the same markup from problems/<set>.json when
+in collapsible blocks. docs/widgets/problems/problems.js builds the same markup from problems/<set>.json when
 the reader checks, asks for a hint or moves to another variant, so the two must stay in step (the class
 names below are the contract; tests/browser/test_problems_browser.py compares them). The markup stays here,
 beside that contract; every word in it (buttons, notes, the variant line, an answer box's label) is a section of
@@ -88,7 +88,7 @@ def grid_html(p, k, waiting=False):
 
     Each input waits in its cell's <noscript>: without JavaScript the browser shows it there, to type into
     beside the solution. With it, the cell is empty and keeps the input's place (problems.css, td.aih-slot)
-    until docs/javascripts/problems.js draws the grid from the set's data, with live inputs, as the set nears
+    until docs/widgets/problems/problems.js draws the grid from the set's data, with live inputs, as the set nears
     the viewport (why: DECISIONS.md, "The problems page"). A grid that `waiting` in a <noscript> of its own
     (problem_html) holds its inputs in the cells as they are."""
     head = '<tr><td></td>' + "".join(f'<th scope="col">{typeset(c)}</th>' for c in p["cols"]) + "</tr>"

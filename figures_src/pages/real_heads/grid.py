@@ -1,5 +1,5 @@
 """The 6 × 12 grid of one sentence: every head's weights as a thumbnail in one palette image, under
-invisible squares that docs/javascripts/real-heads.js makes buttons.
+invisible squares that docs/widgets/real-heads/real-heads.js makes buttons.
 
 On the page the image is its own file, figures/<figure>.thumbnails.png (grid_images), not inline in the HTML
 (it was a third of the page's bytes): an <img> in the SVG's <foreignObject>, inside a <noscript
@@ -99,7 +99,7 @@ def grid_png(weights):
 class ThumbnailGrid(Artist):
     """The grid's image and, over each thumbnail, an unfilled square <g id="l<layer>-h<head>"><rect/></g> (the build
     prefixes the ids with the figure's name)
-    that docs/javascripts/real-heads.js makes a button. Written straight into the SVG (SVG output only), to two
+    that docs/widgets/real-heads/real-heads.js makes a button. Written straight into the SVG (SVG output only), to two
     decimals: matplotlib's imshow would re-encode the PNG as RGBA (three times the size), and its patches would
     spell out every square's corners to six decimals."""
 
@@ -157,7 +157,7 @@ def render_grid(data, fig):
     """Each thumbnail is one head's weights (queries down, keys across), brighter = more weight.
 
     The thumbnails are one image; over each lies an invisible square with the id
-    `<figure>-l<layer>-h<head>`, which docs/javascripts/real-heads.js makes a button.
+    `<figure>-l<layer>-h<head>`, which docs/widgets/real-heads/real-heads.js makes a button.
     """
     weights = data["heads"].weights  # (L, H, n, n)
     n_layers, n_heads, n, _ = weights.shape
