@@ -9,9 +9,8 @@ A script may read the slots of another widget whose module it imports (real-head
 
 A script reads a slot by a literal name: slot("x") (a widget's own helper), slots(root, "x"), fill({x: …}) (each
 key), a [data-slot=x] selector (in a script or the stylesheet), or a loop `for (const name of ["x", "y"])
-…slot(name)`. A template is a widget's
-template.html; for your-sentence and watch-it-write, until theirs exist, the page module that writes the markup
-(PAGE_MODULE_MARKUP).
+…slot(name)`. A widget's markup is every .html file in its folder: its template.html and the parts the page
+module fills into it (a preset button).
 """
 import re
 from pathlib import Path
@@ -20,9 +19,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDGETS = ROOT / "docs" / "widgets"
-# Widgets whose markup the page module still writes (figures_src/pages/), until they have a template.html.
-PAGE_MODULE_MARKUP = {"your-sentence": "figures_src/pages/your_sentence.py",
-                      "watch-it-write": "figures_src/pages/watch_it_write.py"}
 TEST_ONLY = {
     "your-sentence": {"mask-note": "tests/browser/test_your_sentence_browser.py reads the note under the Mask menu"},
     "watch-it-write": {"run": "the browser tests press Generate (the script listens to the form's submit)",
@@ -80,11 +76,8 @@ def slots_read(script):
 
 
 def templates(name):
-    """The markup widget `name` ships: its template.html, or the page module that still writes it."""
-    template = WIDGETS / name / "template.html"
-    if template.is_file():
-        return [template]
-    return [ROOT / PAGE_MODULE_MARKUP[name]] if name in PAGE_MODULE_MARKUP else []
+    """The markup widget `name` ships: the .html files of its folder."""
+    return sorted((WIDGETS / name).glob("*.html"))
 
 
 def shipped(name):
@@ -165,3 +158,11 @@ def test_a_disagreement_is_named_with_the_rule():
     assert "toy: its template ships data-slot ['b'], which none of its scripts reads" in problems[0]
     assert "toy: its scripts read the slots ['c'], which neither its template nor an imported widget's" in problems[1]
     assert "TEST_ONLY lists ['gone']" in problems[2]
+
+
+def test_no_python_writes_a_widgets_markup():
+    """Python fills a widget's template with data; the parts a script finds (data-slot) are written only in the
+    widget's folder, so the template and its scripts are the whole contract."""
+    writers = [path.relative_to(ROOT).as_posix() for folder in ("figures_src", "finish", "models")
+               for path in sorted((ROOT / folder).rglob("*.py")) if "data-slot=" in path.read_text(encoding="utf-8")]
+    assert not writers, f"a widget's data-slot parts are written in its template, not in Python: {writers}"
