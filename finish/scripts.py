@@ -46,10 +46,13 @@ def inline_generated(name, source, generated):
         module = posixpath.normpath(posixpath.join(posixpath.dirname(name), match.group(1)))
         if not GENERATED.search(module):
             return match.group(0)
+        if re.search(r"\bas\b", match.group(0)):
+            raise FinishError(f"finish/scripts.py: {name} renames an import of {match.group(1)} (`as`): the shipped "
+                              "copy inlines the module's own names, so import them as they are")
         text = generated.get(module, "")
         if not text.startswith("export const "):
-            raise FinishError(f"finish/scripts.py: {name} imports {match.group(1)}, which the figure build has not "
-                              "published (run `make figures`)")
+            raise FinishError(f"finish/scripts.py: {name} imports {match.group(1)} (docs/{module}), which the "
+                              "figure build has not published (run `make figures`)")
         return text.strip().removeprefix("export ")
 
     return IMPORT.sub(declarations, source)

@@ -4,8 +4,9 @@
 
 For every page (every .html file), the text a reader meets, with runs of whitespace made one space: the text of the
 page (a <template>'s and a <noscript>'s included, scripts and styles left out) and the words in its attributes
-(alt, title, aria-*, placeholder, value, content, data-*). Then the search index's entries, and every worked
-example's and problem set's JSON, compared as parsed values. Prints each difference with its page and exits 1 if
+(alt, title, aria-*, placeholder, value, content, data-*). Then the search index's entries, every worked
+example's and problem set's JSON, compared as parsed values, and the downloads: each figure's CSV, BibTeX and
+SVG (its text), and the problems kit. Prints each difference with its page and exits 1 if
 there is any; the byte-level companion is scripts/compare_sites.py.
 """
 import argparse
@@ -20,6 +21,7 @@ WORDS_IN = re.compile(r"alt|title|aria-.*|placeholder|value|content|data-.*")
 HIDDEN = {"script", "style"}
 SEARCH_INDEXES = ["search/search_index.json", "search.json"]
 JSON_FOLDERS = ["examples", "problems"]
+DOWNLOADS = ["figures/*.csv", "figures/*.bib", "figures/*.svg", "problems/*.py"]  # the figures' words and numbers
 
 
 class Visible(HTMLParser):
@@ -52,9 +54,10 @@ def visible(path):
 
 def search_entries(path):
     index = json.loads(path.read_text(encoding="utf-8"))
-    entries = index["docs"] if isinstance(index, dict) and "docs" in index else index.get("items", index)
+    if isinstance(index, dict):
+        index = index.get("docs", index.get("items", []))
     return [f"{entry.get('location', '')}: {' '.join(str(entry.get('title', '')).split())} | "
-            f"{' '.join(str(entry.get('text', '')).split())}" for entry in entries]
+            f"{' '.join(str(entry.get('text', '')).split())}" for entry in index]
 
 
 def compare(name, old, new):
@@ -93,9 +96,19 @@ def main(argv=None):
             elif json.loads(old_files[name].read_text(encoding="utf-8")) != json.loads(new_files[name].read_text(encoding="utf-8")):
                 print(f"--- {folder}/{name}: the parsed JSON differs")
                 differences += 1
+    for pattern in DOWNLOADS:
+        found = lambda root: {p.relative_to(root).as_posix(): p for p in root.glob(pattern)}  # noqa: E731
+        old_files, new_files = found(args.old), found(args.new)
+        for name in sorted(old_files.keys() | new_files.keys()):
+            if name not in old_files or name not in new_files:
+                print(f"only in {'old' if name in old_files else 'new'}: {name}")
+                differences += 1
+            else:
+                read = visible if name.endswith(".svg") else lambda p: p.read_text(encoding="utf-8").splitlines()
+                differences += compare(name, read(old_files[name]), read(new_files[name]))
     print(f"{differences} difference(s) in what a reader sees" if differences else
           f"what a reader sees is the same: {len(old_pages)} pages, the search index, "
-          f"{' and '.join(JSON_FOLDERS)} JSON")
+          f"{' and '.join(JSON_FOLDERS)} JSON, the figures' CSV, BibTeX and SVG, the problems kit")
     return 1 if differences else 0
 
 

@@ -200,10 +200,13 @@ def test_the_shipped_scripts_carry_the_contract_in_place_of_its_import():
     widget = source.replace('"./contract.js"', '"../../javascripts/contract.js"')
     assert inline_generated("widgets/b/b.js", widget, generated) == inlined, (
         "a widget's script, in its own folder, imports the contract from javascripts/ and gets it written in too")
-    with pytest.raises(FinishError, match=r"javascripts/a\.js imports \./contract\.js, which the figure build has not published"):
+    with pytest.raises(FinishError, match=r"javascripts/a\.js imports \./contract\.js \(docs/javascripts/contract\.js\), "
+                                          "which the figure build has not published"):
         inline_generated("javascripts/a.js", source, {})
-    with pytest.raises(FinishError, match=r"widgets/b/b\.js imports \./contract\.js, which the figure build has not"):
+    with pytest.raises(FinishError, match=r"widgets/b/b\.js imports \./contract\.js \(docs/widgets/b/contract\.js\), which"):
         inline_generated("widgets/b/b.js", source, generated)  # there is no contract beside the widget's script
+    with pytest.raises(FinishError, match=r"renames an import of \./contract\.js \(`as`\)"):
+        inline_generated("javascripts/a.js", source.replace("DIGITS,", "DIGITS as places,"), generated)
 
 
 def test_every_page_gets_the_one_policy_with_its_own_script_hashes():

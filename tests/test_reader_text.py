@@ -340,7 +340,7 @@ def test_the_scale_slider_is_above_the_heatmap_and_its_claim_is_the_datas(site, 
     assert "slider under this heatmap" not in words and "slider above this heatmap" in words
     assert "piles onto" not in words
     data = scaling.slider_data()
-    assert data["multiplier"] == 10, "overrides/main.html's slider runs from 10^-1 to 10^1"
+    assert data["multiplier"] == 10, "the heatmap's slider (docs/widgets/heatmap/template.html) runs from 10^-1 to 10^1"
     reach = [t for t, w in zip(data["tokens"], data["top_pushed"]) if w >= 0.995]
     assert reach and len(reach) < len(data["tokens"])
     assert f"the most peaked rows, {' and '.join(f'“{t}”' for t in reach)}, reach 1" in words

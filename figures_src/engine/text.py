@@ -18,6 +18,8 @@ from html import escape
 
 import numpy as np
 
+from .errors import BuildError
+
 MINUS = "−"
 MASKED = "−∞"
 DIGITS = 2  # a heatmap cell's, a table's, a caption's number
@@ -202,7 +204,13 @@ def matrix(values, row_labels, col_labels, corner="", digits=2, trim=False, capt
 
 
 def table(columns, rows, align=None):
-    """A Markdown table from column names and rows of already formatted cells (first column left, the rest right)."""
+    """A Markdown table from column names and rows of already formatted cells (first column left, the rest right).
+    Every row has a cell per column: column heads read from a words file ("a | b | c") that lost or gained one
+    stop the build here, not as a table that reads wrongly."""
+    widths = {len(row) for row in rows} | ({len(align)} if align else set())
+    if widths - {len(columns)}:
+        raise BuildError(f"a table of {len(columns)} columns ({' | '.join(columns)}) has a row or an alignment of "
+                         f"{sorted(widths - {len(columns)})[0]} cells")
     align = align or ["---"] + ["---:"] * (len(columns) - 1)
     lines = ["| " + " | ".join(columns) + " |", "| " + " | ".join(align) + " |"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]

@@ -13,15 +13,17 @@ A page module names its file once and fills a section by name:
     WORDS = Words("words/learning.md")
     WORDS.fill("scale-recap", d_k=128, entropy=num(h, 3))   # Markdown, each paragraph on one line (a snippet)
     WORDS.line("scale-recap", ...)                           # the same on one line (a caption, alt text, a JSON string)
-    WORDS.html("widget-status", ...)                         # HTML: each str value escaped, a Filled value kept
+    WORDS.html("widget-status", ...)                         # HTML: each text value escaped, a Filled (html's) kept
 
 Rules, each a BuildError naming the file, the section and the hole:
 - a section name is lower case, digits and "-", with "/" before a variant (`scale-recap/every`); a marker is a line
   of its own; nothing but blank lines comes before the first; a name is written once per file;
 - a hole is `{{ name }}` (lower case, digits, "_"); `{{ Name }}` or `{{ a.b }}` is refused, not left in the page;
 - every hole gets a value, and every value fills a hole;
-- a value is a str, an int or a Filled (a filled section). A float is refused: format it with engine.text.num
-  first, so numbers are printed by one rule.
+- a value is a str, an int or a Filled (what `html` gave). A float is refused: format it with engine.text.num
+  first, so numbers are printed by one rule;
+- `html` escapes every value but a Filled: a token, a label or a section `fill`/`line` gave is text, and cannot
+  end an attribute or open a tag.
 
 A variant is simply another section: the page module picks one and passes it filled, as the value of a hole. So a
 phrase that changes with the data ("every run" or "4 of the 5 runs") stays a whole phrase in the words file, and
@@ -41,11 +43,13 @@ from .errors import BuildError
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = re.compile(r"^<!-- ([a-z0-9][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)*) -->$")
 HOLE = re.compile(r"\{\{ ?([a-z][a-z0-9_]*) ?\}\}")
-ANY_HOLE = re.compile(r"\{\{ ([^{}]*?) \}\}")  # what an author meant as a hole, valid or not
+ANY_HOLE = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")  # what an author meant as a hole, valid or not
 
 
 class Filled(str):
-    """A section with its holes filled: text the words files wrote, safe to place into HTML as it is."""
+    """HTML that `html` filled: markup the words files and templates wrote, with every text value escaped, so it is
+    placed into more HTML as it is. What `fill` and `line` give is text (Markdown), a plain str, which `html`
+    escapes like any other value."""
 
 
 def holes(text):
@@ -76,7 +80,8 @@ def _fill(text, values, where, escape):
             return str(given)
         return html.escape(str(given))
 
-    return Filled(HOLE.sub(value, text))
+    filled = HOLE.sub(value, text)
+    return Filled(filled) if escape else filled
 
 
 BLOCK = re.compile(r"\s{4}|\s*(?:[-*+] |\d+[.)] |#|\||>|\$\$|!!!|\?\?\?|```|~~~|<|--8<--)")
@@ -106,7 +111,7 @@ def reflow(text):
 def _one_line(text, where):
     if "\n\n" in text:
         raise BuildError(f"{where}: has more than one paragraph, so it cannot stand on one line")
-    return Filled(" ".join(line.strip() for line in text.split("\n")))
+    return " ".join(line.strip() for line in text.split("\n"))
 
 
 class Words:
@@ -139,7 +144,8 @@ class Words:
         return _one_line(text, f"{self.path}, section {section}")
 
     def html(self, section, **values):
-        """The section filled as HTML, as written: every str value escaped, a Filled one placed as it is."""
+        """The section filled as HTML, as written: every text value escaped (what fill and line give too), a Filled
+        one (what html gives) placed as it is."""
         return _fill(self.text(section), values, f"{self.path}, section {section}", escape=True)
 
 

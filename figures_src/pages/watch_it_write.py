@@ -19,10 +19,11 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from attention import attention_cost
+from attention import attend, attention_cost
 from models import decoder
 
 from ..engine import BuildError, Example, Figure, Snippets, Template, Words
+from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import matrix, num, table, vector
@@ -363,9 +364,9 @@ def decode_step_example():
     own = job_head_step(data, position)
     # The printed inputs are the example's inputs: rounded to two decimals, and everything after computed from them
     q, K, V, W_OU, rest = (np.round(own[name], INPUT_DECIMALS) for name in ("q", "K", "V", "W_OU", "rest"))
-    scale = 1 / np.sqrt(d_k)
+    size = key_size(d_k)
     scores = q @ K.T  # (1, d_k) x (d_k, n) -> (1, n)
-    out, weights = decoder.attend(q, K, V)  # (1, d_k), (1, n)
+    out, weights = attend(q, K, V)  # (1, d_k), (1, n)
     logits = rest + (out @ W_OU)[0]
     chosen = int(np.argmax(logits))
     claim(chosen == tokens[position + 1], "the step, redone from its rounded numbers, writes the token the run wrote")
@@ -374,10 +375,10 @@ def decode_step_example():
         "seed": TRAINING.seed,
         "tokens": [decoder.SYMBOLS[tokens[position]]],
         "key_tokens": [decoder.SYMBOLS[t] for t in tokens[:position + 1]],
-        "d_k": d_k, "scale": scale, "layer": layer, "head": head, "position": position,
+        **size, "layer": layer, "head": head, "position": position,
         "symbols": decoder.SYMBOLS, "chosen": chosen,
         "inputs": {"Q": q, "K": K, "V": V, "W_OU": W_OU, "logits_rest": rest},
-        "steps": {"scores": scores, "scaled_scores": scores * scale, "weights": weights, "out": out},
+        "steps": {"scores": scores, "scaled_scores": scores * size["scale"], "weights": weights, "out": out},
         "outputs": {"logits": logits[None]},
     }
 
