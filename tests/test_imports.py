@@ -109,8 +109,12 @@ def test_every_package_the_project_installs_is_read_here_watched_by_serve_and_ha
     """A package folder moved or added (models/ took over realheads/) must be followed by every list of folders:
     the import graph read here, `make serve`'s watch (hooks/finish_site.py), and the tests' check that the shared
     build is fresh (tests/conftest.py); otherwise an edit there goes unnoticed."""
-    from conftest import SITE_INPUTS  # noqa: PLC0415
     from hooks.finish_site import WATCHED  # noqa: PLC0415
+
+    # tests/conftest.py's list, read from its source: `import conftest` may find tests/browser/conftest.py first
+    assignment = next(node for node in ast.parse((ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")).body
+                      if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "SITE_INPUTS")
+    SITE_INPUTS = ast.literal_eval(assignment.value)  # noqa: N806
 
     found = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]["find"]
     installed = {name.split(".")[0] for name in found["include"]}
