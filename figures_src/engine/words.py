@@ -160,6 +160,9 @@ class Template:
         return _fill(self.text(), values, self.path, escape=True)
 
 
+SITE_WORDS = Words("words/site.md")  # the chrome the engine and the post-build pass write around every page's words
+
+
 def parse(file, name):
     """The sections of a words file, checked."""
     try:
