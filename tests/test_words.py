@@ -95,7 +95,8 @@ def test_a_missing_words_file_or_template_is_named():
 # --- the files and the modules agree (static: no build) ---
 
 def modules():
-    return sorted((ROOT / "figures_src").rglob("*.py"))
+    """The modules that may print words: the figure build and the post-build pass (finish/ prints the site's)."""
+    return sorted([*(ROOT / "figures_src").rglob("*.py"), *(ROOT / "finish").rglob("*.py")])
 
 
 def words_names(tree):
@@ -178,10 +179,13 @@ def test_every_section_is_printed_by_some_module(usage):
 MOVED = ["figures_src/pages/positions.py", "figures_src/pages/multi_head.py", "figures_src/pages/real_heads",
          # the site's chrome, around every page's words: words/site.md
          "figures_src/engine/figures.py", "figures_src/engine/downloads.py", "figures_src/engine/examples.py",
-         "figures_src/engine/embed.py", "figures_src/engine/text.py", "figures_src/engine/heatmap.py"]
+         "figures_src/engine/embed.py", "figures_src/engine/text.py", "figures_src/engine/heatmap.py",
+         "finish/edition.py"]
 # Strings of a moved module that read as words but are no reader's sentence: {(path, start of the string): why}.
 NOT_PROSE = {
     ("figures_src/engine/downloads.py", "@misc{"): "a figure's BibTeX entry is data, as the Cite page's is",
+    ("finish/edition.py", "\\b(?:(?i:hover"): "the English pages' instruction words, which the web note quotes: it "
+                                             "reads English pages, so it stays English",
 }
 # messages for us, not readers
 DEVELOPER = {"claim", "BuildError", "ValueError", "RuntimeError", "TypeError", "print", "check_tree", "check_finite"}
