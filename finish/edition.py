@@ -21,6 +21,7 @@ from urllib.parse import urljoin, urlsplit
 
 from figures_src.engine.errors import BuildError
 from figures_src.engine.site import nav_entries, page_path
+from figures_src.engine.words import SITE_WORDS as WORDS
 
 from .site import FinishError, article
 
@@ -36,7 +37,8 @@ _SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*><
 # tap it", "Type six digits, or pick a preset, and press Generate", "Tick"): the print edition's copy has no
 # controls, so a page that uses them gets a note that quotes them, with its web address. Not in code listings
 # (numpy's dtype.type), and "Type" and "Tick" only as the imperative that opens a sentence ("a sentence you type" is
-# another page's control, "a right entry gets a tick" is no instruction).
+# another page's control, "a right entry gets a tick" is no instruction). The pattern reads the English pages, so it
+# stays English here; the note's own words are words/site.md's web-note.
 _INSTRUCTION = re.compile(r"\b(?:(?i:hover(?:ing)?|click|drag|slider|tap it|point at a cell|press)|Type|Tick)\b")
 _CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.S)
 _H1_END = re.compile(r"</h1>")
@@ -98,9 +100,8 @@ def web_note(content, address):
             words.append(match.group(0).lower())
     if not words:
         return content
-    said = ", ".join(f"“{word}”" for word in words)
-    note = (f'<p class="aih-web-note"><em>In this edition the page has none of its controls: those its text refers to '
-            f'({said}) are on the web page, <a href="{address}">{address}</a>.</em></p>')
+    said = ", ".join(WORDS.line("web-note/word", word=word) for word in words)
+    note = f'<p class="aih-web-note">{WORDS.line("web-note", words=said, address=address)}</p>'
     return _H1_END.sub(lambda m: m.group(0) + note, content, count=1)
 
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 import attention  # noqa: E402
 from figures_src import registry  # noqa: E402
 from figures_src.engine import Example, Figure  # noqa: E402
-from figures_src.engine.text import PUBLISHED_NOTE, PUBLISHED_TOLERANCE  # noqa: E402
+from figures_src.engine.text import PUBLISHED_TOLERANCE, published_note  # noqa: E402
 
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "examples.json").read_text(encoding="utf-8"))
 DECLARED = {example.id: example for example in registry.examples()}
@@ -113,7 +113,7 @@ def test_example_follows_the_contract(published, name):
     ex = published[name]
     for key in ("id", "title", "page", "library_version", "precision", "seed", "inputs", "steps", "outputs"):
         assert key in ex, f"{name} lacks {key}"
-    assert ex["precision"] == PUBLISHED_NOTE, "an example's JSON says how its numbers are rounded"
+    assert ex["precision"] == published_note(), "an example's JSON says how its numbers are rounded"
     assert ex["id"] == name
     assert ex["library_version"] == attention.__version__
     assert isinstance(ex["seed"], int) or ex["seed"] is None and ex["model"]

@@ -17,7 +17,7 @@ import pytest
 import attention as A
 import loop_reference as loops
 from figures_src import build
-from figures_src.engine.text import PUBLISHED_NOTE, published, typeset
+from figures_src.engine.text import published, published_note, typeset
 from figures_src.pages import problems
 from figures_src.pages.problems import html as problems_render, sets as problems_sets
 from figures_src.pages.problems.sets import fmt
@@ -521,7 +521,7 @@ def test_json_shape_is_stable():
     for s in DATA:
         text = problems.set_json(s)
         loaded = json.loads(text)
-        assert loaded.pop("precision") == PUBLISHED_NOTE, "a set's JSON says how its numbers are rounded"
+        assert loaded.pop("precision") == published_note(), "a set's JSON says how its numbers are rounded"
         assert loaded == published(s), "a set's JSON is the set, each array rounded as text.published rounds it"
         assert list(s) == ["set", "title", "page", "library_version", "variants"]
         assert s["page"] == "problems/" and s["library_version"] == A.__version__

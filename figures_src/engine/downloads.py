@@ -23,6 +23,7 @@ from html import escape
 import numpy as np
 
 from .text import Shown, published
+from .words import SITE_WORDS as WORDS
 
 # matplotlib's SVG is sized in points (72 per inch), which a browser shows at 96 CSS px per inch: 2× is 192 dpi.
 PNG_DPI = 192
@@ -111,9 +112,10 @@ def bibtex(name, title, permalink, version):
 
 def menu_html(name, example_id=None):
     """The figure's Download menu: one <details> of links, relative to the site root."""
-    links = [f'<a href="figures/{name}.{ext}" download>{label}</a>'
+    links = [f'<a href="figures/{name}.{ext}" download>{label}</a>'  # the formats' names, the same in every language
              for ext, label in (("svg", "SVG"), ("png", "PNG"), ("csv", "CSV"))]
     if example_id:
         links.append(f'<a href="examples/{escape(example_id)}.json" download>JSON</a>')
     links.append(f'<a href="figures/{name}.bib" download>BibTeX</a>')
-    return f'<details class="aih-download" data-search-exclude><summary>Download</summary>{" · ".join(links)}</details>'
+    summary = WORDS.line("figure-download-summary")
+    return f'<details class="aih-download" data-search-exclude><summary>{summary}</summary>{" · ".join(links)}</details>'

@@ -13,14 +13,18 @@ the words are never copied; when it cannot read them, it writes that note itself
 The title, the credit line, the JSON's link and the caption come before the heatmap's place, and nothing
 follows the figure: the panel, inserted once the example has loaded, takes the place of the static figure and
 its table (docs/widgets/heatmap/embed.css hides them) and moves nothing above it (no layout shift). It also keeps
-the credit and the licence inside a short <iframe>.
+the credit and the licence inside a short <iframe>. The page is docs/widgets/heatmap/embed.html, its sentences
+(the caption, the description, the credit line, the <iframe>'s title) words/site.md's `embed-…` sections.
 """
-from html import escape
 
 import numpy as np
 
 from .inputs import note_input
 from .site import MKDOCS, licence, policy
+from .words import SITE_WORDS as WORDS
+from .words import Filled, Template
+
+PAGE = Template("docs/widgets/heatmap/embed.html")  # the page, with a hole for each part below
 
 DRAWN_STEPS = ("Q", "K", "V", "weights", "entropy")  # the steps the interactive heatmap draws from (contract.py)
 MAX_TOKENS = 64  # above this many queries or keys the interactive grid is too slow and too small to read (contract.py)
@@ -42,7 +46,8 @@ def embeddable(example):
 
 def snippet(example_id, url):
     """The <iframe> a reader copies: `url` is the embed page's address."""
-    return (f'<iframe src="{url}" title="Attention Is a Heatmap: worked example {example_id}" width="100%" '
+    title = WORDS.line("embed-iframe-title", id=example_id)
+    return (f'<iframe src="{url}" title="{title}" width="100%" '
             'height="640" style="border:0" loading="lazy"></iframe>')
 
 
@@ -52,39 +57,22 @@ def caption(example):
     built = example.get("leading_axis", {}).get("captions", {}).get("weights")
     if built:
         return built[0]
-    first = (" of head 1" if "n_heads" in example else " of the first sequence" if "batch_tokens" in example
-             else f" at step {example['checkpoints'][0]}" if "checkpoints" in example else "")
-    return f"The attention weights{first} of this worked example: one row per query, one column per key."
+    if "n_heads" in example:
+        return WORDS.line("embed-caption/head", head=1)
+    if "batch_tokens" in example:
+        return WORDS.line("embed-caption/sequence")
+    if "checkpoints" in example:
+        return WORDS.line("embed-caption/step", step=str(example["checkpoints"][0]))
+    return WORDS.line("embed-caption")
 
 
 def embed_page(example, permalink, figure):
-    """The HTML of embed/<id>/index.html for a computed example; `figure`: its static <figure> fragment, caption
-    first and table open (figures.example_weights_figure)."""
-    example_id, title = escape(example["id"]), escape(example["title"])
-    figure = figure.rstrip("\n")
+    """The HTML of embed/<id>/index.html for a computed example, its template (PAGE) filled; `figure`: its static
+    <figure> fragment, caption first and table open (figures.example_weights_figure)."""
+    example_id, title = example["id"], example["title"]
     note_input(MKDOCS)  # the policy and the licence
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="{policy()}">
-<meta name="description" content="The interactive attention heatmap of worked example {example_id}, {title}, from Attention Is a Heatmap.">
-<meta name="robots" content="noindex">
-<title>{title} ({example_id}) · Attention Is a Heatmap</title>
-<link rel="canonical" href="{escape(permalink)}">
-<link rel="icon" href="../../assets/images/favicon.png">
-<link rel="stylesheet" href="../../widgets/heatmap/embed.css">
-<link rel="stylesheet" href="../../widgets/heatmap/heatmap.css">
-<script type="module" src="../../widgets/heatmap/embed.js"></script>
-</head>
-<body>
-<main class="md-typeset">
-<h1 class="aih-embed-title">{title}</h1>
-<p class="aih-embed-credit"><a href="{escape(permalink)}" target="_blank" rel="noopener">Worked example <code>{example_id}</code> of <em>Attention Is a Heatmap</em></a> · {licence()}</p>
-<p class="aih-embed-json">Every number, with far more digits: <a href="../../examples/{example_id}.json"><code>{example_id}.json</code></a></p>
-{figure}
-</main>
-</body>
-</html>
-"""
+    return PAGE.html(
+        policy=Filled(policy()), description=WORDS.line("embed-description", id=example_id, title=title),
+        page_title=WORDS.line("embed-page-title", title=title, id=example_id), permalink=permalink, title=title,
+        credit=WORDS.html("embed-credit", one_line=True, permalink=permalink, id=example_id, licence=licence()),
+        json=WORDS.html("embed-json", one_line=True, id=example_id), figure=Filled(figure.rstrip("\n")))

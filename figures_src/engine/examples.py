@@ -49,7 +49,7 @@ The numbers are frozen by `tests/golden/`: changing a published number is a deli
 - Each array is rounded to 10 significant digits of its largest entry, a lone float to 10 of its own
   (`text.published`, which the writer below applies): far beyond any printed digit, and far coarser than the 1e-15 by
   which two BLAS kernels' matrix products differ, so both write the same bytes. Integers, booleans and −∞ stay
-  exact; a masked score (−∞) is `null`. `precision` says so in words (`text.PUBLISHED_NOTE`).
+  exact; a masked score (−∞) is `null`. `precision` says so in words (`text.published_note()`).
 """
 import json
 from html import escape
@@ -61,6 +61,7 @@ from .errors import BuildError
 from .finite import check_finite
 from .site import site_url
 from .text import published
+from .words import SITE_WORDS as WORDS
 
 REQUIRED_KEYS = ["id", "title", "page", "library_version", "seed", "inputs", "steps", "outputs"]
 # The library's names: the only keys inputs, steps and outputs may use (the contract above).
@@ -199,11 +200,10 @@ def cite_line(example, embeddable=False):
     embed = ""
     if embeddable:
         url = f"{site_url()}embed/{example.id}/"
-        embed = (f" · [embed it](embed/{example.id}/index.html)</p>\n"
-                 f'<details class="aih-embed-code" data-search-exclude><summary>The &lt;iframe&gt; that embeds {example.id}</summary>'
-                 f"<pre><code>{escape(embed_snippet(example.id, url))}</code></pre></details>\n")
-    return (
-        f'<p class="aih-cite" id="{example.id}" markdown>Worked example <code>{example.id}</code>: cite it as '
-        f"[{permalink(example)}]({example.markdown}#{example.id}) · "
-        f"[download the numbers of {example.id} (JSON)](examples/{example.id}.json)" + (embed or "</p>\n")
-    )
+        embed = (" " + WORDS.line("example-cite/embed", id=example.id) + "</p>\n"
+                 '<details class="aih-embed-code" data-search-exclude><summary>'
+                 + WORDS.line("example-cite/iframe-summary", id=example.id)
+                 + f"</summary><pre><code>{escape(embed_snippet(example.id, url))}</code></pre></details>\n")
+    return (f'<p class="aih-cite" id="{example.id}" markdown>'
+            + WORDS.line("example-cite", id=example.id, permalink=permalink(example), page=example.markdown)
+            + (embed or "</p>\n"))

@@ -41,13 +41,17 @@ from . import downloads
 from . import svg as svg_cleanup
 from .errors import BuildError
 from .finite import check_tree
-from .heatmap import QUANTITIES, DrawnHeatmap
+from .heatmap import DrawnHeatmap
 from .items import Example, Figure
 from .site import page_path, site_url
 from .style import rc_params, readable_on_phones
 from .text import Shown
 from .text import cell as cell_number
 from .text import num, rounding_note, tie_note, typeset
+from .words import SITE_WORDS as WORDS
+
+# What a heatmap of each quantity shows, as its alt text and its table name it (words/site.md)
+QUANTITY_WORDS = {"scores": "quantity-scores", "scaled_scores": "quantity-scaled-scores", "weights": "quantity-weights"}
 
 
 def draw(figure, data, exports=None):
@@ -241,13 +245,13 @@ def _heatmap_alt(name, heatmaps):
     parts = []
     for hm in heatmaps:
         finite = hm.values[np.isfinite(hm.values)]
-        span = f"values from {num(finite.min())} to {num(finite.max())}" if finite.size else "all masked"
-        head = f" of head {hm.head + 1}" if hm.head is not None else ""
-        parts.append(
-            f"Heatmap of the {QUANTITIES[hm.quantity]}{head}: {len(hm.row_labels)} queries "
-            f"({', '.join(map(str, hm.row_labels))}) by {len(hm.col_labels)} keys; {span}."
-        )
-    return " ".join(parts) + " The table after the figure lists every value." if parts else ""
+        span = (WORDS.line("heatmap-alt/span", low=num(finite.min()), high=num(finite.max())) if finite.size
+                else WORDS.line("heatmap-alt/all-masked"))
+        shape = {"quantity": WORDS.line(QUANTITY_WORDS[hm.quantity]), "queries": len(hm.row_labels),
+                 "query_labels": ", ".join(map(str, hm.row_labels)), "keys": len(hm.col_labels), "span": span}
+        parts.append(WORDS.line("heatmap-alt", **shape) if hm.head is None else
+                     WORDS.line("heatmap-alt/head", head=hm.head + 1, **shape))
+    return " ".join(parts) + " " + WORDS.line("heatmap-alt/table") if parts else ""
 
 
 def _tables(figure, data, heatmaps):
@@ -271,8 +275,10 @@ def _tables(figure, data, heatmaps):
         raise BuildError(f"figure {name}: it draws no heatmap, so declare table(data) with its numbers")
     return [
         (
-            _sentence_case(QUANTITIES[hm.quantity]) + (f", head {hm.head + 1}" if hm.head is not None else ""),
-            ["query \\ key"] + hm.col_labels,
+            _sentence_case(WORDS.line(QUANTITY_WORDS[hm.quantity])) if hm.head is None else
+            WORDS.line("heatmap-table-caption", quantity=_sentence_case(WORDS.line(QUANTITY_WORDS[hm.quantity])),
+                       head=hm.head + 1),
+            [WORDS.line("heatmap-table-corner")] + hm.col_labels,
             [[label, *row] for label, row in zip(hm.row_labels, hm.values)],
         )
         for hm in heatmaps
@@ -327,7 +333,8 @@ def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", control
     lines = [f"<figure {' '.join(attrs)}>"] + ([figcaption] if caption_first else []) + [graphic]
     lines += [line for line in svg.splitlines() if line.strip()]
     lines += ["</div>"] + ([] if caption_first else [figcaption]) + ([menu] if menu else [])
-    lines.append(f'<details class="aih-data"{" open" if caption_first else ""}><summary>The numbers as a table</summary>')
+    lines.append(f'<details class="aih-data"{" open" if caption_first else ""}><summary>'
+                 + WORDS.line("figure-numbers-summary") + "</summary>")
     for k, (table_caption, columns, rows) in enumerate(tables):
         table_id = f"{name}-table" if len(tables) == 1 else f"{name}-table-{k}"
         lines.append(f'<div class="aih-table-scroll"><table class="aih-numbers" id="{table_id}"><caption>{typeset(table_caption)}</caption>')

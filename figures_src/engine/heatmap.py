@@ -31,11 +31,7 @@ CELL_EDGE = "#ffffff"  # thin white gaps between cells: visible on light and dar
 DARK_TEXT = "#010101"  # black, but not #000000, which the SVG post-processor turns into the page's colour
 LIGHT_TEXT = "#ffffff"
 LUMINANCE_WEIGHTS = (0.2126, 0.7152, 0.0722)  # WCAG's relative luminance of sRGB's red, green and blue
-QUANTITIES = {
-    "scores": "raw scores QKᵀ",
-    "scaled_scores": "scaled scores QKᵀ/√dₖ",
-    "weights": "attention weights",
-}
+QUANTITIES = ("scores", "scaled_scores", "weights")  # what a heatmap draws; their names: words/site.md, quantity-…
 
 
 @dataclass(frozen=True)

@@ -145,14 +145,14 @@ class Example:
 def _computed(example):
     import attention  # noqa: PLC0415  (declarations are read on every build; numpy only when something is computed)
 
-    from .text import PUBLISHED_NOTE  # noqa: PLC0415  (text imports numpy)
+    from .text import published_note  # noqa: PLC0415  (text imports numpy)
 
     body = example.data()
     clash = [key for key in EXAMPLE_HEADER if key in body]
     if clash:
         raise BuildError(f"example {example.id}: data() must not set {clash}; the declaration does")
     header = {"id": example.id, "title": example.title, "page": example.url_path,
-              "library_version": attention.__version__, "precision": PUBLISHED_NOTE}
+              "library_version": attention.__version__, "precision": published_note()}
     return {**header, **body}
 
 
@@ -183,7 +183,7 @@ class Figure:
     example: "Example | Callable[[Any], Example] | None" = None
     snippets: Callable[[Any], dict] | None = None
     controls: tuple | None = None
-    values: str = "Weights"
+    values: str | None = None
 
     def __post_init__(self):
         _check_name("figure", self.name)

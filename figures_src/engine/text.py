@@ -19,6 +19,7 @@ from html import escape
 import numpy as np
 
 from .errors import BuildError
+from .words import SITE_WORDS as WORDS
 
 MINUS = "−"
 MASKED = "−∞"
@@ -87,10 +88,11 @@ PUBLISHED_DIGITS = 10
 # How far a number worked out again from a download's rounded numbers may land from the download's own, relative to
 # the largest entry of its array: each operand is off by up to half a unit in its last digit, a few sums add that up.
 PUBLISHED_TOLERANCE = 10.0 ** (3 - PUBLISHED_DIGITS)
-PUBLISHED_NOTE = (f"Each array of numbers is rounded at the decimal place that gives its largest entry (in absolute "
-                  f"value) {PUBLISHED_DIGITS} significant digits, so its smaller entries keep fewer: far beyond any "
-                  "digit the site prints, and far above the last digits in which two computers' arithmetic differs, "
-                  "so both publish the same numbers (make bench compares two such builds byte for byte).")
+
+
+def published_note():
+    """What an example's or a problem set's JSON says of its numbers' rounding (words/site.md, published-note)."""
+    return WORDS.line("published-note", digits=PUBLISHED_DIGITS)
 
 
 def published(value):
@@ -144,21 +146,22 @@ def tie_note(values):
     the first such cell; "" when none does. docs/widgets/heatmap/heatmap.js adds the same sentence to a caption it writes."""
     for value in np.ravel(values):
         if isinstance(value, (float, np.floating)) and np.isfinite(value) and len(cell(value).split(".")[-1]) == 3:
-            return f"Cells show 2 decimals, or 3 where 2 would round a value that lies exactly halfway, as {cell(value)}."
+            return WORDS.line("tie-note", digits=DIGITS, tie_digits=TIE_DIGITS, value=cell(value))
     return ""
 
 
-def rounding_note(weights, labels, values="Weights"):
+def rounding_note(weights, labels, values=None):
     """The sentence a caption of weights ends with when a row, as its cells print (see cell()), does not add up
     to 1.00, naming the first such row by its label (its token), and by its number too when another row has the
-    same label; "" when every printed row does. `values`: what the numbers are called."""
+    same label; "" when every printed row does. `values`: what the numbers are called ("Weights" unless given)."""
     labels = list(labels)
     for index, (label, row) in enumerate(zip(labels, np.asarray(weights, dtype=float))):
         total = sum(Decimal(cell(w)) for w in row)
         if total != 1:
-            which = f"row {index + 1}, of “{label}”," if labels.count(label) > 1 else f"the row of “{label}”"
-            return (f"{values} are printed to 2 decimals, so a printed row need not add up to exactly 1: "
-                    f"{which} adds up to {num(total)}.")
+            which = (WORDS.line("rounding-note/numbered-row", row=index + 1, label=str(label))
+                     if labels.count(label) > 1 else WORDS.line("rounding-note/row", label=str(label)))
+            return WORDS.line("rounding-note", values=values or WORDS.line("rounding-note/weights"), digits=DIGITS,
+                              which=which, total=num(total))
     return ""
 
 

@@ -143,10 +143,13 @@ class Words:
         text = _fill(self.text(section), values, f"{self.path}, section {section}", escape=False)
         return _one_line(text, f"{self.path}, section {section}")
 
-    def html(self, section, **values):
-        """The section filled as HTML, as written: every text value escaped (what fill and line give too), a Filled
-        one (what html gives) placed as it is."""
-        return _fill(self.text(section), values, f"{self.path}, section {section}", escape=True)
+    def html(self, section, one_line=False, **values):
+        """The section filled as HTML, as written (or joined on one line): every text value escaped (what fill and
+        line give too), a Filled one (what html gives) placed as it is."""
+        text = self.text(section)
+        if one_line:
+            text = _one_line(text, f"{self.path}, section {section}")
+        return _fill(text, values, f"{self.path}, section {section}", escape=True)
 
 
 class Template:
@@ -164,6 +167,9 @@ class Template:
 
     def html(self, **values):
         return _fill(self.text(), values, self.path, escape=True)
+
+
+SITE_WORDS = Words("words/site.md")  # the chrome the engine and the post-build pass write around every page's words
 
 
 def parse(file, name):

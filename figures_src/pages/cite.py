@@ -8,7 +8,7 @@ from .. import registry, trained
 from ..engine import Figure, Snippets, Words, embed
 from ..engine.examples import permalink
 from ..engine.site import site_url
-from ..engine.text import PUBLISHED_NOTE, table
+from ..engine.text import published_note, table
 
 WORDS = Words("words/cite.md")
 
@@ -39,7 +39,7 @@ def cite_snippets(data):
     )
     columns = [WORDS.line("cite-table/example-column"), WORDS.line("cite-table/permalink-column")]
     return {"bibtex": bibtex, "": table(columns, rows, align=["---", "---"]),
-            "figures": figure_index(data), "embed": embed_code(data), "precision": f"> {PUBLISHED_NOTE}",
+            "figures": figure_index(data), "embed": embed_code(data), "precision": f"> {published_note()}",
             "training": training_provenance(data["trained"])}
 
 

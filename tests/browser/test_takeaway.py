@@ -275,6 +275,10 @@ def test_print_edition_says_where_the_controls_its_instructions_mention_are():
     assert "“type”" in write and "“press”" in write and "hover" not in write, write  # its digit box and Generate
     assert print_edition.web_note("<h1>T</h1><p>Plain text.</p>", "http://x/p/") == "<h1>T</h1><p>Plain text.</p>"
     assert 'href="http://x/p/"' in print_edition.web_note("<h1>T</h1><p>Drag the slider.</p>", "http://x/p/")
+    quoted = ", ".join(print_edition.WORDS.line("web-note/word", word=word) for word in ("drag", "slider"))
+    assert print_edition.web_note("<h1>T</h1><p>Drag the slider.</p>", "http://x/p/") == (
+        '<h1>T</h1><p class="aih-web-note">' + print_edition.WORDS.line("web-note", words=quoted, address="http://x/p/")
+        + "</p><p>Drag the slider.</p>"), "the note's sentence is words/site.md's web-note, quoting the page's words"
 
 
 def test_print_edition_links_its_own_pages_within_itself():

@@ -31,7 +31,7 @@ import json
 from pathlib import Path
 
 from ...engine import BuildError, Snippets
-from ...engine.text import PUBLISHED_NOTE, published
+from ...engine.text import published, published_note
 from .html import concepts_html, intro_markdown, problem_html, variants_markdown
 from .sets import all_sets, concepts_set
 
@@ -79,7 +79,7 @@ def set_json(problem_set):
     fields = list(published(problem_set).items())
     keys = [key for key, _ in fields]
     at = keys.index("library_version") + 1 if "library_version" in keys else 0
-    return json.dumps(dict(fields[:at] + [("precision", PUBLISHED_NOTE)] + fields[at:]), ensure_ascii=False,
+    return json.dumps(dict(fields[:at] + [("precision", published_note())] + fields[at:]), ensure_ascii=False,
                       allow_nan=False) + "\n"
 
 
