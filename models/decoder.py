@@ -59,12 +59,16 @@ class Config:
 
 @dataclass(frozen=True)
 class Training:
-    """The training run: its seed, steps, batch and Adam's learning rate."""
+    """The training run: its seed, steps, batch and Adam's settings (its own, so that the run's declaration records
+    every one: watch_it_write.py's Trained spec is this dataclass's fields)."""
 
     seed: int = 0
     steps: int = 1000
     batch: int = 64
     learning_rate: float = 0.01
+    beta1: float = 0.9
+    beta2: float = 0.999
+    epsilon: float = 1e-8
 
 
 def initial_parameters(config, rng):
@@ -260,7 +264,8 @@ def train(config, training=Training(), held_out=None):
         sources = sources[~np.isin(as_numbers(sources), excluded)]
         loss, grads = loss_and_gradients(params, config, reversal_sequences(sources))
         losses[step] = loss
-        adam_step(params, grads, moments, step, learning_rate=training.learning_rate)
+        adam_step(params, grads, moments, step, learning_rate=training.learning_rate, beta1=training.beta1,
+                  beta2=training.beta2, epsilon=training.epsilon)
     return params, {"loss": losses}
 
 
