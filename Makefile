@@ -43,7 +43,7 @@ endif
 	node-modules-need-repair
 
 venv-needs-repair:
-	@echo "$(VENV): $(if $(VENV_RUNS),a package does not import; reinstalling,its interpreter does not run; re-creating it)"
+	@echo "$(VENV): $(if $(VENV_RUNS),a package does not import; reinstalling,$(if $(wildcard $(VENV)),its interpreter does not run; re-creating it,creating it))"
 
 $(SITE_STAMP): pyproject.toml constraints.txt $(if $(SITE_OK),,venv-needs-repair)
 	$(if $(VENV_RUNS),,rm -rf $(VENV))

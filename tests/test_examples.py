@@ -88,14 +88,21 @@ def assert_same(actual, expected, where):
         assert actual == expected and type(actual) is type(expected), f"{where}: {actual!r} != {expected!r}"
 
 
+UPDATE = ("a cited example's numbers changed: if you meant it (a retrained model, a new example), run "
+          "`.venv/bin/python tests/golden/update.py` and commit tests/golden/ saying which cited numbers moved")
+
+
 def test_every_example_has_a_golden_entry_and_no_golden_entry_is_stale(examples):
-    assert sorted(GOLDEN) == sorted(examples)
+    assert sorted(GOLDEN) == sorted(examples), UPDATE
     assert len(examples) >= 10
 
 
 def test_published_numbers_match_the_golden_file(examples):
     for name in sorted(GOLDEN):
-        assert_same(examples[name], GOLDEN[name], name)
+        try:
+            assert_same(examples[name], GOLDEN[name], name)
+        except AssertionError as error:
+            raise AssertionError(f"{error}. {UPDATE}") from None
 
 
 def test_golden_comparison_catches_a_changed_number():

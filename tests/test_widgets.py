@@ -38,7 +38,8 @@ IMPORTED_WIDGET = re.compile(r"""\bfrom\s*["']\.\./([\w-]+)/[\w-]+\.js["']""")
 
 
 def fill_keys(script):
-    """The keys of every fill({…}) object literal in `script`: `name` or `name: value` at the object's top level
+    """The keys of every fill({…}) object literal in `script`: `name`, `name: value` or `"a-name": value` at the
+    object's top level
     (strings are skipped whole, so a comma or a bracket inside one splits nothing)."""
     keys = []
     for match in FILL.finditer(script):
@@ -63,7 +64,8 @@ def fill_keys(script):
                 start = index + 1
             index += 1
         entries = [re.sub(r"//[^\n]*", "", entry) for entry in entries]  # comments skipped above, cut here
-        keys += [found.group(1) for entry in entries if (found := re.match(r"\s*([A-Za-z_$][\w$]*)\s*(?::|$)", entry))]
+        keys += [found.group(1) or found.group(2) for entry in entries
+                 if (found := re.match(r"""\s*(?:([A-Za-z_$][\w$]*)|["']([\w-]+)["'])\s*(?::|$)""", entry))]
     return keys
 
 
@@ -148,7 +150,7 @@ def test_the_check_reads_every_way_a_script_names_a_slot():
     assert {"tokens", "cut", "scores", "form", "copied", "rollout-summary"} <= yours, "the loop's names count too"
     assert slots_read('el.matches("[data-slot=\'lead\']"); slots(root, "status")[0]')[0] == {"lead", "status"}
     assert sorted(fill_keys('this.fill({ step }); this.fill({ a: f(x, [1, 2]), // a, b\n b: `${y}, z`, c, "d": ", e", \'f}\' });')) == [
-        "a", "b", "c", "step"], "fill's top-level keys, shorthand or not; nothing inside a string, nor a quoted key"
+        "a", "b", "c", "d", "step"], "fill's top-level keys, shorthand, named or quoted; nothing inside a string"
 
 
 def test_a_disagreement_is_named_with_the_rule():
