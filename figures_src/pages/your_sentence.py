@@ -195,13 +195,13 @@ def page_snippets(data):
         weights=data["files"]["weights"], vocabulary=data["files"]["vocabulary"], kernels=data["files"]["kernels"],
         fineness=data["storage"]["fineness"], vectors=data["storage"]["vectors"],
         bound=num(printed_bound(data["bound"]), BOUND_DIGITS), sentence=max(accuracy, key=accuracy.get),
-        tie_margin=num(tie_margin(data["bound"]), BOUND_DIGITS), ties=ties_text(data["claims"]))
+        tie_margin=num(tie_margin(data["bound"]), BOUND_DIGITS), rule=ties_text(data["claims"]))
     return {"": widget, "honesty": honesty}
 
 
 def ties_text(claims):
-    """How the page's rule for naming heads ends, for the three sentences: where it names two, or that it names
-    two nowhere."""
+    """The sentence that checks the page's rule for naming heads on the three sentences, ending where it names two,
+    or that it names two nowhere: a whole sentence of its own per case (its words, not Python, put the punctuation)."""
     tied = [(sentence_id, kind, claim) for sentence_id, by_kind in claims.items() for kind, claim in by_kind.items()
             if claim["tied"]]
     if not tied:
