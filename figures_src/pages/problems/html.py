@@ -58,8 +58,10 @@ def variants_markdown(data):
     usual = max(set(counts), key=counts.count)
     others = [WORDS.line("problems-variants/other", title=s["title"], count=in_words(len(s["variants"])))
               for s in data if len(s["variants"]) != usual]
-    return WORDS.fill("problems-variants", numeric=in_words(len(data)), usual=in_words(usual),
-                      others=WORDS.line("problems-variants/except", others=listed(others)) if others else "") + "\n"
+    counts = (WORDS.line("problems-variants/except", numeric=in_words(len(data)), usual=in_words(usual),
+                         others=listed(others)) if others else
+              WORDS.line("problems-variants/all-alike", numeric=in_words(len(data)), usual=in_words(usual)))
+    return WORDS.fill("problems-variants", counts=counts) + "\n"
 
 
 def matrix_html(m):
