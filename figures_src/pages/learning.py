@@ -546,10 +546,9 @@ def power(value):
     return f"{value:.1e}".replace("-", "−")
 
 
-def spread_log(values, between="learning-scale/range"):
-    """The smallest and the largest of some positive numbers that span many powers of ten: "a to b", or "a and b"
-    (between="learning-scale/between")."""
-    return WORDS.line(between, lowest=power(np.min(values)), highest=power(np.max(values)))
+def spread_log(values):
+    """The smallest and the largest of some positive numbers that span many powers of ten: "a to b"."""
+    return WORDS.line("learning-scale/range", lowest=power(np.min(values)), highest=power(np.max(values)))
 
 
 def scale_story(data):
@@ -640,13 +639,14 @@ def experiment_snippets(data):
     claim(settled["unscaled"] and settled["scaled"], "learning-scale",
           f"some runs of each kind have a loss below {THRESHOLD} by step {WIDE_STEPS - LATE}")
     un_late, sc_late = un["late_grad"][settled["unscaled"]], sc["late_grad"][settled["scaled"]]
+    # each left-out run is a whole sentence, one section per kind of run and reason
+    never_section = {"unscaled": "learning-scale-details/unscaled-never", "scaled": "learning-scale-details/scaled-never"}
+    late_section = {"unscaled": "learning-scale-details/unscaled-late", "scaled": "learning-scale-details/scaled-late"}
     left_out = [
-        WORDS.line("learning-scale-details/left-out", kind=kind, seed=SEEDS[k],
-                   why=WORDS.line("learning-scale-details/never", threshold=str(THRESHOLD)) if r is None else
-                   WORDS.line("learning-scale-details/late", threshold=str(THRESHOLD), step=r, late=LATE,
-                              gradient=power(s["late_grad"][k])))
-        for label, kind, s in (("unscaled", WORDS.line("learning-scale-details/unscaled"), un),
-                               ("scaled", WORDS.line("learning-scale-details/scaled"), sc))
+        WORDS.line(never_section[label], seed=SEEDS[k], threshold=str(THRESHOLD)) if r is None else
+        WORDS.line(late_section[label], seed=SEEDS[k], threshold=str(THRESHOLD), step=r, late=LATE,
+                   gradient=power(s["late_grad"][k]))
+        for label, s in (("unscaled", un), ("scaled", sc))
         for k, r in enumerate(s["reached"]) if k not in settled[label]
     ]
     claim(un_late.max() < sc_late.min(), "learning-scale",
@@ -674,8 +674,11 @@ def experiment_snippets(data):
                     WORDS.line("learning-scale-details/each-settled-run", threshold=str(THRESHOLD),
                                step=WIDE_STEPS - LATE, unscaled=len(settled["unscaled"]),
                                scaled=len(settled["scaled"]))),
-        unscaled_range=spread_log(un_late, "learning-scale/between"), scaled_range=spread_log(sc_late),
-        left_out="".join(" " + sentence for sentence in left_out)) + "\n"
+        unscaled_lowest=power(un_late.min()), unscaled_highest=power(un_late.max()),
+        scaled_lowest=power(sc_late.min()), scaled_highest=power(sc_late.max()))
+    for sentence in left_out:  # the words put one sentence after another (a space in English)
+        details = WORDS.line("learning-scale-details/next-sentence", text=details, sentence=sentence)
+    details += "\n"
     # collapsed on the page (its summary says what it holds): the paragraphs above cite its numbers
     mechanics = table([WORDS.line("learning-scale-mechanics/scale-column"),
                        WORDS.line("learning-scale-mechanics/entropy-column"),
