@@ -110,11 +110,13 @@ def caveat(data):
     pick = picks["coreference"]
     link = scores.links["coreference"]["link"]
     others = [k for k in scores.links if k != "coreference" and (picks[k].layer, picks[k].head) == (pick.layer, pick.head)]
-    also = (WORDS.line("real-heads-text-caveat/also", kinds=listed([kind_name(k) for k in others], "real-heads-list/comma"))
-            if others else "")
-    return WORDS.fill("real-heads-text-caveat", link=kind_name("coreference"), head=pick_label(pick), key=link.key,
-                      score=num(pick.score), runner_up=runner_up_label(pick), runner_up_score=num(pick.runner_up),
-                      also=also)
+    weights = dict(key=link.key, score=num(pick.score), runner_up=runner_up_label(pick),
+                   runner_up_score=num(pick.runner_up))
+    evidence = (WORDS.line("real-heads-text-caveat/also", **weights,
+                           kinds=listed([kind_name(k) for k in others], "real-heads-list/comma"))
+                if others else WORDS.line("real-heads-text-caveat/runner-up", **weights))
+    return WORDS.fill("real-heads-text-caveat", link=kind_name("coreference"), head=pick_label(pick),
+                      evidence=evidence)
 
 
 def picks_table(data):
