@@ -158,10 +158,11 @@ def rounding_note(weights, labels, values=None):
     for index, (label, row) in enumerate(zip(labels, np.asarray(weights, dtype=float))):
         total = sum(Decimal(cell(w)) for w in row)
         if total != 1:
-            which = (WORDS.line("rounding-note/numbered-row", row=index + 1, label=str(label))
-                     if labels.count(label) > 1 else WORDS.line("rounding-note/row", label=str(label)))
-            return WORDS.line("rounding-note", values=values or WORDS.line("rounding-note/weights"), digits=DIGITS,
-                              which=which, total=num(total))
+            named = dict(values=values or WORDS.line("rounding-note/weights"), digits=DIGITS, label=str(label),
+                         total=num(total))
+            if labels.count(label) > 1:
+                return WORDS.line("rounding-note/numbered", row=index + 1, **named)
+            return WORDS.line("rounding-note", **named)
     return ""
 
 
