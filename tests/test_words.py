@@ -179,6 +179,42 @@ def test_every_section_is_printed_by_some_module(usage):
                         "prints is a sentence no reader sees):\n" + "\n".join(unused))
 
 
+# --- each section is a whole sentence or clause (issue 60 translates them whole) ---
+
+GLUED_AFTER = re.compile(r"[.,;:!?]\{\{|\}\}\{\{|(?<![\\A-Za-z])[A-Za-z]{3,}\{\{")  # rule{{, it.{{, }}{{
+
+
+def glued(text):
+    r"""Where a section's text leans on the sentence around it: it starts with the punctuation of a sentence it
+    continues, ends with a comma or semicolon it leaves open, or glues a hole to the word or punctuation before it,
+    so the hole's value carries the punctuation (a symbol's part, $\mu{{ prime }}$ or d{{ part }}, is not a word)."""
+    body = text.strip()
+    found = [f"starts with {body[0]!r}"] if body[:1] in {",", ";", ".", ":"} else []
+    found += [f"ends with {body[-1]!r}"] if body[-1:] in {",", ";"} else []
+    found += [f"glues {m.group()!r}" for m in GLUED_AFTER.finditer(body)]
+    return found
+
+
+def test_a_glued_section_is_found():
+    assert glued(", except {{ others }}") == ["starts with ','"]
+    assert glued("row {{ row }}, of “{{ label }}”,") == ["ends with ','"]
+    assert glued("by the same rule{{ ties }}") == ["glues 'rule{{'"]
+    assert glued("with it.{{ left_out }} and {{ a }}{{ b }}") == ["glues '.{{'", "glues '}}{{'"]
+    assert glued(r"$\mu{{ prime }} = 10^{{{ exponent }}}$ via d{{ part }}, $q_{\text{{{ token }}}}$") == []
+
+
+def test_every_section_is_a_whole_sentence_or_clause():
+    wrong = []
+    for file in sorted((ROOT / "words").rglob("*.md")):
+        name = file.relative_to(ROOT).as_posix()
+        wrong += [f"{name}, section {section}: {problem}" for section, text in parse(file, name).items()
+                  for problem in glued(text)]
+    assert not wrong, ("a words section is a whole sentence, clause or phrase a translator can reorder: its variants "
+                       "carry their own punctuation, and the page module passes only values (numbers, tokens, lists) "
+                       "into its holes, never a fragment that ends or continues the sentence around it:\n"
+                       + "\n".join(wrong))
+
+
 # --- the pages whose words have moved keep no sentence in Python ---
 
 # Every module's reader-facing words live in words/*.md (issue 57): the pages' in words/<page>.md, the site's chrome
