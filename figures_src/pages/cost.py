@@ -324,7 +324,7 @@ def online_snippets(example):
                            first=keys[0] + 1, **({"last": keys[-1] + 1} if len(keys) > 1 else {}))
         lead = WORDS.line("ex-online-softmax-block/first-lead" if b == 0 else "ex-online-softmax-block/next-lead")
         parts[f"block{b + 1}"] = (WORDS.fill("ex-online-softmax-block", block=b + 1, keys=where,
-                                             tokens=", ".join(tokens[j] for j in keys), lead=lead,
+                                             tokens=listed([tokens[j] for j in keys], "comma"), lead=lead,
                                              maximum=num(step["m"], 3)) + "\n\n" + table(columns, rows))
     first, second = hand["walk"]
     r_text, _ = second["rescale"]

@@ -299,7 +299,8 @@ def checkpoint_caption(tokens, step, weights):
 
 def checkpoints_caption(example):
     """The static figure's caption (the print edition's, and the page's without JavaScript)."""
-    target = ", ".join(num(training.previous_token_weight(w), 2) for w in np.asarray(example["steps"]["weights"]))
+    target = listed([num(training.previous_token_weight(w), 2) for w in np.asarray(example["steps"]["weights"])],
+                    "comma")
     return WORDS.line("learning-checkpoints-caption", tokens=" ".join(example["tokens"]),
                       shown=listed(map(str, SHOWN_PANELS)), brightness=brightness(),
                       checkpoints=listed(map(str, example["checkpoints"])), weights=target)

@@ -64,8 +64,7 @@ def arrows_caption(data):
     return WORDS.line(
         "scores-arrows-caption", q=vector_text(data["q"]), same=num(same, 2, True), right=num(right, 2, True),
         opposite=num(opposite, 2, True), d_k=data["d_k"],
-        scaled=", ".join(num(x, 2, True) for x in data["scaled_scores"][:-1]),
-        last_scaled=num(data["scaled_scores"][-1], 2, True), weight=num(data["weights"][0], 2))
+        scaled=listed([num(x, 2, True) for x in data["scaled_scores"]]), weight=num(data["weights"][0], 2))
 
 
 def arrows_alt(data):
