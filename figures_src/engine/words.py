@@ -31,6 +31,10 @@ the file's list of sections is every phrase the page can print.
 
 `Template(path)` is the same for a file that is one section as a whole: a widget's template.html.
 
+A list a reader reads ("a, b and c", "a or b", "a; b; c") is joined by `listed(items, kind)`, never in Python: its
+separators and its "and"/"or" are words/site.md's list/<kind> sections (list/and, and list/and/more for each middle
+item), so a language changes them in one place.
+
 A file is read when first filled, in the page's own build process, so the build records it as an input of every item
 that fills it (engine/inputs.py): editing a sentence rebuilds exactly the items that print it.
 """
