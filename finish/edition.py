@@ -21,7 +21,7 @@ from urllib.parse import urljoin, urlsplit
 
 from figures_src.engine.errors import BuildError
 from figures_src.engine.site import nav_entries, page_path
-from figures_src.engine.words import SITE_WORDS as WORDS
+from figures_src.engine.words import SITE_WORDS as WORDS, listed
 
 from .site import FinishError, article
 
@@ -100,7 +100,7 @@ def web_note(content, address):
             words.append(match.group(0).lower())
     if not words:
         return content
-    said = ", ".join(WORDS.line("web-note/word", word=word) for word in words)
+    said = listed([WORDS.line("web-note/word", word=word) for word in words], "comma")
     note = f'<p class="aih-web-note">{WORDS.line("web-note", words=said, address=address)}</p>'
     return _H1_END.sub(lambda m: m.group(0) + note, content, count=1)
 

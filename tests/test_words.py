@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from figures_src.engine import BuildError
-from figures_src.engine.words import Filled, Template, Words, parse
+from figures_src.engine.words import LISTS, Filled, Template, Words, listed, parse
 
 ROOT = Path(__file__).resolve().parents[1]
 FILLS = {"fill", "line", "html"}
@@ -29,6 +29,62 @@ def test_a_section_is_filled_with_its_values(tmp_path):
         "a paragraph wrapped in the words file prints on one line, as it would have if written on one"
     assert found.line("story", d_k=128, entropy="0.12") == "The rows at $d_k = 128$ had 0.12 nats."
     assert found.fill("story/every") == "and so did every run"
+
+
+@pytest.mark.parametrize("kind, two, three", [
+    ("and", "a and b", "a, b and c"),
+    ("or", "a or b", "a or b or c"),
+    ("comma", "a, b", "a, b, c"),
+    ("semicolon", "a; b", "a; b; c"),
+])
+def test_listed_joins_one_two_and_three_items_by_the_site_words(kind, two, three):
+    assert listed(["a"], kind) == "a", "a list of one item is the item"
+    assert listed(["a", "b"], kind) == two, f"two items are joined by words/site.md's list/{kind}"
+    assert listed(iter(["a", "b", "c"]), kind) == three, \
+        f"a middle item is joined by list/{kind}/more, the last by list/{kind} (\"a, b and c\", not \"a and b and c\")"
+    assert listed(["a, x", "b\nc"], kind).startswith("a, x"), "an item is placed as it is, its commas and lines kept"
+
+
+def test_listed_refuses_an_empty_list_and_an_unknown_kind():
+    with pytest.raises(BuildError, match="no items"):
+        listed([], "and")
+    with pytest.raises(BuildError, match="no list of kind 'but'"):
+        listed(["a", "b"], "but")
+
+
+def test_a_list_is_joined_only_by_listed():
+    """The words that join a list (the separators, "and", "or") are words/site.md's list/<kind> sections, so a
+    translator changes them in one place: no page module joins a list of sections itself, and no page's words file
+    keeps a section that only joins two items."""
+    joiners, own = [], []
+    for path in modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == "listed" and path.name != "words.py":
+                joiners.append(f"{path.relative_to(ROOT)}:{node.lineno}: a list helper of its own")
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            func, first = node.func, node.args[0]
+            if (isinstance(func, ast.Attribute) and func.attr == "join" and isinstance(func.value, ast.Constant)
+                    and func.value.value.strip() in {",", ";", "and", "or"}
+                    and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in FILLS
+                            for n in ast.walk(first))):
+                joiners.append(f"{path.relative_to(ROOT)}:{node.lineno}: {func.value.value!r}.join of words sections")
+            if getattr(func, "attr", getattr(func, "id", None)) == "reduce" and any(
+                    isinstance(n, ast.Call) and getattr(n.func, "attr", None) in FILLS for n in ast.walk(first)):
+                joiners.append(f"{path.relative_to(ROOT)}:{node.lineno}: a reduce over a words section")
+    not_lists = {  # sections that print two holes joined, but are no list listed joins: {(file, section): why}
+        ("words/cost.md", "cost-models-sources/model"): "one model and where its numbers come from, not a list",
+    }
+    pair = re.compile(r"\{\{ [a-z_]+ \}\}(?:,| and| or|;) \{\{ [a-z_]+ \}\}")
+    for file in sorted((ROOT / "words").rglob("*.md")):
+        for section, text in parse(file, file.name).items():
+            if (pair.fullmatch(text) and not section.startswith("list/")
+                    and (file.relative_to(ROOT).as_posix(), section) not in not_lists):
+                own.append(f"{file.relative_to(ROOT)}: {section} joins two items")
+    assert not joiners + own, ("a list a reader reads is joined by engine.words.listed, whose separators and "
+                               "and/or are words/site.md's list/<kind> sections:\n" + "\n".join(joiners + own))
+    assert set(LISTS) >= {"and", "or", "comma", "semicolon"}
 
 
 def test_reflow_joins_prose_and_keeps_every_block_as_written(tmp_path):

@@ -31,6 +31,10 @@ the file's list of sections is every phrase the page can print.
 
 `Template(path)` is the same for a file that is one section as a whole: a widget's template.html.
 
+A list a reader reads ("a, b and c", "a or b", "a; b; c") is joined by `listed(items, kind)`, never in Python: its
+separators and its "and"/"or" are words/site.md's list/<kind> sections (list/and, and list/and/more for each middle
+item), so a language changes them in one place.
+
 A file is read when first filled, in the page's own build process, so the build records it as an input of every item
 that fills it (engine/inputs.py): editing a sentence rebuilds exactly the items that print it.
 """
@@ -201,3 +205,32 @@ def parse(file, name):
             raise BuildError(f"{name}:{where[section]}: section {section} is empty")
         texts[section] = text.rstrip()
     return texts
+
+
+LISTS = {  # a kind of list: the sections of words/site.md that join its last item and each middle one
+    "and": ("list/and", "list/and/more"),        # a, b and c
+    "or": ("list/or", "list/or/more"),           # a or b or c
+    "comma": ("list/comma", "list/comma/more"),  # a, b, c
+    "semicolon": ("list/semicolon", "list/semicolon/more"),  # a; b; c
+}
+
+
+def listed(items, kind="and"):
+    """Items (text) joined into one list a reader reads, by words/site.md's list/<kind> sections: "a", "a and b",
+    "a, b and c". `more` joins each middle item to the list so far, `last` the last one, so a language changes its
+    separators and its "and" in one place. An item is placed as it is (it may hold its own commas or newlines)."""
+    if kind not in LISTS:
+        raise BuildError(f"listed: no list of kind {kind!r} (kinds: {', '.join(LISTS)})")
+    items = list(items)
+    if not items:
+        raise BuildError(f"listed: a list ({kind}) of no items")
+    last, more = LISTS[kind]
+    where = f"{SITE_WORDS.path}, section {{}}"
+    head = items[0]
+    for item in items[1:-1]:
+        head = _fill(_one_line(SITE_WORDS.text(more), where.format(more)), {"head": head, "item": item},
+                     where.format(more), escape=False)
+    if len(items) == 1:
+        return head
+    return _fill(_one_line(SITE_WORDS.text(last), where.format(last)), {"head": head, "last": items[-1]},
+                 where.format(last), escape=False)

@@ -1,5 +1,4 @@
 """Cite and reuse (docs/cite.md): every worked example with its permalink and its data, and the site's BibTeX."""
-import functools
 import importlib
 
 import attention
@@ -9,6 +8,7 @@ from ..engine import Figure, Snippets, Words, embed
 from ..engine.examples import permalink
 from ..engine.site import site_url
 from ..engine.text import published_note, table
+from ..engine.words import listed
 
 WORDS = Words("words/cite.md")
 
@@ -69,9 +69,8 @@ def training_provenance(meta):
     """Where and how `make train` trained the runs data/trained/ holds, from its provenance.json."""
     threads = (WORDS.line("cite-table-training/one-thread") if meta["blas_threads"] == 1 else
                WORDS.line("cite-table-training/threads", threads=meta["blas_threads"]))
-    blas = functools.reduce(lambda first, then: WORDS.line("cite-table-training/and", first=first, then=then),
-                            (WORDS.line("cite-table-training/blas", library=library(b), architecture=b["architecture"],
-                                        threads=threads) for b in meta["blas"]))
+    blas = listed([WORDS.line("cite-table-training/blas", library=library(b), architecture=b["architecture"],
+                                        threads=threads) for b in meta["blas"]])
     return WORDS.fill("cite-table-training", command=meta["command"], date=meta["date"], python=meta["python"],
                       numpy=meta["numpy"], blas=blas, cpu=meta["cpu"], machine=meta["machine"]) + "\n"
 

@@ -16,6 +16,7 @@ from ..engine import Example, Figure, Snippets, Words
 from ..engine.errors import BuildError
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import Shown, by_hand, is_tie, latex_number, latex_vector, num, table
+from ..engine.words import listed
 from . import sentences
 
 WORDS = Words("words/cost.md")
@@ -323,7 +324,7 @@ def online_snippets(example):
                            first=keys[0] + 1, **({"last": keys[-1] + 1} if len(keys) > 1 else {}))
         lead = WORDS.line("ex-online-softmax-block/first-lead" if b == 0 else "ex-online-softmax-block/next-lead")
         parts[f"block{b + 1}"] = (WORDS.fill("ex-online-softmax-block", block=b + 1, keys=where,
-                                             tokens=", ".join(tokens[j] for j in keys), lead=lead,
+                                             tokens=listed([tokens[j] for j in keys], "comma"), lead=lead,
                                              maximum=num(step["m"], 3)) + "\n\n" + table(columns, rows))
     first, second = hand["walk"]
     r_text, _ = second["rescale"]
@@ -410,10 +411,10 @@ def sparse_caption(data):
 
 def sparse_alt(data):
     counts = data["counts"]
-    return WORDS.line("cost-sparse-alt", patterns="; ".join(
+    return WORDS.line("cost-sparse-alt", patterns=listed([
         WORDS.line("cost-sparse-alt/pattern", name=pattern_name(name), allowed=counts[name], pairs=counts[baseline],
                    baseline=pattern_name(baseline))
-        for name, baseline in SPARSE_BASELINE.items()))
+        for name, baseline in SPARSE_BASELINE.items()], "semicolon"))
 
 
 def sparse_table(data):
@@ -557,8 +558,8 @@ def models_snippets(data):
         "crossover": cross,
         "rule": WORDS.fill("cost-models-rule", rule=rule),
         "takeover": takeover_sentence(by_width),
-        "sources": WORDS.fill("cost-models-sources", sources="; ".join(
-            WORDS.line("cost-models-sources/model", model=m["name"], source=m["source"]) for m in models)),
+        "sources": WORDS.fill("cost-models-sources", sources=listed(
+            [WORDS.line("cost-models-sources/model", model=m["name"], source=m["source"]) for m in models], "semicolon")),
     }
 
 

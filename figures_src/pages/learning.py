@@ -18,6 +18,7 @@ from ..engine.heatmap import heatmap
 from ..engine.sources import source_listings
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import by_hand, dims, latex_number, matrix, num, table
+from ..engine.words import listed
 from ..trained import Trained
 from . import sentences
 
@@ -284,12 +285,6 @@ def checkpoints_render(example, fig):
     return drawn
 
 
-def listed(numbers):
-    """0, 20, 30 and 120: a list of numbers in words."""
-    words = [str(n) for n in numbers]
-    return WORDS.line("learning-checkpoints/and", items=", ".join(words[:-1]), last=words[-1])
-
-
 def brightness():
     """How the weights' colours read: heatmap.py's WEIGHT_CMAP, viridis."""
     return WORDS.line("learning-checkpoints/brightness")
@@ -298,15 +293,17 @@ def brightness():
 def checkpoint_caption(tokens, step, weights):
     """The interactive figure's caption while it shows the checkpoint at `step` as the build computed it."""
     return WORDS.line("ex-learning-checkpoints-caption", tokens=" ".join(tokens), steps=step, brightness=brightness(),
-                      checkpoints=listed(CHECKPOINTS),
+                      checkpoints=listed(map(str, CHECKPOINTS)),
                       weight=num(training.previous_token_weight(np.asarray(weights)), 2))
 
 
 def checkpoints_caption(example):
     """The static figure's caption (the print edition's, and the page's without JavaScript)."""
-    target = ", ".join(num(training.previous_token_weight(w), 2) for w in np.asarray(example["steps"]["weights"]))
-    return WORDS.line("learning-checkpoints-caption", tokens=" ".join(example["tokens"]), shown=listed(SHOWN_PANELS),
-                      brightness=brightness(), checkpoints=listed(example["checkpoints"]), weights=target)
+    target = listed([num(training.previous_token_weight(w), 2) for w in np.asarray(example["steps"]["weights"])],
+                    "comma")
+    return WORDS.line("learning-checkpoints-caption", tokens=" ".join(example["tokens"]),
+                      shown=listed(map(str, SHOWN_PANELS)), brightness=brightness(),
+                      checkpoints=listed(map(str, example["checkpoints"])), weights=target)
 
 
 def checkpoints_table(example):
@@ -661,13 +658,13 @@ def experiment_snippets(data):
                  WORDS.line("learning-scale-numbers/match-column")],
                 outcome)
     )
-    never = "; ".join(
-        WORDS.line("learning-scale-details/never-reached-run", seed=seed, match=num(match, 3),
-                   gradient=power(un["late_grad"][seed]), late=LATE)
-        for seed, reached, match in zip(SEEDS, un["reached"], un["match"]) if reached is None)
+    never = [WORDS.line("learning-scale-details/never-reached-run", seed=seed, match=num(match, 3),
+                        gradient=power(un["late_grad"][seed]), late=LATE)
+             for seed, reached, match in zip(SEEDS, un["reached"], un["match"]) if reached is None]
     details = WORDS.fill(
         "learning-scale-details",
-        outcome=(WORDS.line("learning-scale-details/never-reached", steps=WIDE_STEPS, runs=never) if un_never else
+        outcome=(WORDS.line("learning-scale-details/never-reached", steps=WIDE_STEPS,
+                            runs=listed(never, "semicolon")) if un_never else
                  WORDS.line("learning-scale-details/every-reached", steps=WIDE_STEPS)),
         late=LATE,
         which_runs=(WORDS.line("learning-scale-details/each-unscaled-run") if not left_out else

@@ -8,6 +8,7 @@ from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH, weights_colorbar
 from ..engine.text import MASKED, MINUS, cell, num, softmax_by_hand, table
+from ..engine.words import listed
 from . import sentences
 from .qkv import EX_QKV
 
@@ -30,7 +31,8 @@ def causal_snippets(example):
     rows.append([WORDS.line("ex-mask-causal-step/total-row"), "", "", hand["total"], hand["weight_total"]])
     columns = [WORDS.line("ex-mask-causal-step/key-column"), "$\\tilde{s}_j$",
                WORDS.line("ex-mask-causal-step/masked-column"), "$e^{\\tilde{s}_j - \\tilde{s}_{\\max}}$", "$a_j$"]
-    allowed_keys = ", ".join(WORDS.line("ex-mask-causal-step/allowed", token=str(t)) for t in np.array(tokens)[allowed])
+    allowed_keys = listed([WORDS.line("ex-mask-causal-step/allowed", token=str(t)) for t in np.array(tokens)[allowed]],
+                          "comma")
     return {
         "step": WORDS.fill("ex-mask-causal-step", token=tokens[i], row=i + 1, allowed=allowed_keys,
                            table=table(columns, rows).rstrip("\n"), total=num(w.sum(), 0)) + "\n",

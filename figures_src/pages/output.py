@@ -9,6 +9,7 @@ from ..engine import Example, Figure, Words
 from ..engine.examples import key_size
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import BY_HAND_DIGITS, Shown, by_hand, dims, matrix, num, table, vector
+from ..engine.words import listed
 from . import sentences
 
 WORDS = Words("words/output.md")
@@ -85,8 +86,8 @@ def blend_alt(data):
     tokens, i = data["tokens"], data["query"]
     return WORDS.line(
         "output-blend-alt", query=tokens[i],
-        weights="; ".join(WORDS.line("output-blend-alt/weight", token=t, weight=num(w, 4))
-                          for t, w in zip(tokens, data["w"])),
+        weights=listed([WORDS.line("output-blend-alt/weight", token=t, weight=num(w, 4))
+                         for t, w in zip(tokens, data["w"])], "semicolon"),
         out=vector(data["out"], 4), top=tokens[data["top"]], value=vector(data["V"][data["top"]], 1))
 
 

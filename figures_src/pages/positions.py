@@ -5,7 +5,6 @@ The page counts a token's position p as the number of tokens before it (the firs
 formulas have it); entries and pairs are counted from 1. Every chain of arithmetic is printed from the numbers
 it shows and checked here against the library's own values.
 """
-import functools
 from decimal import ROUND_HALF_EVEN, Decimal
 
 import matplotlib as mpl
@@ -20,6 +19,7 @@ from ..engine import BuildError, Example, Figure, Snippets, Words
 from ..engine.heatmap import SCORE_CMAP, CellImage, heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import MINUS, num, table, vector
+from ..engine.words import listed
 
 BASE = 10000  # the library's default, the original transformer's and RoFormer's
 WORDS = Words("words/positions.md")
@@ -314,7 +314,7 @@ def rope_snippets(example):
     if spread > 10.0 ** -EQUAL_DECIMALS:
         raise BuildError(f"ex-rope: two scores with the same p − p′ differ by {spread}")
     same = [f"({a}, {b})" for a, b in OFFSETS[m - n] if (a, b) != (m, n)]
-    others = functools.reduce(lambda first, then: WORDS.line("ex-rope-offsets/and", first=first, then=then), same)
+    others = listed(same)
     offsets = WORDS.fill("ex-rope-offsets", m=m, n=n, score=shown[m - n], others=others, offset=num(m - n, 0),
                          size=len(S), decimals=EQUAL_DECIMALS,
                          table=table(WORDS.line("ex-rope-offsets/columns").split(" | "), rows).rstrip("\n")) + "\n"

@@ -13,6 +13,7 @@ import attention
 from ..engine import BuildError, Figure, Snippets, Words, example_heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import num
+from ..engine.words import listed
 from .softmax import EX_SOFTMAX
 
 WORDS = Words("words/scaling.md")
@@ -160,8 +161,8 @@ def gradient_caption(data):
     return WORDS.line(
         "scaling-gradient-caption", higher_from=int(higher[0]), higher_to=int(higher[-1]), n_keys=data["n_keys"],
         scaled_top=num(data["max_scaled"][peak]),
-        climb=", ".join(WORDS.line("scaling-gradient-caption/top", top=num(top[k]), d_k=int(d_k[k]))
-                        for k in range(1, peak + 1)),
+        climb=listed([WORDS.line("scaling-gradient-caption/top", top=num(top[k]), d_k=int(d_k[k]))
+                      for k in range(1, peak + 1)], "comma"),
         peak=num(unscaled[peak], 4), crossing=int(d_k[crossing]), crossing_top=num(top[crossing]))
 
 
@@ -220,10 +221,9 @@ def slider_snippets(data):
                          f"largest weights there: {[num(w) for w in pushed]}")
     names = [WORDS.line("scaling-slider/name", token=tokens[i]) for i in np.flatnonzero(full)]
     peaked = (WORDS.line("scaling-slider/one-row", names=names[0]) if len(names) == 1 else
-              WORDS.line("scaling-slider/rows", names=WORDS.line("scaling-slider/and", names=", ".join(names[:-1]),
-                                                                 last=names[-1])))
-    stops = ", ".join(WORDS.line("scaling-slider/stop", token=tokens[i], weight=num(pushed[i]))
-                      for i in np.flatnonzero(short))
+              WORDS.line("scaling-slider/rows", names=listed(names)))
+    stops = listed([WORDS.line("scaling-slider/stop", token=tokens[i], weight=num(pushed[i]))
+                    for i in np.flatnonzero(short)], "comma")
     return {"": WORDS.fill("scaling-slider", multiplier=num(data["multiplier"], 0), peaked=peaked, stops=stops) + "\n"}
 
 

@@ -7,6 +7,7 @@ import attention
 from ..engine import Example, Figure, Words, example_heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import Shown, latex_vector, num, table
+from ..engine.words import listed
 from . import sentences
 
 WORDS = Words("words/scores.md")
@@ -63,14 +64,13 @@ def arrows_caption(data):
     return WORDS.line(
         "scores-arrows-caption", q=vector_text(data["q"]), same=num(same, 2, True), right=num(right, 2, True),
         opposite=num(opposite, 2, True), d_k=data["d_k"],
-        scaled=", ".join(num(x, 2, True) for x in data["scaled_scores"][:-1]),
-        last_scaled=num(data["scaled_scores"][-1], 2, True), weight=num(data["weights"][0], 2))
+        scaled=listed([num(x, 2, True) for x in data["scaled_scores"]]), weight=num(data["weights"][0], 2))
 
 
 def arrows_alt(data):
-    return WORDS.line("scores-arrows-alt", panels="; ".join(
+    return WORDS.line("scores-arrows-alt", panels=listed([
         WORDS.line("scores-arrows-alt/panel", name=name, k=vector_text(k), score=num(s, 2, True))
-        for name, k, s in zip(data["names"], data["K"], data["scores"])))
+        for name, k, s in zip(data["names"], data["K"], data["scores"])], "semicolon"))
 
 
 def arrows_table(data):
@@ -152,15 +152,15 @@ def asymmetric_pairs(example):
 
 def asymmetry_caption(example):
     tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
-    pairs = "; ".join(WORDS.line("scores-asymmetry-caption/pair", query=tokens[i], key=tokens[j], score=num(S[i, j]),
-                                 reverse=num(S[j, i])) for i, j in asymmetric_pairs(example))
+    pairs = listed([WORDS.line("scores-asymmetry-caption/pair", query=tokens[i], key=tokens[j], score=num(S[i, j]),
+                                 reverse=num(S[j, i])) for i, j in asymmetric_pairs(example)], "semicolon")
     return WORDS.line("scores-asymmetry-caption", pairs=pairs_outlined(), scores=pairs)
 
 
 def asymmetry_alt(example):
     tokens, S = example["tokens"], np.asarray(example["steps"]["scores"])
-    pairs = "; ".join(WORDS.line("scores-asymmetry-alt/pair", query=tokens[i], key=tokens[j], score=num(S[i, j]),
-                                 reverse=num(S[j, i])) for i, j in asymmetric_pairs(example))
+    pairs = listed([WORDS.line("scores-asymmetry-alt/pair", query=tokens[i], key=tokens[j], score=num(S[i, j]),
+                                 reverse=num(S[j, i])) for i, j in asymmetric_pairs(example)], "semicolon")
     return WORDS.line("scores-asymmetry-alt", pairs=pairs_outlined(), scores=pairs)
 
 

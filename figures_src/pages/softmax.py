@@ -5,6 +5,7 @@ from ..engine import Example, Figure, Words
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import num, rounding_note, softmax_by_hand, table
+from ..engine.words import listed
 from . import sentences
 
 WORDS = Words("words/softmax.md")
@@ -77,9 +78,9 @@ def rows_caption(data):
 
 def rows_alt(data):
     parts = [
-        WORDS.line("softmax-rows-alt/row", row=row_label(data, k), weights=", ".join(
-            WORDS.line("softmax-rows-alt/weight", token=t, weight=num(w))
-            for t, w in zip(data["tokens"], data["weights"][k])))
+        WORDS.line("softmax-rows-alt/row", row=row_label(data, k), weights=listed(
+            [WORDS.line("softmax-rows-alt/weight", token=t, weight=num(w))
+             for t, w in zip(data["tokens"], data["weights"][k])], "comma"))
         for k in range(2)
     ]
     return " ".join(parts)

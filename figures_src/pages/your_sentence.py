@@ -30,7 +30,7 @@ from models.minilm.shipped import SHIPPED, dequantize, pack, quantize, read_safe
 from ..engine import Snippets, Template, Words
 from ..engine.errors import BuildError
 from ..engine.text import num
-from ..engine.words import Filled
+from ..engine.words import Filled, listed
 from ..engine.wasm import compile_wat
 from .real_heads.committed import extraction
 
@@ -206,13 +206,11 @@ def ties_text(claims):
             if claim["tied"]]
     if not tied:
         return WORDS.line("your-sentence-honesty/none-tied")
-    cases = None
-    for sentence_id, kind, claim in tied:
-        case = WORDS.line("your-sentence-honesty/tie", sentence=sentence_id, pattern=WORDS.line(PATTERN_NAMES[kind]),
-                          first=head_label(claim["heads"][0]), second=head_label(claim["heads"][1]),
-                          margin=num(claim["margin"], 4))
-        cases = case if cases is None else WORDS.line("your-sentence-honesty/more-ties", earlier=cases, tie=case)
-    return WORDS.line("your-sentence-honesty/tied", cases=cases)
+    cases = [WORDS.line("your-sentence-honesty/tie", sentence=sentence_id, pattern=WORDS.line(PATTERN_NAMES[kind]),
+                        first=head_label(claim["heads"][0]), second=head_label(claim["heads"][1]),
+                        margin=num(claim["margin"], 4))
+             for sentence_id, kind, claim in tied]
+    return WORDS.line("your-sentence-honesty/tied", cases=listed(cases, "semicolon"))
 
 
 def public_files(data):

@@ -17,7 +17,7 @@ from html import escape
 
 from ...engine import BuildError, Words
 from ...engine.text import typeset
-from ...engine.words import Filled
+from ...engine.words import Filled, listed
 from .sets import concepts_title, fmt
 
 WORDS = Words("words/problems.md")  # the page's sentences, the blocks' words and the English grammar they use
@@ -33,15 +33,6 @@ def in_words(count):
     if not 0 <= count < len(words):
         raise BuildError(f"problems: no word for {count}; extend number-words in {WORDS.path}")
     return words[count]
-
-
-def listed(items, last="and-list", more="and-list/more"):
-    """"a", "a and b", "a, b and c", joined by the words file's sections: `more` before each middle item, `last`
-    before the last ("a or b or c" with or-list for both)."""
-    head = items[0]
-    for item in items[1:-1]:
-        head = WORDS.line(more, head=head, item=item)
-    return head if len(items) == 1 else WORDS.line(last, head=head, last=items[-1])
 
 
 def intro_markdown(data):
@@ -135,7 +126,7 @@ def problem_html(data, src, waiting=False):
     count = len(data["variants"])
     tolerances = sorted({p["tolerance"] for p in v["parts"]})
     tolerance_note = (WORDS.html("problem-tolerance/within", tolerances=listed([tolerance_text(t) for t in tolerances if t],
-                                                                                 "or-list", "or-list"))
+                                                                                 "or"))
                       if any(tolerances) else WORDS.html("problem-tolerance/exact"))
     number = Filled('<span class="aih-problem__number">1</span>')
     variant_id = Filled(f'<code class="aih-problem__id">{escape(v["id"])}</code>')

@@ -57,8 +57,3 @@ def pick_label(pick):
 def runner_up_label(pick):
     """The next-best head of a Pick, as head_label writes it."""
     return head_label(pick.runner_up_layer, pick.runner_up_head)
-
-
-def listed(items, section):
-    """Items joined in a list by `section` of the words (real-heads-list/comma, /semicolon, /and): "a, b, c"."""
-    return functools.reduce(lambda first, then: WORDS.line(section, first=first, then=then), items)

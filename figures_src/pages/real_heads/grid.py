@@ -22,7 +22,8 @@ from models.minilm import analysis
 from ...engine.heatmap import WEIGHT_CMAP
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import num
-from .committed import WORDS, extraction, head_label, kind_name, listed, picks
+from ...engine.words import listed
+from .committed import WORDS, extraction, head_label, kind_name, picks
 
 PICK_COLOUR = "#E69F00"  # Okabe-Ito orange: the frame of a head named on the page
 PATTERN_COLUMNS = ("previous", "next", "self", "cls", "sep")
@@ -195,10 +196,10 @@ def grid_alt(data):
     n_layers, n_heads = heads.weights.shape[:2]
     cls_layer = table["cls"].mean(axis=1)
     by_layer = listed([WORDS.line("real-heads-grid-alt/layer", layer=k, share=num(v))
-                       for k, v in enumerate(cls_layer, start=1)], "real-heads-list/comma")
+                       for k, v in enumerate(cls_layer, start=1)], "comma")
     framed = listed([WORDS.line("real-heads-grid-alt/framed", head=head_label(layer, head),
-                                kinds=listed([kind_name(k) for k in kinds], "real-heads-list/comma"))
-                     for (layer, head), kinds in sorted(data["marked"].items())], "real-heads-list/semicolon")
+                                kinds=listed([kind_name(k) for k in kinds], "comma"))
+                     for (layer, head), kinds in sorted(data["marked"].items())], "semicolon")
     return WORDS.line("real-heads-grid-alt", layers=n_layers, heads=n_heads, sentence=heads.sentence.text,
                       by_layer=by_layer, framed=framed)
 

@@ -25,7 +25,8 @@ from ...engine.errors import BuildError
 from ...engine.heatmap import heatmap
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import num
-from .committed import WORDS, extraction, listed
+from ...engine.words import listed
+from .committed import WORDS, extraction
 
 EXTRACTION_TOLERANCE = 2e-3  # the committed weights come from float16 Q and K
 
@@ -78,7 +79,7 @@ def rollout_caption(data):
 def rollout_alt(data):
     tokens = data["heads"].tokens
     values = data["rollout"]
-    return WORDS.line("real-heads-rollout-alt", n=len(tokens), tokens=listed(tokens, "real-heads-list/comma"),
+    return WORDS.line("real-heads-rollout-alt", n=len(tokens), tokens=listed(tokens, "comma"),
                       low=num(values.min()), high=num(values.max()))
 
 
@@ -129,9 +130,9 @@ def rollout_text(rollouts):
                              f"{data['own_cls']:.3f} and {data['own_sep']:.3f}, the tokens {data['own']:.3f}, every "
                              f"position {data['own_all']:.3f}")
     shares = listed([WORDS.line("real-heads-rollout-text/share", sentence=sentence_id, own=num(data["own"], 2),
-                                special=num(data["special"], 2)) for sentence_id, data in others], "real-heads-list/semicolon")
+                                special=num(data["special"], 2)) for sentence_id, data in others], "semicolon")
     tables = listed([WORDS.line("real-heads-rollout-text/table", sentence=sentence_id, path=csv_path(sentence_id))
-                     for sentence_id in rollouts], "real-heads-list/comma")
+                     for sentence_id in rollouts], "comma")
     return {"": WORDS.fill("real-heads-rollout-text", own=num(first["own"], 2), special=num(first["special"], 2),
                            sentence=first_id, shares=shares, own_cls=num(first["own_cls"], 2),
                            own_sep=num(first["own_sep"], 2), own_all=num(first["own_all"], 2), tables=tables)}

@@ -3,7 +3,8 @@ words/real-heads.md."""
 import numpy as np
 
 from ...engine.text import num
-from .committed import WORDS, extraction, kind_name, listed, pick_label, picks, runner_up_label, scores
+from ...engine.words import listed
+from .committed import WORDS, extraction, kind_name, pick_label, picks, runner_up_label, scores
 
 HAVING = {"previous": "real-heads-text-rows/previous", "next": "real-heads-text-rows/next"}  # the rows a pattern can score
 CALLOUTS = {  # each pattern's callout: its title and its body (a link's are kind_name and real-heads-text-callout-link)
@@ -57,7 +58,7 @@ def rows_averaged(scores, *patterns):
     count, every = counts.pop(), scores.n_rows["self"]
     if count == every:
         return WORDS.line("real-heads-text-rows/all", count=count)
-    having = listed([WORDS.line(HAVING[p]) for p in patterns], "real-heads-list/and")
+    having = listed([WORDS.line(HAVING[p]) for p in patterns])
     return WORDS.line("real-heads-text-rows/having", count=count, having=having)
 
 
@@ -87,7 +88,7 @@ def callout(data, kind):
         same = [k for k, p in data["picks"].items() if k != kind and (p.layer, p.head) == (pick.layer, pick.head)]
         if same:
             body = WORDS.fill("real-heads-text-callout-link/also", body=body,
-                              kinds=listed([kind_name(k) for k in same], "real-heads-list/comma"))
+                              kinds=listed([kind_name(k) for k in same], "comma"))
     return WORDS.fill("real-heads-text-callout", title=title, head=pick_label(pick), body=body)
 
 
@@ -96,7 +97,7 @@ def sink_paragraph(data):
     cls, sep = scores.patterns["cls"], scores.patterns["sep"]  # (L, H)
     n_layers, n_heads = cls.shape
     by_layer = listed([WORDS.line("real-heads-text-sink/layer", share=num(v), layer=k)
-                       for k, v in enumerate(cls.mean(axis=1), start=1)], "real-heads-list/comma")
+                       for k, v in enumerate(cls.mean(axis=1), start=1)], "comma")
     majority = int(np.sum(cls + sep > 0.5))
     heavier, lighter = ("[CLS]", "[SEP]") if cls.mean() >= sep.mean() else ("[SEP]", "[CLS]")
     return WORDS.fill("real-heads-text-sink", heads=n_layers * n_heads, rows=rows_averaged(scores, "cls", "sep"),
@@ -113,7 +114,7 @@ def caveat(data):
     weights = dict(key=link.key, score=num(pick.score), runner_up=runner_up_label(pick),
                    runner_up_score=num(pick.runner_up))
     evidence = (WORDS.line("real-heads-text-caveat/also", **weights,
-                           kinds=listed([kind_name(k) for k in others], "real-heads-list/comma"))
+                           kinds=listed([kind_name(k) for k in others], "comma"))
                 if others else WORDS.line("real-heads-text-caveat/runner-up", **weights))
     return WORDS.fill("real-heads-text-caveat", link=kind_name("coreference"), head=pick_label(pick),
                       evidence=evidence)
