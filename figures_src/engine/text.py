@@ -221,6 +221,11 @@ def table(columns, rows, align=None):
     return "\n".join(lines) + "\n"
 
 
+def head_label(layer, head):
+    """Layer 0, head 2 (as the code counts) reads "layer 1, head 3": counted from 1, as everywhere a reader looks."""
+    return WORDS.line("head-label", layer=layer + 1, head=head + 1)
+
+
 def dims(prefix, count):
     """Labels for the entries of a vector, counted from 1: dims("d", 3) -> ["d1", "d2", "d3"]."""
     return [f"{prefix}{i + 1}" for i in range(count)]

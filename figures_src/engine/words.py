@@ -6,14 +6,15 @@ A words file (`words/<page>.md`) is split into sections by a marker line, and a 
     Without the scale, the rows at $d_k = {{ d_k }}$ were nearly one-hot: a median entropy of {{ entropy }} nats.
 
     <!-- scale-recap/every -->
-    and so did every run
+    Every run without the scale still learned the task.
 
 A page module names its file once and fills a section by name:
 
     WORDS = Words("words/learning.md")
     WORDS.fill("scale-recap", d_k=128, entropy=num(h, 3))   # Markdown, each paragraph on one line (a snippet)
     WORDS.line("scale-recap", ...)                           # the same on one line (a caption, alt text, a JSON string)
-    WORDS.html("widget-status", ...)                         # HTML: each text value escaped, a Filled (html's) kept
+    WORDS.html("widget-status", ...)                         # HTML: each text value escaped, a Filled (html's) kept;
+                                                             #   one_line=True joins it on one line
 
 Rules, each a BuildError naming the file, the section and the hole:
 - a section name is lower case, digits and "-", with "/" before a variant (`scale-recap/every`); a marker is a line

@@ -26,7 +26,7 @@ from ..engine import BuildError, Example, Figure, Snippets, Template, Words
 from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import matrix, num, table, vector
+from ..engine.text import head_label, matrix, num, table, vector
 from ..engine.words import Filled
 from ..trained import Trained
 
@@ -128,10 +128,6 @@ def dot_products(n, cached):
 
 
 # ---------------------------------------------------------------- the widget and the page's numbers
-
-def head_label(layer, head):
-    return WORDS.line("head", layer=layer + 1, head=head + 1)  # counted from 1, as everywhere a reader looks
-
 
 def presets():
     """The preset buttons: a preset's name is its digits, spaced."""

@@ -29,7 +29,7 @@ from models.minilm.shipped import SHIPPED, dequantize, pack, quantize, read_safe
 
 from ..engine import Snippets, Template, Words
 from ..engine.errors import BuildError
-from ..engine.text import num
+from ..engine.text import head_label, num
 from ..engine.words import Filled, listed
 from ..engine.wasm import compile_wat
 from .real_heads.committed import extraction
@@ -167,11 +167,6 @@ def tie_margin(bound):
     return 2 * printed_bound(bound)
 
 
-def head_label(layer_head):
-    layer, head = layer_head
-    return WORDS.line("head", layer=layer + 1, head=head + 1)  # counted from 1, as everywhere a reader looks
-
-
 def megabytes(n_bytes):
     return WORDS.line("megabytes", megabytes=num(n_bytes / 1e6, 1))
 
@@ -207,7 +202,7 @@ def ties_text(claims):
     if not tied:
         return WORDS.line("your-sentence-honesty/none-tied")
     cases = [WORDS.line("your-sentence-honesty/tie", sentence=sentence_id, pattern=WORDS.line(PATTERN_NAMES[kind]),
-                        first=head_label(claim["heads"][0]), second=head_label(claim["heads"][1]),
+                        first=head_label(*claim["heads"][0]), second=head_label(*claim["heads"][1]),
                         margin=num(claim["margin"], 4))
              for sentence_id, kind, claim in tied]
     return WORDS.line("your-sentence-honesty/tied", cases=listed(cases, "semicolon"))

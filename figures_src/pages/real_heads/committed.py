@@ -8,6 +8,7 @@ from models.minilm import analysis
 from models.minilm import data as realdata
 
 from ...engine import Words
+from ...engine.text import head_label
 
 WORDS = Words("words/real-heads.md")  # the whole page's words: this module, text.py, grid.py, rollout.py, __init__.py
 N_LAYERS = 6  # all-MiniLM-L6-v2; `extraction()` checks the committed data agrees
@@ -42,11 +43,6 @@ def kind_name(kind):
         return WORDS.line(PATTERN_KINDS[kind])
     link = scores().links[kind]["link"]
     return WORDS.line("real-heads-kind/link", query=link.query, key=link.key)
-
-
-def head_label(layer, head):
-    """Layer 0, head 2 reads "layer 1, head 3": counted from 1, as everywhere on the site."""
-    return WORDS.line("real-heads-head", layer=layer + 1, head=head + 1)
 
 
 def pick_label(pick):

@@ -21,9 +21,9 @@ from models.minilm import analysis
 
 from ...engine.heatmap import WEIGHT_CMAP
 from ...engine.style import PHONE_WIDTH
-from ...engine.text import num
+from ...engine.text import head_label, num
 from ...engine.words import listed
-from .committed import WORDS, extraction, head_label, kind_name, picks
+from .committed import WORDS, extraction, kind_name, picks
 
 PICK_COLOUR = "#E69F00"  # Okabe-Ito orange: the frame of a head named on the page
 PATTERN_COLUMNS = ("previous", "next", "self", "cls", "sep")
