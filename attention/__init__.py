@@ -7,7 +7,7 @@ from .attend import attend, attend_chunked
 from .backward import attend_backward, multi_head_attention_backward, self_attention_backward, softmax_backward
 from .cost import attention_cost, multi_head_cost
 from .masks import causal_mask, global_mask, padding_mask, sliding_window_mask, strided_mask
-from .multihead import merge_heads, multi_head_attention, split_heads
+from .multihead import kv_head_of, merge_heads, multi_head_attention, share_kv_heads, split_heads
 from .positions import rope, sinusoidal_positions
 from .scores import scaled_scores, scores
 from .softmax import row_entropy, softmax
@@ -21,6 +21,7 @@ __all__ = [
     "attention_cost",
     "causal_mask",
     "global_mask",
+    "kv_head_of",
     "merge_heads",
     "multi_head_attention",
     "multi_head_attention_backward",
@@ -31,6 +32,7 @@ __all__ = [
     "scaled_scores",
     "scores",
     "self_attention_backward",
+    "share_kv_heads",
     "sinusoidal_positions",
     "sliding_window_mask",
     "softmax",

@@ -31,6 +31,38 @@ def merge_heads(X):
 # --8<-- [end:split_and_merge]
 
 
+# --8<-- [start:share_kv_heads]
+def share_kv_heads(X, n_heads):
+    """Grouped-query attention's sharing: repeat each key/value head for the query heads of its group.
+
+    X (..., n_kv_heads, n, d_k), the keys or values of n_kv_heads heads -> (..., n_heads, n, d_k), where
+    query head g (counted from 0) reads key/value head g // (n_heads / n_kv_heads): with 4 query heads and
+    2 key/value heads, query heads 0 and 1 share head 0, 2 and 3 share head 1. n_kv_heads = n_heads is
+    ordinary multi-head attention (X comes back as it is), n_kv_heads = 1 is multi-query attention.
+    """
+    X = as_float_array("X", X)
+    at_least("X", X, 3, "(..., n_kv_heads, n, d_k)")
+    n_heads = positive_int("n_heads", n_heads)
+    n_kv_heads = X.shape[-3]
+    if n_kv_heads == 0 or n_heads % n_kv_heads:
+        raise ValueError(f"n_heads = {n_heads} query heads cannot share n_kv_heads = {n_kv_heads} key/value heads "
+                         f"(X {X.shape}) evenly: n_heads must be a multiple of n_kv_heads")
+    return np.repeat(X, n_heads // n_kv_heads, axis=-3)
+# --8<-- [end:share_kv_heads]
+
+
+def kv_head_of(head, n_heads, n_kv_heads):
+    """The key/value head (counted from 0) that query head `head` reads under `share_kv_heads`."""
+    n_heads = positive_int("n_heads", n_heads)
+    n_kv_heads = positive_int("n_kv_heads", n_kv_heads)
+    if n_heads % n_kv_heads:
+        raise ValueError(f"n_heads = {n_heads} is not a multiple of n_kv_heads = {n_kv_heads}")
+    head = positive_int("head", head, minimum=0)
+    if head >= n_heads:
+        raise ValueError(f"head = {head} is not one of the {n_heads} query heads 0 … {n_heads - 1}")
+    return head // (n_heads // n_kv_heads)
+
+
 def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, mask=None, b_Q=None, b_K=None, b_V=None, b_O=None):
     """Multi-head self-attention.
 
