@@ -82,8 +82,9 @@ def test_every_installed_package_an_item_records_was_at_its_pinned_version(gener
 
     pins = dict(line.split("==", 1) for line in (ROOT / "constraints.txt").read_text().splitlines()
                 if line and not line.startswith("#"))
-    model = re.search(r"^MODEL_PACKAGE := (\S+)==(\S+)$", (ROOT / "Makefile").read_text(), re.M)
-    pins = {key(name): version for name, version in pins.items()} | {key(model[1]): model[2]}
+    models = re.search(r"^MODEL_PACKAGE := (.+)$", (ROOT / "Makefile").read_text(), re.M)[1].split()
+    pins = {key(name): version for name, version in pins.items()} | {
+        key(name): version for name, version in (package.split("==", 1) for package in models)}
     manifest = json.loads((generated / ".manifest.json").read_text())
     recorded = {(name.removeprefix("package:"), version) for entry in manifest["items"].values()
                 for name, version in entry["inputs"].items() if name.startswith("package:")}
