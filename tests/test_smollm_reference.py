@@ -240,3 +240,13 @@ def test_greedy_stops_after_the_end_of_reply_token():
 def test_bad_ids_are_named(ids, culprit):
     with pytest.raises(ValueError, match=culprit):
         forward(tiny_model(), ids)
+
+
+@pytest.mark.parametrize("token_id", [11, -1, 2.0, True])
+def test_a_bad_token_id_in_decode_step_is_named(token_id):
+    weights = tiny_model()
+    cache = Cache(weights.config)
+    forward(weights, [3, 1], cache)
+    with pytest.raises(ValueError, match=f"token_id = {token_id!r} is not a token id"):
+        decode_step(weights, cache, token_id)
+    assert len(cache) == 2, "a refused token leaves the cache as it was"

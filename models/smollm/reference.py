@@ -189,6 +189,8 @@ def forward(weights, ids, cache=None):
 def decode_step(weights, cache, token_id):
     """One token in, after the cache's: -> (logits (vocab,), rows (layers, n_heads, n_keys)), the new query's
     attention row in every layer and head; the cache grows by one key and value row per layer and KV head."""
+    if not isinstance(token_id, (int, np.integer)) or isinstance(token_id, bool) or not 0 <= token_id < weights.config.vocab:
+        raise ValueError(f"token_id = {token_id!r} is not a token id: the vocabulary has ids 0 … {weights.config.vocab - 1}")
     logits, attention = forward(weights, [token_id], cache)
     return logits[0], attention[:, :, 0, :]
 
