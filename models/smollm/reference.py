@@ -14,9 +14,10 @@ model uses its transpose. The model, for tokens t_0 … t_{n−1} at positions p
         x ← x + (silu(h·W_gate) ⊙ h·W_up)·W_down            SwiGLU, d_ff = 1536; silu(z) = z·σ(z)
     logits_p = (RMSNorm(x_p) ⊙ g_out)·Eᵀ                  the output head is the embedding (tied)
 
-`attend` is attention.attend, softmax(Q·Kᵀ / √d_k)·V, and `rope` is attention.rope, pairs (2i, 2i + 1) turned by p·ω_i with ω_i = 100000^(−2i/64). The file's W_Q and W_K
-rows were permuted by llama.cpp's converter so that this interleaved RoPE on them gives Hugging Face's
-rotate-half RoPE on its own weights: the scores and the attention weights are the same, head by head.
+`attend` is attention.attend, softmax(Q·Kᵀ / √d_k)·V, and `rope` is attention.rope: pairs (2i, 2i + 1) turned by
+p·ω_i with ω_i = 100000^(−2i/64). The file's W_Q and W_K rows were permuted by llama.cpp's converter so that this
+interleaved RoPE on them gives Hugging Face's rotate-half RoPE on its own weights: the scores and the attention
+weights are the same, head by head.
 
 Decoding with the KV cache (`decode_step`): the new token at position n − 1 gives one query row per query head
 and one key and value row per key/value head; the keys (already rotated) and values join the cache, and the
