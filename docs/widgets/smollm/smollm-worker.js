@@ -20,7 +20,7 @@
 //                                     ends the one under way the same way.
 // temperature 0 is greedy; above it, the token is drawn from the top k (0: all) with mulberry32 seeded by `seed`
 // (sample.js): the same prompt and settings give the same tokens. Large arrays travel as transferred buffers.
-import { dropOthers, fetchFile, fetchManifest, openStore, verified } from "../../javascripts/model-files.js";
+import { dropOthers, fetchFile, fetchManifest, openStore } from "../../javascripts/model-files.js";
 import { BPE } from "./bpe.js";
 import { createLlama } from "./llama.js";
 import { mostProbable, sample, seededRandom } from "./sample.js";
@@ -50,9 +50,9 @@ async function load(manifestUrl) {
   const file = async (stem, target = null) => {
     const url = new URL(manifest.files[stem], root).href;
     try {
-      const { bytes, kept } = await fetchFile(store, url, signal, progress, target);
+      const { bytes, kept } = await fetchFile(store, url, manifest.integrity[stem], { signal, onProgress: progress, target });
       cached &&= kept;
-      return await verified(url, bytes, manifest.integrity[stem]);
+      return bytes;
     } catch (error) {
       controller.abort();
       store?.delete(url); // a corrupted copy is never used twice
