@@ -107,7 +107,8 @@ for (let b = 0; b < 256; b++) if (!printable.includes(b)) BYTE.set(String.fromCo
 export class BPE {{
   constructor(json) {{ this.tokens = json.tokens; }}
   encode(text) {{ return IDS[text]; }}
-  bytes(id) {{ return Uint8Array.from([...this.tokens[id]], (character) => BYTE.get(character)); }}
+  bytes(id) {{ return Array.from(this.tokens[id], (character) => BYTE.get(character)); }}
+  decode(ids) {{ return new TextDecoder().decode(Uint8Array.from(ids.flatMap((id) => this.bytes(id)))); }}
 }}
 """)
     manifest = {"files": names, "limits": LIMITS, "layout": shipped.layout,

@@ -315,7 +315,12 @@ def test_a_damaged_file_stops_the_load_with_an_error_naming_it(folder, tmp_path,
 
 @pytest.mark.slow  # a 128-token prompt's forward pass
 def test_the_worker_cuts_a_long_prompt_to_its_last_tokens_and_starts_an_empty_one_from_bos(folder):
-    long, ids = "a long prompt", list(range(1000, 1000 + LIMITS["max_prompt_tokens"] + 7))
+    from transformers import AutoTokenizer  # noqa: PLC0415
+
+    path = gguf_path()
+    long = "One, two, three, four; " * 30
+    ids = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)(long)["input_ids"]
+    assert len(ids) > LIMITS["max_prompt_tokens"]
     write = {"type": "write", "maxNew": 1, "temperature": 0, "topK": 40, "seed": 1}
     messages = run_worker(folder, [LOAD, {"send": {**write, "id": 1, "prompt": long}}, {"send": {**write, "id": 2, "prompt": ""}}],
                           {long: ids, "": []})

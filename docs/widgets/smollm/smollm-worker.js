@@ -86,9 +86,9 @@ async function write({ id, prompt, maxNew, temperature, topK, seed }) {
   const ids = encoded.length ? encoded.slice(-limits.max_prompt_tokens) : [specials.bos];
   // each token's text: its bytes through one streaming decoder, so a character split across tokens is whole in
   // the token that completes it, and the pieces join to the text
-  const text = new TextDecoder();
-  const piece = (tokenId) => text.decode(tokenizer.bytes(tokenId), { stream: true });
-  const alone = (tokenId) => new TextDecoder().decode(tokenizer.bytes(tokenId));
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }); // a leading U+FEFF is text, not a byte-order mark
+  const piece = (tokenId) => text.decode(Uint8Array.from(tokenizer.bytes(tokenId)), { stream: true });
+  const alone = (tokenId) => tokenizer.decode([tokenId]);
   llama.reset();
   let { logits, weights } = llama.forward(ids);
   postMessage({ type: "prompt", id, ids, pieces: ids.map(piece), cut, weights }, [weights.buffer]);
