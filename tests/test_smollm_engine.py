@@ -231,7 +231,7 @@ def test_the_sampler_repeats_with_the_same_seed_and_keeps_to_the_top_k(tmp_path)
     };
     const random = seededRandom(7);
     writeFileSync(process.argv[1], JSON.stringify({ logits: Array.from(logits), numbers: Array.from({ length: 5 }, random),
-      same: [draw(42, 0.8, 40), draw(42, 0.8, 40)], other: draw(43, 0.8, 40), top3: draw(1, 5, 3), all: draw(1, 1, 0),
+      same: [draw(42, 0.8, 40), draw(42, 0.8, 40)], other: draw(43, 0.8, 40), top3: draw(1, 5, 3), all: draw(1, 1, 0), fraction: draw(1, 5, 2.5),
       greedy: draw(1, 0, 40), top: mostProbable(logits, 5) }));
     """
     executable = shutil.which("node")
@@ -243,6 +243,7 @@ def test_the_sampler_repeats_with_the_same_seed_and_keeps_to_the_top_k(tmp_path)
     logits = np.array(out["logits"], dtype=np.float32)
     order = np.argsort(-logits, kind="stable")
     assert set(out["top3"]) == set(order[:3].tolist()), "top-k draws only among the k largest logits (here all three, at T = 5)"
+    assert set(out["fraction"]) == set(order[:2].tolist()), "a top-k of 2.5 (from a hand-edited link) keeps 2"
     assert set(out["same"][0]) <= set(order[:40].tolist()) and len(set(out["all"])) > 40
     assert set(out["greedy"]) == {int(order[0])}, "temperature 0 is greedy"
     p = np.exp(logits.astype(np.float64) - logits.max())
