@@ -38,10 +38,8 @@ const shaped = (manifest) => ["limits", "layout"].every((part) => manifest?.[par
     typeof manifest.files?.[stem] === "string" && manifest.integrity?.[stem] instanceof Object);
 
 async function load(manifestUrl) {
-  const controller = new AbortController(); // the first download that fails stops the others
-  const { signal } = controller;
   const store = await openStore(CACHE);
-  const manifest = await fetchManifest(store, manifestUrl, signal, shaped);
+  const manifest = await fetchManifest(store, manifestUrl, undefined, shaped);
   const { layout, limits } = manifest;
   const root = new URL("..", manifestUrl); // the manifest's file names are from the site root
   const total = Object.values(manifest.integrity).reduce((sum, { bytes }) => sum + bytes, 0);
@@ -50,17 +48,16 @@ async function load(manifestUrl) {
   const file = async (stem, target = null) => {
     const url = new URL(manifest.files[stem], root).href;
     try {
-      const { bytes, kept } = await fetchFile(store, url, manifest.integrity[stem], { signal, onProgress: progress, target });
+      const { bytes, kept } = await fetchFile(store, url, manifest.integrity[stem], { onProgress: progress, target });
       cached &&= kept;
       return bytes;
     } catch (error) {
-      controller.abort();
       store?.delete(url); // a corrupted copy is never used twice
       throw error;
     }
   };
   // the kernels first (small): the model's memory is made with them, and the weights are read straight into it,
-  // one shard after the other (a shard's check and its copy for the cache are 2 × 50 MB more while they last)
+  // one file after the other (the SHA-256 check copies a shard: 50 MB more while it lasts, once at a time)
   const llama = await createLlama(layout, await file(KERNELS), limits.max_prompt_tokens + limits.max_new);
   const tokenizer = await file(TOKENIZER);
   for (const [index, stem] of layout.shards.entries()) await file(stem, llama.shard(index));
