@@ -79,19 +79,19 @@ def folder(shipped, tmp_path_factory):
     for stem, content in shipped.files.items():
         (root / names[stem]).write_bytes(content)
         (root / stem).symlink_to(root / names[stem])
-    (root / "layout.json").write_text(json.dumps(shipped.layout))
+    (root / "layout.json").write_text(json.dumps(shipped.layout), encoding="utf-8")
     (root / "kernels.wasm").symlink_to(root / names["smollm-kernels"])
     manifest = {"files": names, "limits": LIMITS, "layout": shipped.layout,
                 "integrity": {stem: {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}
                               for stem, content in shipped.files.items()}}
-    (root / "models" / "smollm.json").write_text(json.dumps(manifest))
+    (root / "models" / "smollm.json").write_text(json.dumps(manifest), encoding="utf-8")
     return root
 
 
 def run_llama(folder, jobs):
-    (folder / "jobs.json").write_text(json.dumps(jobs))
+    (folder / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
     node("tests/node/llama.mjs", str(folder), str(folder / "jobs.json"), str(folder / "out.json"))
-    return json.loads((folder / "out.json").read_text())
+    return json.loads((folder / "out.json").read_text(encoding="utf-8"))
 
 
 # ---------------------------------------------------------------- the shipped files
@@ -236,7 +236,7 @@ def test_the_sampler_repeats_with_the_same_seed_and_keeps_to_the_top_k(tmp_path)
     """
     executable = shutil.which("node")
     subprocess.run([executable, "--input-type=module", "-e", code, str(tmp_path / "out.json")], cwd=ROOT, check=True, timeout=60)
-    out = json.loads((tmp_path / "out.json").read_text())
+    out = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert out["numbers"] == mulberry32(7, 5), "the seeded generator is mulberry32, as sample.js says"
     assert out["same"][0] == out["same"][1], "the same seed and settings must give the same tokens"
     assert out["other"] != out["same"][0], "another seed gives other tokens"
@@ -257,9 +257,9 @@ def test_the_sampler_repeats_with_the_same_seed_and_keeps_to_the_top_k(tmp_path)
 
 def run_worker(folder, steps, stub_ids=None):
     script = {"folder": str(folder), "stubIds": stub_ids or {}, "steps": steps}
-    (folder / "script.json").write_text(json.dumps(script))
+    (folder / "script.json").write_text(json.dumps(script), encoding="utf-8")
     node("tests/node/smollm-worker.mjs", str(folder / "script.json"), str(folder / "messages.json"))
-    return json.loads((folder / "messages.json").read_text())
+    return json.loads((folder / "messages.json").read_text(encoding="utf-8"))
 
 
 LOAD = {"send": {"type": "load", "manifest": "http://site.test/models/smollm.json"}}
@@ -289,11 +289,11 @@ def test_the_worker_loads_writes_and_stops(folder):
     assert [m["type"] for m in second] == ["prompt", "token", "token", "done"] and second[-1]["reason"] == "stopped"
 
 
-@pytest.mark.parametrize("damage, error", [
+@pytest.mark.parametrize("damage, error", [  # one fast, the others with make test (a load each: about a second)
     ("flip", r"the download of smollm-weights-1\.bin is corrupted: its SHA-256 is not the one the site published"),
-    ("short", r"the download of smollm-weights-1\.bin is corrupted: \d+ bytes, not \d+"),
-    ("long", r"the download of smollm-weights-1\.bin is corrupted: more than \d+ bytes"),
-    ("missing", r"smollm-weights-1\.bin: HTTP 404"),
+    pytest.param("short", r"the download of smollm-weights-1\.bin is corrupted: \d+ bytes, not \d+", marks=pytest.mark.slow),
+    pytest.param("long", r"the download of smollm-weights-1\.bin is corrupted: more than \d+ bytes", marks=pytest.mark.slow),
+    pytest.param("missing", r"smollm-weights-1\.bin: HTTP 404", marks=pytest.mark.slow),
 ])
 def test_a_damaged_file_stops_the_load_with_an_error_naming_it(folder, tmp_path, damage, error):
     import re  # noqa: PLC0415
