@@ -43,7 +43,6 @@ PROMPT_TOKENS, NEW_TOKENS = 32, 64
 # 32 tokens (the bench checks): a prompt greedy decoding continues for 64 tokens without its end-of-text token
 PROMPT = ("The history of the printing press begins in the fifteenth century, when a goldsmith in Mainz combined "
           "movable type with an oil-based ink and a press.")
-LIMITS = {"max_prompt_tokens": 128, "max_new": 64, "max_characters": 2000}  # figures_src/pages/smollm.py's
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                   "--disable-sync"]
 HARNESS = """<!doctype html><meta charset="utf-8"><title>smollm bench</title><script type="module">
@@ -83,11 +82,13 @@ def tokenizer_ids(text):
     return AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)(text)["input_ids"]
 
 
-def scratch_site(folder, ids):
+def scratch_site(folder):
     """The shipped files, the worker's modules and a manifest in `folder` (a site root) -> the manifest's path."""
+    from figures_src.pages.smollm import MAX_CHARACTERS, MAX_NEW, MAX_PROMPT_TOKENS  # noqa: PLC0415
     from models.smollm.shipped import ship  # noqa: PLC0415
 
     shipped = ship()
+    limits = {"max_prompt_tokens": MAX_PROMPT_TOKENS, "max_new": MAX_NEW, "max_characters": MAX_CHARACTERS}  # the page's
     (folder / "models").mkdir()
     names = {stem: f"models/{stem}.{hashlib.sha256(content).hexdigest()[:12]}.bin" for stem, content in shipped.files.items()}
     for stem, content in shipped.files.items():
@@ -98,20 +99,7 @@ def scratch_site(folder, ids):
     shutil.copy(ROOT / "docs" / "javascripts" / "model-files.js", folder / "javascripts")
     for script in (ROOT / "docs" / "widgets" / "smollm").glob("*.js"):
         shutil.copy(script, widgets)
-    if not (widgets / "bpe.js").exists():  # the tokenizer is not written yet: a stand-in that knows the one prompt
-        (widgets / "bpe.js").write_text(f"""const IDS = {json.dumps({PROMPT: ids})};
-const printable = [...Array(256).keys()].filter((b) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174);
-const BYTE = new Map(printable.map((b) => [String.fromCodePoint(b), b]));
-let extra = 0;
-for (let b = 0; b < 256; b++) if (!printable.includes(b)) BYTE.set(String.fromCodePoint(256 + extra++), b);
-export class BPE {{
-  constructor(json) {{ this.tokens = json.tokens; }}
-  encode(text) {{ return IDS[text]; }}
-  bytes(id) {{ return Array.from(this.tokens[id], (character) => BYTE.get(character)); }}
-  decode(ids) {{ return new TextDecoder().decode(Uint8Array.from(ids.flatMap((id) => this.bytes(id)))); }}
-}}
-""", encoding="utf-8")
-    manifest = {"files": names, "limits": LIMITS, "layout": shipped.layout,
+    manifest = {"files": names, "limits": limits, "layout": shipped.layout,
                 "integrity": {stem: {"bytes": len(c), "sha256": hashlib.sha256(c).hexdigest()} for stem, c in shipped.files.items()}}
     path = folder / "models" / "smollm.json"
     path.write_text(json.dumps(manifest), encoding="utf-8")
@@ -167,7 +155,7 @@ def main():
         root, manifest, origin = args.site.resolve(), built[0], f"the built site {args.site}"
     else:
         root = Path(scratch.name)
-        manifest, origin = scratch_site(root, ids), "files shipped now, with the worker's source (no built smollm page)"
+        manifest, origin = scratch_site(root), "files shipped now, with the worker's source (no built smollm page)"
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"

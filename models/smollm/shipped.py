@@ -3,9 +3,10 @@ reads them in place, and a numpy reader that turns them back into numbers.
 
 `ship(path=None) -> Shipped(files, layout)`:
 - `files`, {stem: bytes}: "smollm-weights-0", "smollm-weights-1", … (shards of at most SHARD_BYTES) and
-  "smollm-tokenizer" (the vocabulary and merges as JSON) and "smollm-kernels" (the WebAssembly that multiplies by
-  the quantized weights: docs/widgets/your-sentence/kernels.wat, which the your-sentence encoder shares). The page module writes each under a content-hashed name
-  and lists it, with its byte count and SHA-256, in the manifest.
+  "smollm-tokenizer" (the vocabulary and merges as JSON, models.smollm.tokenizer.tokenizer_json) and "kernels" (the
+  WebAssembly that multiplies by the quantized weights: docs/widgets/your-sentence/kernels.wat compiled, the file
+  the your-sentence page publishes under the same stem, so that the site holds it once). The page module writes
+  each under a content-hashed name and lists it, with its byte count and SHA-256, in the manifest.
 - `layout`, what the manifest holds besides the files' names: "config" (the model's shape), "tokenizer" (its file's
   stem and special tokens), "shards" (the weight files' stems, in order) and "tensors", one entry per GGUF tensor,
   in the GGUF's order: {"name", "type" ("Q4_1", "Q8_0" or "F32"), "shape" [rows, cols] (numpy's order: a weight
@@ -26,7 +27,6 @@ one WebAssembly memory and every part stays aligned. A tensor never straddles tw
 `quants.dequantize` does from the GGUF (float32, bit for bit: d·q rounded to float32, then + m); `dequantized(...)`
 does every tensor. The bytes depend on the GGUF alone: two calls write the same files.
 """
-import json
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from .model import load_config, metadata, reader
+from .tokenizer import tokenizer_json
 
 SHARD_BYTES = 50_000_000  # GitHub Pages refuses files over 100 MB; the issue asks for at most 50 MB each
 TOTAL_BYTES = 100_000_000  # every file together, at most
@@ -41,7 +42,7 @@ ALIGN = 16  # a SIMD load's width: every part starts on it
 BLOCK = 32  # values per Q4_1 or Q8_0 block
 WEIGHTS_STEM = "smollm-weights-{}"
 TOKENIZER_STEM = "smollm-tokenizer"
-KERNELS_STEM = "smollm-kernels"
+KERNELS_STEM = "kernels"  # figures_src/pages/your_sentence.py publishes the same file under it
 KERNELS = Path(__file__).resolve().parents[2] / "docs" / "widgets" / "your-sentence" / "kernels.wat"
 # One block's fields in the GGUF, in order: (name, numpy dtype, count per block)
 FIELDS = {
@@ -81,24 +82,6 @@ def tokenizer_specials(path=None):
     key = lambda name: int(metadata(f"tokenizer.ggml.{name}", path))  # noqa: E731
     return {"bos": key("bos_token_id"), "eos": key("eos_token_id"), "unknown": key("unknown_token_id"),
             "padding": key("padding_token_id"), "add_bos": bool(metadata("tokenizer.ggml.add_bos_token", path))}
-
-
-def engine_tokenizer_json(path=None):
-    """The tokenizer's JSON as models.smollm.tokenizer.tokenizer_json writes it ({"tokens", "merges", "special" (the
-    CONTROL tokens' ids), "eos"}), written here until that module (the ref helper's) has landed."""
-    tokens = metadata("tokenizer.ggml.tokens", path)
-    special = [id for id, kind in enumerate(metadata("tokenizer.ggml.token_type", path)) if kind == 3]  # CONTROL
-    content = {"tokens": tokens, "merges": metadata("tokenizer.ggml.merges", path), "special": special,
-               "eos": int(metadata("tokenizer.ggml.eos_token_id", path))}
-    return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def tokenizer_json(path=None):
-    try:
-        from .tokenizer import tokenizer_json as written  # noqa: PLC0415: the ref helper's, once it has landed
-    except ImportError:
-        return engine_tokenizer_json(path)
-    return written(path)
 
 
 def kernels():

@@ -27,7 +27,7 @@ import { mostProbable, sample, seededRandom } from "./sample.js";
 
 const CACHE = "aih-smollm-model";
 const TOP = 5; // the probabilities shown per token
-const KERNELS = "smollm-kernels", TOKENIZER = "smollm-tokenizer"; // stems of the files besides the weights' shards
+const KERNELS = "kernels", TOKENIZER = "smollm-tokenizer"; // stems of the files besides the weights' shards
 
 let model = null; // { llama, tokenizer, limits, specials }
 let running = null; // { id, stopped } of the write under way
@@ -67,12 +67,22 @@ async function load(manifestUrl) {
   postMessage({ type: "ready", config: layout.config, cached });
 }
 
-// A task's turn for the messages waiting (a "stop"), without setTimeout's clamping
-const channel = new MessageChannel();
+// A task's turn for the messages waiting (a "stop", a new write), without setTimeout's clamping: a channel per call,
+// so that a write waiting here while another starts still resumes (and ends "stopped")
 const turn = () => new Promise((resolve) => {
-  channel.port1.onmessage = resolve;
-  channel.port2.postMessage(null);
+  const { port1, port2 } = new MessageChannel();
+  port1.onmessage = () => {
+    port1.close();
+    resolve();
+  };
+  port2.postMessage(null);
 });
+
+// A NaN or an infinity in the logits or the attention rows would be sampled and drawn as if it were a number
+function finite(values, what) {
+  for (const value of values) if (!Number.isFinite(value)) throw new Error(`the model's ${what} are not all finite numbers`);
+  return values;
+}
 
 async function write({ id, prompt, maxNew, temperature, topK, seed }) {
   if (!model) throw new Error("the model is not loaded yet: send load first");
@@ -88,6 +98,8 @@ async function write({ id, prompt, maxNew, temperature, topK, seed }) {
   const alone = (tokenId) => tokenizer.decode([tokenId]);
   llama.reset();
   let { logits, weights } = llama.forward(ids);
+  finite(weights, "attention weights over the prompt");
+  finite(logits, "logits for the prompt's last token");
   postMessage({ type: "prompt", id, ids, pieces: ids.map(piece), cut, weights }, [weights.buffer]);
   const random = seededRandom(seed);
   const steps = Math.max(0, Math.min(Math.floor(maxNew) || 0, limits.max_new));
@@ -98,6 +110,8 @@ async function write({ id, prompt, maxNew, temperature, topK, seed }) {
     if (tokenId === specials.eos) return postMessage({ type: "done", id, reason: "eos" });
     const top = mostProbable(logits, TOP).map((entry) => ({ piece: alone(entry.id), p: entry.p }));
     ({ logits, weights } = llama.forward([tokenId])); // its row; its logits choose the next token
+    finite(weights, `attention weights of new token ${step + 1}`);
+    finite(logits, `logits after new token ${step + 1}`);
     postMessage({ type: "token", id, step, tokenId, piece: piece(tokenId), top, row: weights }, [weights.buffer]);
   }
   postMessage({ type: "done", id, reason: "length" });
