@@ -37,6 +37,7 @@ from .real_heads.committed import extraction
 # the encoder's WebAssembly, compiled here; its text lives with the widget's scripts
 KERNELS = Path(__file__).resolve().parents[2] / "docs" / "widgets" / "your-sentence" / "kernels.wat"
 FOLDER = "models"  # under the site root
+KERNELS_STEM = "kernels"  # the smollm page publishes the same file (models/smollm/shipped.py's KERNELS_STEM): one copy
 MAX_TOKENS = 64  # [CLS] + at most 62 pieces + [SEP]: the browser cuts longer inputs there
 MAX_CHARACTERS = 2000  # the box's maxlength; a sentence from the link (#s=) is cut there too
 MAX_INPUT_CHARS_PER_WORD = 100  # tokenizer.json's WordPiece setting: a longer word is one [UNK]
@@ -113,7 +114,7 @@ def model_data():
     vocabulary = (folder / "vocab.txt").read_bytes()
     kernels = compile_wat(KERNELS)
     files = {"weights": content_name("minilm-l6", "bin", blob), "vocabulary": content_name("vocab", "txt", vocabulary),
-             "kernels": content_name("encoder-kernels", "wasm", kernels)}
+             "kernels": content_name(KERNELS_STEM, "wasm", kernels)}
     manifest = {
         "model": MODEL_NAME,
         "source": f"{DISTRIBUTION} {package_version()}",
