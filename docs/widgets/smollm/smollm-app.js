@@ -1,0 +1,300 @@
+// The smollm page once the reader presses Write (loaded on demand by smollm.js): a worker (smollm-worker.js, whose
+// header states the protocol) downloads the model once, with a progress bar, and writes; this module shows the
+// text as it comes, one head's weights growing by a row per token, the five most probable next tokens and the KV
+// cache's size. Every number it shows is the worker's or the page's config (the build's), never its own.
+import { cellColour, formatNumber } from "../../javascripts/attention-math.js";
+import { h, slots } from "../../javascripts/dom.js";
+
+// the weights' colour scale in 256 steps, as RGBA pixels (the site's weights scale, as your-sentence draws it)
+const COLOURS = Uint32Array.from({ length: 256 }, (_, step) =>
+  new Uint32Array(Uint8ClampedArray.from([...cellColour(step / 255, "weights", 1), 255]).buffer)[0]);
+const MAX_GRID = 560; // CSS pixels: the grid's widest
+const AND = new Intl.ListFormat("en", { type: "conjunction" });
+
+// A token's text as the page shows it in a table: its spaces and control characters made visible (" Paris" is
+// "␣Paris", a line break "↵"), so that no token looks empty
+export const visible = (piece) => piece.replace(/[\u0000-\u001f\u007f ]/g, (c) =>
+  c === " " ? "␣" : c === "\n" ? "↵" : String.fromCodePoint(c === "\u007f" ? 0x2421 : 0x2400 + c.charCodeAt(0))) || "∅";
+
+// The KV cache after n tokens, in bytes: a key and a value row of d_k numbers per layer and key/value head
+export const cacheBytes = (n, config, kvHeads = config.kvHeads) => n * config.layers * kvHeads * 2 * config.dK * config.bytesPerNumber;
+
+// The query heads (from 0) that read the same key/value head as `head`, `head` included, and that key/value head
+export function sharing(head, heads, kvHeads) {
+  const group = heads / kvHeads;
+  const kv = Math.floor(head / group);
+  return { kv, heads: Array.from({ length: group }, (_, i) => kv * group + i) };
+}
+
+class Writer {
+  constructor(root) {
+    this.root = root;
+    this.slot = (name) => slots(root, name)[0];
+    const data = root.dataset;
+    this.config = { layers: +data.layers, heads: +data.heads, kvHeads: +data.kvHeads, dK: +data.dK, bytesPerNumber: +data.bytesPerNumber };
+    this.form = this.slot("form");
+    this.canvas = this.slot("grid");
+    this.id = 0; // the newest run asked for; a message of an older one is ignored
+    this.running = null; // the id of the run the worker is writing, if any
+    this.run = null; // what is on screen: { id, pieces, prompt (how many of them), weights, rows, top, picked, … }
+    this.chooser();
+    this.worker = new Worker(new URL("./smollm-worker.js", import.meta.url), { type: "module" });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.onmessage = ({ data: message }) => {
+        if (message.type === "progress") this.progress(message.loaded, message.total);
+        else if (message.type === "ready") this.check(message.config) ? resolve() : reject(new Error("the model's files do not match this page's description of the model"));
+        else if (message.type === "error" && message.during === "load") reject(new Error(message.message));
+        else this.message(message);
+      };
+      this.worker.onerror = (event) => {
+        event.preventDefault();
+        const error = new Error(event.message || "the model's worker stopped");
+        if (this.running !== null) this.failed(error);
+        reject(error);
+      };
+    });
+    this.ready.then(() => {
+      const write = this.slot("write");
+      write.textContent = write.dataset.loaded; // the model is in the page now: no download
+    }, (error) => this.fail(error));
+    this.stored = "stored" in data; // smollm.js found every file in the browser's storage
+    this.status(this.stored ? "Reading the model from your browser's storage…" : `Downloading the model (${data.size})…`);
+    this.worker.postMessage({ type: "load", manifest: new URL(`../../${data.model}`, import.meta.url).href });
+    this.slot("stop").addEventListener("click", () => this.stop());
+    // the grid's prompt line is drawn in the text colour: a switch of colour scheme draws it again
+    new MutationObserver(() => this.run && this.draw()).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+  }
+
+  status(text) {
+    this.slot("status").textContent = text;
+  }
+
+  // The worker's config against the page's: a manifest of another model would draw wrong grids
+  check(config) {
+    const c = this.config;
+    return !config || (config.n_layers === c.layers && config.n_heads === c.heads && config.n_kv_heads === c.kvHeads);
+  }
+
+  progress(loaded, total) {
+    if (this.root.dataset.state === "failed") return; // a failure stays on screen: nothing after it is news
+    const bar = this.slot("progress");
+    bar.hidden = false;
+    bar.max = total || loaded || 1;
+    bar.value = loaded;
+    this.status(`${this.stored ? "Reading the stored model" : "Downloading the model"}: ${formatNumber(loaded / 1e6, 1)} of ${formatNumber((total || loaded) / 1e6, 1)} MB.`);
+  }
+
+  fail(error) {
+    this.clear();
+    this.running = null;
+    this.buttons(false);
+    this.status(`The model could not be loaded (${error.message}). The rest of the page and the site work without it; reload the page to try again.`);
+    this.root.dataset.state = "failed";
+  }
+
+  failed(error) {
+    this.clear();
+    this.running = null;
+    this.buttons(false);
+    this.status(`The model could not write from this prompt (${error.message}). Reload the page to try again.`);
+    this.root.dataset.state = "failed";
+  }
+
+  clear() {
+    this.slot("progress").hidden = true;
+    this.run = null;
+    this.slot("results").hidden = true;
+    for (const name of ["text", "top", "row", "cache"]) this.slot(name).replaceChildren();
+    this.canvas.width = 0;
+  }
+
+  buttons(writing) {
+    this.slot("stop").disabled = !writing;
+    this.root.dataset.writing = writing ? "yes" : "no";
+  }
+
+  // The layer menu and the query-head buttons, grouped by the key/value head they read
+  chooser() {
+    const { layers, heads, kvHeads } = this.config;
+    const layer = this.slot("layer");
+    layer.append(...Array.from({ length: layers }, (_, l) => h("option", { value: l }, `${l + 1}`)));
+    const groups = Array.from({ length: kvHeads }, (_, kv) => {
+      const group = h("fieldset", { class: "aih-smollm__group" }, h("legend", {}, `Query heads reading key/value head ${kv + 1}`));
+      for (const head of sharing(kv * (heads / kvHeads), heads, kvHeads).heads) {
+        const input = h("input", { type: "radio", name: "head", value: head });
+        input.checked = head === 0;
+        group.append(h("label", {}, input, `${head + 1}`));
+      }
+      return group;
+    });
+    this.slot("heads").replaceChildren(...groups);
+    for (const control of [layer, ...this.slot("heads").querySelectorAll("input")]) {
+      control.addEventListener("change", () => this.choose());
+    }
+    this.choose();
+  }
+
+  get chosen() {
+    return { layer: +this.slot("layer").value, head: +this.slot("heads").querySelector("input:checked").value };
+  }
+
+  choose() {
+    const { layer, head } = this.chosen;
+    const { kv, heads } = sharing(head, this.config.heads, this.config.kvHeads);
+    for (const [index, group] of this.slot("heads").querySelectorAll("fieldset").entries()) group.classList.toggle("aih-smollm__group--chosen", index === kv);
+    const others = heads.filter((other) => other !== head).map((other) => `${other + 1}`);
+    this.slot("sharing").textContent = `Layer ${layer + 1}, query head ${head + 1} reads key/value head ${kv + 1}, as query heads ${AND.format(others)} do: ` +
+      `the ${heads.length} compare their own queries with the same keys and average the same values.`;
+    if (this.run) this.draw();
+  }
+
+  settings() {
+    const field = (name) => this.form.elements[name].value;
+    const number = (name) => Number(field(name));
+    return { prompt: field("p").toWellFormed(), temperature: number("t"), topK: number("k"), seed: number("seed"), maxNew: number("n") };
+  }
+
+  async write() {
+    const id = ++this.id;
+    const settings = this.settings();
+    if (this.running !== null) this.worker.postMessage({ type: "stop", id: this.running }); // a new run replaces it
+    this.buttons(true);
+    try {
+      await this.ready;
+    } catch {
+      return; // fail() has said so
+    }
+    if (id !== this.id) return; // a newer Write (or Stop) came while the model loaded
+    this.slot("progress").hidden = true;
+    const params = new URLSearchParams({ p: settings.prompt, t: settings.temperature, k: settings.topK, seed: settings.seed, n: settings.maxNew });
+    history.replaceState(null, "", `#${params}`);
+    this.running = id;
+    delete this.root.dataset.state;
+    this.status(settings.temperature > 0 ? `Writing, drawing each token at temperature ${settings.temperature} from the top ${settings.topK}, seed ${settings.seed}…` : "Writing, the most probable token each time…");
+    this.worker.postMessage({ type: "write", id, ...settings });
+  }
+
+  stop() {
+    if (this.running !== null) {
+      this.worker.postMessage({ type: "stop", id: this.running });
+      this.status("Stopping…");
+    } else {
+      this.id++; // a run asked for while the model loads never starts
+      this.buttons(false);
+      this.status("Stopped before it began: press Write to start again.");
+    }
+  }
+
+  message(message) {
+    if (message.id !== this.id && !(message.type === "done" && message.id === this.running)) return; // an older run's
+    if (message.type === "prompt") this.prompt(message);
+    else if (message.type === "token") this.token(message);
+    else if (message.type === "done") this.done(message);
+    else if (message.type === "error") this.failed(new Error(message.message));
+  }
+
+  prompt({ id, pieces, cut, weights }) {
+    this.run = { id, pieces: [...pieces], prompt: pieces.length, weights, rows: [], top: null, picked: null };
+    this.slot("results").hidden = false;
+    this.slot("cut").hidden = !cut;
+    const text = this.slot("text");
+    text.replaceChildren(h("span", { class: "aih-smollm__prompt" }, pieces.join("")));
+    this.slot("top").replaceChildren();
+    this.draw();
+  }
+
+  token({ piece, top, row }) {
+    const run = this.run;
+    if (!run) return;
+    run.pieces.push(piece);
+    if (row?.length) run.rows.push(row);
+    run.top = top;
+    run.picked = piece;
+    this.slot("text").append(h("mark", { class: "aih-smollm__written" }, piece));
+    this.frame ||= requestAnimationFrame(() => {
+      this.frame = 0;
+      if (this.run === run) this.draw();
+    });
+  }
+
+  done({ reason }) {
+    this.running = null;
+    this.buttons(false);
+    const written = this.run ? this.run.pieces.length - this.run.prompt : 0;
+    const why = { eos: "it wrote its end-of-text token", length: "it reached the number of tokens asked for", stopped: "you stopped it" }[reason] || reason;
+    this.status(`Done: the model wrote ${written} token${written === 1 ? "" : "s"} and stopped because ${why}.`);
+    this.root.dataset.state = "done";
+  }
+
+  // How many rows the grid has: the prompt's, then one for each written token the worker sent a query row for
+  get rows() {
+    return this.run.prompt + this.run.rows.length;
+  }
+
+  // The weight of key j in query row i of the chosen head
+  weightsOf(layer, head) {
+    const { weights, rows, prompt } = this.run;
+    const { heads } = this.config;
+    return (i, j) => {
+      if (i < prompt) return weights[((layer * heads + head) * prompt + i) * prompt + j];
+      const row = rows[i - prompt];
+      const keys = row.length / (this.config.layers * heads);
+      return j < keys ? row[(layer * heads + head) * keys + j] : 0;
+    };
+  }
+
+  draw() {
+    const run = this.run;
+    const n = this.rows;
+    const { layer, head } = this.chosen;
+    const weight = this.weightsOf(layer, head);
+    // one pixel a cell, then scaled up without smoothing
+    const cells = new ImageData(n, n);
+    const pixels = new Uint32Array(cells.data.buffer);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j <= i; j++) pixels[i * n + j] = COLOURS[Math.round(Math.min(1, Math.max(0, weight(i, j))) * 255)];
+    }
+    const ratio = devicePixelRatio || 1;
+    const side = Math.min(MAX_GRID, this.slot("results").clientWidth || MAX_GRID);
+    const cell = Math.max(1, Math.floor((side * ratio) / n));
+    Object.assign(this.canvas, { width: cell * n, height: cell * n });
+    this.canvas.style.width = `${(cell * n) / ratio}px`;
+    const source = Object.assign(document.createElement("canvas"), { width: n, height: n });
+    source.getContext("2d").putImageData(cells, 0, 0);
+    const context = this.canvas.getContext("2d");
+    context.imageSmoothingEnabled = false;
+    context.drawImage(source, 0, 0, cell * n, cell * n);
+    if (run.prompt < n) { // the line under the prompt's rows
+      context.fillStyle = getComputedStyle(this.canvas).color;
+      context.fillRect(0, run.prompt * cell - Math.max(1, Math.round(ratio)) / 2, cell * n, Math.max(1, Math.round(ratio)));
+    }
+    this.describe(weight, n);
+    this.showTop();
+    this.showCache(n);
+  }
+
+  // The newest row in words, for a reader who cannot see the grid: its three largest weights
+  describe(weight, n) {
+    const { pieces } = this.run;
+    const largest = Array.from({ length: n }, (_, j) => j).sort((a, b) => weight(n - 1, b) - weight(n - 1, a)).slice(0, 3);
+    const { layer, head } = this.chosen;
+    this.slot("row").textContent = `Row ${n} (the token “${visible(pieces[n - 1])}”) in layer ${layer + 1}, query head ${head + 1}: most weight on ` +
+      AND.format(largest.map((j) => `“${visible(pieces[j])}” (token ${j + 1}, ${formatNumber(weight(n - 1, j), 2)})`)) + ".";
+  }
+
+  showTop() {
+    const { top, picked } = this.run;
+    if (!top) return;
+    this.slot("top").replaceChildren(...top.map(({ piece, p }) => h("tr", piece === picked ? { class: "aih-smollm__picked" } : {},
+      h("td", {}, h("code", {}, visible(piece)), piece === picked ? " (written)" : ""), h("td", {}, formatNumber(p, 3)))));
+  }
+
+  showCache(n) {
+    const { heads, kvHeads } = this.config;
+    const bytes = (count) => cacheBytes(n, this.config, count).toLocaleString("en");
+    this.slot("cache").textContent = `KV cache after ${n} tokens: ${bytes(kvHeads)} bytes with ${kvHeads} key/value heads per layer; ` +
+      `${bytes(heads)} bytes if each of the ${heads} query heads had its own.`;
+  }
+}
+
+export const start = (root) => new Writer(root);
