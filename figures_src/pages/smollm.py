@@ -6,9 +6,9 @@ shards, the tokenizer, the kernels) under content-hashed names in the site's mod
 
     {"model", "source",
      "files": {stem: path from the site root}, "integrity": {stem: {"bytes", "sha256"}},
-     "config": {n_layers, d_model, n_heads, n_kv_heads, d_k, d_ff, vocab, rope_base, norm_epsilon, context},
      "limits": {max_prompt_tokens, max_new, max_characters},
-     "layout": what ship() says besides the files (the tensors' places, the tokenizer's special tokens)}
+     and, beside these, ship()'s layout: "config" (models.smollm.model.Config's fields), "tokenizer", "shards",
+     "tensors" (models/smollm/shipped.py's docstring)}
 
 The worker (docs/widgets/smollm/smollm-worker.js) checks every file against its byte count and SHA-256 before it
 uses any. The page's numbers (the model's shape, the cache's bytes per token, the download's size) are computed
@@ -20,6 +20,7 @@ The page's words are words/smollm.md; the widget's markup, with its own words, i
 import hashlib
 import json
 import math
+from dataclasses import asdict
 
 import numpy as np
 
@@ -59,13 +60,6 @@ def integrity(content):
     return {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}
 
 
-def page_config(config):
-    """The model's shape as the manifest and the widget carry it (the names models.smollm.model.Config gives)."""
-    return {"n_layers": config.n_layers, "d_model": config.d_model, "n_heads": config.n_heads,
-            "n_kv_heads": config.n_kv_heads, "d_k": config.d_k, "d_ff": config.d_ff, "vocab": config.vocab,
-            "rope_base": config.rope_base, "norm_epsilon": config.norm_epsilon, "context": config.context}
-
-
 def check_files(files):
     """BuildError unless the shipped files fit GitHub Pages and the page's promise: each at most MAX_FILE_BYTES,
     all together at most MAX_DOWNLOAD_BYTES."""
@@ -89,10 +83,14 @@ def model_data():
         "source": f"{DISTRIBUTION} {package_version()}",
         "files": names,
         "integrity": {stem: integrity(content) for stem, content in shipped.files.items()},
-        "config": page_config(config),
         "limits": {"max_prompt_tokens": MAX_PROMPT_TOKENS, "max_new": MAX_NEW, "max_characters": MAX_CHARACTERS},
-        "layout": shipped.layout,
     }
+    clash = manifest.keys() & shipped.layout.keys()
+    if clash:
+        raise BuildError(f"smollm: the shipped layout's {sorted(clash)} would overwrite the manifest's own")
+    manifest |= shipped.layout
+    if "config" in manifest and manifest["config"] != asdict(config):
+        raise BuildError("smollm: the shipped layout's config is not the GGUF's (models.smollm.model.load_config)")
     manifest_bytes = (json.dumps(manifest, indent=1) + "\n").encode()
     return {
         "files": {names[stem]: content for stem, content in shipped.files.items()},
