@@ -1,6 +1,10 @@
-;; The your-sentence model's hot loops in WebAssembly SIMD (encoder.js, beside this file, drives them): the matrix
-;; product, then GELU and the softmax, which need exp, four values at a time. The build compiles this file with wabt's wat2wasm (figures_src/engine/wasm.py) and publishes the
-;; binary beside the weights; no binary is committed.
+;; The site's models' hot loops in WebAssembly SIMD: the your-sentence encoder's (encoder.js beside this file drives
+;; them) and SmolLM2's (docs/widgets/smollm/llama.js): the float matrix product, then GELU and the softmax, which
+;; need exp, four values at a time, and the products of quantized weights with float vectors. The build compiles
+;; this file with wabt's wat2wasm (figures_src/engine/wasm.py) and publishes the binary beside each model's weights;
+;; no binary is committed.
+;;
+;; The float product ("linear"):
 ;;
 ;;     Y (rows, 8·panels) = X (rows, d_in) · W (d_in, 8·panels) + b
 ;;
@@ -127,30 +131,37 @@
   ;; Rows 0 … n-1 of S (·, stride floats, stride a multiple of 4) to softmax(scale · S[i, 0 … n-1]), in place;
   ;; columns n … stride-1 to 0.
   (func (export "softmax") (param $s i32) (param $n i32) (param $stride i32) (param $scale f32)
+    (call $softmax_masked (local.get $s) (local.get $n) (local.get $stride) (local.get $scale) (local.get $n) (i32.const 0)))
+
+  ;; Rows 0 … rows-1 of S (·, stride floats, stride a multiple of 4), each over its first keys + r·step columns (row
+  ;; r's keys; step 1 is the causal mask of queries at consecutive positions, step 0 gives every row the same keys):
+  ;; S[r, j] to softmax(scale · S[r, 0 … keys + r·step - 1]) in place, the columns past them to 0.
+  (func $softmax_masked (export "softmax_masked")
+    (param $s i32) (param $rows i32) (param $stride i32) (param $scale f32) (param $keys i32) (param $step i32)
     (local $row i32) (local $end i32) (local $at i32) (local $largest f32) (local $total v128) (local $sum f32)
-    (local $width i32)
+    (local $width i32) (local $last i32)
     (local.set $width (i32.shl (local.get $stride) (i32.const 2)))
-    (local.set $end (i32.add (local.get $s) (i32.mul (local.get $n) (local.get $width))))
+    (local.set $end (i32.add (local.get $s) (i32.mul (local.get $rows) (local.get $width))))
     (local.set $row (local.get $s))
     (loop $rows
+      (local.set $last (i32.add (local.get $row) (i32.shl (local.get $keys) (i32.const 2)))) ;; past this row's keys
       (local.set $largest (f32.load (local.get $row)))
       (local.set $at (i32.add (local.get $row) (i32.const 4)))
       (block $done
         (loop $columns
-          (br_if $done (i32.ge_u (local.get $at) (i32.add (local.get $row) (i32.shl (local.get $n) (i32.const 2)))))
+          (br_if $done (i32.ge_u (local.get $at) (local.get $last)))
           (local.set $largest (f32.max (local.get $largest) (f32.load (local.get $at))))
           (local.set $at (i32.add (local.get $at) (i32.const 4)))
           (br $columns)))
-      ;; e^(scale·(s - largest)) four at a time (up to 3 past n, cleared below), then the columns past n to 0
+      ;; e^(scale·(s - largest)) four at a time (up to 3 past the keys, cleared below), then the columns past them to 0
       (local.set $at (local.get $row))
       (loop $exps
         (v128.store (local.get $at)
                     (call $exp (f32x4.mul (f32x4.sub (v128.load (local.get $at)) (f32x4.splat (local.get $largest)))
                                           (f32x4.splat (local.get $scale)))))
         (local.set $at (i32.add (local.get $at) (i32.const 16)))
-        (br_if $exps (i32.lt_u (local.get $at) (i32.add (local.get $row) (i32.shl (local.get $n) (i32.const 2))))))
-      (memory.fill (i32.add (local.get $row) (i32.shl (local.get $n) (i32.const 2))) (i32.const 0)
-                   (i32.shl (i32.sub (local.get $stride) (local.get $n)) (i32.const 2)))
+        (br_if $exps (i32.lt_u (local.get $at) (local.get $last))))
+      (memory.fill (local.get $last) (i32.const 0) (i32.sub (i32.add (local.get $row) (local.get $width)) (local.get $last)))
       (local.set $total (v128.const f32x4 0 0 0 0))
       (local.set $at (local.get $row))
       (loop $sums
@@ -165,6 +176,124 @@
         (v128.store (local.get $at) (f32x4.div (v128.load (local.get $at)) (local.get $total)))
         (local.set $at (i32.add (local.get $at) (i32.const 16)))
         (br_if $divides (i32.lt_u (local.get $at) (i32.add (local.get $row) (local.get $width)))))
+      (local.set $keys (i32.add (local.get $keys) (local.get $step)))
       (local.set $row (i32.add (local.get $row) (local.get $width)))
       (br_if $rows (i32.lt_u (local.get $row) (local.get $end)))))
+
+  ;; ---------------------------------------------------------------- quantized weights (SmolLM2's GGUF blocks)
+  ;;
+  ;;     Y (tokens, rows) = X (tokens, 32·blocks) · Wᵀ,   W (rows, 32·blocks) stored in blocks of 32 values
+  ;;
+  ;; as models/smollm/shipped.py lays them out, planar: a block's codes are contiguous (16 bytes for Q4_1, 32 for
+  ;; Q8_0), row r's blocks are r·blocks … (r+1)·blocks - 1. The codes are read in place and turned into floats as
+  ;; they are used; a block's scale d (and Q4_1's offset m) are float32 here, converted from the file's float16
+  ;; once at load by llama.js. Within a block, sum_j x_j·(d·q_j + m) = d·sum_j x_j·q_j + m·sum_j x_j: the codes
+  ;; meet x as whole numbers, and the block sums of x (xsum (tokens, blocks), computed once per X) carry m.
+
+  ;; Row of Q4_1 codes at qs (16 bytes a block: value j's code is byte j's low nibble, value j+16's its high one)
+  ;; · x, blocks blocks long, with their scales at d and offsets at m (float32, one a block)
+  (func $q4_1_dot (param $x i32) (param $xsum i32) (param $d i32) (param $m i32) (param $qs i32) (param $blocks i32)
+    (result f32)
+    (local $end i32) (local $codes v128) (local $half v128) (local $left v128) (local $right v128) (local $sums v128)
+    (local $offsets f32)
+    (local.set $end (i32.add (local.get $d) (i32.shl (local.get $blocks) (i32.const 2))))
+    (local.set $sums (v128.const f32x4 0 0 0 0))
+    (loop $block
+      (local.set $codes (v128.load (local.get $qs)))
+      ;; values 0 … 15: the low nibbles, 4 at a time to float; the left and right sums take turns
+      (local.set $half (i16x8.extend_low_i8x16_u (v128.and (local.get $codes) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))))
+      (local.set $left (f32x4.mul (v128.load (local.get $x)) (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (local.get $half)))))
+      (local.set $right (f32x4.mul (v128.load offset=16 (local.get $x)) (f32x4.convert_i32x4_u (i32x4.extend_high_i16x8_u (local.get $half)))))
+      (local.set $half (i16x8.extend_high_i8x16_u (v128.and (local.get $codes) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))))
+      (local.set $left (f32x4.add (local.get $left) (f32x4.mul (v128.load offset=32 (local.get $x)) (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (local.get $half))))))
+      (local.set $right (f32x4.add (local.get $right) (f32x4.mul (v128.load offset=48 (local.get $x)) (f32x4.convert_i32x4_u (i32x4.extend_high_i16x8_u (local.get $half))))))
+      ;; values 16 … 31: the high nibbles
+      (local.set $codes (i8x16.shr_u (local.get $codes) (i32.const 4)))
+      (local.set $half (i16x8.extend_low_i8x16_u (local.get $codes)))
+      (local.set $left (f32x4.add (local.get $left) (f32x4.mul (v128.load offset=64 (local.get $x)) (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (local.get $half))))))
+      (local.set $right (f32x4.add (local.get $right) (f32x4.mul (v128.load offset=80 (local.get $x)) (f32x4.convert_i32x4_u (i32x4.extend_high_i16x8_u (local.get $half))))))
+      (local.set $half (i16x8.extend_high_i8x16_u (local.get $codes)))
+      (local.set $left (f32x4.add (local.get $left) (f32x4.mul (v128.load offset=96 (local.get $x)) (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (local.get $half))))))
+      (local.set $right (f32x4.add (local.get $right) (f32x4.mul (v128.load offset=112 (local.get $x)) (f32x4.convert_i32x4_u (i32x4.extend_high_i16x8_u (local.get $half))))))
+      (local.set $sums (f32x4.add (local.get $sums) (f32x4.mul (f32x4.add (local.get $left) (local.get $right))
+                                                                (v128.load32_splat (local.get $d)))))
+      (local.set $offsets (f32.add (local.get $offsets) (f32.mul (f32.load (local.get $m)) (f32.load (local.get $xsum)))))
+      (local.set $x (i32.add (local.get $x) (i32.const 128)))
+      (local.set $xsum (i32.add (local.get $xsum) (i32.const 4)))
+      (local.set $m (i32.add (local.get $m) (i32.const 4)))
+      (local.set $qs (i32.add (local.get $qs) (i32.const 16)))
+      (local.set $d (i32.add (local.get $d) (i32.const 4)))
+      (br_if $block (i32.lt_u (local.get $d) (local.get $end))))
+    (f32.add (call $lanes (local.get $sums)) (local.get $offsets)))
+
+  ;; Row of Q8_0 codes at qs (32 signed bytes a block) · x, with their scales at d (float32, one a block)
+  (func $q8_0_dot (param $x i32) (param $d i32) (param $qs i32) (param $blocks i32) (result f32)
+    (local $end i32) (local $codes v128) (local $half v128) (local $left v128) (local $right v128) (local $sums v128)
+    (local.set $end (i32.add (local.get $d) (i32.shl (local.get $blocks) (i32.const 2))))
+    (local.set $sums (v128.const f32x4 0 0 0 0))
+    (loop $block
+      (local.set $codes (v128.load (local.get $qs)))
+      (local.set $half (i16x8.extend_low_i8x16_s (local.get $codes)))
+      (local.set $left (f32x4.mul (v128.load (local.get $x)) (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $half)))))
+      (local.set $right (f32x4.mul (v128.load offset=16 (local.get $x)) (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $half)))))
+      (local.set $half (i16x8.extend_high_i8x16_s (local.get $codes)))
+      (local.set $left (f32x4.add (local.get $left) (f32x4.mul (v128.load offset=32 (local.get $x)) (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $half))))))
+      (local.set $right (f32x4.add (local.get $right) (f32x4.mul (v128.load offset=48 (local.get $x)) (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $half))))))
+      (local.set $codes (v128.load offset=16 (local.get $qs)))
+      (local.set $half (i16x8.extend_low_i8x16_s (local.get $codes)))
+      (local.set $left (f32x4.add (local.get $left) (f32x4.mul (v128.load offset=64 (local.get $x)) (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $half))))))
+      (local.set $right (f32x4.add (local.get $right) (f32x4.mul (v128.load offset=80 (local.get $x)) (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $half))))))
+      (local.set $half (i16x8.extend_high_i8x16_s (local.get $codes)))
+      (local.set $left (f32x4.add (local.get $left) (f32x4.mul (v128.load offset=96 (local.get $x)) (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $half))))))
+      (local.set $right (f32x4.add (local.get $right) (f32x4.mul (v128.load offset=112 (local.get $x)) (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $half))))))
+      (local.set $sums (f32x4.add (local.get $sums) (f32x4.mul (f32x4.add (local.get $left) (local.get $right))
+                                                                (v128.load32_splat (local.get $d)))))
+      (local.set $x (i32.add (local.get $x) (i32.const 128)))
+      (local.set $qs (i32.add (local.get $qs) (i32.const 32)))
+      (local.set $d (i32.add (local.get $d) (i32.const 4)))
+      (br_if $block (i32.lt_u (local.get $d) (local.get $end))))
+    (call $lanes (local.get $sums)))
+
+  ;; the sum of a vector's four lanes, (0 + 1) + (2 + 3)
+  (func $lanes (param $v v128) (result f32)
+    (f32.add (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
+             (f32.add (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
+
+  ;; Y = X · Wᵀ for Q4_1 W (rows, 32·blocks): X (tokens, 32·blocks), its block sums xsum (tokens, blocks), Y
+  ;; (tokens, rows), all float32 and row-major. Row by row of W, every token, so a row's codes are read from memory
+  ;; once.
+  (func (export "q4_1_matmul") (param $x i32) (param $xsum i32) (param $tokens i32)
+    (param $d i32) (param $m i32) (param $qs i32) (param $rows i32) (param $blocks i32) (param $y i32)
+    (local $row i32) (local $token i32)
+    (loop $rows
+      (local.set $token (i32.const 0))
+      (loop $tokens
+        (f32.store (i32.add (local.get $y) (i32.shl (i32.add (i32.mul (local.get $token) (local.get $rows)) (local.get $row)) (i32.const 2)))
+                   (call $q4_1_dot (i32.add (local.get $x) (i32.mul (local.get $token) (i32.shl (local.get $blocks) (i32.const 7))))
+                                   (i32.add (local.get $xsum) (i32.mul (local.get $token) (i32.shl (local.get $blocks) (i32.const 2))))
+                                   (i32.add (local.get $d) (i32.mul (local.get $row) (i32.shl (local.get $blocks) (i32.const 2))))
+                                   (i32.add (local.get $m) (i32.mul (local.get $row) (i32.shl (local.get $blocks) (i32.const 2))))
+                                   (i32.add (local.get $qs) (i32.mul (local.get $row) (i32.shl (local.get $blocks) (i32.const 4))))
+                                   (local.get $blocks)))
+        (local.set $token (i32.add (local.get $token) (i32.const 1)))
+        (br_if $tokens (i32.lt_u (local.get $token) (local.get $tokens))))
+      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+      (br_if $rows (i32.lt_u (local.get $row) (local.get $rows)))))
+
+  ;; Y = X · Wᵀ for Q8_0 W (rows, 32·blocks), as q4_1_matmul (no block sums: Q8_0 has no offset)
+  (func (export "q8_0_matmul") (param $x i32) (param $tokens i32)
+    (param $d i32) (param $qs i32) (param $rows i32) (param $blocks i32) (param $y i32)
+    (local $row i32) (local $token i32)
+    (loop $rows
+      (local.set $token (i32.const 0))
+      (loop $tokens
+        (f32.store (i32.add (local.get $y) (i32.shl (i32.add (i32.mul (local.get $token) (local.get $rows)) (local.get $row)) (i32.const 2)))
+                   (call $q8_0_dot (i32.add (local.get $x) (i32.mul (local.get $token) (i32.shl (local.get $blocks) (i32.const 7))))
+                                   (i32.add (local.get $d) (i32.mul (local.get $row) (i32.shl (local.get $blocks) (i32.const 2))))
+                                   (i32.add (local.get $qs) (i32.mul (local.get $row) (i32.shl (local.get $blocks) (i32.const 5))))
+                                   (local.get $blocks)))
+        (local.set $token (i32.add (local.get $token) (i32.const 1)))
+        (br_if $tokens (i32.lt_u (local.get $token) (local.get $tokens))))
+      (local.set $row (i32.add (local.get $row) (i32.const 1)))
+      (br_if $rows (i32.lt_u (local.get $row) (local.get $rows)))))
 )
