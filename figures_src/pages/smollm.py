@@ -46,7 +46,7 @@ MAX_DOWNLOAD_BYTES = 100_000_000
 WORDS = Words("words/smollm.md")
 WIDGET = Template("docs/widgets/smollm/template.html")  # the widget's markup and words; Python fills in data
 PRESET = Template("docs/widgets/smollm/preset.html")  # one preset prompt's button
-SUFFIX = {"kernels": "wasm"}  # by the stem's last word; every other file is published as .bin
+SUFFIX = {"kernels": "wasm", "tokenizer": "json"}  # by the stem's last word; every other file is published as .bin
 
 
 def content_name(stem, content):
