@@ -3,7 +3,8 @@ reads them in place, and a numpy reader that turns them back into numbers.
 
 `ship(path=None) -> Shipped(files, layout)`:
 - `files`, {stem: bytes}: "smollm-weights-0", "smollm-weights-1", … (shards of at most SHARD_BYTES) and
-  "smollm-tokenizer" (the vocabulary and merges as JSON). The page module writes each under a content-hashed name
+  "smollm-tokenizer" (the vocabulary and merges as JSON) and "smollm-kernels" (the WebAssembly that multiplies by
+  the quantized weights: docs/widgets/your-sentence/kernels.wat, which the your-sentence encoder shares). The page module writes each under a content-hashed name
   and lists it, with its byte count and SHA-256, in the manifest.
 - `layout`, what the manifest holds besides the files' names: "config" (the model's shape), "tokenizer" (its file's
   stem and special tokens), "shards" (the weight files' stems, in order) and "tensors", one entry per GGUF tensor,
@@ -28,6 +29,7 @@ does every tensor. The bytes depend on the GGUF alone: two calls write the same 
 import json
 from dataclasses import asdict, dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +41,8 @@ ALIGN = 16  # a SIMD load's width: every part starts on it
 BLOCK = 32  # values per Q4_1 or Q8_0 block
 WEIGHTS_STEM = "smollm-weights-{}"
 TOKENIZER_STEM = "smollm-tokenizer"
+KERNELS_STEM = "smollm-kernels"
+KERNELS = Path(__file__).resolve().parents[2] / "docs" / "widgets" / "your-sentence" / "kernels.wat"
 # One block's fields in the GGUF, in order: (name, numpy dtype, count per block)
 FIELDS = {
     "Q4_1": (("d", np.float16, 1), ("m", np.float16, 1), ("qs", np.uint8, BLOCK // 2)),
@@ -95,6 +99,13 @@ def tokenizer_json(path=None):
     return written(path)
 
 
+def kernels():
+    """The compiled kernels (needs Node and wabt, as the site's build)."""
+    from figures_src.engine.wasm import compile_wat  # noqa: PLC0415: only shipping compiles them
+
+    return compile_wat(KERNELS)
+
+
 @cache
 def ship(path=None):
     """The GGUF at `path` (default: the pinned package's) -> Shipped. Raises ValueError when a limit is broken."""
@@ -117,6 +128,7 @@ def ship(path=None):
                         "parts": placed})
     files = {WEIGHTS_STEM.format(index): bytes(shard) for index, shard in enumerate(shards)}
     files[TOKENIZER_STEM] = tokenizer_json(path)
+    files[KERNELS_STEM] = kernels()
     total = sum(map(len, files.values()))
     if total > TOTAL_BYTES:
         raise ValueError(f"the shipped files weigh {total} bytes, more than {TOTAL_BYTES}")
