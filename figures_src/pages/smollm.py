@@ -7,8 +7,8 @@ shards, the tokenizer, the kernels) under content-hashed names in the site's mod
     {"model", "source",
      "files": {stem: path from the site root}, "integrity": {stem: {"bytes", "sha256"}},
      "limits": {max_prompt_tokens, max_new, max_characters},
-     and, beside these, ship()'s layout: "config" (models.smollm.model.Config's fields), "tokenizer", "shards",
-     "tensors" (models/smollm/shipped.py's docstring)}
+     "layout": ship()'s layout: "config" (models.smollm.model.Config's fields), "tokenizer", "shards", "tensors"
+               (models/smollm/shipped.py's docstring)}
 
 The worker (docs/widgets/smollm/smollm-worker.js) checks every file against its byte count and SHA-256 before it
 uses any. The page's numbers (the model's shape, the cache's bytes per token, the download's size) are computed
@@ -85,11 +85,8 @@ def model_data():
         "integrity": {stem: integrity(content) for stem, content in shipped.files.items()},
         "limits": {"max_prompt_tokens": MAX_PROMPT_TOKENS, "max_new": MAX_NEW, "max_characters": MAX_CHARACTERS},
     }
-    clash = manifest.keys() & shipped.layout.keys()
-    if clash:
-        raise BuildError(f"smollm: the shipped layout's {sorted(clash)} would overwrite the manifest's own")
-    manifest |= shipped.layout
-    if "config" in manifest and manifest["config"] != asdict(config):
+    manifest["layout"] = shipped.layout
+    if shipped.layout.get("config", asdict(config)) != asdict(config):
         raise BuildError("smollm: the shipped layout's config is not the GGUF's (models.smollm.model.load_config)")
     manifest_bytes = (json.dumps(manifest, indent=1) + "\n").encode()
     return {
