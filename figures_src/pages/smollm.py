@@ -40,7 +40,7 @@ TOP_K = 40  # the top-k box's value before the reader changes it (used only abov
 MAX_CHARACTERS = 2000  # the box's maxlength; a prompt from a link (#p=) is cut there too
 BYTES_PER_NUMBER = 4  # the cache in float32, as the worker keeps it
 EXAMPLE_TOKENS = MAX_PROMPT_TOKENS + MAX_NEW  # the longest run: the page prints the cache's size there
-PRESETS = ["The capital of France is", "Once upon a time, a small robot", "The three primary colours are"]
+PRESETS = ["preset/capital", "preset/robot", "preset/colours"]  # sections of WORDS: the prompts offered, the first in the box
 MAX_FILE_BYTES = 50_000_000  # GitHub Pages warns over 50 MB and refuses 100 MB
 MAX_DOWNLOAD_BYTES = 100_000_000
 WORDS = Words("words/smollm.md")
@@ -110,7 +110,7 @@ def grouped(n):
 
 
 def presets():
-    return Filled("".join(PRESET.html(prompt=prompt).strip() for prompt in PRESETS))
+    return Filled("".join(PRESET.html(prompt=WORDS.line(preset)).strip() for preset in PRESETS))
 
 
 def cache_numbers(config):
@@ -154,7 +154,7 @@ def page_snippets(data):
     widget = WIDGET.html(
         model=data["manifest_name"], size=size, layers=config.n_layers, heads=config.n_heads, kv_heads=config.n_kv_heads,
         d_k=config.d_k, bytes_per_number=BYTES_PER_NUMBER, max_new=MAX_NEW, max_prompt_tokens=MAX_PROMPT_TOKENS,
-        max_characters=MAX_CHARACTERS, prompt=PRESETS[0], presets=presets(), vocab=config.vocab, top_k=TOP_K,
+        max_characters=MAX_CHARACTERS, prompt=WORDS.line(PRESETS[0]), presets=presets(), vocab=config.vocab, top_k=TOP_K,
         default_new=DEFAULT_NEW)
     model = WORDS.fill(
         "smollm-model", layers=config.n_layers, d_model=config.d_model, heads=config.n_heads, kv_heads=config.n_kv_heads,
