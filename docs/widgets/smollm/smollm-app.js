@@ -62,7 +62,11 @@ class Writer {
     this.worker.postMessage({ type: "load", manifest: new URL(`../../${data.model}`, import.meta.url).href });
     this.slot("stop").addEventListener("click", () => this.stop());
     // the grid's prompt line is drawn in the text colour: a switch of colour scheme draws it again
-    new MutationObserver(() => this.run && this.draw()).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+    addEventListener("resize", () => (this.width = 0)); // the next draw measures the column again
+    new MutationObserver(() => {
+      this.ink = null;
+      if (this.run) this.draw();
+    }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
   }
 
   status(text) {
@@ -200,7 +204,7 @@ class Writer {
     const text = this.slot("text");
     text.replaceChildren(h("span", { class: "aih-smollm__prompt" }, pieces.join("")));
     this.slot("top").replaceChildren();
-    this.draw();
+    this.schedule();
   }
 
   token({ piece, top, row }) {
@@ -211,10 +215,7 @@ class Writer {
     run.top = top;
     run.picked = piece;
     this.slot("text").append(h("mark", { class: "aih-smollm__written" }, piece));
-    this.frame ||= requestAnimationFrame(() => {
-      this.frame = 0;
-      if (this.run === run) this.draw();
-    });
+    this.schedule();
   }
 
   done({ reason }) {
@@ -231,55 +232,73 @@ class Writer {
     return this.run.prompt + this.run.rows.length;
   }
 
-  // The weight of key j in query row i of the chosen head
-  weightsOf(layer, head) {
+  // The chosen head's query row i (its weights on keys 0 … i)
+  rowOf(i, layer, head) {
     const { weights, rows, prompt } = this.run;
-    const { heads } = this.config;
-    return (i, j) => {
-      if (i < prompt) return weights[((layer * heads + head) * prompt + i) * prompt + j];
-      const row = rows[i - prompt];
-      const keys = row.length / (this.config.layers * heads);
-      return j < keys ? row[(layer * heads + head) * keys + j] : 0;
-    };
+    const { layers, heads } = this.config;
+    if (i < prompt) return weights.subarray(((layer * heads + head) * prompt + i) * prompt, ((layer * heads + head) * prompt + i + 1) * prompt);
+    const row = rows[i - prompt];
+    const keys = row.length / (layers * heads);
+    return row.subarray((layer * heads + head) * keys, (layer * heads + head + 1) * keys);
+  }
+
+  // One draw a frame, however many tokens came in it
+  schedule() {
+    this.frame ||= requestAnimationFrame(() => {
+      this.frame = 0;
+      if (this.run) this.draw();
+    });
   }
 
   draw() {
     const run = this.run;
     const n = this.rows;
     const { layer, head } = this.chosen;
-    const weight = this.weightsOf(layer, head);
-    // one pixel a cell, then scaled up without smoothing
-    const cells = new ImageData(n, n);
-    const pixels = new Uint32Array(cells.data.buffer);
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j <= i; j++) pixels[i * n + j] = COLOURS[Math.round(Math.min(1, Math.max(0, weight(i, j))) * 255)];
+    // the head's cells, one pixel each, kept between draws: a new token colours its one new row
+    const key = `${run.id} ${layer} ${head}`;
+    if (this.pixels?.key !== key || this.pixels.side < n) {
+      const side = Math.max(n, run.prompt + Number(this.form.elements.n.value) || n);
+      this.pixels = { key, side, done: 0, image: new ImageData(side, side) };
     }
+    const cells = this.pixels;
+    const pixels = new Uint32Array(cells.image.data.buffer);
+    for (let i = cells.done; i < n; i++) {
+      const row = this.rowOf(i, layer, head);
+      for (let j = 0; j <= i && j < row.length; j++) pixels[i * cells.side + j] = COLOURS[Math.round(Math.min(1, Math.max(0, row[j])) * 255)];
+    }
+    cells.done = n;
     const ratio = devicePixelRatio || 1;
-    const side = Math.min(MAX_GRID, this.slot("results").clientWidth || MAX_GRID);
-    const cell = Math.max(1, Math.floor((side * ratio) / n));
-    Object.assign(this.canvas, { width: cell * n, height: cell * n });
-    this.canvas.style.width = `${(cell * n) / ratio}px`;
-    const source = Object.assign(document.createElement("canvas"), { width: n, height: n });
-    source.getContext("2d").putImageData(cells, 0, 0);
+    this.width ||= Math.min(MAX_GRID, this.slot("results").clientWidth || MAX_GRID); // read once: a layout
+    const cell = Math.max(1, Math.floor((this.width * ratio) / n));
+    if (this.canvas.width !== cell * n) {
+      Object.assign(this.canvas, { width: cell * n, height: cell * n });
+      this.canvas.style.width = `${(cell * n) / ratio}px`;
+    }
+    this.source ||= document.createElement("canvas");
+    Object.assign(this.source, { width: n, height: n });
+    this.source.getContext("2d").putImageData(cells.image, 0, 0, 0, 0, n, n);
     const context = this.canvas.getContext("2d");
     context.imageSmoothingEnabled = false;
-    context.drawImage(source, 0, 0, cell * n, cell * n);
-    if (run.prompt < n) { // the line under the prompt's rows
-      context.fillStyle = getComputedStyle(this.canvas).color;
-      context.fillRect(0, run.prompt * cell - Math.max(1, Math.round(ratio)) / 2, cell * n, Math.max(1, Math.round(ratio)));
+    context.clearRect(0, 0, cell * n, cell * n);
+    context.drawImage(this.source, 0, 0, cell * n, cell * n);
+    if (run.prompt < n) { // the line under the prompt's rows, in the text colour (read again when the scheme changes)
+      this.ink ||= getComputedStyle(this.canvas).color;
+      const thickness = Math.max(1, Math.round(ratio));
+      context.fillStyle = this.ink;
+      context.fillRect(0, run.prompt * cell - thickness / 2, cell * n, thickness);
     }
-    this.describe(weight, n);
+    this.describe(this.rowOf(n - 1, layer, head), n);
     this.showTop();
     this.showCache(n);
   }
 
   // The newest row in words, for a reader who cannot see the grid: its three largest weights
-  describe(weight, n) {
+  describe(row, n) {
     const { pieces } = this.run;
-    const largest = Array.from({ length: n }, (_, j) => j).sort((a, b) => weight(n - 1, b) - weight(n - 1, a)).slice(0, 3);
+    const largest = Array.from({ length: n }, (_, j) => j).sort((a, b) => row[b] - row[a]).slice(0, 3);
     const { layer, head } = this.chosen;
     this.slot("row").textContent = `Row ${n} (the token “${visible(pieces[n - 1])}”) in layer ${layer + 1}, query head ${head + 1}: most weight on ` +
-      AND.format(largest.map((j) => `“${visible(pieces[j])}” (token ${j + 1}, ${formatNumber(weight(n - 1, j), 2)})`)) + ".";
+      AND.format(largest.map((j) => `“${visible(pieces[j])}” (token ${j + 1}, ${formatNumber(row[j], 2)})`)) + ".";
   }
 
   showTop() {
