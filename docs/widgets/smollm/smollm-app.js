@@ -9,7 +9,13 @@ import { h, slots } from "../../javascripts/dom.js";
 const COLOURS = Uint32Array.from({ length: 256 }, (_, step) =>
   new Uint32Array(Uint8ClampedArray.from([...cellColour(step / 255, "weights", 1), 255]).buffer)[0]);
 const MAX_GRID = 560; // CSS pixels: the grid's widest
-const AND = new Intl.ListFormat("en", { type: "conjunction" });
+// "a", "a and b", "a, b and c": the site's lists (words/site.md's list/and), without Intl.ListFormat, whose
+// set-up alone cost more than the 50 ms long-task budget on a slow phone (scripts/bench_long_tasks.py)
+const AND = { format: (items) => (items.length > 1 ? `${items.slice(0, -1).join(", ")} and ${items.at(-1)}` : items.join("")) };
+
+// 2903040 -> "2,903,040", as the build prints whole numbers (figures_src/pages/smollm.py's grouped), without
+// toLocaleString, whose first call sets up Intl: longer than the 50 ms budget on a slow phone
+export const grouped = (whole) => `${whole}`.replace(/\B(?=(\d{3})+$)/g, ",");
 
 // A token's text as the page shows it in a table: its spaces and control characters made visible (" Paris" is
 // "␣Paris", a line break "↵"), so that no token looks empty
@@ -37,7 +43,12 @@ class Writer {
     this.id = 0; // the newest run asked for; a message of an older one is ignored
     this.running = null; // the id of the run the worker is writing, if any
     this.run = null; // what is on screen: { id, pieces, prompt (how many of them), weights, rows, top, picked, … }
-    this.chooser();
+    setTimeout(() => this.chooser()); // a task of its own: starting the worker is one already
+    // the grid's two canvases get their contexts while the model loads, each in a task of its own: a first
+    // getContext("2d") costs more than a token's draw
+    this.source = document.createElement("canvas");
+    setTimeout(() => this.canvas.getContext("2d"));
+    setTimeout(() => this.source.getContext("2d"));
     this.worker = new Worker(new URL("./smollm-worker.js", import.meta.url), { type: "module" });
     this.ready = new Promise((resolve, reject) => {
       this.worker.onmessage = ({ data: message }) => {
@@ -62,7 +73,11 @@ class Writer {
     this.worker.postMessage({ type: "load", manifest: new URL(`../../${data.model}`, import.meta.url).href });
     this.slot("stop").addEventListener("click", () => this.stop());
     // the grid's prompt line is drawn in the text colour: a switch of colour scheme draws it again
-    addEventListener("resize", () => (this.width = 0)); // the next draw measures the column again
+    // the column's width, measured after the browser's own layout (reading it in a draw would force one)
+    new ResizeObserver(([entry]) => {
+      this.width = Math.min(MAX_GRID, entry.contentRect.width);
+      if (this.run) this.schedule();
+    }).observe(this.slot("results"));
     new MutationObserver(() => {
       this.ink = null;
       if (this.run) this.draw();
@@ -139,7 +154,7 @@ class Writer {
   }
 
   get chosen() {
-    return { layer: +this.slot("layer").value, head: +this.slot("heads").querySelector("input:checked").value };
+    return { layer: +this.slot("layer").value || 0, head: +(this.slot("heads").querySelector("input:checked")?.value ?? 0) };
   }
 
   choose() {
@@ -268,13 +283,12 @@ class Writer {
     }
     cells.done = n;
     const ratio = devicePixelRatio || 1;
-    this.width ||= Math.min(MAX_GRID, this.slot("results").clientWidth || MAX_GRID); // read once: a layout
+    if (!this.width) return; // not laid out yet: the ResizeObserver draws when it is
     const cell = Math.max(1, Math.floor((this.width * ratio) / n));
     if (this.canvas.width !== cell * n) {
       Object.assign(this.canvas, { width: cell * n, height: cell * n });
       this.canvas.style.width = `${(cell * n) / ratio}px`;
     }
-    this.source ||= document.createElement("canvas");
     Object.assign(this.source, { width: n, height: n });
     this.source.getContext("2d").putImageData(cells.image, 0, 0, 0, 0, n, n);
     const context = this.canvas.getContext("2d");
@@ -310,7 +324,7 @@ class Writer {
 
   showCache(n) {
     const { heads, kvHeads } = this.config;
-    const bytes = (count) => cacheBytes(n, this.config, count).toLocaleString("en");
+    const bytes = (count) => grouped(cacheBytes(n, this.config, count));
     this.slot("cache").textContent = `KV cache after ${n} tokens: ${bytes(kvHeads)} bytes with ${kvHeads} key/value heads per layer; ` +
       `${bytes(heads)} bytes if each of the ${heads} query heads had its own.`;
   }
