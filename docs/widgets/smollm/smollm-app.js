@@ -269,37 +269,41 @@ class Writer {
     const run = this.run;
     const n = this.rows;
     const { layer, head } = this.chosen;
-    // the head's cells, one pixel each, kept between draws: a new token colours its one new row
+    // the head's cells, one pixel each, kept between draws on a canvas of their own: a new token uploads its one
+    // new row, and neither canvas changes size while a run grows (a resize reallocates it)
     const key = `${run.id} ${layer} ${head}`;
     if (this.pixels?.key !== key || this.pixels.side < n) {
       const side = Math.max(n, run.prompt + Number(this.form.elements.n.value) || n);
-      this.pixels = { key, side, done: 0, image: new ImageData(side, side) };
+      this.pixels = { key, side, done: 0, image: new ImageData(side, 1) };
+      Object.assign(this.source, { width: side, height: side });
     }
     const cells = this.pixels;
-    const pixels = new Uint32Array(cells.image.data.buffer);
+    const line = new Uint32Array(cells.image.data.buffer);
+    const sourceContext = this.source.getContext("2d");
     for (let i = cells.done; i < n; i++) {
       const row = this.rowOf(i, layer, head);
-      for (let j = 0; j <= i && j < row.length; j++) pixels[i * cells.side + j] = COLOURS[Math.round(Math.min(1, Math.max(0, row[j])) * 255)];
+      line.fill(0);
+      for (let j = 0; j <= i && j < row.length; j++) line[j] = COLOURS[Math.round(Math.min(1, Math.max(0, row[j])) * 255)];
+      sourceContext.putImageData(cells.image, 0, i);
     }
     cells.done = n;
     const ratio = devicePixelRatio || 1;
     if (!this.width) return; // not laid out yet: the ResizeObserver draws when it is
-    const cell = Math.max(1, Math.floor((this.width * ratio) / n));
-    if (this.canvas.width !== cell * n) {
-      Object.assign(this.canvas, { width: cell * n, height: cell * n });
-      this.canvas.style.width = `${(cell * n) / ratio}px`;
+    const size = Math.round(this.width * ratio);
+    if (this.canvas.width !== size) {
+      Object.assign(this.canvas, { width: size, height: size });
+      this.canvas.style.width = `${size / ratio}px`;
     }
-    Object.assign(this.source, { width: n, height: n });
-    this.source.getContext("2d").putImageData(cells.image, 0, 0, 0, 0, n, n);
+    const cell = size / n;
     const context = this.canvas.getContext("2d");
     context.imageSmoothingEnabled = false;
-    context.clearRect(0, 0, cell * n, cell * n);
-    context.drawImage(this.source, 0, 0, cell * n, cell * n);
+    context.clearRect(0, 0, size, size);
+    context.drawImage(this.source, 0, 0, n, n, 0, 0, size, size);
     if (run.prompt < n) { // the line under the prompt's rows, in the text colour (read again when the scheme changes)
       this.ink ||= getComputedStyle(this.canvas).color;
       const thickness = Math.max(1, Math.round(ratio));
       context.fillStyle = this.ink;
-      context.fillRect(0, run.prompt * cell - thickness / 2, cell * n, thickness);
+      context.fillRect(0, Math.round(run.prompt * cell - thickness / 2), size, thickness);
     }
     this.describe(this.rowOf(n - 1, layer, head), n);
     this.showTop();
