@@ -117,3 +117,25 @@ def test_a_failed_download_is_named(browser, site_url):
     expect(page.locator("[data-slot=status]")).to_contain_text(name.split("/")[-1])
     expect(page.locator("[data-slot=progress]")).to_be_hidden()
     context.close()
+
+
+HOSTILE = {"whitespace": "   \t\n ", "zero-width": "\u200b\u200c\u200d\ufeff", "long": "All work and no play. " * 230,
+           "emoji": "🙂👍🏽👨‍👩‍👧 and", "rtl": "مرحبا بالعالم \u202eRTL", "control": "\x00\x01\x07\x1b[31m\x7f end",
+           "surrogate": "\ud800 half a character"}
+
+
+@pytest.mark.slow
+def test_hostile_prompts_write_and_a_long_one_is_cut(page, site_url):
+    """Each prompt runs through the real tokenizer and model, one after another in one tab: the page stays whole,
+    writes its tokens, and says when the prompt was cut (the long one is 5,060 characters, far over 128 tokens)."""
+    page.goto(site_url + "smollm/")
+    for name, prompt in HOSTILE.items():
+        page.evaluate("(p) => { document.querySelector('#aih-smollm-prompt').value = p; }", prompt)
+        page.fill("input[name=n]", "2")
+        page.click("[data-slot=write]")
+        expect(page.locator(ROOT)).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)
+        expect(page.locator("[data-slot=status]")).to_contain_text("Done: the model wrote")
+        cut = page.locator("[data-slot=cut]")
+        expect(cut).to_be_visible() if name == "long" else expect(cut).to_be_hidden()
+        assert page.locator("[data-slot=text]").inner_text(), f"{name}: the prompt and what it wrote are shown"
+    page.problems.assert_clean()
