@@ -280,3 +280,17 @@ def test_the_manifest_lists_every_file_with_its_length_and_sha256(site_url):
         content = (SITE / name).read_bytes()
         assert manifest["integrity"][stem] == {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}, name
         assert hashlib.sha256(content).hexdigest()[:12] in name, f"{name}: a new name whenever the content changes"
+
+
+def test_a_cell_under_the_pointer_is_read_out(page, site_url):
+    scripted(page).goto(site_url + "smollm/")
+    write(page, "abcdefghijkl", n=2)  # 4 pieces, 2 rows: 6 rows, each row i's weights 1/i in the scripted worker
+    grid = page.locator("[data-slot=grid]")
+    grid.evaluate("grid => grid.scrollIntoView({ block: 'center' })")  # not under the sticky header
+    box = grid.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.5 / 6, box["y"] + box["height"] * 3.5 / 6)  # row 4, key 1
+    expect(page.locator("[data-slot=row]")).to_have_text("Row 4 (“jkl”), key 1 (“abc”) in layer 1, query head 1: weight 0.250.")
+    page.mouse.move(box["x"] + box["width"] * 5.5 / 6, box["y"] + box["height"] * 0.5 / 6)  # row 1, key 6: masked
+    expect(page.locator("[data-slot=row]")).to_contain_text("masked, a later token")
+    page.mouse.move(0, 0)
+    expect(page.locator("[data-slot=row]")).to_have_text(re.compile(r"^Row 6 "))

@@ -72,10 +72,15 @@ class Writer {
     this.status(this.stored ? "Reading the model from your browser's storage…" : `Downloading the model (${data.size})…`);
     this.worker.postMessage({ type: "load", manifest: new URL(`../../${data.model}`, import.meta.url).href });
     this.slot("stop").addEventListener("click", () => this.stop());
+    // a cell under the pointer (or a finger) is read out in the line under the grid; leaving, the newest row is again
+    this.canvas.addEventListener("pointermove", (event) => this.point(event));
+    this.canvas.addEventListener("pointerleave", () => this.run && this.draw());
     // the grid's prompt line is drawn in the text colour: a switch of colour scheme draws it again
     // the column's width, measured after the browser's own layout (reading it in a draw would force one)
     new ResizeObserver(([entry]) => {
-      this.width = Math.min(MAX_GRID, entry.contentRect.width);
+      const width = Math.min(MAX_GRID, entry.contentRect.width);
+      if (width === this.width) return; // its height changed (a line of text): the grid stays as it is
+      this.width = width;
       if (this.run) this.schedule();
     }).observe(this.slot("results"));
     new MutationObserver(() => {
@@ -317,6 +322,18 @@ class Writer {
     const { layer, head } = this.chosen;
     this.slot("row").textContent = `Row ${n} (the token “${visible(pieces[n - 1])}”) in layer ${layer + 1}, query head ${head + 1}: most weight on ` +
       AND.format(largest.map((j) => `“${visible(pieces[j])}” (token ${j + 1}, ${formatNumber(row[j], 2)})`)) + ".";
+  }
+
+  point(event) {
+    if (!this.run || !this.canvas.clientWidth) return;
+    const n = this.rows;
+    const i = Math.min(n - 1, Math.floor((event.offsetY / this.canvas.clientHeight) * n));
+    const j = Math.min(n - 1, Math.floor((event.offsetX / this.canvas.clientWidth) * n));
+    const { pieces } = this.run;
+    const { layer, head } = this.chosen;
+    this.slot("row").textContent = j > i
+      ? `Row ${i + 1} (“${visible(pieces[i])}”), key ${j + 1} (“${visible(pieces[j])}”): masked, a later token.`
+      : `Row ${i + 1} (“${visible(pieces[i])}”), key ${j + 1} (“${visible(pieces[j])}”) in layer ${layer + 1}, query head ${head + 1}: weight ${formatNumber(this.rowOf(i, layer, head)[j], 3)}.`;
   }
 
   showTop() {
