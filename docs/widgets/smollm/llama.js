@@ -42,11 +42,12 @@ export async function createLlama(layout, kernelBytes, capacity) {
     return [tensor.name, { ...tensor, at, blocks }];
   }));
   const cache = Array.from({ length: layers }, () => ({ K: region(4 * kvWidth * capacity), V: region(4 * kvWidth * capacity) }));
-  const rows = capacity + 4; // padded: the attention kernel takes queries 4 at a time
-  const at = { X: region(4 * rows * d), XN: region(4 * rows * d), sums: region(4 * rows * dFF / BLOCK), Q: region(4 * rows * d),
-    K: region(4 * rows * kvWidth), V: region(4 * rows * kvWidth), heads: region(4 * rows * d), out: region(4 * rows * d),
-    gate: region(4 * rows * dFF), up: region(4 * rows * dFF), S: region(4 * rows * capacity), zeros: region(4 * Math.max(capacity, dK)), // a zero bias for the attention products
-    logits: region(4 * vocab) };
+  // the activations, (rows, width) each: rows padded, since the attention kernel takes queries 4 at a time
+  const rows = capacity + 4;
+  const widths = { X: d, XN: d, sums: dFF / BLOCK, Q: d, K: kvWidth, V: kvWidth, heads: d, out: d, gate: dFF, up: dFF, S: capacity };
+  const at = Object.fromEntries(Object.entries(widths).map(([name, width]) => [name, region(4 * rows * width)]));
+  at.zeros = region(4 * Math.max(capacity, dK)); // a zero bias for the attention products
+  at.logits = region(4 * vocab);
   const memory = new WebAssembly.Memory({ initial: Math.ceil(top / 65536) });
   const { instance } = await WebAssembly.instantiate(kernelBytes, { env: { memory } });
   const { linear, softmax_masked: softmaxMasked, q4_1_matmul: q4Matmul, q8_0_matmul: q8Matmul } = instance.exports;
@@ -54,7 +55,7 @@ export async function createLlama(layout, kernelBytes, capacity) {
   const tensor = (name) => tensors.get(name) ?? (() => { throw new Error(`the model's weights have no tensor ${name}`); })();
   const vector = (name) => floats(tensor(name).at.values, tensor(name).shape[0]);
   const [X, XN, sums, Q, K, V, out, gate, up, S] = ["X", "XN", "sums", "Q", "K", "V", "out", "gate", "up", "S"]
-    .map((name) => floats(at[name], (name === "S" ? capacity : name === "sums" ? dFF / BLOCK : ["gate", "up"].includes(name) ? dFF : ["K", "V"].includes(name) ? kvWidth : d) * rows));
+    .map((name) => floats(at[name], rows * widths[name]));
   // RoPE's angles, position · ω_i, ω_i = base^(-2i/d_k), as cos and sin (positions, d_k/2), in float64
   const cos = new Float64Array(capacity * dK / 2), sin = new Float64Array(capacity * dK / 2);
   for (let position = 0; position < capacity; position++) {

@@ -59,9 +59,11 @@ async function load(manifestUrl) {
       throw error;
     }
   };
-  // the kernels first (small): the model's memory is made with them, and the weights are read straight into it
+  // the kernels first (small): the model's memory is made with them, and the weights are read straight into it,
+  // one shard after the other (a shard's check and its copy for the cache are 2 × 50 MB more while they last)
   const llama = await createLlama(layout, await file(KERNELS), limits.max_prompt_tokens + limits.max_new);
-  const [tokenizer] = await Promise.all([file(TOKENIZER), ...layout.shards.map((stem, index) => file(stem, llama.shard(index)))]);
+  const tokenizer = await file(TOKENIZER);
+  for (const [index, stem] of layout.shards.entries()) await file(stem, llama.shard(index));
   await dropOthers(store, new Set([manifestUrl, ...Object.values(manifest.files).map((name) => new URL(name, root).href)]));
   llama.prepare();
   model = { llama, limits, specials: layout.tokenizer, tokenizer: new BPE(JSON.parse(new TextDecoder().decode(tokenizer))) };
