@@ -294,3 +294,19 @@ def test_a_cell_under_the_pointer_is_read_out(page, site_url):
     expect(page.locator("[data-slot=row]")).to_contain_text("masked, a later token")
     page.mouse.move(0, 0)
     expect(page.locator("[data-slot=row]")).to_have_text(re.compile(r"^Row 6 "))
+
+
+def test_the_arrow_keys_read_out_a_cell_and_label_the_grid(page, site_url):
+    scripted(page).goto(site_url + "smollm/")
+    write(page, "abcdefghijkl", n=2)  # 6 rows; row i's weights 1/i in the scripted worker
+    grid = page.locator("[data-slot=grid]")
+    grid.focus()
+    for key in ["ArrowUp", "ArrowUp", "ArrowRight"]:  # from row 6, key 1: row 4, key 2
+        page.keyboard.press(key)
+    readout = "Row 4 (“jkl”), key 2 (“def”) in layer 1, query head 1: weight 0.250."
+    expect(page.locator("[data-slot=row]")).to_have_text(readout)
+    expect(grid).to_have_attribute("aria-label", readout)
+    expect(grid).not_to_have_attribute("aria-labelledby", re.compile("."))
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-slot=row]")).to_have_text(re.compile(r"^Row 6 "))
+    expect(grid).to_have_attribute("aria-labelledby", "aih-smollm-grid-caption")

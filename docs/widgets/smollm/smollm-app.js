@@ -3,7 +3,7 @@
 // text as it comes, one head's weights growing by a row per token, the five most probable next tokens and the KV
 // cache's size. Every number it shows is the worker's or the page's config (the build's), never its own.
 import { cellColour, formatNumber } from "../../javascripts/attention-math.js";
-import { h, slots } from "../../javascripts/dom.js";
+import { ARROWS, h, slots } from "../../javascripts/dom.js";
 
 // the weights' colour scale in 256 steps, as RGBA pixels (the site's weights scale, as your-sentence draws it)
 const COLOURS = Uint32Array.from({ length: 256 }, (_, step) =>
@@ -75,6 +75,12 @@ class Writer {
     // a cell under the pointer (or a finger) is read out in the line under the grid; leaving, the newest row is again
     this.canvas.addEventListener("pointermove", (event) => this.point(event));
     this.canvas.addEventListener("pointerleave", () => this.run && this.draw());
+    // and from the keyboard: the arrow keys move a cell cursor, Escape (or leaving the grid) lets it go
+    this.canvas.addEventListener("keydown", (event) => this.key(event));
+    this.canvas.addEventListener("blur", () => {
+      this.cursor = null;
+      if (this.run) this.draw();
+    });
     // the grid's prompt line is drawn in the text colour: a switch of colour scheme draws it again
     // the column's width, measured after the browser's own layout (reading it in a draw would force one)
     new ResizeObserver(([entry]) => {
@@ -310,7 +316,18 @@ class Writer {
       context.fillStyle = this.ink;
       context.fillRect(0, Math.round(run.prompt * cell - thickness / 2), size, thickness);
     }
-    this.describe(this.rowOf(n - 1, layer, head), n);
+    const cursor = this.cursor?.[0] < n ? this.cursor : null;
+    if (cursor) { // the keyboard's cell: outlined, read out, and the grid's label (which a screen reader reads on a change)
+      context.strokeStyle = this.ink ||= getComputedStyle(this.canvas).color;
+      context.lineWidth = Math.max(2, Math.round(2 * ratio));
+      context.strokeRect(cursor[1] * cell + 1, cursor[0] * cell + 1, cell - 2, cell - 2);
+      this.canvas.setAttribute("aria-label", this.readout(...cursor));
+      this.canvas.removeAttribute("aria-labelledby"); // it would win over aria-label
+    } else {
+      this.canvas.removeAttribute("aria-label");
+      this.canvas.setAttribute("aria-labelledby", "aih-smollm-grid-caption"); // its caption (template.html)
+      this.describe(this.rowOf(n - 1, layer, head), n);
+    }
     this.showTop();
     this.showCache(n);
   }
@@ -327,13 +344,33 @@ class Writer {
   point(event) {
     if (!this.run || !this.canvas.clientWidth) return;
     const n = this.rows;
-    const i = Math.min(n - 1, Math.floor((event.offsetY / this.canvas.clientHeight) * n));
-    const j = Math.min(n - 1, Math.floor((event.offsetX / this.canvas.clientWidth) * n));
+    this.readout(Math.min(n - 1, Math.floor((event.offsetY / this.canvas.clientHeight) * n)),
+      Math.min(n - 1, Math.floor((event.offsetX / this.canvas.clientWidth) * n)));
+  }
+
+  key(event) {
+    const move = ARROWS[event.key];
+    if (event.key === "Escape" && this.cursor) {
+      this.cursor = null;
+      this.draw();
+    }
+    if (!move || !this.run) return;
+    event.preventDefault();
+    const n = this.rows;
+    const [i, j] = this.cursor || [n - 1, 0];
+    this.cursor = [Math.min(n - 1, Math.max(0, i + move[0])), Math.min(n - 1, Math.max(0, j + move[1]))];
+    this.draw();
+  }
+
+  // One cell in words: its query and key tokens and its weight, or that it is masked
+  readout(i, j) {
     const { pieces } = this.run;
     const { layer, head } = this.chosen;
-    this.slot("row").textContent = j > i
+    const text = j > i
       ? `Row ${i + 1} (“${visible(pieces[i])}”), key ${j + 1} (“${visible(pieces[j])}”): masked, a later token.`
       : `Row ${i + 1} (“${visible(pieces[i])}”), key ${j + 1} (“${visible(pieces[j])}”) in layer ${layer + 1}, query head ${head + 1}: weight ${formatNumber(this.rowOf(i, layer, head)[j], 3)}.`;
+    this.slot("row").textContent = text;
+    return text;
   }
 
   showTop() {
