@@ -5,6 +5,7 @@ leaves the site (the `page` fixture). The page's own steps with a scripted worke
 """
 import json
 import os
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
@@ -72,7 +73,7 @@ def test_memory_stays_flat_over_20_runs(page, site_url):
 
 
 @pytest.mark.slow
-def test_a_second_tab_writes_the_same(desktop, site_url):
+def test_a_second_tab_writes_the_same_and_a_link_runs_at_once(desktop, site_url):
     first = new_tab(desktop, site_url)
     second = desktop.new_page()
     first.goto(site_url + "smollm/")
@@ -80,6 +81,13 @@ def test_a_second_tab_writes_the_same(desktop, site_url):
     second.goto(site_url + "smollm/")
     expect(second.locator("[data-slot=write]")).to_have_text("Write (the model is stored in your browser)")
     assert write(second) == expected, "a second tab reads the stored model and writes the same tokens"
+    third = desktop.new_page()
+    requests = []
+    third.on("request", lambda request: requests.append(request.url))
+    third.goto(site_url + f"smollm/#p={quote(PROMPT)}&t=0&k=40&seed=1&n={STEPS}")
+    expect(third.locator(ROOT)).to_have_attribute("data-state", "done", timeout=RUN_TIMEOUT)  # no click: a link runs
+    assert third.locator("mark.aih-smollm__written").all_inner_texts() == expected, "a #p= link repeats the run"
+    assert not [url for url in requests if url.endswith(".bin")], "the stored model is read, not downloaded"
     for tab in desktop.pages:
         tab.close()
 
