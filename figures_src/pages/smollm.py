@@ -148,6 +148,21 @@ def power_of_ten(value):
     return f"$10^{{{exponent}}}$"
 
 
+def quantizations():
+    """The bits per stored weight of the GGUF's two quantizations and their block length, as the page says them:
+    BuildError unless the file holds exactly Q4_1 (most matrices), Q8_0 (the embedding) and F32 (the norms)."""
+    from gguf import GGML_QUANT_SIZES, GGMLQuantizationType  # noqa: PLC0415: only this page reads the GGUF's types
+
+    kinds = {GGMLQuantizationType(tensor.tensor_type).name for tensor in reader().tensors}
+    if kinds != {"Q4_1", "Q8_0", "F32"}:
+        raise BuildError(f"smollm: the page describes Q4_1, Q8_0 and F32 tensors, the GGUF holds {sorted(kinds)}")
+    blocks = {GGML_QUANT_SIZES[GGMLQuantizationType[kind]][0] for kind in ("Q4_1", "Q8_0")}
+    if len(blocks) != 1:
+        raise BuildError(f"smollm: the page says one block length, the quantizations have {sorted(blocks)}")
+    bits = lambda kind: int(kind[1:].split("_")[0])  # noqa: E731: a format's name says its bits (Q4_1: 4)
+    return {"q4": bits("Q4_1"), "q8": bits("Q8_0"), "block": blocks.pop()}
+
+
 def page_snippets(data):
     config = data["config"]
     size = megabytes(data["download_bytes"])
@@ -173,13 +188,14 @@ def page_snippets(data):
         example_full=grouped(EXAMPLE_TOKENS * per_token["full"] * BYTES_PER_NUMBER))
     shards = [name for stem, name in data["names"].items() if "weights" in stem]
     shard_words = WORDS.line("shards/one") if len(shards) == 1 else WORDS.line("shards/more", count=len(shards))
-    files = listed([f"[{name.split('/')[-1].split('.')[0]}]({name})" for name in data["names"].values()], "and")
+    links = {**data["names"], "manifest": data["manifest_name"]}
+    files = listed([f"[{name.split('/')[-1].split('.')[0]}]({name})" for name in links.values()], "and")
     honesty = WORDS.fill(
-        "smollm-honesty", size=size, tensors=data["tensors"], shards=shard_words, files=files,
+        "smollm-honesty", size=size, tensors=data["tensors"], shards=shard_words, files=files, **quantizations(),
         max_prompt_tokens=MAX_PROMPT_TOKENS, max_new=MAX_NEW, max_characters=grouped(MAX_CHARACTERS))
     facts = {"heads": config.n_heads, "kv_heads": config.n_kv_heads, "group": config.group}
     return {"": widget, "model": model, "cache": cache, "honesty": honesty,
-            "groups": WORDS.fill("smollm-groups", **facts, groups=groups(config)),
+            "groups": WORDS.fill("smollm-groups", heads=config.n_heads, kv_heads=config.n_kv_heads, groups=groups(config)),
             "recap": WORDS.fill("smollm-recap", **facts, layers=config.n_layers)}
 
 
