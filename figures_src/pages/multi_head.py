@@ -426,7 +426,8 @@ def gqa_snippets(example):
     h, h_kv, d_k = example["n_heads"], example["n_kv_heads"], example["d_k"]
     n, d_model = inputs["X"].shape
     group = h // h_kv
-    query, key, row = (WORDS.line(f"multi-head-corner/{name}") for name in ("query", "key", "row"))
+    query, key, row = (WORDS.line("multi-head-corner/query"), WORDS.line("multi-head-corner/key"),
+                       WORDS.line("multi-head-corner/row"))
     kv_columns = lambda kind: [f"{kind}{m + 1}·{c + 1}" for m in range(h_kv) for c in range(d_k)]  # noqa: E731
     sharing = table(WORDS.line("ex-gqa-sharing-columns").split(" | "),
                     [[str(g + 1), str(example["kv_head_of"][g] + 1),

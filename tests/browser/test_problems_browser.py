@@ -14,7 +14,7 @@ from tests.by_hand import PLAIN_SUBSCRIPT
 SITE = Path(__file__).resolve().parents[2] / "site"
 
 SETS = ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head", "push-gradient", "decode-step",
-        "positions"]
+        "positions", "grouped-query"]
 
 
 def published(set_id):
