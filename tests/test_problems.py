@@ -451,7 +451,7 @@ PUBLISHED_INPUTS_SHA256 = "ddc83df9a11ddce7e86c6f73894ffed29db0dfe3c7e3e0dd0a22e
 ADDED_SETS_SHA256 = {"push-gradient": "293159c653956079fc57cf1b337d89c8e2e7401cd9df96400f48cbd3a8bc3bb1",
                      "decode-step": "2f2cb6f158209bc377e9440b7ba256f009e12a3b7a8b9b85ba5190204cdd5a1b",
                      "positions": "394be3a83854378c04395220f8a96e9ec95dbb93b7f2b5a85ba08cd402ef9cd6",
-                     "grouped-query": "3a8ce53466e9bbdaae372158e4cd0536b081f791796828b3231c49f03ec53d25"}
+                     "grouped-query": "2d44cb56dda072617bf24115215353ee4911ee9863cf98e312fa32a0b7e72cb8"}
 FIRST_PUBLISHED = 12
 ADDED_VARIANTS_SHA256 = {"end-to-end": "7e874a57061ab447cd01ed7ebafef5d218e8dc1597913f69ef42470e8f3d8fee"}
 

@@ -862,7 +862,7 @@ def grouped_query(index, seed):
                   WORDS.line("grouped-query-given-column/layers"), "d_k", WORDS.line("grouped-query-given-column/tokens"),
                   WORDS.line("grouped-query-given-column/bytes")]
     heads_row, heads_cols = [WORDS.line("grouped-query-kv-row")], [f"{g + 1}" for g in range(h)]
-    kv_label = WORDS.line("grouped-query-kv-label")
+    kv_label = WORDS.line("grouped-query-kv-label", h=h)
     cache_label, cache_cols = WORDS.line("grouped-query-cache-label"), [
         WORDS.line("grouped-query-cache-column/numbers"), WORDS.line("grouped-query-cache-column/bytes")]
     full_label, full_cols = WORDS.line("grouped-query-full-label"), [WORDS.line("grouped-query-cache-column/bytes")]
