@@ -177,3 +177,10 @@ def test_the_pages_lead_on_to_the_real_model(built_site, source):
         assert 'multi-head/#grouped-query-attention"' in html, f"{source} links to the grouped-query section"
     else:
         assert 'id="grouped-query-attention"' in html and 'id="ex-gqa"' in html
+
+
+def test_each_query_heads_tab_says_which_key_value_head_it_reads(page, example):
+    """The line that opens each query head's tab is a paragraph of its own (it ran into the Q table's caption) and
+    names the key/value head kv_head_of gives, counted from 1."""
+    found = re.findall(r"Query head (\d) reads key/value head (\d)\.[ \t]*\n", page.text)
+    assert [(int(g), int(kv)) for g, kv in found] == [(g + 1, kv + 1) for g, kv in enumerate(example["kv_head_of"])]

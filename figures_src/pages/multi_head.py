@@ -454,7 +454,7 @@ def gqa_snippets(example):
                                      caption=WORDS.line("ex-gqa-matrix/kv", name="V", head=m + 1))
     for g in range(h):
         kv = example["kv_head_of"][g] + 1
-        parts[f"head-{g + 1}"] = "\n".join([
+        parts[f"head-{g + 1}"] = "\n\n".join(text.rstrip("\n") for text in [
             WORDS.fill("ex-gqa-head", head=g + 1, kv=kv),
             matrix(steps["Q"][g], tokens, dims("", d_k), corner=query, digits=1, trim=True,
                    caption=WORDS.line("ex-gqa-matrix/q", head=g + 1)),
@@ -464,7 +464,7 @@ def gqa_snippets(example):
                    caption=WORDS.line("ex-gqa-matrix/weights", head=g + 1, d_k=d_k)),
             matrix(steps["heads"][g], tokens, dims("", d_k), corner=query, digits=OUT_DIGITS,
                    caption=WORDS.line("ex-gqa-matrix/out", head=g + 1, kv=kv)),
-        ])
+        ]) + "\n"
     return parts
 
 
