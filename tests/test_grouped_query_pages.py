@@ -184,3 +184,44 @@ def test_each_query_heads_tab_says_which_key_value_head_it_reads(page, example):
     names the key/value head kv_head_of gives, counted from 1."""
     found = re.findall(r"Query head (\d) reads key/value head (\d)\.[ \t]*\n", page.text)
     assert [(int(g), int(kv)) for g, kv in found] == [(g + 1, kv + 1) for g, kv in enumerate(example["kv_head_of"])]
+
+
+@pytest.mark.parametrize("k, words", [(2, "half as many"), (3, "a third as many"), (4, "a quarter as many"),
+                                      (5, "1/5 as many")])
+def test_a_count_cut_by_a_group_is_worded_as_a_fraction(k, words):
+    from figures_src.engine.text import as_many  # noqa: PLC0415
+
+    assert as_many(k) == words, "a count divided by k reads 'half as many', 'a third as many', never 'k times fewer'"
+
+
+@pytest.mark.parametrize("source, group", [("multi-head/index.html", "half as many"),
+                                           ("cost/index.html", "a third as many")])
+def test_the_saving_of_sharing_reads_as_a_fraction(built_site, source, group):
+    text = re.sub(r"\s+", " ", read(built_site, Path(source)).text)
+    assert not re.search(r"\d times (fewer|less)", text), f"{source}: 'k times fewer/less' reads '{group}'"
+    assert group in text, f"{source} says what the sharing saves as '{group}'"
+
+
+def test_multi_head_s_grouped_section_reads_plainly(page):
+    text = re.sub(r"\s+", " ", page.text)
+    section = text[text.index("Grouped-query attention: query heads share"):]
+    first = section.index("KV cache")
+    assert "(counted on Cost" in section[first:first + 40], \
+        "the section's first 'KV cache' says it is counted on Cost, a later page"
+    assert "query heads in its group" in text and "which it shares with query heads" not in text, \
+        "the sharing table's column lists the query heads of a group (the head itself included)"
+    assert "multiplied by the shared V, they give each head's output" in text, "the rounding note reads as a sentence"
+    assert "for SmolLM2-135M-Instruct, the model you can run on A real model writes" in text, \
+        "the link on to the real model names it and the page that runs it"
+
+
+def test_cost_compares_the_cache_with_the_models_gguf_file(built_site):
+    from models.smollm import model  # noqa: PLC0415
+
+    size = model.gguf_path().stat().st_size
+    text = re.sub(r"\s+", " ", read(built_site, Path("cost/index.html")).text)
+    assert f"the model's GGUF file, {size / 2**20:.1f} MiB ({size / 1e6:.1f} MB)" in text, \
+        "cost/ gives the GGUF file's size in MiB and MB, from the file"
+    assert "of quantized weights" not in text and "the model you can run on A real model writes" in text
+    assert re.search(r"The table above counted 16-bit numbers, 2 bytes each; .* 32-bit floats, 4 bytes each", text), \
+        "cost/ says plainly that the real model's bytes are 32-bit, where the table above counted 16-bit numbers"

@@ -15,7 +15,7 @@ import attention
 from ..engine import Example, Figure, Snippets, Words
 from ..engine.errors import BuildError
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import Shown, by_hand, is_tie, latex_number, latex_vector, num, table
+from ..engine.text import Shown, as_many, by_hand, is_tie, latex_number, latex_vector, num, table
 from ..engine.words import listed
 from . import sentences
 
@@ -620,13 +620,16 @@ def smollm_cache_snippets(data):
     return {
         "setting": WORDS.fill("cost-smollm-setting", name=data["name"], layers=layers, heads=heads, kv_heads=kv_heads,
                               d_k=d_k, group=group, per_token=f"{per_token:,}", per_token_full=f"{per_token_full:,}",
-                              itemsize=SMOLLM_ITEMSIZE, bytes=f"{per_token * SMOLLM_ITEMSIZE:,}",
+                              itemsize=SMOLLM_ITEMSIZE, table_itemsize=KV_ITEMSIZE,
+                              bits=8 * SMOLLM_ITEMSIZE, table_bits=8 * KV_ITEMSIZE,
+                              bytes=f"{per_token * SMOLLM_ITEMSIZE:,}",
                               bytes_full=f"{per_token_full * SMOLLM_ITEMSIZE:,}"),
         "table": table(columns, rows),
         "verdict": WORDS.fill("cost-smollm-verdict", context=f"{data['context']:,}", bytes=f"{last['bytes']:,}",
                               size=byte_size(last["bytes"]), full=f"{last['full_bytes']:,}",
-                              full_size=byte_size(last["full_bytes"]), group=group, heads=heads, kv_heads=kv_heads,
-                              file_size=byte_size(data["file_bytes"])),
+                              full_size=byte_size(last["full_bytes"]), as_many=as_many(group), group=group,
+                              heads=heads, kv_heads=kv_heads, file_size=byte_size(data["file_bytes"]),
+                              file_mb=f"{num(data['file_bytes'] / 1e6, 1)} MB"),
     }
 
 

@@ -8,7 +8,7 @@ from ..engine import BuildError, Example, Figure, Snippets, Words, example_heatm
 from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH, weights_colorbar
-from ..engine.text import by_hand, dims, is_tie, matrix, num, table
+from ..engine.text import as_many, by_hand, dims, is_tie, matrix, num, table
 from ..engine.words import listed
 from . import sentences
 
@@ -445,7 +445,7 @@ def gqa_snippets(example):
         "note": WORDS.fill("ex-gqa-note", weight_digits=weight_digits, out_digits=OUT_DIGITS),
         "cache": WORDS.fill("ex-gqa-cache", h=h, h_kv=h_kv, d_k=d_k, n=n,
                             grouped=f"{h_kv * 2 * d_k:,}", full=f"{h * 2 * d_k:,}",
-                            grouped_n=f"{n * h_kv * 2 * d_k:,}", full_n=f"{n * h * 2 * d_k:,}", group=group),
+                            grouped_n=f"{n * h_kv * 2 * d_k:,}", full_n=f"{n * h * 2 * d_k:,}", as_many=as_many(group)),
     }
     for m in range(h_kv):
         parts[f"k-{m + 1}"] = matrix(steps["K"][m], tokens, dims("", d_k), corner=key, digits=1, trim=True,
