@@ -127,7 +127,8 @@ real-heads: $(SITE_STAMP)
 
 # Build times and page weight against a bare MkDocs site (in a temporary copy of the tree); Lighthouse on every
 # page against a bare Material page, and on Zensical's build of the same pages; the your-sentence page in headless
-# Chromium (needs the built site, and playwright from the test set-up); the whole site built with two BLAS kernels
+# Chromium (needs the built site, and playwright from the test set-up); SmolLM2 writing in headless Chromium (tokens
+# per second, its decode step against numpy's, peak memory); the whole site built with two BLAS kernels
 # and compared byte for byte (in temporary copies; never in the tests or CI, which leave OPENBLAS_CORETYPE as they
 # find it); then the suite's own times (bench-suite).
 bench: $(TEST_STAMP) site
@@ -135,6 +136,7 @@ bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_lighthouse.py --zensical
 	$(PY) scripts/bench_long_tasks.py
 	$(PY) scripts/bench_your_sentence.py
+	$(PY) scripts/bench_smollm.py
 	$(PY) scripts/bench_decoder.py
 	$(PY) scripts/bench_training.py
 	$(PY) scripts/bench_kernels.py

@@ -107,13 +107,14 @@ for (let b = 0; b < 256; b++) if (!printable.includes(b)) BYTE.set(String.fromCo
 export class BPE {{
   constructor(json) {{ this.tokens = json.tokens; }}
   encode(text) {{ return IDS[text]; }}
-  bytes(id) {{ return Uint8Array.from([...this.tokens[id]], (character) => BYTE.get(character)); }}
+  bytes(id) {{ return Array.from(this.tokens[id], (character) => BYTE.get(character)); }}
+  decode(ids) {{ return new TextDecoder().decode(Uint8Array.from(ids.flatMap((id) => this.bytes(id)))); }}
 }}
-""")
+""", encoding="utf-8")
     manifest = {"files": names, "limits": LIMITS, "layout": shipped.layout,
                 "integrity": {stem: {"bytes": len(c), "sha256": hashlib.sha256(c).hexdigest()} for stem, c in shipped.files.items()}}
     path = folder / "models" / "smollm.json"
-    path.write_text(json.dumps(manifest))
+    path.write_text(json.dumps(manifest), encoding="utf-8")
     return path
 
 
@@ -145,7 +146,7 @@ def renderer_memory_mb(browser, field="VmHWM"):
     sizes = []
     for process in processes:
         if process["type"] == "renderer":
-            status = Path(f"/proc/{process['id']}/status").read_text()
+            status = Path(f"/proc/{process['id']}/status").read_text(encoding="utf-8")
             kilobytes = next(int(line.split()[1]) for line in status.splitlines() if line.startswith(f"{field}:"))
             sizes.append(kilobytes * 1024 / 1e6)
     return max(sizes)

@@ -79,19 +79,19 @@ def folder(shipped, tmp_path_factory):
     for stem, content in shipped.files.items():
         (root / names[stem]).write_bytes(content)
         (root / stem).symlink_to(root / names[stem])
-    (root / "layout.json").write_text(json.dumps(shipped.layout))
+    (root / "layout.json").write_text(json.dumps(shipped.layout), encoding="utf-8")
     (root / "kernels.wasm").symlink_to(root / names["smollm-kernels"])
     manifest = {"files": names, "limits": LIMITS, "layout": shipped.layout,
                 "integrity": {stem: {"bytes": len(content), "sha256": hashlib.sha256(content).hexdigest()}
                               for stem, content in shipped.files.items()}}
-    (root / "models" / "smollm.json").write_text(json.dumps(manifest))
+    (root / "models" / "smollm.json").write_text(json.dumps(manifest), encoding="utf-8")
     return root
 
 
 def run_llama(folder, jobs):
-    (folder / "jobs.json").write_text(json.dumps(jobs))
+    (folder / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
     node("tests/node/llama.mjs", str(folder), str(folder / "jobs.json"), str(folder / "out.json"))
-    return json.loads((folder / "out.json").read_text())
+    return json.loads((folder / "out.json").read_text(encoding="utf-8"))
 
 
 # ---------------------------------------------------------------- the shipped files
@@ -231,18 +231,19 @@ def test_the_sampler_repeats_with_the_same_seed_and_keeps_to_the_top_k(tmp_path)
     };
     const random = seededRandom(7);
     writeFileSync(process.argv[1], JSON.stringify({ logits: Array.from(logits), numbers: Array.from({ length: 5 }, random),
-      same: [draw(42, 0.8, 40), draw(42, 0.8, 40)], other: draw(43, 0.8, 40), top3: draw(1, 5, 3), all: draw(1, 1, 0),
+      same: [draw(42, 0.8, 40), draw(42, 0.8, 40)], other: draw(43, 0.8, 40), top3: draw(1, 5, 3), all: draw(1, 1, 0), fraction: draw(1, 5, 2.5),
       greedy: draw(1, 0, 40), top: mostProbable(logits, 5) }));
     """
     executable = shutil.which("node")
     subprocess.run([executable, "--input-type=module", "-e", code, str(tmp_path / "out.json")], cwd=ROOT, check=True, timeout=60)
-    out = json.loads((tmp_path / "out.json").read_text())
+    out = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert out["numbers"] == mulberry32(7, 5), "the seeded generator is mulberry32, as sample.js says"
     assert out["same"][0] == out["same"][1], "the same seed and settings must give the same tokens"
     assert out["other"] != out["same"][0], "another seed gives other tokens"
     logits = np.array(out["logits"], dtype=np.float32)
     order = np.argsort(-logits, kind="stable")
     assert set(out["top3"]) == set(order[:3].tolist()), "top-k draws only among the k largest logits (here all three, at T = 5)"
+    assert set(out["fraction"]) == set(order[:2].tolist()), "a top-k of 2.5 (from a hand-edited link) keeps 2"
     assert set(out["same"][0]) <= set(order[:40].tolist()) and len(set(out["all"])) > 40
     assert set(out["greedy"]) == {int(order[0])}, "temperature 0 is greedy"
     p = np.exp(logits.astype(np.float64) - logits.max())
@@ -256,9 +257,9 @@ def test_the_sampler_repeats_with_the_same_seed_and_keeps_to_the_top_k(tmp_path)
 
 def run_worker(folder, steps, stub_ids=None):
     script = {"folder": str(folder), "stubIds": stub_ids or {}, "steps": steps}
-    (folder / "script.json").write_text(json.dumps(script))
+    (folder / "script.json").write_text(json.dumps(script), encoding="utf-8")
     node("tests/node/smollm-worker.mjs", str(folder / "script.json"), str(folder / "messages.json"))
-    return json.loads((folder / "messages.json").read_text())
+    return json.loads((folder / "messages.json").read_text(encoding="utf-8"))
 
 
 LOAD = {"send": {"type": "load", "manifest": "http://site.test/models/smollm.json"}}
@@ -288,11 +289,11 @@ def test_the_worker_loads_writes_and_stops(folder):
     assert [m["type"] for m in second] == ["prompt", "token", "token", "done"] and second[-1]["reason"] == "stopped"
 
 
-@pytest.mark.parametrize("damage, error", [
+@pytest.mark.parametrize("damage, error", [  # one fast, the others with make test (a load each: about a second)
     ("flip", r"the download of smollm-weights-1\.bin is corrupted: its SHA-256 is not the one the site published"),
-    ("short", r"the download of smollm-weights-1\.bin is corrupted: \d+ bytes, not \d+"),
-    ("long", r"the download of smollm-weights-1\.bin is corrupted: more than \d+ bytes"),
-    ("missing", r"smollm-weights-1\.bin: HTTP 404"),
+    pytest.param("short", r"the download of smollm-weights-1\.bin is corrupted: \d+ bytes, not \d+", marks=pytest.mark.slow),
+    pytest.param("long", r"the download of smollm-weights-1\.bin is corrupted: more than \d+ bytes", marks=pytest.mark.slow),
+    pytest.param("missing", r"smollm-weights-1\.bin: HTTP 404", marks=pytest.mark.slow),
 ])
 def test_a_damaged_file_stops_the_load_with_an_error_naming_it(folder, tmp_path, damage, error):
     import re  # noqa: PLC0415
@@ -315,7 +316,12 @@ def test_a_damaged_file_stops_the_load_with_an_error_naming_it(folder, tmp_path,
 
 @pytest.mark.slow  # a 128-token prompt's forward pass
 def test_the_worker_cuts_a_long_prompt_to_its_last_tokens_and_starts_an_empty_one_from_bos(folder):
-    long, ids = "a long prompt", list(range(1000, 1000 + LIMITS["max_prompt_tokens"] + 7))
+    from transformers import AutoTokenizer  # noqa: PLC0415
+
+    path = gguf_path()
+    long = "One, two, three, four; " * 30
+    ids = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)(long)["input_ids"]
+    assert len(ids) > LIMITS["max_prompt_tokens"]
     write = {"type": "write", "maxNew": 1, "temperature": 0, "topK": 40, "seed": 1}
     messages = run_worker(folder, [LOAD, {"send": {**write, "id": 1, "prompt": long}}, {"send": {**write, "id": 2, "prompt": ""}}],
                           {long: ids, "": []})

@@ -6,23 +6,31 @@ export const fileName = (url) => new URL(url).pathname.split("/").pop();
 const hex = (buffer) => Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
 
 // The body of `response` (from `url`), reporting the bytes read so far: into `target` (a Uint8Array as long as the
-// file should be, say a view of a WebAssembly memory, so no copy is made), or into a new ArrayBuffer
+// file should be, say a view of a WebAssembly memory), or into a new ArrayBuffer. Read through one reused 1 MB
+// buffer where the stream allows it (a "byob" reader), so a 50 MB file leaves no trail of garbage chunks.
 async function read(url, response, onProgress, target) {
   const failed = (what) => new Error(`${fileName(url)}: ${what}`);
-  const reader = response.body.getReader();
+  let reader, buffer = null;
+  try {
+    reader = response.body.getReader({ mode: "byob" });
+    buffer = new ArrayBuffer(2 ** 20);
+  } catch {
+    reader = response.body.getReader();
+  }
   const chunks = [];
   let loaded = 0;
   for (;;) {
-    const { done, value } = await reader.read().catch((error) => {
+    const { done, value } = await reader.read(...(buffer ? [new Uint8Array(buffer)] : [])).catch((error) => {
       throw failed(error.message);
     });
     if (done) break;
+    if (buffer) buffer = value.buffer; // the same memory, handed back
     if (target && loaded + value.length > target.length) {
       reader.cancel();
       throw new Error(`the download of ${fileName(url)} is corrupted: more than ${target.length} bytes`);
     }
     if (target) target.set(value, loaded);
-    else chunks.push(value);
+    else chunks.push(buffer ? value.slice() : value);
     loaded += value.length;
     onProgress(value.length);
   }
@@ -36,19 +44,23 @@ async function read(url, response, onProgress, target) {
   return bytes;
 }
 
-// The file at `url` (bytes, a Uint8Array), reporting the bytes read so far. An error names the file, and its HTTP
-// status when there was an answer.
-export async function download(url, signal, onProgress = () => {}, target = null) {
+// The answer for `url`: an error names the file, and its HTTP status when there was an answer
+async function request(url, signal) {
   const response = await fetch(url, { signal }).catch((error) => {
     throw new Error(`${fileName(url)}: ${error.message}`);
   });
   if (!response.ok) throw new Error(`${fileName(url)}: HTTP ${response.status}`);
-  return read(url, response, onProgress, target);
+  return response;
+}
+
+// The file at `url` (bytes, a Uint8Array), reporting the bytes read so far
+export async function download(url, signal, onProgress = () => {}, target = null) {
+  return read(url, await request(url, signal), onProgress, target);
 }
 
 // `bytes` if they are the file the build published (the manifest's byte count and SHA-256 for it), else an error
 // naming it: a file cut short, or changed on the way or in a cache, would give the reader wrong numbers.
-export async function verified(url, bytes, expected) {
+async function verified(url, bytes, expected) {
   const corrupted = (what) => new Error(`the download of ${fileName(url)} is corrupted: ${what}`);
   if (bytes.byteLength !== expected.bytes) throw corrupted(`${bytes.byteLength} bytes, not ${expected.bytes}`);
   // (crypto.subtle exists on https pages and on this machine's own addresses: a page served over plain http
@@ -62,14 +74,27 @@ export async function verified(url, bytes, expected) {
 // The Cache Storage `name` (null where there is none, as on a plain-http page)
 export const openStore = (name) => globalThis.caches?.open(name).catch(() => null) ?? null;
 
-// The file at `url` -> { bytes, kept (it came from the cache) }: from the cache if it is there (every file's name
-// holds a hash of its content, so a kept copy is the right one), else downloaded and kept.
-export async function fetchFile(store, url, signal, onProgress = () => {}, target = null) {
+// `bytes` as a Response whose body hands them out 1 MB at a time, as its reader asks: the cache stores a 50 MB
+// file without a second copy of it being made here at once
+function streamed(bytes) {
+  let at = 0;
+  return new Response(new ReadableStream({
+    pull(controller) {
+      controller.enqueue(bytes.slice(at, (at += 2 ** 20)));
+      if (at >= bytes.length) controller.close();
+    },
+  }));
+}
+
+// The file at `url`, checked against `expected` (verified) -> { bytes, kept (it came from the cache) }: from the
+// cache if it is there (every file's name holds a hash of its content, so a kept copy is the right one), else
+// downloaded, then kept once checked. A caller deletes the kept copy of a file whose check failed.
+export async function fetchFile(store, url, expected, { signal, onProgress = () => {}, target = null } = {}) {
   const kept = await store?.match(url);
-  if (kept) return { bytes: await read(url, kept, onProgress, target), kept: true };
-  const bytes = await download(url, signal, onProgress, target);
-  await store?.put(url, new Response(bytes)).catch(() => {}); // full storage: the next visit downloads again
-  return { bytes, kept: false };
+  const bytes = kept ? await read(url, kept, onProgress, target) : await download(url, signal, onProgress, target);
+  await verified(url, bytes, expected);
+  if (!kept) await store?.put(url, streamed(bytes)).catch(() => {}); // full storage: the next visit downloads again
+  return { bytes, kept: Boolean(kept) };
 }
 
 // The manifest at `url`, JSON that `shaped(manifest)` accepts: a kept copy of the wrong shape is dropped and

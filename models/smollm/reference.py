@@ -14,9 +14,10 @@ model uses its transpose. The model, for tokens t_0 … t_{n−1} at positions p
         x ← x + (silu(h·W_gate) ⊙ h·W_up)·W_down            SwiGLU, d_ff = 1536; silu(z) = z·σ(z)
     logits_p = (RMSNorm(x_p) ⊙ g_out)·Eᵀ                  the output head is the embedding (tied)
 
-`rope` is attention.rope, pairs (2i, 2i + 1) turned by p·ω_i with ω_i = 100000^(−2i/64). The file's W_Q and W_K
-rows were permuted by llama.cpp's converter so that this interleaved RoPE on them gives Hugging Face's
-rotate-half RoPE on its own weights: the scores and the attention weights are the same, head by head.
+`attend` is attention.attend, softmax(Q·Kᵀ / √d_k)·V, and `rope` is attention.rope: pairs (2i, 2i + 1) turned by
+p·ω_i with ω_i = 100000^(−2i/64). The file's W_Q and W_K rows were permuted by llama.cpp's converter so that this
+interleaved RoPE on them gives Hugging Face's rotate-half RoPE on its own weights: the scores and the attention
+weights are the same, head by head.
 
 Decoding with the KV cache (`decode_step`): the new token at position n − 1 gives one query row per query head
 and one key and value row per key/value head; the keys (already rotated) and values join the cache, and the
@@ -189,6 +190,9 @@ def forward(weights, ids, cache=None):
 def decode_step(weights, cache, token_id):
     """One token in, after the cache's: -> (logits (vocab,), rows (layers, n_heads, n_keys)), the new query's
     attention row in every layer and head; the cache grows by one key and value row per layer and KV head."""
+    vocab = weights.config.vocab
+    if not isinstance(token_id, (int, np.integer)) or isinstance(token_id, bool) or not 0 <= token_id < vocab:
+        raise ValueError(f"token_id = {token_id!r} is not a token id: the vocabulary has ids 0 … {vocab - 1}")
     logits, attention = forward(weights, [token_id], cache)
     return logits[0], attention[:, :, 0, :]
 

@@ -84,11 +84,13 @@ def tokenizer_specials(path=None):
 
 
 def engine_tokenizer_json(path=None):
-    """The vocabulary and merges as JSON bytes, written here until models.smollm.tokenizer.tokenizer_json lands
-    (ref's helper, the one the shipped file should come from)."""
+    """The tokenizer's JSON as models.smollm.tokenizer.tokenizer_json writes it ({"tokens", "merges", "special" (the
+    CONTROL tokens' ids), "eos"}), written here until that module (the ref helper's) has landed."""
     tokens = metadata("tokenizer.ggml.tokens", path)
-    merges = metadata("tokenizer.ggml.merges", path)
-    return json.dumps({"tokens": tokens, "merges": merges}, ensure_ascii=False, separators=(",", ":")).encode()
+    special = [id for id, kind in enumerate(metadata("tokenizer.ggml.token_type", path)) if kind == 3]  # CONTROL
+    content = {"tokens": tokens, "merges": metadata("tokenizer.ggml.merges", path), "special": special,
+               "eos": int(metadata("tokenizer.ggml.eos_token_id", path))}
+    return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def tokenizer_json(path=None):

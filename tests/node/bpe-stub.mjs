@@ -20,7 +20,8 @@ export class BPE {
     if (!ids) throw new Error("the stand-in tokenizer has no ids for " + JSON.stringify(text));
     return ids;
   }
-  bytes(id) { return Uint8Array.from([...this.tokens[id]], (character) => BYTE.get(character)); }
+  bytes(id) { return Array.from(this.tokens[id], (character) => BYTE.get(character)); }
+  decode(ids) { return new TextDecoder().decode(Uint8Array.from(ids.flatMap((id) => this.bytes(id)))); }
 }`;
 
 if (isMainThread) register(import.meta.url);

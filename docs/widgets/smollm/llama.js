@@ -102,8 +102,9 @@ export async function createLlama(layout, kernelBytes, capacity) {
     }
   }
 
-  // The tokens `ids` at positions length … length + c - 1, added to the cache -> { logits (vocab) of the last one,
-  // weights (layers, heads, c, keys): each new token's attention row over the keys 0 … length + c - 1 }
+  // The tokens `ids` at positions length … length + c - 1, added to the cache -> { logits (vocab) of the last one
+  // (in the model's memory: the next call overwrites them), weights (layers, heads, c, keys): each new token's
+  // attention row over the keys 0 … length + c - 1 }
   function forward(ids) {
     const c = ids.length, first = length, keys = first + c;
     if (c < 1 || keys > capacity) throw new Error(`${keys} tokens; the cache holds ${capacity}`);
@@ -153,7 +154,7 @@ export async function createLlama(layout, kernelBytes, capacity) {
     length = keys;
     rmsNorm(X.subarray((c - 1) * d), XN, 1, vector("output_norm.weight"));
     product("token_embd.weight", at.XN, 1, at.logits);
-    return { logits: floats(at.logits, vocab).slice(), weights };
+    return { logits: floats(at.logits, vocab), weights }; // logits: a view, good until the next forward
   }
 
   return {

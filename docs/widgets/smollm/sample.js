@@ -50,7 +50,8 @@ export function mostProbable(logits, count) {
 export function sample(logits, { temperature = 0, topK = 0, random } = {}) {
   if (!(temperature > 0)) return topIds(logits, 1)[0];
   // the whole vocabulary in id order (no sort needed to draw from all of it), or the top k largest first
-  const ids = topK > 0 && topK < logits.length ? topIds(logits, topK) : Array.from(logits.keys());
+  const k = Math.floor(topK);
+  const ids = k > 0 && k < logits.length ? topIds(logits, k) : Array.from(logits.keys());
   const chances = probabilities(logits, ids, temperature);
   let draw = random();
   for (let index = 0; index < ids.length; index++) {

@@ -20,7 +20,7 @@
 //                                     ends the one under way the same way.
 // temperature 0 is greedy; above it, the token is drawn from the top k (0: all) with mulberry32 seeded by `seed`
 // (sample.js): the same prompt and settings give the same tokens. Large arrays travel as transferred buffers.
-import { dropOthers, fetchFile, fetchManifest, openStore, verified } from "../../javascripts/model-files.js";
+import { dropOthers, fetchFile, fetchManifest, openStore } from "../../javascripts/model-files.js";
 import { BPE } from "./bpe.js";
 import { createLlama } from "./llama.js";
 import { mostProbable, sample, seededRandom } from "./sample.js";
@@ -38,10 +38,8 @@ const shaped = (manifest) => ["limits", "layout"].every((part) => manifest?.[par
     typeof manifest.files?.[stem] === "string" && manifest.integrity?.[stem] instanceof Object);
 
 async function load(manifestUrl) {
-  const controller = new AbortController(); // the first download that fails stops the others
-  const { signal } = controller;
   const store = await openStore(CACHE);
-  const manifest = await fetchManifest(store, manifestUrl, signal, shaped);
+  const manifest = await fetchManifest(store, manifestUrl, undefined, shaped);
   const { layout, limits } = manifest;
   const root = new URL("..", manifestUrl); // the manifest's file names are from the site root
   const total = Object.values(manifest.integrity).reduce((sum, { bytes }) => sum + bytes, 0);
@@ -50,17 +48,16 @@ async function load(manifestUrl) {
   const file = async (stem, target = null) => {
     const url = new URL(manifest.files[stem], root).href;
     try {
-      const { bytes, kept } = await fetchFile(store, url, signal, progress, target);
+      const { bytes, kept } = await fetchFile(store, url, manifest.integrity[stem], { onProgress: progress, target });
       cached &&= kept;
-      return await verified(url, bytes, manifest.integrity[stem]);
+      return bytes;
     } catch (error) {
-      controller.abort();
       store?.delete(url); // a corrupted copy is never used twice
       throw error;
     }
   };
   // the kernels first (small): the model's memory is made with them, and the weights are read straight into it,
-  // one shard after the other (a shard's check and its copy for the cache are 2 × 50 MB more while they last)
+  // one file after the other (the SHA-256 check copies a shard: 50 MB more while it lasts, once at a time)
   const llama = await createLlama(layout, await file(KERNELS), limits.max_prompt_tokens + limits.max_new);
   const tokenizer = await file(TOKENIZER);
   for (const [index, stem] of layout.shards.entries()) await file(stem, llama.shard(index));
@@ -86,9 +83,9 @@ async function write({ id, prompt, maxNew, temperature, topK, seed }) {
   const ids = encoded.length ? encoded.slice(-limits.max_prompt_tokens) : [specials.bos];
   // each token's text: its bytes through one streaming decoder, so a character split across tokens is whole in
   // the token that completes it, and the pieces join to the text
-  const text = new TextDecoder();
-  const piece = (tokenId) => text.decode(tokenizer.bytes(tokenId), { stream: true });
-  const alone = (tokenId) => new TextDecoder().decode(tokenizer.bytes(tokenId));
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }); // a leading U+FEFF is text, not a byte-order mark
+  const piece = (tokenId) => text.decode(Uint8Array.from(tokenizer.bytes(tokenId)), { stream: true });
+  const alone = (tokenId) => tokenizer.decode([tokenId]);
   llama.reset();
   let { logits, weights } = llama.forward(ids);
   postMessage({ type: "prompt", id, ids, pieces: ids.map(piece), cut, weights }, [weights.buffer]);

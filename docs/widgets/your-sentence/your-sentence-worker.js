@@ -5,7 +5,7 @@
 import { createEncoder, inflate, loadParams } from "./encoder.js";
 import { attentionRollout } from "./rollout.js";
 import { WordPiece } from "./wordpiece.js";
-import { dropOthers, fetchFile, fetchManifest, openStore, verified } from "../../javascripts/model-files.js";
+import { dropOthers, fetchFile, fetchManifest, openStore } from "../../javascripts/model-files.js";
 
 let model = null; // { manifest, encode, tokenizer }
 
@@ -28,7 +28,7 @@ async function load(manifestUrl) {
   const file = async (kind, onProgress) => {
     const url = new URL(manifest.files[kind], root).href;
     try {
-      return await verified(url, (await fetchFile(store, url, signal, onProgress)).bytes, manifest.integrity[kind]);
+      return (await fetchFile(store, url, manifest.integrity[kind], { signal, onProgress })).bytes;
     } catch (error) {
       controller.abort();
       store?.delete(url); // a corrupted copy is never used twice
