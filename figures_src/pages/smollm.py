@@ -18,6 +18,7 @@ The page's words are words/smollm.md; the widget's markup, with its own words, i
 (and preset.html, one preset's button). This module fills both with data.
 """
 import hashlib
+import html
 import json
 import math
 from dataclasses import asdict
@@ -25,11 +26,12 @@ from dataclasses import asdict
 import numpy as np
 
 import attention
-from models.smollm.model import DISTRIBUTION, MODEL_NAME, load_config, package_version, reader
+from models.smollm.model import CACHE_ITEMSIZE, DISTRIBUTION, MODEL_NAME, load_config, package_version, reader
+from models.smollm.shipped import SHARD_BYTES, TOTAL_BYTES
 
 from ..engine import Snippets, Template, Words
 from ..engine.errors import BuildError
-from ..engine.text import num
+from ..engine.text import as_many, num
 from ..engine.words import Filled, listed
 
 FOLDER = "models"  # under the site root
@@ -38,11 +40,8 @@ MAX_NEW = 64  # at most this many tokens written in one run
 DEFAULT_NEW = 32  # the box's "Tokens to write" before the reader changes it
 TOP_K = 40  # the top-k box's value before the reader changes it (used only above temperature 0)
 MAX_CHARACTERS = 2000  # the box's maxlength; a prompt from a link (#p=) is cut there too
-BYTES_PER_NUMBER = 4  # the cache in float32, as the worker keeps it
 EXAMPLE_TOKENS = MAX_PROMPT_TOKENS + MAX_NEW  # the longest run: the page prints the cache's size there
 PRESETS = ["preset/capital", "preset/robot", "preset/colours"]  # sections of WORDS: the prompts offered, the first in the box
-MAX_FILE_BYTES = 50_000_000  # GitHub Pages warns over 50 MB and refuses 100 MB
-MAX_DOWNLOAD_BYTES = 100_000_000
 WORDS = Words("words/smollm.md")
 WIDGET = Template("docs/widgets/smollm/template.html")  # the widget's markup and words; Python fills in data
 PRESET = Template("docs/widgets/smollm/preset.html")  # one preset prompt's button
@@ -61,14 +60,14 @@ def integrity(content):
 
 
 def check_files(files):
-    """BuildError unless the shipped files fit GitHub Pages and the page's promise: each at most MAX_FILE_BYTES,
-    all together at most MAX_DOWNLOAD_BYTES."""
-    large = {stem: len(content) for stem, content in files.items() if len(content) > MAX_FILE_BYTES}
+    """BuildError unless the shipped files fit GitHub Pages and the page's promise: each at most SHARD_BYTES,
+    all together at most TOTAL_BYTES."""
+    large = {stem: len(content) for stem, content in files.items() if len(content) > SHARD_BYTES}
     if large:
-        raise BuildError(f"smollm: {large} over {MAX_FILE_BYTES} bytes a file (GitHub Pages' limit)")
+        raise BuildError(f"smollm: {large} over {SHARD_BYTES} bytes a file (GitHub Pages' limit)")
     total = sum(map(len, files.values()))
-    if total > MAX_DOWNLOAD_BYTES:
-        raise BuildError(f"smollm: the download is {total} bytes, over the page's {MAX_DOWNLOAD_BYTES}")
+    if total > TOTAL_BYTES:
+        raise BuildError(f"smollm: the download is {total} bytes, over the page's {TOTAL_BYTES}")
 
 
 def model_data():
@@ -86,7 +85,7 @@ def model_data():
         "limits": {"max_prompt_tokens": MAX_PROMPT_TOKENS, "max_new": MAX_NEW, "max_characters": MAX_CHARACTERS},
     }
     manifest["layout"] = shipped.layout
-    if shipped.layout.get("config", asdict(config)) != asdict(config):
+    if shipped.layout.get("config") != asdict(config):
         raise BuildError("smollm: the shipped layout's config is not the GGUF's (models.smollm.model.load_config)")
     manifest_bytes = (json.dumps(manifest, indent=1) + "\n").encode()
     return {
@@ -97,7 +96,52 @@ def model_data():
         "download_bytes": sum(map(len, shipped.files.values())),  # as the page's progress bar counts
         "config": config,
         "tensors": len(reader().tensors),
+        "sample": greedy_sample(),
     }
+
+
+def greedy_sample():
+    """The print edition's and no-JS reader's run: the first preset's greedy continuation (DEFAULT_NEW tokens at
+    most, stopping at the end-of-text token, which is not shown), by the numpy reference on the GGUF's weights
+    dequantized to float32 (about 20 s on a loaded 2-core machine: this item is rebuilt only when its inputs
+    change). -> {"prompt": ids, "written": ids}"""
+    from models.smollm.reference import greedy, load_weights  # noqa: PLC0415: only this page runs the reference
+    from models.smollm.tokenizer import encode  # noqa: PLC0415
+
+    weights = load_weights(np.float32)
+    prompt = encode(WORDS.line(PRESETS[0]))
+    written = greedy(weights, prompt, DEFAULT_NEW)
+    if written and written[-1] == weights.eos:
+        written = written[:-1]  # the worker does not send it either (smollm-worker.js: "eos", not sent)
+    return {"prompt": prompt, "written": written}
+
+
+def sample_values(data):
+    """The sample run's values for the widget's template (the prompt, what the model wrote, its KV-cache line). BuildError unless its first written token is the one the page names (words' smollm-paris)."""
+    from models.smollm.tokenizer import decode, encode  # noqa: PLC0415
+
+    sample, config = data["sample"], data["config"]
+    if sample["written"][:1] != encode(" Paris"):
+        raise BuildError(f"smollm: the page says the model finishes {WORDS.line(PRESETS[0])!r} with ' Paris', "
+                         f"its greedy sample writes {decode(sample['written'])!r}")
+    n = len(sample["prompt"]) + len(sample["written"])
+    # a line break as a character reference: a blank line would end the snippet's HTML block in Markdown
+    text = lambda ids: Filled(html.escape(decode(ids)).replace("\n", "&#10;"))  # noqa: E731
+    return {"sample_prompt": text(sample["prompt"]), "sample_written": text(sample["written"]),
+            "sample_count": len(sample["written"]), "sample_tokens": n,
+            "sample_bytes": grouped(n * config.cache_numbers(1) * CACHE_ITEMSIZE),
+            "sample_full_bytes": grouped(n * config.cache_numbers(1, config.n_heads) * CACHE_ITEMSIZE)}
+
+
+def paris():
+    """The page's example of a token with its space: BuildError unless " Paris" is one token and "Paris" another
+    (models.smollm.tokenizer, the GGUF's own BPE)."""
+    from models.smollm.tokenizer import encode, piece  # noqa: PLC0415
+
+    spaced, bare = encode(" Paris"), encode("Paris")
+    if len(spaced) != 1 or len(bare) != 1 or spaced == bare:
+        raise BuildError(f"smollm: the page says ' Paris' is one token and 'Paris' another: {spaced}, {bare}")
+    return WORDS.fill("smollm-paris", paris=piece(spaced[0]).replace(" ", "␣"), word=piece(bare[0]))
 
 
 def megabytes(n_bytes):
@@ -168,9 +212,11 @@ def page_snippets(data):
     size = megabytes(data["download_bytes"])
     widget = WIDGET.html(
         model=data["manifest_name"], size=size, layers=config.n_layers, heads=config.n_heads, kv_heads=config.n_kv_heads,
-        d_k=config.d_k, bytes_per_number=BYTES_PER_NUMBER, max_new=MAX_NEW, max_prompt_tokens=MAX_PROMPT_TOKENS,
+        d_k=config.d_k, bytes_per_number=CACHE_ITEMSIZE, max_new=MAX_NEW, max_prompt_tokens=MAX_PROMPT_TOKENS,
         max_characters=MAX_CHARACTERS, prompt=WORDS.line(PRESETS[0]), presets=presets(), vocab=config.vocab, top_k=TOP_K,
-        default_new=DEFAULT_NEW)
+        default_new=DEFAULT_NEW, kv_head_of=" ".join(str(attention.kv_head_of(head, config.n_heads, config.n_kv_heads))
+                                                      for head in range(config.n_heads)),
+        **sample_values(data))
     model = WORDS.fill(
         "smollm-model", layers=config.n_layers, d_model=config.d_model, heads=config.n_heads, kv_heads=config.n_kv_heads,
         group=config.group, d_k=config.d_k, rope_base=grouped(round(config.rope_base)), epsilon=power_of_ten(config.norm_epsilon),
@@ -180,23 +226,29 @@ def page_snippets(data):
     per_token = cache_numbers(config)
     cache = WORDS.fill(
         "smollm-cache", layers=config.n_layers, d_k=config.d_k, kv_heads=config.n_kv_heads, heads=config.n_heads,
-        group=config.group, bytes_per_number=BYTES_PER_NUMBER,
-        grouped_numbers=grouped(per_token["grouped"]), grouped_bytes=grouped(per_token["grouped"] * BYTES_PER_NUMBER),
-        full_numbers=grouped(per_token["full"]), full_bytes=grouped(per_token["full"] * BYTES_PER_NUMBER),
+        group=config.group, bytes_per_number=CACHE_ITEMSIZE,
+        grouped_numbers=grouped(per_token["grouped"]), grouped_bytes=grouped(per_token["grouped"] * CACHE_ITEMSIZE),
+        full_numbers=grouped(per_token["full"]), full_bytes=grouped(per_token["full"] * CACHE_ITEMSIZE),
         example_tokens=EXAMPLE_TOKENS,
-        example_grouped=grouped(EXAMPLE_TOKENS * per_token["grouped"] * BYTES_PER_NUMBER),
-        example_full=grouped(EXAMPLE_TOKENS * per_token["full"] * BYTES_PER_NUMBER))
+        example_grouped=grouped(EXAMPLE_TOKENS * per_token["grouped"] * CACHE_ITEMSIZE),
+        example_full=grouped(EXAMPLE_TOKENS * per_token["full"] * CACHE_ITEMSIZE))
     shards = [name for stem, name in data["names"].items() if "weights" in stem]
     shard_words = WORDS.line("shards/one") if len(shards) == 1 else WORDS.line("shards/more", count=len(shards))
-    links = {**data["names"], "manifest": data["manifest_name"]}
-    files = listed([f"[{name.split('/')[-1].split('.')[0]}]({name})" for name in links.values()], "and")
+    link = lambda name: f"[{name.split('/')[-1].split('.')[0]}]({name})"  # noqa: E731
+    roles = {"tokenizer": "smollm-tokenizer", "kernels": "smollm-kernels"}
+    if set(data["names"]) != {*roles.values(), *(stem for stem in data["names"] if "weights" in stem)}:
+        raise BuildError(f"smollm: the page names weights, tokenizer and kernels; the shipped files are {sorted(data['names'])}")
     honesty = WORDS.fill(
-        "smollm-honesty", size=size, tensors=data["tensors"], shards=shard_words, files=files, **quantizations(),
+        "smollm-honesty", size=size, tensors=data["tensors"], shards=shard_words, count=len(data["names"]) + 1,
+        weights=listed([link(name) for name in shards], "and"), manifest=link(data["manifest_name"]),
+        **{role: link(data["names"][stem]) for role, stem in roles.items()}, **quantizations(),
         max_prompt_tokens=MAX_PROMPT_TOKENS, max_new=MAX_NEW, max_characters=grouped(MAX_CHARACTERS))
-    facts = {"heads": config.n_heads, "kv_heads": config.n_kv_heads, "group": config.group}
     return {"": widget, "model": model, "cache": cache, "honesty": honesty,
-            "groups": WORDS.fill("smollm-groups", heads=config.n_heads, kv_heads=config.n_kv_heads, groups=groups(config)),
-            "recap": WORDS.fill("smollm-recap", **facts, layers=config.n_layers)}
+            "groups": WORDS.fill("smollm-groups", heads=config.n_heads, kv_heads=config.n_kv_heads, groups=groups(config),
+                                 as_many=as_many(config.group)),
+            "recap": WORDS.fill("smollm-recap", heads=config.n_heads, kv_heads=config.n_kv_heads, layers=config.n_layers,
+                                as_many=as_many(config.group)),
+            "paris": paris()}
 
 
 def public_files(data):
