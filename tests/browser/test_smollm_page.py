@@ -17,8 +17,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from figures_src.pages.smollm import BYTES_PER_NUMBER, MAX_CHARACTERS, MAX_PROMPT_TOKENS
-from models.smollm.model import load_config
+from figures_src.pages.smollm import MAX_CHARACTERS, MAX_PROMPT_TOKENS
+from models.smollm.model import CACHE_ITEMSIZE, load_config
 
 from test_a11y import SCHEMES, axe_violations
 
@@ -66,10 +66,14 @@ def test_write_shows_the_prompt_then_one_row_per_token(page, site_url):
     expect(page.locator("mark.aih-smollm__written")).to_have_count(5)
     assert grid_rows(page) == 8 + 5, "the grid has the prompt's rows, then one row per written token"
     expect(page.locator("[data-slot=status]")).to_have_text(
-        "Done: the model wrote 5 tokens and stopped because it reached the number of tokens asked for.")
+        "Done: the model wrote 5 tokens after the prompt's 8 tokens and stopped because it reached the number of tokens asked for.")
     top = page.locator("[data-slot=top] tr")
     expect(top).to_have_count(5)
     expect(top.first).to_contain_text("␣w5 (written)")  # a token's space is shown
+    expect(page.locator("[data-slot=top-step]")).to_have_text(
+        "The step that wrote row 13, “␣w5”: the five tokens the model found most probable after row 12 (“␣w4”), with its own "
+        "probabilities (the softmax of its logits, before the temperature and top-k change them); the one it wrote is marked."), (
+        "the table is the prediction made at the row before the newest token, in the model's own probabilities: the caption says so")
     expect(page.locator("[data-slot=cut]")).to_be_hidden()
 
 
@@ -163,6 +167,8 @@ def test_the_chooser_names_the_shared_key_value_head(page, site_url):
         "Layer 7, query head 5 reads key/value head 2, as query heads 4 and 6 do: "
         "the 3 compare their own queries with the same keys and average the same values.")
     expect(page.locator("fieldset.aih-smollm__group--chosen legend")).to_have_text("Query heads reading key/value head 2")
+    expect(page.locator("[data-slot=which]")).to_have_text(
+        "Layer 7 · query head 5 · reads key/value head 2 (shared with query heads 4 and 6)"), "the grid says which head it shows"
     expect(page.locator("[data-slot=row]")).to_contain_text("in layer 7, query head 5")
 
 
@@ -171,8 +177,8 @@ def test_the_kv_cache_is_counted_from_the_config(page, site_url):
     scripted(page).goto(site_url + "smollm/")
     write(page, "abcdefghi", n=4)  # 3 pieces, then 4 rows
     n = 3 + 4
-    grouped = config.cache_numbers(n) * BYTES_PER_NUMBER
-    full = config.cache_numbers(n, config.n_heads) * BYTES_PER_NUMBER
+    grouped = config.cache_numbers(n) * CACHE_ITEMSIZE
+    full = config.cache_numbers(n, config.n_heads) * CACHE_ITEMSIZE
     expect(page.locator("[data-slot=cache]")).to_have_text(
         f"KV cache after {n} tokens: {grouped:,} bytes with {config.n_kv_heads} key/value heads per layer; "
         f"{full:,} bytes if each of the {config.n_heads} query heads had its own.")
@@ -213,7 +219,7 @@ def test_a_failed_load_is_named_and_the_page_keeps_working(page, site_url):
     expect(page.locator(ROOT)).to_have_attribute("data-state", "failed", timeout=TIMEOUT)
     expect(page.locator("[data-slot=status]")).to_have_text(
         "The model could not be loaded (smollm-weights-0.0123.bin: HTTP 503). The rest of the page and the site work "
-        "without it; reload the page to try again.")
+        "without it; if your connection dropped, reloading the page tries again.")
     expect(page.locator("[data-slot=results]")).to_be_hidden()
     expect(page.locator("[data-slot=stop]")).to_be_disabled()
     page.click("[data-slot=write]")  # again: the same message, no error
@@ -234,7 +240,8 @@ def test_a_failed_write_clears_the_previous_run_and_says_so(page, site_url):
     write(page, "fine", n=2)
     write(page, "please FAIL", wait="failed")
     expect(page.locator("[data-slot=status]")).to_have_text(
-        "The model could not write from this prompt (the scripted worker was told to fail). Reload the page to try again.")
+        "The page failed while the model wrote (the scripted worker was told to fail)."), (
+        "an internal failure is named without a remedy (reloading) that cannot fix it")
     expect(page.locator("[data-slot=results]")).to_be_hidden()
 
 
@@ -247,6 +254,8 @@ def test_without_javascript_the_page_says_what_it_needs(browser, site_url):
     for preset in page.locator("[data-preset]").all():
         expect(preset).to_be_disabled()
     expect(page.locator("h2#what-runs-where")).to_be_visible()
+    expect(page.locator(f"{ROOT} .aih-smollm__sample")).to_contain_text("The capital of France is Paris."), (
+        "without JavaScript the page shows the build's sample run")
     context.close()
 
 
@@ -255,6 +264,9 @@ def test_on_paper_one_line_stands_for_the_widget(page, site_url):
     page.emulate_media(media="print")
     expect(page.locator(".aih-smollm-print")).to_be_visible()
     expect(page.locator(ROOT)).to_be_hidden()
+    sample = page.locator(".aih-smollm-print .aih-smollm__sample")
+    expect(sample).to_contain_text("The capital of France is Paris.")  # the build checks the first token is " Paris"
+    expect(sample).to_contain_text(re.compile(r"KV cache after \d+ tokens: [\d,]+ bytes")), "paper shows a run and its cache"
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
@@ -309,4 +321,78 @@ def test_the_arrow_keys_read_out_a_cell_and_label_the_grid(page, site_url):
     expect(grid).not_to_have_attribute("aria-labelledby", re.compile("."))
     page.keyboard.press("Escape")
     expect(page.locator("[data-slot=row]")).to_have_text(re.compile(r"^Row 6 "))
-    expect(grid).to_have_attribute("aria-labelledby", "aih-smollm-grid-caption")
+    expect(grid).to_have_attribute("aria-labelledby", "aih-smollm-grid-which aih-smollm-grid-caption")
+
+
+def test_done_shows_every_readout_of_the_last_token_at_once(page, site_url):
+    """When "Done" appears, the cache and the grid's row already count the last token: none a frame behind."""
+    scripted(page).goto(site_url + "smollm/")
+    page.evaluate("""() => { const root = document.querySelector('#aih-smollm');
+        new MutationObserver(() => { if (root.dataset.state === 'done') window.seen = ['status', 'cache', 'row']
+            .map((name) => root.querySelector(`[data-slot=${name}]`).textContent); })
+        .observe(root, { attributes: true, attributeFilter: ['data-state'] }); }""")
+    write(page, "Once upon a time", n=64, wait=None)  # 6 pieces
+    expect(page.locator("mark.aih-smollm__written")).not_to_have_count(0, timeout=TIMEOUT)
+    page.click("[data-slot=stop]")
+    expect(page.locator(ROOT)).to_have_attribute("data-state", "done", timeout=TIMEOUT)
+    status, cache, row = page.evaluate("window.seen")
+    written = int(re.search(r"wrote (\d+) token", status).group(1))
+    assert f"KV cache after {6 + written} tokens" in cache, f"at Done: {status!r} but {cache!r}: one count, not a frame apart"
+    assert row.startswith(f"Row {6 + written} "), f"at Done: {status!r} but {row!r}"
+
+
+def test_write_is_off_while_it_stops(page, site_url):
+    scripted(page).goto(site_url + "smollm/")
+    write(page, "Once upon a time", n=64, wait=None)
+    expect(page.locator("mark.aih-smollm__written")).not_to_have_count(0, timeout=TIMEOUT)
+    buttons = page.evaluate("""() => { document.querySelector('[data-slot=stop]').click();
+        return ['write', 'stop'].map((name) => document.querySelector(`[data-slot=${name}]`).disabled); }""")
+    assert buttons == [True, True], "while it stops (until the worker says done) neither Write nor Stop can be pressed"
+    expect(page.locator(ROOT)).to_have_attribute("data-state", "done", timeout=TIMEOUT)
+    expect(page.locator("[data-slot=write]")).to_be_enabled()
+
+
+def test_a_refused_run_hides_the_previous_results(page, site_url):
+    scripted(page).goto(site_url + "smollm/")
+    write(page, "fine", n=2)
+    expect(page.locator("[data-slot=results]")).to_be_visible()
+    page.fill("#aih-smollm-prompt", "")
+    page.click("[data-slot=write]")
+    expect(page.locator("[data-slot=results]")).to_be_hidden(), "a run that does not start shows no older run's results"
+
+
+def test_stopped_before_the_first_token_shows_no_empty_table(page, site_url):
+    scripted(page).goto(site_url + "smollm/")
+    page.route("**/smollm-worker.js", lambda route: route.fulfill(
+        body=SCRIPTED.replace("setTimeout(resolve, 30)", "setTimeout(resolve, 2000)"), content_type="text/javascript"))
+    write(page, "Once upon a time", n=5, wait=None)
+    expect(page.locator("[data-slot=results]")).to_be_visible(timeout=TIMEOUT)
+    page.click("[data-slot=stop]")
+    expect(page.locator(ROOT)).to_have_attribute("data-state", "done", timeout=TIMEOUT)
+    expect(page.locator("[data-slot=top-box]")).to_be_hidden(), "no top five before the first token: the table is hidden"
+
+
+def test_only_milestones_are_announced(page, site_url):
+    """The status changes with every tick and token; a screen reader hears the start, done and errors only."""
+    scripted(page).goto(site_url + "smollm/")
+    status = page.locator("[data-slot=status]")
+    assert status.get_attribute("role") is None and status.get_attribute("aria-live") in (None, "off"), "the visible status is not live"
+    page.evaluate("""() => { window.said = []; const live = document.querySelector('[data-slot=announce]');
+        new MutationObserver(() => window.said.push(live.textContent)).observe(live, { childList: true, characterData: true, subtree: true }); }""")
+    write(page, "Once upon a time", n=20)
+    said = page.evaluate("window.said")
+    expect(page.locator("[data-slot=announce]")).to_have_attribute("role", "status")
+    assert 2 <= len(said) <= 15 and said[-1].startswith("Done:"), f"announced: {said}"
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_write_looks_like_the_primary_button_and_the_chosen_group_shows(page, site_url, scheme):
+    scripted(page).goto(site_url + "smollm/")
+    page.evaluate("(s) => document.body.setAttribute('data-md-color-scheme', s)", scheme)
+    write(page, "fine", n=2)
+    colours = page.evaluate("""() => { const style = (q) => getComputedStyle(document.querySelector(q));
+        const probe = document.createElement('span'); probe.style.color = 'var(--md-primary-fg-color)'; document.body.append(probe);
+        return { write: style('[data-slot=write]').backgroundColor, primary: getComputedStyle(probe).color,
+                 group: style('.aih-smollm__group--chosen').borderTopColor, text: style('.aih-smollm').color }; }""")
+    assert colours["write"] == colours["primary"], f"{scheme}: Write in the site's primary colour, not grey: {colours}"
+    assert colours["group"] == colours["text"], f"{scheme}: the chosen group's border in the text colour, seen in both schemes"

@@ -25,11 +25,11 @@ export const visible = (piece) => piece.replace(/[\u0000-\u001f\u007f ]/g, (c) =
 // The KV cache after n tokens, in bytes: a key and a value row of d_k numbers per layer and key/value head
 export const cacheBytes = (n, config, kvHeads = config.kvHeads) => n * config.layers * kvHeads * 2 * config.dK * config.bytesPerNumber;
 
-// The query heads (from 0) that read the same key/value head as `head`, `head` included, and that key/value head
-export function sharing(head, heads, kvHeads) {
-  const group = heads / kvHeads;
-  const kv = Math.floor(head / group);
-  return { kv, heads: Array.from({ length: group }, (_, i) => kv * group + i) };
+// The query heads (from 0) that read the same key/value head as `head`, `head` included, and that key/value head,
+// from the build's kvHeadOf (query head -> its key/value head: attention.kv_head_of, the template's data-kv-head-of)
+export function sharing(head, kvHeadOf) {
+  const kv = kvHeadOf[head];
+  return { kv, heads: kvHeadOf.flatMap((other, index) => (other === kv ? [index] : [])) };
 }
 
 class Writer {
@@ -37,7 +37,8 @@ class Writer {
     this.root = root;
     this.slot = (name) => slots(root, name)[0];
     const data = root.dataset;
-    this.config = { layers: +data.layers, heads: +data.heads, kvHeads: +data.kvHeads, dK: +data.dK, bytesPerNumber: +data.bytesPerNumber };
+    this.config = { layers: +data.layers, heads: +data.heads, kvHeads: +data.kvHeads, dK: +data.dK, bytesPerNumber: +data.bytesPerNumber,
+      kvHeadOf: data.kvHeadOf.split(" ").map(Number) };
     this.form = this.slot("form");
     this.canvas = this.slot("grid");
     this.id = 0; // the newest run asked for; a message of an older one is ignored
@@ -69,7 +70,7 @@ class Writer {
       write.textContent = write.dataset.loaded; // the model is in the page now: no download
     }, (error) => this.fail(error));
     this.stored = "stored" in data; // smollm.js found every file in the browser's storage
-    this.status(this.stored ? "Reading the model from your browser's storage…" : `Downloading the model (${data.size})…`);
+    this.status(this.stored ? "Reading the model from your browser's storage…" : `Downloading the model (${data.size})…`, true);
     this.worker.postMessage({ type: "load", manifest: new URL(`../../${data.model}`, import.meta.url).href });
     this.slot("stop").addEventListener("click", () => this.stop());
     // a cell under the pointer (or a finger) is read out in the line under the grid; leaving, the newest row is again
@@ -95,8 +96,11 @@ class Writer {
     }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
   }
 
-  status(text) {
+  // The visible status, which changes with every tick and token; with `announce`, a milestone, also read out by a
+  // screen reader (the hidden live region: the start, each tenth of the download, done, an error)
+  status(text, announce = false) {
     this.slot("status").textContent = text;
+    if (announce) this.slot("announce").textContent = text;
   }
 
   // The worker's config against the page's: a manifest of another model would draw wrong grids
@@ -111,14 +115,17 @@ class Writer {
     bar.hidden = false;
     bar.max = total || loaded || 1;
     bar.value = loaded;
-    this.status(`${this.stored ? "Reading the stored model" : "Downloading the model"}: ${formatNumber(loaded / 1e6, 1)} of ${formatNumber((total || loaded) / 1e6, 1)} MB.`);
+    const tenth = Math.floor((10 * loaded) / (total || loaded || 1));
+    const said = tenth !== this.tenth;
+    this.tenth = tenth;
+    this.status(`${this.stored ? "Reading the stored model" : "Downloading the model"}: ${formatNumber(loaded / 1e6, 1)} of ${formatNumber((total || loaded) / 1e6, 1)} MB.`, said);
   }
 
   fail(error) {
     this.clear();
     this.running = null;
     this.buttons(false);
-    this.status(`The model could not be loaded (${error.message}). The rest of the page and the site work without it; reload the page to try again.`);
+    this.status(`The model could not be loaded (${error.message}). The rest of the page and the site work without it; if your connection dropped, reloading the page tries again.`, true);
     this.root.dataset.state = "failed";
   }
 
@@ -126,7 +133,7 @@ class Writer {
     this.clear();
     this.running = null;
     this.buttons(false);
-    this.status(`The model could not write from this prompt (${error.message}). Reload the page to try again.`);
+    this.status(`The page failed while the model wrote (${error.message}).`, true);
     this.root.dataset.state = "failed";
   }
 
@@ -138,8 +145,10 @@ class Writer {
     this.canvas.width = 0;
   }
 
-  buttons(writing) {
-    this.slot("stop").disabled = !writing;
+  // writing: Stop on; stopping: both off until the worker says done; neither: Write on
+  buttons(writing, stopping = false) {
+    this.slot("stop").disabled = !writing || stopping;
+    this.slot("write").disabled = stopping;
     this.root.dataset.writing = writing ? "yes" : "no";
   }
 
@@ -150,7 +159,7 @@ class Writer {
     layer.append(...Array.from({ length: layers }, (_, l) => h("option", { value: l }, `${l + 1}`)));
     const groups = Array.from({ length: kvHeads }, (_, kv) => {
       const group = h("fieldset", { class: "aih-smollm__group" }, h("legend", {}, `Query heads reading key/value head ${kv + 1}`));
-      for (const head of sharing(kv * (heads / kvHeads), heads, kvHeads).heads) {
+      for (const head of this.config.kvHeadOf.flatMap((other, index) => (other === kv ? [index] : []))) {
         const input = h("input", { type: "radio", name: "head", value: head });
         input.checked = head === 0;
         group.append(h("label", {}, input, `${head + 1}`));
@@ -170,11 +179,12 @@ class Writer {
 
   choose() {
     const { layer, head } = this.chosen;
-    const { kv, heads } = sharing(head, this.config.heads, this.config.kvHeads);
+    const { kv, heads } = sharing(head, this.config.kvHeadOf);
     for (const [index, group] of this.slot("heads").querySelectorAll("fieldset").entries()) group.classList.toggle("aih-smollm__group--chosen", index === kv);
     const others = heads.filter((other) => other !== head).map((other) => `${other + 1}`);
     this.slot("sharing").textContent = `Layer ${layer + 1}, query head ${head + 1} reads key/value head ${kv + 1}, as query heads ${AND.format(others)} do: ` +
       `the ${heads.length} compare their own queries with the same keys and average the same values.`;
+    this.slot("which").textContent = `Layer ${layer + 1} · query head ${head + 1} · reads key/value head ${kv + 1} (shared with query heads ${AND.format(others)})`;
     if (this.run) this.draw();
   }
 
@@ -200,18 +210,19 @@ class Writer {
     history.replaceState(null, "", `#${params}`);
     this.running = id;
     delete this.root.dataset.state;
-    this.status(settings.temperature > 0 ? `Writing, drawing each token at temperature ${settings.temperature} from the top ${settings.topK}, seed ${settings.seed}…` : "Writing, the most probable token each time…");
+    this.status(settings.temperature > 0 ? `Writing, drawing each token at temperature ${settings.temperature} from the top ${settings.topK}, seed ${settings.seed}…` : "Writing, the most probable token each time…", true);
     this.worker.postMessage({ type: "write", id, ...settings });
   }
 
   stop() {
     if (this.running !== null) {
       this.worker.postMessage({ type: "stop", id: this.running });
-      this.status("Stopping…");
+      this.buttons(true, true); // until the worker says done: neither Write nor Stop
+      this.status("Stopping…", true);
     } else {
       this.id++; // a run asked for while the model loads never starts
       this.buttons(false);
-      this.status("Stopped before it began: press Write to start again.");
+      this.status("Stopped before it began: press Write to start again.", true);
     }
   }
 
@@ -247,9 +258,15 @@ class Writer {
   done({ reason }) {
     this.running = null;
     this.buttons(false);
+    if (this.frame) { // the grid, the table and the cache of the last token now, with the status, not a frame later
+      cancelAnimationFrame(this.frame);
+      this.frame = 0;
+      if (this.run) this.draw();
+    }
     const written = this.run ? this.run.pieces.length - this.run.prompt : 0;
+    const after = this.run ? ` after the prompt's ${this.run.prompt} token${this.run.prompt === 1 ? "" : "s"}` : "";
     const why = { eos: "it wrote its end-of-text token", length: "it reached the number of tokens asked for", stopped: "you stopped it" }[reason] || reason;
-    this.status(`Done: the model wrote ${written} token${written === 1 ? "" : "s"} and stopped because ${why}.`);
+    this.status(`Done: the model wrote ${written} token${written === 1 ? "" : "s"}${after} and stopped because ${why}.`, true);
     this.root.dataset.state = "done";
   }
 
@@ -325,7 +342,7 @@ class Writer {
       this.canvas.removeAttribute("aria-labelledby"); // it would win over aria-label
     } else {
       this.canvas.removeAttribute("aria-label");
-      this.canvas.setAttribute("aria-labelledby", "aih-smollm-grid-caption"); // its caption (template.html)
+      this.canvas.setAttribute("aria-labelledby", "aih-smollm-grid-which aih-smollm-grid-caption"); // its captions (template.html)
       this.describe(this.rowOf(n - 1, layer, head), n);
     }
     this.showTop();
@@ -373,9 +390,16 @@ class Writer {
     return text;
   }
 
+  // The top five of the step that wrote the newest token: the prediction made at the row before it. Before the
+  // first token (stopped at once) there is none, and the table is hidden
   showTop() {
-    const { top, picked } = this.run;
+    const { top, picked, pieces } = this.run;
+    this.slot("top-box").hidden = !top;
     if (!top) return;
+    const n = this.rows;
+    this.slot("top-step").textContent = `The step that wrote row ${n}, “${visible(pieces[n - 1])}”: the five tokens the model found most probable ` +
+      `after row ${n - 1} (“${visible(pieces[n - 2])}”), with its own probabilities (the softmax of its logits, before the temperature and ` +
+      "top-k change them); the one it wrote is marked.";
     this.slot("top").replaceChildren(...top.map(({ piece, p }) => h("tr", piece === picked ? { class: "aih-smollm__picked" } : {},
       h("td", {}, h("code", {}, visible(piece)), piece === picked ? " (written)" : ""), h("td", {}, formatNumber(p, 3)))));
   }

@@ -70,8 +70,10 @@ document$.subscribe(() => {
   const start = () => (app ||= import("./smollm-app.js").then((module) => module.start(root)));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    if (!form.reportValidity()) return; // a setting out of its range: the browser says which
+    const refused = () => (slot("results").hidden = true); // a run that does not start shows no older run's results
+    if (!form.reportValidity()) return refused(); // a setting out of its range: the browser says which
     if (!box.value) {
+      refused();
       status("Type a prompt first: the model continues a text, and the box is empty.");
       box.focus();
       return;
