@@ -13,6 +13,9 @@ shards, the tokenizer, the kernels) under content-hashed names in the site's mod
 The worker (docs/widgets/smollm/smollm-worker.js) checks every file against its byte count and SHA-256 before it
 uses any. The page's numbers (the model's shape, the cache's bytes per token, the download's size) are computed
 here; the widget's live numbers (the cache after n tokens, the probabilities) by the browser from the same config.
+For print and for readers without JavaScript, the widget's markup holds one run computed here: the first preset's
+greedy continuation by the numpy reference (models/smollm/reference.py, float32), checked to begin with the token
+the page names (" Paris", one token by the GGUF's own tokenizer).
 
 The page's words are words/smollm.md; the widget's markup, with its own words, is docs/widgets/smollm/template.html
 (and preset.html, one preset's button). This module fills both with data.

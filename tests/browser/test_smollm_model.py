@@ -50,6 +50,9 @@ def test_greedy_writes_transformers_tokens(page, site_url, transformers_greedy):
     written = write(page)
     assert written == transformers_greedy, f"greedy decoding writes the reference's tokens: {written} != {transformers_greedy}"
     assert "".join(written).startswith(" Paris"), written
+    sample = page.locator(".aih-smollm-print .aih-smollm__sample-written").text_content()
+    assert sample.startswith("".join(transformers_greedy)), (
+        f"the print edition's sample (the build's numpy reference, float32) begins with transformers' greedy tokens: {sample!r}")
 
 
 @pytest.mark.slow
