@@ -185,6 +185,9 @@ def test_the_in_browser_model_loads_only_on_demand():
     on_demand = sizes_by_loading()["on demand"]
     model = ["your-sentence-app.js", "your-sentence-worker.js", "encoder.js", "wordpiece.js"]
     assert {f"docs/widgets/your-sentence/{name}" for name in model} <= on_demand.keys(), on_demand
+    smollm = ["smollm-app.js", "smollm-worker.js", "llama.js", "sample.js", "bpe.js"]  # the real model's page
+    assert {f"docs/widgets/smollm/{name}" for name in smollm} <= on_demand.keys(), (
+        f"smollm's app and its worker chain load only on demand, within that budget: {sorted(on_demand)}")
 
 
 def test_the_budgets_see_every_script_shipped():

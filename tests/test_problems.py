@@ -102,6 +102,8 @@ def test_answers_match_library_and_loops(set_id, v):
         check_decode_step(x, v)
     elif set_id == "positions":
         check_positions(x, v)
+    elif set_id == "grouped-query":
+        check_grouped_query(x, v)
     else:
         pytest.fail(f"no check for set {set_id}")
 
@@ -126,6 +128,31 @@ def check_decode_step(x, v):
     assert answer(v, "key")[0, 0] == source_positions[::-1][t - 1]
     assert answer(v, "cache")[0, 0] == stored
     assert answer(v, "dots").tolist() == [[cached, recomputed]]
+
+
+def check_grouped_query(x, v):
+    """Which key/value head each query head reads, against transformers' LLaMA repeat_kv (each key/value head filled
+    with its own number, repeated for its group); the cache by a plain loop that stores a key and a value row of d_k
+    numbers per token, layer and key/value head, and again as if each query head had its own."""
+    torch = pytest.importorskip("torch")
+    from transformers.models.llama.modeling_llama import repeat_kv  # noqa: PLC0415
+
+    h, h_kv, layers, d_k, n, itemsize = (int(k) for k in x["given"][0])
+    labelled = torch.arange(1, h_kv + 1, dtype=torch.float64).reshape(1, h_kv, 1, 1)  # key/value head m holds m
+    read = repeat_kv(labelled, h // h_kv)[0, :, 0, 0].tolist()  # (1, h, 1, 1): what each query head reads
+    assert answer(v, "kv").tolist() == [read], f"{v['id']}: query head g reads key/value head ⌈g / (h / h_kv)⌉"
+
+    def cache_numbers(tokens, heads):
+        cache = [[{"K": [], "V": []} for _ in range(heads)] for _ in range(layers)]
+        for _ in range(tokens):
+            for layer in cache:
+                for head in layer:
+                    head["K"].append([0.0] * d_k)
+                    head["V"].append([0.0] * d_k)
+        return sum(len(row) for layer in cache for head in layer for rows in head.values() for row in rows)
+
+    assert answer(v, "cache").tolist() == [[cache_numbers(1, h_kv), cache_numbers(n, h_kv) * itemsize]]
+    assert answer(v, "full").tolist() == [[cache_numbers(n, h) * itemsize]]
 
 
 def turn(pair, theta):
@@ -298,6 +325,20 @@ def slip_tables(set_id, v):
         out["score", "offset_sign"] = dot(turned_by_loops(q, p_key - p, omega), k)
         out["score", "degrees"] = dot(turned_by_loops(q, math.radians(p), omega), turned_by_loops(k, math.radians(p_key), omega))
         out["score", "wrong_pair"] = dot(turned_by_loops(q, p, next_pair), turned_by_loops(k, p_key, next_pair))
+    elif set_id == "grouped-query":
+        h, h_kv, layers, d_k, n, itemsize = (int(k) for k in x["given"][0])
+        group = h // h_kv
+        out["kv", "modulo"] = [[(g - 1) % h_kv + 1 for g in range(1, h + 1)]]
+        out["kv", "group_size"] = [[math.ceil(g / h_kv) for g in range(1, h + 1)]]
+        out["kv", "from_zero"] = [[math.ceil(g / group) - 1 for g in range(1, h + 1)]]
+        per_token = lambda heads, lays=layers, two=2: lays * heads * two * d_k  # noqa: E731
+        out["cache", "query_heads"] = [[per_token(h), n * per_token(h) * itemsize]]
+        out["cache", "no_two"] = [[per_token(h_kv, two=1), n * per_token(h_kv, two=1) * itemsize]]
+        out["cache", "no_layers"] = [[per_token(h_kv, lays=1), n * per_token(h_kv, lays=1) * itemsize]]
+        out["cache", "numbers"] = [[per_token(h_kv), n * per_token(h_kv)]]
+        out["full", "kv_heads"] = [[n * per_token(h_kv) * itemsize]]
+        out["full", "no_two"] = [[n * per_token(h, two=1) * itemsize]]
+        out["full", "no_layers"] = [[n * per_token(h, lays=1) * itemsize]]
     return out
 
 
@@ -334,7 +375,12 @@ def test_the_common_slips_are_offered_where_they_apply():
             ("positions", "pe", "degrees"), ("positions", "pe", "wrong_pair"),
             ("positions", "turned", "degrees"), ("positions", "turned", "wrong_pair"),
             ("positions", "score", "absolute"), ("positions", "score", "degrees"),
-            ("positions", "score", "wrong_pair")} <= offered
+            ("positions", "score", "wrong_pair"), ("grouped-query", "kv", "modulo"),
+            ("grouped-query", "kv", "group_size"), ("grouped-query", "kv", "from_zero"),
+            ("grouped-query", "cache", "query_heads"), ("grouped-query", "cache", "no_two"),
+            ("grouped-query", "cache", "no_layers"), ("grouped-query", "cache", "numbers"),
+            ("grouped-query", "full", "kv_heads"), ("grouped-query", "full", "no_two"),
+            ("grouped-query", "full", "no_layers")} <= offered
     first = BY_SET["scale-scores"]["variants"][0]["parts"][0]["slips"][0]
     assert first["message"] == "This is QKᵀ without the ÷√d_k: divide each score by √d_k = 2."
 
@@ -350,6 +396,11 @@ def test_inputs_are_hand_friendly(set_id, v):
             continue
         if set_id == "decode-step":  # counts, not a matrix to multiply: small positive integers
             assert a.shape == (1, 6) and (a == np.round(a)).all() and (a >= 1).all() and a.max() <= 32, a
+            continue
+        if set_id == "grouped-query":  # counts: heads, layers, d_k, tokens and bytes per number, the heads shared evenly
+            h, h_kv, layers, d_k, n, itemsize = a[0]
+            assert a.shape == (1, 6) and (a == np.round(a)).all() and (a >= 1).all() and h % h_kv == 0, a
+            assert h <= 16 and layers <= 32 and d_k <= 128 and n <= 1024 and itemsize in (2, 4), a
             continue
         if set_id == "positions" and m["name"] == "given":  # a width, two positions, an entry and a pair
             d, p, p_key, entry, r = a[0]
@@ -370,7 +421,7 @@ def test_inputs_are_hand_friendly(set_id, v):
 
 def test_each_set_has_at_least_ten_distinct_variants():
     assert [s["set"] for s in DATA] == ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head",
-                                        "push-gradient", "decode-step", "positions"]
+                                        "push-gradient", "decode-step", "positions", "grouped-query"]
     for s in DATA:
         assert len(s["variants"]) >= 10
         keys = {json.dumps([v["inputs"], v["prompt"]]) for v in s["variants"]}
@@ -399,7 +450,8 @@ def test_variants_are_reproducible():
 PUBLISHED_INPUTS_SHA256 = "ddc83df9a11ddce7e86c6f73894ffed29db0dfe3c7e3e0dd0a22eea1387d5919"
 ADDED_SETS_SHA256 = {"push-gradient": "293159c653956079fc57cf1b337d89c8e2e7401cd9df96400f48cbd3a8bc3bb1",
                      "decode-step": "2f2cb6f158209bc377e9440b7ba256f009e12a3b7a8b9b85ba5190204cdd5a1b",
-                     "positions": "394be3a83854378c04395220f8a96e9ec95dbb93b7f2b5a85ba08cd402ef9cd6"}
+                     "positions": "394be3a83854378c04395220f8a96e9ec95dbb93b7f2b5a85ba08cd402ef9cd6",
+                     "grouped-query": "2d44cb56dda072617bf24115215353ee4911ee9863cf98e312fa32a0b7e72cb8"}
 FIRST_PUBLISHED = 12
 ADDED_VARIANTS_SHA256 = {"end-to-end": "7e874a57061ab447cd01ed7ebafef5d218e8dc1597913f69ef42470e8f3d8fee"}
 
@@ -498,6 +550,9 @@ def test_hints_quote_the_answers_numbers(set_id, v):
         d, p, p_key = (int(k) for k in inputs(v)["given"][0, :3])
         assert f"the offset p − p′ = {fmt(p - p_key)} only" in text
         assert problems_sets.fmt_vec(steps(v)["q_offset"][0]) in text
+    if set_id == "grouped-query":
+        assert f"reads key/value head {int(answer(v, 'kv')[0, -1])}." in text
+        assert f"= {int(answer(v, 'cache')[0, 0]):,} numbers." in text
     if set_id == "push-gradient":
         assert f"= {fmt(answer(v, 'dV')[0, 0])}." in text
         assert problems_sets.fmt_vec(answer(v, "dS")[0]) in text
@@ -670,20 +725,23 @@ kit.step_dot_products = lambda given: [[given[0, 2] * given[0, 3] * (given[0, 0]
 kit.sinusoid_entry = lambda given: [[A.sinusoidal_positions(int(given[0, 1]) + 1, int(given[0, 0]))[int(given[0, 1]), int(given[0, 3]) - 1]]]
 kit.rope_pair = lambda given, q: A.rope(q, [given[0, 1]])[:, 2 * int(given[0, 4]) - 2:2 * int(given[0, 4])]
 kit.rope_score = lambda given, q, k: A.rope(q, [given[0, 1]]) @ A.rope(k, [given[0, 2]]).T
+kit.kv_heads_read = lambda given: [[A.kv_head_of(g, int(given[0, 0]), int(given[0, 1])) + 1 for g in range(int(given[0, 0]))]]
+kit.grouped_kv_cache = lambda given: [[given[0, 2] * given[0, 1] * 2 * given[0, 3],
+                                       given[0, 4] * given[0, 2] * given[0, 1] * 2 * given[0, 3] * given[0, 5]]]
 """
 
 
 def test_kit_untouched_stubs_fail(kit_file):
     result = run_kit(kit_file)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert result.stdout.count("not implemented yet") == 13
-    assert "0 of 13 steps pass" in result.stdout
+    assert result.stdout.count("not implemented yet") == 15
+    assert "0 of 15 steps pass" in result.stdout
 
 
 def test_kit_passes_a_correct_solution(kit_file):
     result = run_kit(kit_file, LIBRARY_SOLUTION)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("PASS") == 13 and "13 of 13 steps pass" in result.stdout
+    assert result.stdout.count("PASS") == 15 and "15 of 15 steps pass" in result.stdout
 
 
 def test_kit_names_the_failing_step_and_entry(kit_file):
@@ -691,7 +749,7 @@ def test_kit_names_the_failing_step_and_entry(kit_file):
     result = run_kit(kit_file, unscaled)
     assert result.returncode == 1
     lines = [line for line in result.stdout.splitlines() if line.startswith(("PASS", "FAIL"))]
-    assert [line[:4] for line in lines] == ["FAIL"] + ["PASS"] * 12
+    assert [line[:4] for line in lines] == ["FAIL"] + ["PASS"] * 14
     assert re.search(r"scale-scores-\d\d: entry \(\d, \d\) is -?[\d.]+, expected", lines[0])
 
 
@@ -706,7 +764,7 @@ def test_kit_fails_a_fixed_divisor_of_2_in_every_step_that_scales(kit_file):
     for name in ("scale_scores(Q, K)", "attention_end_to_end(X, W_Q, W_K, W_V, mask)"):
         (line,) = [line for line in result.stdout.splitlines() if name in line]
         assert line.startswith("FAIL") and "variants pass; first failure" in line, line
-    assert "11 of 13 steps pass" in result.stdout
+    assert "13 of 15 steps pass" in result.stdout
     sizes = {(len(v["inputs"][0]["values"]), len(v["inputs"][0]["values"][0]), len(v["inputs"][1]["values"][0]))
              for v in BY_SET["end-to-end"]["variants"]}  # (n, d_model, d_k)
     assert len({n for n, _, _ in sizes}) > 1 and len({d for _, d, _ in sizes}) > 1 and len({d for _, _, d in sizes}) > 2
@@ -724,7 +782,7 @@ def test_kit_survives_a_huge_view_and_an_answer_that_raises_when_read(kit_file, 
         f"kit.weighted_sum = lambda A, V: {returned}\n")
     result = run_kit(kit_file, solution)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "12 of 13 steps pass" in result.stdout and "Traceback" not in result.stderr
+    assert "14 of 15 steps pass" in result.stdout and "Traceback" not in result.stderr
     (line,) = [line for line in result.stdout.splitlines() if "weighted_sum" in line]
     assert line.startswith("FAIL") and re.search(message, line), line
 
@@ -767,6 +825,57 @@ def test_javascript_formats_and_judges_as_the_build_does(tmp_path):
     mismatches = [(x, js, fmt(x)) for x, js in zip(values, out["fmt"]) if js != fmt(x)]
     assert not mismatches, mismatches[:10]
     assert out["judge"] == ["right", "right", "right", "wrong", "empty", "bad", "bad", "right", "wrong", "right"]
+
+
+def test_javascript_names_each_grouped_query_slip_and_accepts_the_right_answers(tmp_path):
+    """problems.js in Node on every variant of the grouped-query set: each part's right answer, typed as integers,
+    is judged right and matches no slip; each slip's table, typed, is named as that slip (the first that fits)."""
+    node = shutil.which("node")
+    assert node, "Node.js is needed (make test installs it with the npm tooling)"
+    cases = []
+    for v in BY_SET["grouped-query"]["variants"]:
+        for p in v["parts"]:
+            text = lambda table: [[f"{int(x)}" for x in row] for row in table]  # noqa: E731: as a reader types counts
+            cases.append({"id": v["id"], "part": p["name"], "typed": text(p["values"]), "right": p["values"],
+                          "slips": p["slips"], "tolerance": p["tolerance"], "expected": None})
+            cases += [{**cases[-1], "typed": text(slip["values"]), "expected": slip["slip"]} for slip in p["slips"]]
+    assert sum(case["expected"] is not None for case in cases) >= 60
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    root = Path(__file__).resolve().parents[1]
+    script = root / "docs" / "widgets" / "problems" / "problems.js"
+    code = (f"import {{ judge, matchSlip }} from {json.dumps(script.as_uri())};\n"
+            "import { readFileSync } from 'node:fs';\n"
+            f"const cases = JSON.parse(readFileSync({json.dumps(str(tmp_path / 'cases.json'))}, 'utf8'));\n"
+            "console.log(JSON.stringify(cases.map((c) => {\n"
+            "  const entries = c.typed.flatMap((row, i) => row.map((text, j) =>\n"
+            "    ({ row: i, col: j, text, verdict: judge(text, c.right[i][j], c.tolerance) })));\n"
+            "  const slip = matchSlip(entries, c.slips, c.tolerance);\n"
+            "  return [entries.every((e) => e.verdict === 'right'), slip ? slip.slip : null];\n"
+            "})));\n")
+    result = subprocess.run([node, "--import", "./tests/js/contract-loader.mjs", "--input-type=module", "-e", code],
+                            cwd=root, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    for case, (all_right, slip) in zip(cases, json.loads(result.stdout)):
+        where = f"{case['id']} {case['part']}"
+        if case["expected"] is None:
+            assert all_right and slip is None, f"{where}: the right answer must be judged right and name no slip"
+        else:
+            assert not all_right and slip == case["expected"], \
+                f"{where}: typing what slip {case['expected']} gives must name it, got {slip}"
+
+
+def test_kit_fails_grouped_heads_shared_by_the_remainder_and_a_cache_counted_per_query_head(kit_file):
+    """The two slips the page names most, written as code: sharing by g mod h_kv, and counting every query head."""
+    wrong = LIBRARY_SOLUTION + (
+        "kit.kv_heads_read = lambda given: [[g % int(given[0, 1]) + 1 for g in range(int(given[0, 0]))]]\n"
+        "kit.grouped_kv_cache = lambda given: [[given[0, 2] * given[0, 0] * 2 * given[0, 3],\n"
+        "                                       given[0, 4] * given[0, 2] * given[0, 0] * 2 * given[0, 3] * given[0, 5]]]\n")
+    result = run_kit(kit_file, wrong)
+    assert result.returncode == 1, result.stdout
+    for name in ("kv_heads_read(given)", "grouped_kv_cache(given)"):
+        (line,) = [line for line in result.stdout.splitlines() if name in line]
+        assert line.startswith("FAIL") and "first failure: grouped-query-" in line, line
+    assert "13 of 15 steps pass" in result.stdout
 
 
 @pytest.mark.parametrize("returned, message", [

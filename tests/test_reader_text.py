@@ -76,6 +76,20 @@ def test_every_nav_page_has_a_one_line_description_on_home(site):
         assert page["description"][1:] in home, page
 
 
+@pytest.mark.parametrize("description, shown", [
+    ("SmolLM2-135M writes in your browser.", "SmolLM2-135M writes in your browser."),
+    ("RoPE turns queries and keys.", "RoPE turns queries and keys."),
+    ("IDs, downloads and how to rebuild everything.", "IDs, downloads and how to rebuild everything."),
+    ("GPT-2 and its heads.", "GPT-2 and its heads."),
+    ("A tiny decoder writes digits.", "a tiny decoder writes digits."),
+    ("Softmax turns scores into weights.", "softmax turns scores into weights."),
+])
+def test_homes_list_keeps_the_case_of_a_name_after_the_colon(description, shown):
+    assert index.lead(description) == shown, \
+        "a description starts lower-case after Home's colon unless its first word has a capital or a digit after its " \
+        "first letter (SmolLM2, RoPE): a name keeps its spelling"
+
+
 def test_a_nav_page_without_a_description_fails_the_build(tmp_path, monkeypatch):
     (tmp_path / "docs").mkdir()
     (tmp_path / "mkdocs.yml").write_text("site_url: !ENV [SITE_URL, 'x']\nnav:\n  - Home: index.md\n"
@@ -90,6 +104,21 @@ def test_a_nav_page_without_a_description_fails_the_build(tmp_path, monkeypatch)
             index.pages_data()
     finally:
         registry._nav.cache_clear()
+
+
+def test_home_names_the_page_whose_real_model_has_its_own_sentences(site):
+    """Two real models now (the MiniLM encoder, SmolLM2 that writes): the running-sentence paragraph names by its
+    page the one with three sentences of its own, instead of "the real model"."""
+    html = (site / "index.html").read_text(encoding="utf-8")
+    (item,) = [li for li in re.findall(r"<li>(.*?)</li>", html, flags=re.S) if "One sentence runs through" in li]
+    assert "the real model its own" not in item and 'href="real-heads/"' in item, \
+        "Home's running-sentence paragraph names Attention in a real model (real-heads/) as the page with its own sentences"
+
+
+def test_homes_notation_says_h_counts_query_heads(site):
+    home = text(site / "index.html")
+    assert "number of (query) heads" in home and "number of heads" not in home.replace("number of (query) heads", ""), \
+        "with h_kv in the notation table, h is the number of (query) heads"
 
 
 # ---------------------------------------------------------------- what is made up, what is real (item 6)

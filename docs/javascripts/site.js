@@ -12,6 +12,7 @@ const WIDGETS = {
   "figure[id^='fig-real-heads-grid-']": "real-heads",
   "#aih-yours": "your-sentence",
   "#aih-write": "watch-it-write",
+  "#aih-smollm": "smollm",
 };
 
 // A <details> whose body waits in a <noscript class="aih-lazy"> (finish/details.py) gets it when first

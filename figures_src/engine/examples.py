@@ -28,6 +28,10 @@ The numbers are frozen by `tests/golden/`: changing a published number is a deli
 - Arrays use the library's names; masks are booleans, True = may attend. Multi-head examples put the
   head axis first (`Q` is `(n_heads, n, d_k)`, `weights` is `(n_heads, n, n)`) and add `"n_heads"`; the
   padded-batch examples put the batch axis first and list their tokens under `batch_tokens`.
+- Grouped-query attention (`ex-gqa`, docs/multi-head.md) adds `"n_kv_heads"` and `"kv_head_of"` (for each query head,
+  counted from 0, the key/value head it reads): its `K` and `V` have one grid per key/value head,
+  `(n_kv_heads, n, d_k)`, while `Q`, the score tables and `heads` (each query head's output; no W_O) have one per
+  query head.
 - The backward step (`ex-backprop-step`) adds `target`, `loss`, the gradients `dO`, `dV`, `dW`, `dS`, `dQ`, `dK`,
   `dW_Q`, `dW_K`, `dW_V`, `dX` (at the input X: what the layer below receives), and the matrices after one step
   (`W_Q_next`, ..., `loss_next`). A training run's

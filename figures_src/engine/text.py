@@ -27,6 +27,7 @@ DIGITS = 2  # a heatmap cell's, a table's, a caption's number
 TIE_DIGITS = 3  # a cell whose 2 decimals would round an exact tie (see cell())
 TIE_NOISE = 1e-6  # how far from halfway (in units of the last digit) a value still counts as a tie
 PROBLEM_DIGITS = 4  # a problem's number: at most 4 decimals, trailing zeros dropped
+PROBLEM_WIDE_CHARS = 6  # an answer grid whose printed answers run longer gets wider boxes (problems.css, --wide)
 BY_HAND_DIGITS = 4  # the weights of an output row worked by hand: all with 4 decimals, more only where 4 miss the output
 
 
@@ -224,6 +225,15 @@ def table(columns, rows, align=None):
 def head_label(layer, head):
     """Layer 0, head 2 (as the code counts) reads "layer 1, head 3": counted from 1, as everywhere a reader looks."""
     return WORDS.line("head-label", layer=layer + 1, head=head + 1)
+
+
+def as_many(k):
+    """How many there are of something cut to 1/k of a count, in words: as_many(2) -> "half as many", as_many(3) ->
+    "a third as many" (words/site.md's as-many sections; never "2 times fewer")."""
+    if k < 2 or int(k) != k:
+        raise ValueError(f"as_many: {k} is not a whole number above 1")
+    named = {2: "as-many/2", 3: "as-many/3", 4: "as-many/4"}
+    return WORDS.line(named[k]) if k in named else WORDS.line("as-many", k=int(k))
 
 
 def dims(prefix, count):

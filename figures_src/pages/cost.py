@@ -15,7 +15,7 @@ import attention
 from ..engine import Example, Figure, Snippets, Words
 from ..engine.errors import BuildError
 from ..engine.style import PHONE_WIDTH
-from ..engine.text import Shown, by_hand, is_tie, latex_number, latex_vector, num, table
+from ..engine.text import Shown, as_many, by_hand, is_tie, latex_number, latex_vector, num, table
 from ..engine.words import listed
 from . import sentences
 
@@ -563,6 +563,76 @@ def models_snippets(data):
     }
 
 
+# ---------------------------------------------------------------- a real model's cache: grouped key/value heads
+
+SMOLLM_LENGTHS = (1, 128, 1024)  # and the model's whole context
+SMOLLM_ITEMSIZE = 4  # float32, as the page that runs the model keeps its cache
+
+
+def smollm_cache_data():
+    """SmolLM2-135M's KV cache at a few lengths, from its GGUF's metadata (models.smollm.model.load_config):
+    with its own key/value heads, and as if each query head had its own."""
+    from models.smollm import model  # noqa: PLC0415: only this item reads the model file
+
+    config = model.load_config()
+    lengths = sorted({*SMOLLM_LENGTHS, config.context})
+    rows = []
+    for n in lengths:
+        grouped, full = config.cache_numbers(n), config.cache_numbers(n, n_kv_heads=config.n_heads)
+        # the library's count, per layer, times the layers, must be the model's own
+        for heads, numbers in ((config.n_kv_heads, grouped), (config.n_heads, full)):
+            counted = config.n_layers * attention.attention_cost(n, config.d_k, n_heads=heads,
+                                                                 itemsize=SMOLLM_ITEMSIZE)["kv_cache_bytes"]
+            if counted != numbers * SMOLLM_ITEMSIZE:
+                raise BuildError(f"cost-smollm: attention_cost gives {counted:,} bytes for {heads} key/value heads "
+                                 f"at n = {n:,}, the model's count {numbers * SMOLLM_ITEMSIZE:,}")
+        rows.append({"n": n, "numbers": grouped, "bytes": grouped * SMOLLM_ITEMSIZE,
+                     "full_numbers": full, "full_bytes": full * SMOLLM_ITEMSIZE})
+    return {"name": model.MODEL_NAME, "layers": config.n_layers, "heads": config.n_heads,
+            "kv_heads": config.n_kv_heads, "d_k": config.d_k, "group": config.group, "context": config.context,
+            "file_bytes": model.gguf_path().stat().st_size,
+            "per_token": config.cache_numbers(1), "per_token_full": config.cache_numbers(1, n_kv_heads=config.n_heads),
+            "rows": rows}
+
+
+def smollm_cache_snippets(data):
+    per_token, per_token_full = data["per_token"], data["per_token_full"]
+    layers, heads, kv_heads, d_k, group = (data[key] for key in ("layers", "heads", "kv_heads", "d_k", "group"))
+    if not (per_token == layers * kv_heads * 2 * d_k and per_token_full == layers * heads * 2 * d_k
+            and heads == group * kv_heads and per_token_full == group * per_token):
+        raise BuildError("cost-smollm: the page says the cache per token is layers · key/value heads · 2 · d_k, and "
+                         "that one key/value head per query head would make it the group size times larger")
+    for row in data["rows"]:
+        if not (row["numbers"] == row["n"] * per_token and row["full_bytes"] == group * row["bytes"]):
+            raise BuildError(f"cost-smollm: at n = {row['n']:,} the cache is not n times the cache of one token")
+    last = data["rows"][-1]
+    if last["n"] != data["context"]:
+        raise BuildError("cost-smollm: the table's last row is the model's whole context")
+    if not last["bytes"] > data["file_bytes"]:
+        raise BuildError("cost-smollm: the page says the grouped cache at the whole context outgrows the model's file")
+    both = lambda b: f"{b:,} ({byte_size(b)})"  # noqa: E731: exact, then readable
+    columns = [WORDS.line("cost-smollm-table/n-column"),
+               WORDS.line("cost-smollm-table/numbers-column", per_token=f"{per_token:,}"),
+               WORDS.line("cost-smollm-table/bytes-column", itemsize=SMOLLM_ITEMSIZE),
+               WORDS.line("cost-smollm-table/full-column", heads=heads)]
+    rows = [[f"{row['n']:,}", f"{row['numbers']:,}", both(row["bytes"]), both(row["full_bytes"])]
+            for row in data["rows"]]
+    return {
+        "setting": WORDS.fill("cost-smollm-setting", name=data["name"], layers=layers, heads=heads, kv_heads=kv_heads,
+                              d_k=d_k, group=group, per_token=f"{per_token:,}", per_token_full=f"{per_token_full:,}",
+                              itemsize=SMOLLM_ITEMSIZE, table_itemsize=KV_ITEMSIZE,
+                              bits=8 * SMOLLM_ITEMSIZE, table_bits=8 * KV_ITEMSIZE,
+                              bytes=f"{per_token * SMOLLM_ITEMSIZE:,}",
+                              bytes_full=f"{per_token_full * SMOLLM_ITEMSIZE:,}"),
+        "table": table(columns, rows),
+        "verdict": WORDS.fill("cost-smollm-verdict", context=f"{data['context']:,}", bytes=f"{last['bytes']:,}",
+                              size=byte_size(last["bytes"]), full=f"{last['full_bytes']:,}",
+                              full_size=byte_size(last["full_bytes"]), as_many=as_many(group), group=group,
+                              heads=heads, kv_heads=kv_heads, file_size=byte_size(data["file_bytes"]),
+                              file_mb=f"{num(data['file_bytes'] / 1e6, 1)} MB"),
+    }
+
+
 ITEMS = [
     Figure("cost-memory", title=WORDS.line("cost-memory-title"),
            data=memory_data, render=memory_render, caption=memory_caption, alt=memory_alt, table=memory_table,
@@ -572,6 +642,7 @@ ITEMS = [
            data=sparse_data, render=sparse_render, caption=sparse_caption, alt=sparse_alt, table=sparse_table,
            snippets=sparse_snippets, size=(PHONE_WIDTH, 4.0)),
     Snippets("cost-models", data=models_data, snippets=models_snippets),
+    Snippets("cost-smollm", data=smollm_cache_data, snippets=smollm_cache_snippets),
 ]
 
 

@@ -40,10 +40,17 @@ def pages_data():
     return pages
 
 
+def lead(text):
+    """A description after Home's colon: lower-case first letter ("Softmax turns…" -> "softmax turns…"), unless its
+    first word is a name spelled with a capital or a digit after its first letter (SmolLM2, RoPE, GPT-2, KV)."""
+    first = text.split()[0] if text.strip() else ""
+    if any(c.isupper() or c.isdigit() for c in first[1:]):
+        return text
+    return text[:1].lower() + text[1:]
+
+
 def pages_snippets(pages):
-    """A numbered list; each description starts lower-case after its colon unless it opens with an acronym."""
-    def lead(text):
-        return text if text[:2].isupper() else text[0].lower() + text[1:]
+    """A numbered list; each description starts lower-case after its colon unless it opens with a name (lead)."""
     return {"": "\n".join(f"{number}. [{page['title']}]({page['file']}): {lead(page['description'])}"
                           for number, page in enumerate(pages, 1))}
 

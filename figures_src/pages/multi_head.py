@@ -8,7 +8,8 @@ from ..engine import BuildError, Example, Figure, Snippets, Words, example_heatm
 from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
 from ..engine.style import PHONE_WIDTH, weights_colorbar
-from ..engine.text import by_hand, dims, is_tie, matrix, num, table
+from ..engine.text import as_many, by_hand, dims, is_tie, matrix, num, table
+from ..engine.words import listed
 from . import sentences
 
 WORDS = Words("words/multi-head.md")
@@ -308,6 +309,168 @@ def batched_snippets(data):
     return parts
 
 
+# ---------------------------------------------------------------- grouped-query attention: query heads share key/value heads
+
+GQA_HEADS = 4  # query heads, h
+GQA_KV_HEADS = 2  # key/value heads, h_kv: each is read by GQA_HEADS / GQA_KV_HEADS query heads
+GQA_SEED = 58
+
+
+def gqa_example():
+    """The running sentence with h = 4 query heads of d_k = 4 and h_kv = 2 key/value heads. Query head 1 and key/value
+    head 1 are the one head of the earlier pages (sentences.projections); the other heads' columns are one-decimal
+    numbers drawn from GQA_SEED. X (n, d_model); W_Q (d_model, h·d_k); W_K, W_V (d_model, h_kv·d_k)."""
+    sentence = sentences.RUNNING
+    X = sentences.token_vectors(sentence)  # (n, d_model)
+    d_model, d_k = sentence.d_model, sentence.d_k
+    rng = np.random.default_rng(GQA_SEED)
+    draw = lambda heads: rng.integers(-5, 6, size=(d_model, heads * d_k)) / 10  # noqa: E731
+    single = dict(zip(("W_Q", "W_K", "W_V"), sentences.projections(sentence)))  # (d_model, d_k) each
+    W_Q = np.concatenate([single["W_Q"], draw(GQA_HEADS - 1)], axis=1)  # (d_model, h·d_k)
+    W_K, W_V = (np.concatenate([single[name], draw(GQA_KV_HEADS - 1)], axis=1) for name in ("W_K", "W_V"))
+    Q = attention.split_heads(X @ W_Q, GQA_HEADS)  # (n, h·d_k) -> (h, n, d_k)
+    K, V = (attention.split_heads(X @ W, GQA_KV_HEADS) for W in (W_K, W_V))  # (n, h_kv·d_k) -> (h_kv, n, d_k)
+    K_shared, V_shared = (attention.share_kv_heads(M, GQA_HEADS) for M in (K, V))  # (h_kv, n, d_k) -> (h, n, d_k)
+    heads, weights = attention.attend(Q, K_shared, V_shared)  # (h, n, d_k), (h, n, n)
+    return {
+        "seed": GQA_SEED,
+        "tokens": list(sentence.tokens),
+        "n_heads": GQA_HEADS,
+        "n_kv_heads": GQA_KV_HEADS,
+        "kv_head_of": [attention.kv_head_of(g, GQA_HEADS, GQA_KV_HEADS) for g in range(GQA_HEADS)],
+        **key_size(d_k),
+        "inputs": {"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V},
+        "steps": {
+            "Q": Q,
+            "K": K,
+            "V": V,
+            "scores": attention.scores(Q, K_shared),
+            "scaled_scores": attention.scaled_scores(Q, K_shared),
+            "weights": weights,
+            "entropy": attention.row_entropy(weights),
+            "heads": heads,
+        },
+        "outputs": {"heads": heads, "weights": weights},
+    }
+
+
+def gqa_output_follows(weights, V, out, weight_digits):
+    """Whether the head's output, to OUT_DIGITS, follows by hand from its weights printed with `weight_digits`
+    decimals times V (one-decimal numbers, so the products are exact), with no exact tie."""
+    W = [[by_hand(w, weight_digits)[1] for w in row] for row in weights]
+    values = [[by_hand(v, 1)[1] for v in row] for row in V]
+    for row, true_row in zip(W, out):
+        for c, true in enumerate(true_row):
+            exact = sum(w * values[j][c] for j, w in enumerate(row))
+            if num(exact, OUT_DIGITS) != num(true, OUT_DIGITS) or is_tie(exact, OUT_DIGITS):
+                return False
+    return True
+
+
+def gqa_claims(example):
+    """What the page says about the example, checked on its numbers."""
+    steps, inputs = example["steps"], example["inputs"]
+    h, h_kv, d_k = example["n_heads"], example["n_kv_heads"], example["d_k"]
+    group = h // h_kv
+    claim((h, h_kv) == (4, 2), "its title: four query heads sharing two key/value heads")
+    claim(example["kv_head_of"] == [g // group for g in range(h)],
+          "query head g reads key/value head ⌈g / (h / h_kv)⌉, the heads of a group side by side")
+    claim(inputs["W_Q"].shape[1] == h * d_k and inputs["W_K"].shape[1] == inputs["W_V"].shape[1] == h_kv * d_k,
+          "W_Q has a block of d_k columns per query head, W_K and W_V one per key/value head")
+    claim(np.array_equal(attention.share_kv_heads(steps["K"][:1], 1), steps["K"][:1])
+          and np.array_equal(attention.share_kv_heads(steps["K"], h_kv), steps["K"]),
+          "with as many key/value heads as query heads the sharing changes nothing")
+    single = sentences.self_attention_example(sentences.RUNNING)["steps"]
+    claim(np.allclose(steps["weights"][0], single["weights"], rtol=0, atol=1e-12),
+          "query head 1's table is the one head of the earlier pages")
+    for kv in range(h_kv):
+        members = [g for g in range(h) if example["kv_head_of"][g] == kv]
+        first, second = members[:2]
+        claim(float(np.abs(steps["weights"][first] - steps["weights"][second]).max()) > 0.05,
+              f"query heads {first + 1} and {second + 1} read the same keys, yet their weights differ")
+        claim(np.allclose(steps["heads"][first], steps["weights"][first] @ steps["V"][kv], rtol=0, atol=1e-12),
+              f"query head {first + 1}'s output is its weights times the shared V of key/value head {kv + 1}")
+
+
+def gqa_weight_digits(example):
+    """The fewest decimals (4 to 6) with which every head's weights, printed, times its group's V (one-decimal
+    numbers) give the head's output to OUT_DIGITS by hand, no weight an exact tie at that print."""
+    steps = example["steps"]
+    for digits in range(4, 7):
+        if all(not any(is_tie(w, digits, 1e-6) for w in steps["weights"][g].ravel())
+               and gqa_output_follows(steps["weights"][g], steps["V"][kv], steps["heads"][g], digits)
+               for g, kv in enumerate(example["kv_head_of"])):
+            return digits
+    raise BuildError("ex-gqa: no printing of the weights to 4 to 6 decimals gives every head's output by hand")
+
+
+def gqa_worked(example):
+    """One score of query head 2 (which shares key/value head 1 with query head 1) worked by hand: its largest."""
+    tokens, steps = example["tokens"], example["steps"]
+    g = 1
+    kv = example["kv_head_of"][g]
+    scores = steps["scores"][g]
+    i, j = (int(x) for x in np.unravel_index(np.argmax(scores), scores.shape))
+    q, k = steps["Q"][g][i], steps["K"][kv][j]
+    terms = " + ".join(f"({num(a, 1, True)})({num(b, 1, True)})" for a, b in zip(q, k))
+    return WORDS.fill("ex-gqa-worked", head=g + 1, kv=kv + 1, query=tokens[i], row=i + 1, key=tokens[j], column=j + 1,
+                      terms=terms, score=num(scores[i, j], 2), scale=num(example["scale"], 2, True),
+                      scaled=num(steps["scaled_scores"][g][i, j], 3, True),
+                      other=num(steps["scores"][0][i, j], 2))
+
+
+def gqa_snippets(example):
+    gqa_claims(example)
+    weight_digits = gqa_weight_digits(example)
+    tokens, inputs, steps = example["tokens"], example["inputs"], example["steps"]
+    h, h_kv, d_k = example["n_heads"], example["n_kv_heads"], example["d_k"]
+    n, d_model = inputs["X"].shape
+    group = h // h_kv
+    query, key, row = (WORDS.line("multi-head-corner/query"), WORDS.line("multi-head-corner/key"),
+                       WORDS.line("multi-head-corner/row"))
+    kv_columns = lambda kind: [f"{kind}{m + 1}·{c + 1}" for m in range(h_kv) for c in range(d_k)]  # noqa: E731
+    sharing = table(WORDS.line("ex-gqa-sharing-columns").split(" | "),
+                    [[str(g + 1), str(example["kv_head_of"][g] + 1),
+                      WORDS.line("ex-gqa-sharing/with", heads=listed(
+                          [str(o + 1) for o in range(h) if example["kv_head_of"][o] == example["kv_head_of"][g]]))]
+                     for g in range(h)])
+    parts = {
+        "setting": WORDS.fill("ex-gqa-setting", h=h, h_kv=h_kv, d_k=d_k, d_model=d_model, n=n, group=group,
+                              q_width=h * d_k, kv_width=h_kv * d_k),
+        "sharing": sharing,
+        "w_q": matrix(inputs["W_Q"], dims("", d_model), head_columns(h, d_k), corner=row, digits=1, trim=True),
+        "w_k": matrix(inputs["W_K"], dims("", d_model), kv_columns("kv"), corner=row, digits=1, trim=True),
+        "w_v": matrix(inputs["W_V"], dims("", d_model), kv_columns("kv"), corner=row, digits=1, trim=True),
+        "worked": gqa_worked(example),
+        "note": WORDS.fill("ex-gqa-note", weight_digits=weight_digits, out_digits=OUT_DIGITS),
+        "cache": WORDS.fill("ex-gqa-cache", h=h, h_kv=h_kv, d_k=d_k, n=n,
+                            grouped=f"{h_kv * 2 * d_k:,}", full=f"{h * 2 * d_k:,}",
+                            grouped_n=f"{n * h_kv * 2 * d_k:,}", full_n=f"{n * h * 2 * d_k:,}", as_many=as_many(group)),
+    }
+    for m in range(h_kv):
+        parts[f"k-{m + 1}"] = matrix(steps["K"][m], tokens, dims("", d_k), corner=key, digits=1, trim=True,
+                                     caption=WORDS.line("ex-gqa-matrix/kv", name="K", head=m + 1))
+        parts[f"v-{m + 1}"] = matrix(steps["V"][m], tokens, dims("", d_k), corner=key, digits=1, trim=True,
+                                     caption=WORDS.line("ex-gqa-matrix/kv", name="V", head=m + 1))
+    for g in range(h):
+        kv = example["kv_head_of"][g] + 1
+        parts[f"head-{g + 1}"] = "\n\n".join(text.rstrip("\n") for text in [
+            WORDS.fill("ex-gqa-head", head=g + 1, kv=kv),
+            matrix(steps["Q"][g], tokens, dims("", d_k), corner=query, digits=1, trim=True,
+                   caption=WORDS.line("ex-gqa-matrix/q", head=g + 1)),
+            matrix(steps["scores"][g], tokens, tokens, corner=query, digits=2,
+                   caption=WORDS.line("ex-gqa-matrix/scores", head=g + 1, kv=kv)),
+            matrix(steps["weights"][g], tokens, tokens, corner=query, digits=weight_digits,
+                   caption=WORDS.line("ex-gqa-matrix/weights", head=g + 1, d_k=d_k)),
+            matrix(steps["heads"][g], tokens, dims("", d_k), corner=query, digits=OUT_DIGITS,
+                   caption=WORDS.line("ex-gqa-matrix/out", head=g + 1, kv=kv)),
+        ]) + "\n"
+    return parts
+
+
+EX_GQA = Example("ex-gqa", title=WORDS.line("ex-gqa-title"), data=gqa_example, snippets=gqa_snippets)
+
+
 # ---------------------------------------------------------------- cross-attention: queries from one sequence, keys from another
 
 # The decoder's tokens: the start of a translation of the running sentence, whose vectors are the encoder's.
@@ -413,6 +576,7 @@ ITEMS = [
     ),
     Snippets("multi-head-batched", data=batched_data, snippets=batched_snippets),
     Snippets("multi-head-cost", data=cost_data, snippets=cost_snippets),
+    EX_GQA,
     EX_CROSS,
     Figure("cross-attention", title=WORDS.line("cross-attention-title"),
            data=EX_CROSS.compute, render=cross_render, caption=cross_caption, size=(4.4, 2.6)),

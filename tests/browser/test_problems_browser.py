@@ -14,7 +14,7 @@ from tests.by_hand import PLAIN_SUBSCRIPT
 SITE = Path(__file__).resolve().parents[2] / "site"
 
 SETS = ["scale-scores", "soften-rows", "weighted-sum", "end-to-end", "masks", "multi-head", "push-gradient", "decode-step",
-        "positions"]
+        "positions", "grouped-query"]
 
 
 def published(set_id):
@@ -466,3 +466,17 @@ def test_a_choice_with_subscripts_reads_as_one_line_of_text(page, site_url):
     assert len(pieces) >= 4, pieces  # text, W's Q, text, W's K, …
     gaps = [round(after[0] - before[2], 1) for before, after in zip(pieces, pieces[1:]) if abs(after[1] - before[3]) < 8]
     assert gaps and all(abs(gap) < 2 for gap in gaps), f"the choice's text is torn into flex items: gaps {gaps} px"
+
+
+def test_a_wide_answer_grid_scrolls_in_its_own_box_on_a_phone(page, site_url):
+    """Share keys and values asks for one entry per query head (4 to 16 boxes in a row): on a 390 px phone the grid
+    scrolls inside its box and the page itself never scrolls sideways (a fieldset is as wide as its content unless
+    told otherwise, and the first variant's grid widened the page to 441 px)."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_problems(page, site_url, "grouped-query")
+    root = page.locator("#problem-grouped-query")
+    for _ in range(len(published("grouped-query")["variants"])):
+        page.wait_for_timeout(50)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the page is {width} px wide on a 390 px phone: a problem's grid must scroll in its box"
+        root.locator("[data-action=next]").click()

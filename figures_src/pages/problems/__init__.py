@@ -14,7 +14,7 @@ hints, slips, solution steps and labels) and words/problems-concepts.md (the con
 The JSON, generated/public/problems/<set>.json:
 
 Sets `scale-scores`, `soften-rows`, `weighted-sum`, `end-to-end`, `masks`, `multi-head`, `push-gradient`, `decode-step`,
-`positions` (`figures_src/pages/problems/`).
+`positions`, `grouped-query` (`figures_src/pages/problems/`).
 The conceptual set `concepts` (`concept_questions()` in sets.py, `concepts_html()` in html.py) is multiple choice:
 `{"set", "title", "page", "library_version", "questions": [{"id": "concepts-<k>", "prompt", "choices", "answer"
 (an index), "explanation", "evidence"}]}`, where `evidence` holds the numbers the explanation cites, as the library
@@ -52,6 +52,8 @@ KIT_STEPS = [
     ("sinusoid_entry(given)", "positions", "pe"),
     ("rope_pair(given, q)", "positions", "turned"),
     ("rope_score(given, q, k)", "positions", "score"),
+    ("kv_heads_read(given)", "grouped-query", "kv"),
+    ("grouped_kv_cache(given)", "grouped-query", "cache"),
 ]
 
 

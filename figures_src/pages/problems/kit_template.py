@@ -1,6 +1,6 @@
 """Attention Is a Heatmap: the problems, in code.
 
-Fill in the twelve functions below with plain Python and numpy, then run
+Fill in the fourteen functions below with plain Python and numpy, then run
 
     python problems.py
 
@@ -91,6 +91,19 @@ def rope_score(given, q, k):
     raise NotImplementedError("rope_score: turn q to p and k to p′ (or q by p − p′ alone), then the dot product")
 
 
+def kv_heads_read(given):
+    """given [[query heads, key/value heads, layers, d_k, tokens n, bytes per number]]: a layer whose query heads share
+    key/value heads (grouped-query attention) -> [[the key/value head each query head reads, one entry per query head]],
+    both counted from 1; a group's query heads are neighbours."""
+    raise NotImplementedError("kv_heads_read: query head g reads key/value head ⌈g / (query heads / key/value heads)⌉")
+
+
+def grouped_kv_cache(given):
+    """given as in kv_heads_read -> [[numbers the KV cache keeps per token, its bytes after n tokens]]: every token keeps
+    a key and a value row of d_k numbers for each key/value head (not each query head) of every layer."""
+    raise NotImplementedError("grouped_kv_cache: layers × key/value heads × (d_k + d_k), then × n × bytes per number")
+
+
 # ---------------------------------------------------------------- the checker (no need to read on)
 
 CASES = json.loads("{}")  # the page's variants, written in by the site's build
@@ -135,6 +148,8 @@ STEPS = [
     ("sinusoid_entry(given)", "sinusoid_entry"),
     ("rope_pair(given, q)", "rope_pair"),
     ("rope_score(given, q, k)", "rope_score"),
+    ("kv_heads_read(given)", "kv_heads_read"),
+    ("grouped_kv_cache(given)", "grouped_kv_cache"),
 ]
 
 

@@ -838,6 +838,80 @@ def positions(index, seed):
 
 
 
+# ---------------------------------------------------------------- 10. share keys and values (grouped-query attention)
+
+# (query heads, key/value heads): one pair per variant, each group size and kind met (1 key/value head: multi-query)
+GROUPED_HEADS = ((4, 2), (6, 2), (6, 3), (8, 2), (8, 4), (9, 3), (12, 4), (12, 3), (16, 4), (8, 1), (12, 6), (16, 2))
+
+
+def grouped_query(index, seed):
+    """Grouped-query attention's sharing and cache (docs/multi-head.md#grouped-query-attention): which key/value head
+    each query head reads (`kv_head_of`, counted from 1 here), and the KV cache with the shared heads and as if
+    each query head had its own, per layer and key/value head from `attention_cost`, times the layers."""
+    rng = np.random.default_rng(seed)
+    h, h_kv = GROUPED_HEADS[index % len(GROUPED_HEADS)]
+    layers = int(rng.choice([2, 4, 6, 12, 24, 30, 32]))
+    d_k, n, itemsize = int(rng.choice([16, 32, 64, 128])), int(rng.choice([10, 100, 128, 1000, 1024])), int(rng.choice([2, 4]))
+    group = h // h_kv
+    reads = [A.kv_head_of(g, h, h_kv) + 1 for g in range(h)]  # counted from 1, as the page counts heads
+    per_layer = lambda heads, tokens: A.attention_cost(tokens, d_k, n_heads=heads, itemsize=itemsize)["kv_cache_bytes"]  # noqa: E731
+    per_token = layers * per_layer(h_kv, 1) // itemsize  # numbers
+    cache, full = layers * per_layer(h_kv, n), layers * per_layer(h, n)
+    given_label = WORDS.line("grouped-query-given-label")
+    given_cols = [WORDS.line("grouped-query-given-column/heads"), WORDS.line("grouped-query-given-column/kv-heads"),
+                  WORDS.line("grouped-query-given-column/layers"), "d_k", WORDS.line("grouped-query-given-column/tokens"),
+                  WORDS.line("grouped-query-given-column/bytes")]
+    heads_row, heads_cols = [WORDS.line("grouped-query-kv-row")], [f"{g + 1}" for g in range(h)]
+    kv_label = WORDS.line("grouped-query-kv-label", h=h)
+    cache_label, cache_cols = WORDS.line("grouped-query-cache-label"), [
+        WORDS.line("grouped-query-cache-column/numbers"), WORDS.line("grouped-query-cache-column/bytes")]
+    full_label, full_cols = WORDS.line("grouped-query-full-label"), [WORDS.line("grouped-query-cache-column/bytes")]
+    step_row = [WORDS.line("grouped-query-cache-row", n=n)]
+    cache_values, full_values = [[per_token, cache]], [[full]]
+    return {
+        "prompt": WORDS.line("grouped-query-prompt", h=h, h_kv=h_kv, layers=layers, d_k=d_k, n=n, itemsize=itemsize),
+        "inputs": [matrix("given", given_label, [[h, h_kv, layers, d_k, n, itemsize]], [WORDS.line("given-row")],
+                          given_cols)],
+        "parts": [
+            with_slips(part("kv", kv_label, [reads], heads_row, heads_cols, tolerance=0), [
+                slip("modulo", WORDS.line("grouped-query-slip-modulo", h_kv=h_kv, group=group), [[g % h_kv + 1 for g in range(h)]]),
+                slip("group_size", WORDS.line("grouped-query-slip-group-size", h=h, h_kv=h_kv, group=group),
+                     [[g // h_kv + 1 for g in range(h)]]),
+                slip("from_zero", WORDS.line("grouped-query-slip-from-zero"), [[r - 1 for r in reads]]),
+            ]),
+            with_slips(part("cache", cache_label, cache_values, step_row, cache_cols, tolerance=0), [
+                slip("query_heads", WORDS.line("grouped-query-slip-query-heads", h=h, h_kv=h_kv),
+                     [[per_token * group, cache * group]]),
+                slip("no_two", WORDS.line("grouped-query-slip-no-two"), [[per_token // 2, cache // 2]]),
+                slip("no_layers", WORDS.line("grouped-query-slip-no-layers", layers=layers),
+                     [[per_token // layers, cache // layers]]),
+                slip("numbers", WORDS.line("grouped-query-slip-numbers", itemsize=itemsize), [[per_token, cache // itemsize]]),
+            ]),
+            with_slips(part("full", full_label, full_values, step_row, full_cols, tolerance=0), [
+                slip("kv_heads", WORDS.line("grouped-query-slip-kv-heads", h=h), [[cache]]),
+                slip("no_two", WORDS.line("grouped-query-slip-no-two"), [[full // 2]]),
+                slip("no_layers", WORDS.line("grouped-query-slip-no-layers", layers=layers), [[full // layers]]),
+            ]),
+        ],
+        "hints": [
+            WORDS.line("grouped-query-hint-groups", h=h, h_kv=h_kv, group=group),
+            WORDS.line("grouped-query-hint-read", group=group, last=reads[-1], h=h),
+            WORDS.line("grouped-query-hint-per-token", layers=layers, h_kv=h_kv, d_k=d_k, per_token=f"{per_token:,}"),
+            WORDS.line("grouped-query-hint-full", h=h, h_kv=h_kv, group=group),
+        ],
+        "solution": [
+            step("kv", WORDS.line("grouped-query-solution-kv", h=h, h_kv=h_kv, group=group),
+                 matrix("kv", kv_label, [reads], heads_row, heads_cols)),
+            step("cache", WORDS.line("grouped-query-solution-cache", layers=layers, h_kv=h_kv, d_k=d_k,
+                                     per_token=f"{per_token:,}", n=n, itemsize=itemsize, cache=f"{cache:,}"),
+                 matrix("cache", cache_label, cache_values, step_row, cache_cols)),
+            step("full", WORDS.line("grouped-query-solution-full", n=n, layers=layers, h=h, d_k=d_k, itemsize=itemsize,
+                                    full=f"{full:,}", group=group, cache=f"{cache:,}"),
+                 matrix("full", full_label, full_values, step_row, full_cols)),
+        ],
+    }
+
+
 # ---------------------------------------------------------------- the registry of sets
 
 # Each set's title is the section of words/problems-sets.md that holds it.
@@ -851,6 +925,7 @@ SETS = [
     {"id": "push-gradient", "title": "push-gradient-title", "make": push_gradient, "seed": 7000},
     {"id": "decode-step", "title": "decode-step-title", "make": decode_step, "seed": 9000},
     {"id": "positions", "title": "positions-title", "make": positions, "seed": 10000},
+    {"id": "grouped-query", "title": "grouped-query-title", "make": grouped_query, "seed": 11000},
 ]
 
 
