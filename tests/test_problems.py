@@ -551,7 +551,8 @@ def test_hints_quote_the_answers_numbers(set_id, v):
         assert f"the offset p − p′ = {fmt(p - p_key)} only" in text
         assert problems_sets.fmt_vec(steps(v)["q_offset"][0]) in text
     if set_id == "grouped-query":
-        assert f"reads key/value head {int(answer(v, 'kv')[0, -1])}." in text
+        read = v["hints"][1]  # names the last query head's key/value head, and the rule
+        assert f"key/value head {int(answer(v, 'kv')[0, -1])}" in read and "reads key/value head ⌈g / " in read
         assert f"= {int(answer(v, 'cache')[0, 0]):,} numbers." in text
     if set_id == "push-gradient":
         assert f"= {fmt(answer(v, 'dV')[0, 0])}." in text
@@ -1026,3 +1027,32 @@ def test_the_problems_modules_hold_data_and_markup_and_their_words_are_in_markdo
     for word in ("Check", "Hint", "Hints", "Solution", "New variant", "Answer", "Variant"):
         assert not re.search(rf"\b{word}\b", between_tags), \
             f"html.py writes markup only; the word {word!r} between its tags belongs in words/problems.md"
+
+
+GROUPED = [v for set_id, v in VARIANTS if set_id == "grouped-query"]
+
+
+@pytest.mark.parametrize("v", GROUPED, ids=[v["id"] for v in GROUPED])
+def test_share_keys_and_values_reads_right_for_every_head_count(v):
+    """Set 10's words agree with its numbers: one key/value head is multi-query attention, in the singular, with no
+    next head; two neighbours are "1 and 2", not "1 to 2"; the cache's factors are named; large numbers are grouped."""
+    h, h_kv, layers, d_k, n, _ = (int(x) for x in v["inputs"][0]["values"][0])
+    text = " ".join([v["prompt"], *v["hints"], *(s["text"] for s in v["solution"])])
+    assert not re.search(r"\b1 (key/value heads|groups)\b", text), "one key/value head, one group: singular"
+    if h_kv == 1:
+        assert "(multi-query attention)" in v["prompt"] and "the next" not in v["hints"][1], \
+            "h_kv = 1 is multi-query attention, and there is no next key/value head"
+    else:
+        assert "(grouped-query attention)" in v["prompt"]
+    if h_kv <= 2:
+        assert "and so on" not in v["hints"][1], "with two key/value heads there is nothing more to go on to"
+    for first, last in re.findall(r"\b(\d+) to (\d+)\b", text):
+        assert int(last) > int(first) + 1, f"two neighbours read '{first} and {last}', not '{first} to {last}'"
+    kv = "1 key/value head" if h_kv == 1 else f"{h_kv} key/value heads"
+    assert f"{layers} layers · {kv} · 2 (key and value) · {d_k} =" in v["hints"][2], "the cache's factors are named"
+    assert f"after {n:,} tokens" in v["prompt"], "the site writes 1,024: a prompt's token count is grouped too"
+    (cache_part,) = [p for p in v["parts"] if p["name"] == "cache"]
+    assert cache_part["rows"] == ["the model"] and cache_part["cols"][1] == f"bytes after {n:,} tokens", \
+        "the row is the model; the column says which bytes (after n tokens), beside 'numbers per token'"
+    (numbers,) = [s for s in cache_part["slips"] if s["slip"] == "numbers"]
+    assert numbers["message"].startswith("This is the count of numbers, not bytes:")
