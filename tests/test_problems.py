@@ -616,7 +616,7 @@ def test_build_publishes_sets_kit_and_snippets(tmp_path):
 
 @pytest.mark.parametrize(("value", "text"), [
     (0.5, "0.5"), (-1.25, "−1.25"), (2.0, "2"), (0.03125, "0.0312"), (-0.03125, "−0.0312"), (0.09375, "0.0938"),
-    (0.123449, "0.1234"), (-0.00001, "0"), (163840, "163840"), (None, "−∞"), (True, "1"), (False, "0"),
+    (0.123449, "0.1234"), (-0.00001, "0"), (163840, "163,840"), (-1234.5, "−1,234.5"), (999, "999"), (None, "−∞"), (True, "1"), (False, "0"),
 ])
 def test_number_format(value, text):
     assert fmt(value) == text

@@ -19,6 +19,7 @@ that changes with the data is a variant (`soften-rows-prompt/entropy`, `decode-s
 dV = Aᵀ dO) and the arithmetic written out from numbers (`dot_text`, "4 / 2 = 2") stay here.
 """
 import math
+import re
 
 import numpy as np
 
@@ -43,9 +44,12 @@ TOLERANCE = 0.01
 
 
 def fmt(x):
-    """A problem's number: at most DIGITS decimals, no trailing zeros (the site's `num`; the Problems page's
-    JavaScript prints the same, with formatNumber and the contract's PROBLEM_DIGITS)."""
-    return num(x, DIGITS, trim=True)
+    """A problem's number: at most DIGITS decimals, no trailing zeros (the site's `num`), its whole part grouped in
+    threes by commas as the site writes 1,024 (the Problems page's JavaScript prints the same, with formatNumber and
+    the contract's PROBLEM_DIGITS, and its checker accepts the commas back)."""
+    text = num(x, DIGITS, trim=True)
+    number = re.fullmatch(r"(−?)(\d+)(.*)", text)  # −∞ has no digits
+    return f"{number[1]}{int(number[2]):,}{number[3]}" if number else text
 
 
 def fmt_vec(xs):
@@ -540,7 +544,7 @@ def multi_head(index, seed):
                  WORDS.line("multi-head-cost-column/macs")]
     shapes_label = WORDS.line("multi-head-shapes-label", h=h_shape)
     costs_label = WORDS.line("multi-head-costs-label")
-    c0 = {key: str(value) for key, value in costs[0].items()}
+    c0 = {key: f"{value:,}" for key, value in costs[0].items()}  # 16,384: as fmt prints the table
     d_k = d_model // h_shape
     return {
         "prompt": WORDS.line("multi-head-prompt", n=n, d_model=d_model, h=h_shape, hs=", ".join(map(str, hs))),
@@ -565,7 +569,7 @@ def multi_head(index, seed):
             step("macs", WORDS.line("multi-head-solution-macs", n=n, d_model=d_model, projection=c0["projection_macs"],
                                     attention=c0["attention_macs"], total=c0["total_macs"])),
             step("entries", WORDS.line("multi-head-solution-entries", products=", ".join(
-                f"{h}·{n}² = {e}" for h, e in zip(hs, entries)))),
+                f"{h}·{n}² = {e:,}" for h, e in zip(hs, entries)))),
             step("costs", WORDS.line("together"), matrix("costs", costs_label, table, cost_rows, cost_cols)),
         ],
     }
