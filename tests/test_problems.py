@@ -143,13 +143,15 @@ def check_grouped_query(x, v):
     assert answer(v, "kv").tolist() == [read], f"{v['id']}: query head g reads key/value head ⌈g / (h / h_kv)⌉"
 
     def cache_numbers(tokens, heads):
-        cache = [[{"K": [], "V": []} for _ in range(heads)] for _ in range(layers)]
+        """What a cache holds, counted one entry at a time: a key and a value row of d_k numbers per token,
+        layer and key/value head (counted, not allocated: a variant's cache runs to millions of numbers)."""
+        count = 0
         for _ in range(tokens):
-            for layer in cache:
-                for head in layer:
-                    head["K"].append([0.0] * d_k)
-                    head["V"].append([0.0] * d_k)
-        return sum(len(row) for layer in cache for head in layer for rows in head.values() for row in rows)
+            for _ in range(layers):
+                for _ in range(heads):
+                    for _ in ("K", "V"):
+                        count += d_k
+        return count
 
     assert answer(v, "cache").tolist() == [[cache_numbers(1, h_kv), cache_numbers(n, h_kv) * itemsize]]
     assert answer(v, "full").tolist() == [[cache_numbers(n, h) * itemsize]]
@@ -551,7 +553,8 @@ def test_hints_quote_the_answers_numbers(set_id, v):
         assert f"the offset p − p′ = {fmt(p - p_key)} only" in text
         assert problems_sets.fmt_vec(steps(v)["q_offset"][0]) in text
     if set_id == "grouped-query":
-        assert f"reads key/value head {int(answer(v, 'kv')[0, -1])}." in text
+        read = v["hints"][1]  # names the last query head's key/value head, and the rule
+        assert f"key/value head {int(answer(v, 'kv')[0, -1])}" in read and "reads key/value head ⌈g / " in read
         assert f"= {int(answer(v, 'cache')[0, 0]):,} numbers." in text
     if set_id == "push-gradient":
         assert f"= {fmt(answer(v, 'dV')[0, 0])}." in text
@@ -615,7 +618,7 @@ def test_build_publishes_sets_kit_and_snippets(tmp_path):
 
 @pytest.mark.parametrize(("value", "text"), [
     (0.5, "0.5"), (-1.25, "−1.25"), (2.0, "2"), (0.03125, "0.0312"), (-0.03125, "−0.0312"), (0.09375, "0.0938"),
-    (0.123449, "0.1234"), (-0.00001, "0"), (163840, "163840"), (None, "−∞"), (True, "1"), (False, "0"),
+    (0.123449, "0.1234"), (-0.00001, "0"), (163840, "163,840"), (-1234.5, "−1,234.5"), (999, "999"), (None, "−∞"), (True, "1"), (False, "0"),
 ])
 def test_number_format(value, text):
     assert fmt(value) == text
@@ -1026,3 +1029,32 @@ def test_the_problems_modules_hold_data_and_markup_and_their_words_are_in_markdo
     for word in ("Check", "Hint", "Hints", "Solution", "New variant", "Answer", "Variant"):
         assert not re.search(rf"\b{word}\b", between_tags), \
             f"html.py writes markup only; the word {word!r} between its tags belongs in words/problems.md"
+
+
+GROUPED = [v for set_id, v in VARIANTS if set_id == "grouped-query"]
+
+
+@pytest.mark.parametrize("v", GROUPED, ids=[v["id"] for v in GROUPED])
+def test_share_keys_and_values_reads_right_for_every_head_count(v):
+    """Set 10's words agree with its numbers: one key/value head is multi-query attention, in the singular, with no
+    next head; two neighbours are "1 and 2", not "1 to 2"; the cache's factors are named; large numbers are grouped."""
+    h, h_kv, layers, d_k, n, _ = (int(x) for x in v["inputs"][0]["values"][0])
+    text = " ".join([v["prompt"], *v["hints"], *(s["text"] for s in v["solution"])])
+    assert not re.search(r"\b1 (key/value heads|groups)\b", text), "one key/value head, one group: singular"
+    if h_kv == 1:
+        assert "(multi-query attention)" in v["prompt"] and "the next" not in v["hints"][1], \
+            "h_kv = 1 is multi-query attention, and there is no next key/value head"
+    else:
+        assert "(grouped-query attention)" in v["prompt"]
+    if h_kv <= 2:
+        assert "and so on" not in v["hints"][1], "with two key/value heads there is nothing more to go on to"
+    for first, last in re.findall(r"\b(\d+) to (\d+)\b", text):
+        assert int(last) > int(first) + 1, f"two neighbours read '{first} and {last}', not '{first} to {last}'"
+    kv = "1 key/value head" if h_kv == 1 else f"{h_kv} key/value heads"
+    assert f"{layers} layers · {kv} · 2 (key and value) · {d_k} =" in v["hints"][2], "the cache's factors are named"
+    assert f"after {n:,} tokens" in v["prompt"], "the site writes 1,024: a prompt's token count is grouped too"
+    (cache_part,) = [p for p in v["parts"] if p["name"] == "cache"]
+    assert cache_part["rows"] == ["the model"] and cache_part["cols"][1] == f"bytes after {n:,} tokens", \
+        "the row is the model; the column says which bytes (after n tokens), beside 'numbers per token'"
+    (numbers,) = [s for s in cache_part["slips"] if s["slip"] == "numbers"]
+    assert numbers["message"].startswith("This is the count of numbers, not bytes:")

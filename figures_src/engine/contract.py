@@ -22,13 +22,13 @@ import sys
 
 from .embed import DRAWN_STEPS, MAX_TOKENS
 from .heatmap import DARK_TEXT, LIGHT_TEXT, MASKED_FILL, TEXT_THRESHOLD, scale_nodes
-from .text import BY_HAND_DIGITS, DIGITS, PROBLEM_DIGITS, SUBSCRIPTED, TIE_DIGITS, TIE_NOISE
+from .text import BY_HAND_DIGITS, DIGITS, PROBLEM_DIGITS, PROBLEM_WIDE_CHARS, SUBSCRIPTED, TIE_DIGITS, TIE_NOISE
 
 # Each page loads only what its scripts read: a module per reader, published beside the scripts that import it.
 MODULES = {
     "contract.js": ("DIGITS", "TIE_DIGITS", "TIE_NOISE", "BY_HAND_DIGITS", "DRAWN_STEPS", "MAX_TOKENS", "DIVERGING", "SEQUENTIAL",
                     "MASKED_FILL", "TEXT_COLOURS", "TEXT_THRESHOLD"),  # the heatmap's scripts (attention-math.js, heatmap.js)
-    "contract-problems.js": ("PROBLEM_DIGITS", "SUBSCRIPTED"),  # problems.js
+    "contract-problems.js": ("PROBLEM_DIGITS", "PROBLEM_WIDE_CHARS", "SUBSCRIPTED"),  # problems.js
 }
 
 
@@ -40,6 +40,7 @@ def constants():
         "TIE_NOISE": TIE_NOISE,
         "BY_HAND_DIGITS": BY_HAND_DIGITS,
         "PROBLEM_DIGITS": PROBLEM_DIGITS,
+        "PROBLEM_WIDE_CHARS": PROBLEM_WIDE_CHARS,
         "DRAWN_STEPS": list(DRAWN_STEPS),
         "MAX_TOKENS": MAX_TOKENS,
         "DIVERGING": " ".join(scale_nodes("scores")),

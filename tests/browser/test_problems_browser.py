@@ -165,7 +165,7 @@ def test_empty_and_non_numeric_entries_get_a_clear_message(page, site_url):
     page.click("#problem-scale-scores [data-action=check]")
     status = page.locator("#problem-scale-scores .aih-problem__status").text_content()
     total = cells(page, "scale-scores").count()
-    assert "1 not a number: type a decimal" in status and f"{total - 2} still empty." in status
+    assert "1 not a number: type a number such as" in status and f"{total - 2} still empty." in status
     assert first.get_attribute("aria-invalid") == "true"
     assert page.locator("#problem-scale-scores td.aih-bad").count() == 1
     first.fill("0")  # editing a marked cell clears its mark
@@ -480,3 +480,21 @@ def test_a_wide_answer_grid_scrolls_in_its_own_box_on_a_phone(page, site_url):
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"the page is {width} px wide on a 390 px phone: a problem's grid must scroll in its box"
         root.locator("[data-action=next]").click()
+
+
+def test_large_answers_are_accepted_as_printed_and_shown_whole_on_a_phone(page, site_url):
+    """The solution prints 3,932,160: typed that way (or with thin spaces) it is right; on a 390 px phone every box
+    of a grid with such answers shows the whole printed answer (65536000 was clipped to 655360)."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_problems(page, site_url, "grouped-query")
+    variant = published("grouped-query")["variants"][0]
+    values = [x for p in variant["parts"] for row in p["values"] for x in row]
+    texts = [fmt(x).replace(",", "\u2009") if k % 2 else fmt(x) for k, x in enumerate(values)]
+    assert any("," in t for t in texts), "the first variant has answers of four digits and more"
+    type_answers(page, "grouped-query", texts)
+    page.click("#problem-grouped-query [data-action=check]")
+    status = page.locator("#problem-grouped-query .aih-problem__status").text_content()
+    assert status.startswith(f"All {len(values)} entries are right."), status
+    for box in cells(page, "grouped-query").all():
+        fits = box.evaluate("b => b.scrollWidth <= b.clientWidth")
+        assert fits, f"{box.input_value()} does not fit its box on a phone"

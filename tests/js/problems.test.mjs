@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { judge, matchSlip, storedVariant, verdict } from "../../docs/widgets/problems/problems.js";
+import { fmt, gridClass, judge, matchSlip, storedVariant, verdict } from "../../docs/widgets/problems/problems.js";
 
 test("a stored index in range is the variant shown", () => {
   assert.equal(storedVariant("0", 12), 0);
@@ -52,4 +52,25 @@ test("where a slip and the right answer share an entry, that entry counts for bo
   const right = [[0.5, 1]];
   const slips = [{ slip: "sign", values: [[-0.5, 1]] }];
   assert.equal(matchSlip(judged([["-0.5", "1"]], right, 0.01), slips, 0.01).slip, "sign");
+});
+
+test("a whole number may be typed with its thousands grouped, by commas or thin spaces, as the page prints it", () => {
+  assert.equal(fmt(3932160), "3,932,160", "tables print whole numbers grouped in threes, as the site writes 1,024");
+  assert.equal(fmt(-1234.5), "−1,234.5");
+  assert.equal(fmt(999), "999");
+  for (const typed of ["7,680", "7680", "7\u2009680", "7\u202f680", "−7,680".replace("−", "-")]) {
+    assert.equal(judge(typed, typed.startsWith("-") ? -7680 : 7680, 0), "right", `typed ${JSON.stringify(typed)}`);
+  }
+  assert.equal(judge("3,932,160", 3932160, 0), "right");
+  assert.equal(judge("65,536,000", 65536000, 0), "right");
+  assert.equal(judge("1,234.5", 1234.5, 0), "right");
+  assert.equal(judge("7,681", 7680, 0), "wrong");
+  for (const typed of ["0,25", "1,5", "12,34", "7,6800", ",680", "7,,680", "0,250"]) {
+    assert.equal(judge(typed, 0.25, 0.01), "bad", `${JSON.stringify(typed)} is no grouped whole number (a decimal comma is refused)`);
+  }
+});
+
+test("an answer grid whose answers print longer than PROBLEM_WIDE_CHARS gets wide boxes", () => {
+  assert.equal(gridClass({ values: [[1, 2]] }), "aih-problem-grid");
+  assert.equal(gridClass({ values: [[7680, 65536000]] }), "aih-problem-grid aih-problem-grid--wide");
 });

@@ -2,17 +2,21 @@
 // (its static markup: figures_src/pages/problems/html.py), from problems/<set>.json. localStorage keeps the
 // variant each set shows, nothing the reader typed.
 import { formatNumber } from "../../javascripts/attention-math.js";
-import { PROBLEM_DIGITS, SUBSCRIPTED } from "../../javascripts/contract-problems.js";
+import { PROBLEM_DIGITS, PROBLEM_WIDE_CHARS, SUBSCRIPTED } from "../../javascripts/contract-problems.js";
 import { fetchChecked, h, loadNearViewport } from "../../javascripts/dom.js";
 
 // a problem's number, as figures_src/pages/problems/sets.py's fmt (text.py's num, trimmed): at most 4 decimals, no
-// trailing zeros; null (a JSON −∞) is −∞, a mask's booleans 1 and 0
-export const fmt = (x) => (x === null ? "−∞" : formatNumber(+x, PROBLEM_DIGITS).replace(/\.?0+$/, ""));
+// trailing zeros, the whole part grouped in threes by commas (7,680); null (a JSON −∞) is −∞, a mask's booleans 1 and 0
+const grouped = (text) => text.replace(/^(\D*)(\d+)/, (_, sign, whole) => sign + whole.replace(/\B(?=(\d{3})+$)/g, ","));
+export const fmt = (x) => (x === null ? "−∞" : grouped(formatNumber(+x, PROBLEM_DIGITS).replace(/\.?0+$/, "")));
 
-// a reader's entry -> "right" | "wrong" | "empty" | "bad" (not a number); a true minus or a dash counts as minus
+// a reader's entry -> "right" | "wrong" | "empty" | "bad" (not a number); a true minus or a dash counts as minus, and
+// the whole part may be grouped in threes by commas or thin spaces (7,680 or 7 680, as fmt prints it; 0,25 is not)
+const GROUPED = /^[-+]?[1-9]\d{0,2}([,\u2009\u202f ]\d{3})+(\.\d*)?$/;
 export function judge(text, want, tolerance) {
-  const entry = text.trim().replace(/^[−–]/, "-");
+  let entry = text.trim().replace(/^[−–]/, "-");
   if (!entry) return "empty";
+  if (GROUPED.test(entry)) entry = entry.replace(/[,\u2009\u202f ]/g, "");
   if (!/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(entry)) return "bad";
   return Math.abs(entry - want) <= tolerance + 1e-9 ? "right" : "wrong";
 }
@@ -64,12 +68,16 @@ const table = (matrix, className, cellContent, caption) =>
 
 const matrixTable = (matrix) => table(matrix, "aih-problem-matrix", (i, j) => fmt(matrix.values[i][j]), matrix.label);
 
+// an answer grid whose answers print longer than PROBLEM_WIDE_CHARS gets wider boxes, as html.py's grid_class
+export const gridClass = (part) =>
+  part.values.flat().some((x) => fmt(x).length > PROBLEM_WIDE_CHARS) ? "aih-problem-grid aih-problem-grid--wide" : "aih-problem-grid";
+
 // one text input per entry of the part the reader computes
 const answerGrid = (part, partIndex) =>
   h("fieldset", { class: "aih-problem-part" },
     h("legend", {}, ...typeset(`${part.label} `),
       h("span", { class: "aih-problem-tolerance" }, `(${part.tolerance ? "±" + fmt(part.tolerance) : "exact"})`)),
-    table(part, "aih-problem-grid", (i, j, rowLabel, columnLabel) => h("input", {
+    table(part, gridClass(part), (i, j, rowLabel, columnLabel) => h("input", {
       type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
       "data-part": partIndex, "data-row": i, "data-col": j,
       "aria-label": `${part.label}, row ${i + 1} (${rowLabel}), column ${j + 1} (${columnLabel})`,
@@ -150,7 +158,7 @@ class Problem {
     this.say([
       allRight ? `All ${counts.right} entries are right.` : `${counts.right} of ${inputs.length} right.`,
       counts.wrong && `${counts.wrong} wrong.`,
-      counts.bad && `${counts.bad} not a number: type a decimal such as 0.25 or −1.5.`,
+      counts.bad && `${counts.bad} not a number: type a number such as 0.25, −1.5 or 7,680.`,
       ...slips,
       toLookAt.length && `Look again at ${toLookAt.join("; ")}.`,
       counts.empty && `${counts.empty} still empty.`,

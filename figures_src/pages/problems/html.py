@@ -16,7 +16,7 @@ attribute stays in the built page, where nothing reads it (finish/details.py's p
 from html import escape
 
 from ...engine import BuildError, Words
-from ...engine.text import typeset
+from ...engine.text import PROBLEM_WIDE_CHARS, typeset
 from ...engine.words import Filled, listed
 from .sets import concepts_title, fmt
 
@@ -76,6 +76,13 @@ def cell_label(part, i, row, j, column):
     return WORDS.html("problem-cell", part=str(part), row=i + 1, row_label=str(row), col=j + 1, col_label=str(column))
 
 
+def grid_class(p):
+    """An answer grid whose answers print longer than PROBLEM_WIDE_CHARS (65,536,000) gets wider boxes, so a phone
+    shows the whole entry (problems.js's answerGrid picks the same class)."""
+    wide = max(len(fmt(x)) for row in p["values"] for x in row) > PROBLEM_WIDE_CHARS
+    return "aih-problem-grid aih-problem-grid--wide" if wide else "aih-problem-grid"
+
+
 def grid_html(p, k, waiting=False):
     """An answer grid: one labelled text input per entry, in row-major order.
 
@@ -98,7 +105,7 @@ def grid_html(p, k, waiting=False):
         rows.append(f'<tr><th scope="row">{escape(r)}</th>{cells}</tr>')
     return (f'<fieldset class="aih-problem-part" data-search-exclude><legend>{typeset(p["label"])} '
             f'<span class="aih-problem-tolerance">({tolerance_text(p["tolerance"])})</span></legend>'
-            f'<div class="aih-problem-scroll"><table class="aih-problem-grid"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
+            f'<div class="aih-problem-scroll"><table class="{grid_class(p)}"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
             "</table></div></fieldset>")
 
 

@@ -19,6 +19,7 @@ that changes with the data is a variant (`soften-rows-prompt/entropy`, `decode-s
 dV = Aᵀ dO) and the arithmetic written out from numbers (`dot_text`, "4 / 2 = 2") stay here.
 """
 import math
+import re
 
 import numpy as np
 
@@ -26,6 +27,7 @@ import attention as A
 from attention.positions import frequencies as attention_frequencies
 
 from ...engine import BuildError, Words
+from ...engine.words import listed
 from ...engine.text import PROBLEM_DIGITS as DIGITS
 from ...engine.text import dims, num, vector
 
@@ -42,9 +44,12 @@ TOLERANCE = 0.01
 
 
 def fmt(x):
-    """A problem's number: at most DIGITS decimals, no trailing zeros (the site's `num`; the Problems page's
-    JavaScript prints the same, with formatNumber and the contract's PROBLEM_DIGITS)."""
-    return num(x, DIGITS, trim=True)
+    """A problem's number: at most DIGITS decimals, no trailing zeros (the site's `num`), its whole part grouped in
+    threes by commas as the site writes 1,024 (the Problems page's JavaScript prints the same, with formatNumber and
+    the contract's PROBLEM_DIGITS, and its checker accepts the commas back)."""
+    text = num(x, DIGITS, trim=True)
+    number = re.fullmatch(r"(−?)(\d+)(.*)", text)  # −∞ has no digits
+    return f"{number[1]}{int(number[2]):,}{number[3]}" if number else text
 
 
 def fmt_vec(xs):
@@ -539,7 +544,7 @@ def multi_head(index, seed):
                  WORDS.line("multi-head-cost-column/macs")]
     shapes_label = WORDS.line("multi-head-shapes-label", h=h_shape)
     costs_label = WORDS.line("multi-head-costs-label")
-    c0 = {key: str(value) for key, value in costs[0].items()}
+    c0 = {key: f"{value:,}" for key, value in costs[0].items()}  # 16,384: as fmt prints the table
     d_k = d_model // h_shape
     return {
         "prompt": WORDS.line("multi-head-prompt", n=n, d_model=d_model, h=h_shape, hs=", ".join(map(str, hs))),
@@ -564,7 +569,7 @@ def multi_head(index, seed):
             step("macs", WORDS.line("multi-head-solution-macs", n=n, d_model=d_model, projection=c0["projection_macs"],
                                     attention=c0["attention_macs"], total=c0["total_macs"])),
             step("entries", WORDS.line("multi-head-solution-entries", products=", ".join(
-                f"{h}·{n}² = {e}" for h, e in zip(hs, entries)))),
+                f"{h}·{n}² = {e:,}" for h, e in zip(hs, entries)))),
             step("costs", WORDS.line("together"), matrix("costs", costs_label, table, cost_rows, cost_cols)),
         ],
     }
@@ -862,14 +867,31 @@ def grouped_query(index, seed):
                   WORDS.line("grouped-query-given-column/layers"), "d_k", WORDS.line("grouped-query-given-column/tokens"),
                   WORDS.line("grouped-query-given-column/bytes")]
     heads_row, heads_cols = [WORDS.line("grouped-query-kv-row")], [f"{g + 1}" for g in range(h)]
+    one = h_kv == 1  # multi-query attention: one group, one key/value head, no "next" one
+
+    def heads_range(first, last):
+        if last == first + 1:  # "1 and 2", not "1 to 2"
+            return listed([str(first), str(last)])
+        return WORDS.line("grouped-query-heads-range", first=first, last=last)
+
+    factors = (WORDS.line("grouped-query-factors/one", layers=layers, d_k=d_k) if one
+               else WORDS.line("grouped-query-factors", layers=layers, h_kv=h_kv, d_k=d_k))
+    read_hint = (WORDS.line("grouped-query-hint-read/one", first=heads_range(1, h), group=group) if one else
+                 WORDS.line("grouped-query-hint-read/two", first=heads_range(1, group),
+                            second=heads_range(group + 1, h), group=group) if h_kv == 2 else
+                 WORDS.line("grouped-query-hint-read", first=heads_range(1, group),
+                            second=heads_range(group + 1, 2 * group), group=group, h=h, last=reads[-1]))
     kv_label = WORDS.line("grouped-query-kv-label", h=h)
     cache_label, cache_cols = WORDS.line("grouped-query-cache-label"), [
-        WORDS.line("grouped-query-cache-column/numbers"), WORDS.line("grouped-query-cache-column/bytes")]
-    full_label, full_cols = WORDS.line("grouped-query-full-label"), [WORDS.line("grouped-query-cache-column/bytes")]
-    step_row = [WORDS.line("grouped-query-cache-row", n=n)]
+        WORDS.line("grouped-query-cache-column/numbers"), WORDS.line("grouped-query-cache-column/bytes", n=f"{n:,}")]
+    full_label, full_cols = (WORDS.line("grouped-query-full-label"),
+                             [WORDS.line("grouped-query-cache-column/bytes", n=f"{n:,}")])
+    step_row = [WORDS.line("grouped-query-cache-row")]
     cache_values, full_values = [[per_token, cache]], [[full]]
     return {
-        "prompt": WORDS.line("grouped-query-prompt", h=h, h_kv=h_kv, layers=layers, d_k=d_k, n=n, itemsize=itemsize),
+        "prompt": WORDS.line("grouped-query-prompt", h=h, layers=layers, d_k=d_k, n=f"{n:,}", itemsize=itemsize,
+                             sharing=WORDS.line("grouped-query-prompt-sharing/one") if one else
+                             WORDS.line("grouped-query-prompt-sharing/many", h_kv=h_kv)),
         "inputs": [matrix("given", given_label, [[h, h_kv, layers, d_k, n, itemsize]], [WORDS.line("given-row")],
                           given_cols)],
         "parts": [
@@ -894,18 +916,19 @@ def grouped_query(index, seed):
             ]),
         ],
         "hints": [
-            WORDS.line("grouped-query-hint-groups", h=h, h_kv=h_kv, group=group),
-            WORDS.line("grouped-query-hint-read", group=group, last=reads[-1], h=h),
-            WORDS.line("grouped-query-hint-per-token", layers=layers, h_kv=h_kv, d_k=d_k, per_token=f"{per_token:,}"),
+            (WORDS.line("grouped-query-hint-groups/one", h=h) if one
+             else WORDS.line("grouped-query-hint-groups", h=h, h_kv=h_kv, group=group)),
+            read_hint,
+            WORDS.line("grouped-query-hint-per-token", factors=factors, per_token=f"{per_token:,}"),
             WORDS.line("grouped-query-hint-full", h=h, h_kv=h_kv, group=group),
         ],
         "solution": [
             step("kv", WORDS.line("grouped-query-solution-kv", h=h, h_kv=h_kv, group=group),
                  matrix("kv", kv_label, [reads], heads_row, heads_cols)),
-            step("cache", WORDS.line("grouped-query-solution-cache", layers=layers, h_kv=h_kv, d_k=d_k,
-                                     per_token=f"{per_token:,}", n=n, itemsize=itemsize, cache=f"{cache:,}"),
+            step("cache", WORDS.line("grouped-query-solution-cache", factors=factors,
+                                     per_token=f"{per_token:,}", n=f"{n:,}", itemsize=itemsize, cache=f"{cache:,}"),
                  matrix("cache", cache_label, cache_values, step_row, cache_cols)),
-            step("full", WORDS.line("grouped-query-solution-full", n=n, layers=layers, h=h, d_k=d_k, itemsize=itemsize,
+            step("full", WORDS.line("grouped-query-solution-full", n=f"{n:,}", layers=layers, h=h, d_k=d_k, itemsize=itemsize,
                                     full=f"{full:,}", group=group, cache=f"{cache:,}"),
                  matrix("full", full_label, full_values, step_row, full_cols)),
         ],
