@@ -36,7 +36,7 @@ def longest_while_writing(browser, url, worker=None):
     try:
         page = context.new_page()
         if worker:
-            page.route("**/smollm-worker.js", lambda route: route.fulfill(body=worker.read_text(), content_type="text/javascript"))
+            page.route("**/smollm-worker.js", lambda route: route.fulfill(body=worker.read_text(encoding="utf-8"), content_type="text/javascript"))
         page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
         page.add_init_script(WATCH_SCRIPTS)
         page.goto(url, wait_until="networkidle", timeout=120_000)

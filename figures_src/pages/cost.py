@@ -11,6 +11,7 @@ from decimal import Decimal
 import numpy as np
 
 import attention
+from models.smollm.model import CACHE_ITEMSIZE  # float32, as the browser keeps the cache
 
 from ..engine import Example, Figure, Snippets, Words
 from ..engine.errors import BuildError
@@ -566,7 +567,6 @@ def models_snippets(data):
 # ---------------------------------------------------------------- a real model's cache: grouped key/value heads
 
 SMOLLM_LENGTHS = (1, 128, 1024)  # and the model's whole context
-SMOLLM_ITEMSIZE = 4  # float32, as the page that runs the model keeps its cache
 
 
 def smollm_cache_data():
@@ -582,12 +582,12 @@ def smollm_cache_data():
         # the library's count, per layer, times the layers, must be the model's own
         for heads, numbers in ((config.n_kv_heads, grouped), (config.n_heads, full)):
             counted = config.n_layers * attention.attention_cost(n, config.d_k, n_heads=heads,
-                                                                 itemsize=SMOLLM_ITEMSIZE)["kv_cache_bytes"]
-            if counted != numbers * SMOLLM_ITEMSIZE:
+                                                                 itemsize=CACHE_ITEMSIZE)["kv_cache_bytes"]
+            if counted != numbers * CACHE_ITEMSIZE:
                 raise BuildError(f"cost-smollm: attention_cost gives {counted:,} bytes for {heads} key/value heads "
-                                 f"at n = {n:,}, the model's count {numbers * SMOLLM_ITEMSIZE:,}")
-        rows.append({"n": n, "numbers": grouped, "bytes": grouped * SMOLLM_ITEMSIZE,
-                     "full_numbers": full, "full_bytes": full * SMOLLM_ITEMSIZE})
+                                 f"at n = {n:,}, the model's count {numbers * CACHE_ITEMSIZE:,}")
+        rows.append({"n": n, "numbers": grouped, "bytes": grouped * CACHE_ITEMSIZE,
+                     "full_numbers": full, "full_bytes": full * CACHE_ITEMSIZE})
     return {"name": model.MODEL_NAME, "layers": config.n_layers, "heads": config.n_heads,
             "kv_heads": config.n_kv_heads, "d_k": config.d_k, "group": config.group, "context": config.context,
             "file_bytes": model.gguf_path().stat().st_size,
@@ -613,17 +613,17 @@ def smollm_cache_snippets(data):
     both = lambda b: f"{b:,} ({byte_size(b)})"  # noqa: E731: exact, then readable
     columns = [WORDS.line("cost-smollm-table/n-column"),
                WORDS.line("cost-smollm-table/numbers-column", per_token=f"{per_token:,}"),
-               WORDS.line("cost-smollm-table/bytes-column", itemsize=SMOLLM_ITEMSIZE),
+               WORDS.line("cost-smollm-table/bytes-column", itemsize=CACHE_ITEMSIZE),
                WORDS.line("cost-smollm-table/full-column", heads=heads)]
     rows = [[f"{row['n']:,}", f"{row['numbers']:,}", both(row["bytes"]), both(row["full_bytes"])]
             for row in data["rows"]]
     return {
         "setting": WORDS.fill("cost-smollm-setting", name=data["name"], layers=layers, heads=heads, kv_heads=kv_heads,
                               d_k=d_k, group=group, per_token=f"{per_token:,}", per_token_full=f"{per_token_full:,}",
-                              itemsize=SMOLLM_ITEMSIZE, table_itemsize=KV_ITEMSIZE,
-                              bits=8 * SMOLLM_ITEMSIZE, table_bits=8 * KV_ITEMSIZE,
-                              bytes=f"{per_token * SMOLLM_ITEMSIZE:,}",
-                              bytes_full=f"{per_token_full * SMOLLM_ITEMSIZE:,}"),
+                              itemsize=CACHE_ITEMSIZE, table_itemsize=KV_ITEMSIZE,
+                              bits=8 * CACHE_ITEMSIZE, table_bits=8 * KV_ITEMSIZE,
+                              bytes=f"{per_token * CACHE_ITEMSIZE:,}",
+                              bytes_full=f"{per_token_full * CACHE_ITEMSIZE:,}"),
         "table": table(columns, rows),
         "verdict": WORDS.fill("cost-smollm-verdict", context=f"{data['context']:,}", bytes=f"{last['bytes']:,}",
                               size=byte_size(last["bytes"]), full=f"{last['full_bytes']:,}",

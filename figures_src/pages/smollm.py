@@ -30,7 +30,7 @@ import numpy as np
 
 import attention
 from models.smollm.model import CACHE_ITEMSIZE, DISTRIBUTION, MODEL_NAME, load_config, package_version, reader
-from models.smollm.shipped import SHARD_BYTES, TOTAL_BYTES
+from models.smollm.shipped import KERNELS_STEM, SHARD_BYTES, TOKENIZER_STEM, TOTAL_BYTES
 
 from ..engine import Snippets, Template, Words
 from ..engine.errors import BuildError
@@ -238,7 +238,7 @@ def page_snippets(data):
     shards = [name for stem, name in data["names"].items() if "weights" in stem]
     shard_words = WORDS.line("shards/one") if len(shards) == 1 else WORDS.line("shards/more", count=len(shards))
     link = lambda name: f"[{name.split('/')[-1].split('.')[0]}]({name})"  # noqa: E731
-    roles = {"tokenizer": "smollm-tokenizer", "kernels": "smollm-kernels"}
+    roles = {"tokenizer": TOKENIZER_STEM, "kernels": KERNELS_STEM}
     if set(data["names"]) != {*roles.values(), *(stem for stem in data["names"] if "weights" in stem)}:
         raise BuildError(f"smollm: the page names weights, tokenizer and kernels; the shipped files are {sorted(data['names'])}")
     honesty = WORDS.fill(
@@ -249,8 +249,6 @@ def page_snippets(data):
     return {"": widget, "model": model, "cache": cache, "honesty": honesty,
             "groups": WORDS.fill("smollm-groups", heads=config.n_heads, kv_heads=config.n_kv_heads, groups=groups(config),
                                  as_many=as_many(config.group)),
-            "recap": WORDS.fill("smollm-recap", heads=config.n_heads, kv_heads=config.n_kv_heads, layers=config.n_layers,
-                                as_many=as_many(config.group)),
             "paris": paris()}
 
 
