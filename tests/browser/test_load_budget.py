@@ -3,10 +3,10 @@
 window's width makes Chromium lay out the page at once), measured in ways that do not depend on the machine's
 speed:
 
-- at most 1,500 DOM elements on problems/ once the page has loaded and settled (Lighthouse's), 1,600 elsewhere
-  (DOM_BUDGET);
+- at most 1,500 DOM elements on problems/ once the page has loaded and settled (Lighthouse's), 1,850 on
+  multi-head/, 1,600 elsewhere (DOM_BUDGET);
 - bytes at load, gzipped as GitHub Pages serves them (each file fetched, gzip level 6), at most the bare
-  Material page's plus 60 KB; the bare page is `mkdocs build` of the same docs with a bare Material config
+  Material page's plus 62 KB; the bare page is `mkdocs build` of the same docs with a bare Material config
   (scripts/bench_site.py's), measured the same way in the same session;
 - no worked example's JSON fetched for a figure that is not near the first screen (within one screen of it:
   the heatmaps' IntersectionObserver margin), and no sitemap.xml.
@@ -42,9 +42,13 @@ from bench_site import SKIP, bare_config  # noqa: E402
 # Lighthouse's 1,500 for problems/ (issue 54); every other page keeps under 1,600, the budget since issue 40: Home's
 # notation table is MathML, many elements a symbol, and the worked pages print matrices (their longest tables wait
 # in collapsed blocks, drawn when opened: finish/details.py).
-DOM_BUDGET = {"problems/": 1500}
+# multi-head/ gained grouped-query attention (issue 58): its matrices and per-head tables wait collapsed, but the
+# sharing table and the worked score (MathML) stay open, about 220 elements: 1,850 there (DECISIONS.md).
+DOM_BUDGET = {"problems/": 1500, "multi-head/": 1850}
 DOM_BUDGET_ELSEWHERE = 1600
-BYTES_OVER_BARE = 60 * 1024
+# 62 KB since issue 58 (was 60): the one stylesheet every page loads holds every widget's CSS, smollm/'s too
+# (1.3 KB gzipped); learning/ and real-heads/ measured 61.6 and 61.0 KB over the bare page (DECISIONS.md).
+BYTES_OVER_BARE = 62 * 1024
 # Not print/: the print edition is every page at once, for a printer (finish/edition.py).
 PAGES = ["", *sorted(p.parent.name + "/" for p in SITE.glob("*/index.html")
                      if p.parent.name not in ("assets", "search", "print"))]
