@@ -4,6 +4,7 @@ printed chain of arithmetic follows from the numbers it prints (tests/by_hand.py
 The site is the session's shared build (tests/conftest.py).
 """
 import json
+import math
 import re
 from decimal import Decimal
 from html.parser import HTMLParser
@@ -125,16 +126,16 @@ def test_home_says_once_how_the_site_counts(site):
 # ---------------------------------------------------------------- every printed chain by hand
 
 SUM_CHAIN = re.compile(rf"((?:\(?{NUMBER}\)? \+ )+\(?{NUMBER}\)?) = ({NUMBER})")
-PRODUCT_CHAIN = re.compile(rf"(?<![\d.])({NUMBER}) × ({NUMBER}) = ({NUMBER})")
+PRODUCT_CHAIN = re.compile(rf"(?<![\d.])((?:{NUMBER} × )+{NUMBER}) = ({NUMBER})")
 
 
 def text_chains(text):
-    """'a + b + (−c) = d' and 'a × b = d' written out in the prose."""
+    """'a + b + (−c) = d' and 'a × b × … = d' written out in the prose (a product from its first factor)."""
     for m in SUM_CHAIN.finditer(text):
         terms = re.findall(rf"\(?({NUMBER})\)?", m.group(1))
         yield m.group(0), sum(number(t) for t in terms), m.group(2)
     for m in PRODUCT_CHAIN.finditer(text):
-        yield m.group(0), number(m.group(1)) * number(m.group(2)), m.group(3)
+        yield m.group(0), math.prod(number(t) for t in re.findall(NUMBER, m.group(1))), m.group(2)
 
 
 def plain(cell):

@@ -15,7 +15,7 @@ from conftest import ROOT
 def test_every_snippet_the_page_writes_is_included(generated):
     page = (ROOT / "docs" / "smollm.md").read_text(encoding="utf-8")
     written = sorted(path.name for path in (generated / "snippets").glob("smollm*.md"))
-    assert len(written) >= 7, written
+    assert "smollm.md" in written, f"the shared build wrote no generated/snippets/smollm.md (only {written})"
     for name in written:
         assert f'--8<-- "generated/snippets/{name}"' in page, f"generated/snippets/{name} is written but docs/smollm.md never includes it"
 
