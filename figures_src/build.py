@@ -27,7 +27,7 @@ The manifest:
 
     {"pages": {"figures_src.pages.scores": {"items": ["ex-scores", "scores-heatmap", ...]}},
      "items": {"scores-heatmap": {"page": "figures_src.pages.scores",
-                                  "environment": "python 3.11; site_url <SITE_URL>",
+                                  "environment": "python 3.11; repo_url <REPO_URL>; site_url <SITE_URL>",
                                   "inputs": {"attention/scores.py": "<sha256>", "figures_src/pages/scores.py": "<sha256>",
                                              ..., "package:numpy": "<version>", ...},
                                   "outputs": {"figures/scores-heatmap.html": "<sha256>", ...}}}}

@@ -25,6 +25,11 @@ def site_url():
     return url if url.endswith("/") else url + "/"
 
 
+def repo_url():
+    """The repository's address, REPO_URL or the default, without a trailing slash (the notebooks install from it)."""
+    return (os.environ.get("REPO_URL") or DEFAULT_REPO_URL).rstrip("/")
+
+
 def page_path(page):
     """"scores.md" -> "scores/", "index.md" -> "", "problems/index.md" -> "problems/": a page's path below the
     site's address (directory URLs)."""

@@ -1,5 +1,6 @@
 """Queries, keys and values (docs/qkv.md): the running sentence projected three ways, one entry worked by hand."""
 from ..engine import Example, Words
+from ..engine.notebooks import code, markdown, notebook
 from ..engine.text import dims, latex_vector, matrix, num, table
 from . import sentences
 
@@ -37,4 +38,36 @@ def qkv_snippets(example):
 EX_QKV = Example("ex-qkv", title=WORDS.line("ex-qkv-title"),
                  data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=qkv_snippets)
 
-ITEMS = [EX_QKV]
+
+
+def notebook_cells():
+    return [
+        *sentences.notebook_cells("RUNNING"),
+        markdown(WORDS.fill("nb-x")),
+        code("""
+            tokens = list(RUNNING.tokens)
+            X = token_vectors(RUNNING)
+            X"""),
+        markdown(WORDS.fill("nb-projections")),
+        code("""
+            W_Q, W_K, W_V = projections(RUNNING)
+            W_Q"""),
+        markdown(WORDS.fill("nb-qkv")),
+        code("""
+            Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+            Q"""),
+        markdown(WORDS.fill("nb-row")),
+        code("""
+            token, c = 0, 0
+            products = X[token] * W_Q[:, c]
+            print(products, "add up to", round(products.sum(), 4), "=", round(Q[token, c], 4))"""),
+        markdown(sentences.NOTEBOOK_WORDS.fill("example")),
+        code("""
+            example = self_attention_example(RUNNING)
+            for name, mine in (("Q", Q), ("K", K), ("V", V)):
+                assert np.array_equal(mine, example["steps"][name])
+            example["steps"]["V"]"""),
+    ]
+
+
+ITEMS = [EX_QKV, notebook("qkv.md", notebook_cells, examples={EX_QKV: "example"})]

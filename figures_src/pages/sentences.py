@@ -12,6 +12,7 @@ import numpy as np
 import attention
 
 from ..engine.examples import key_size
+from ..engine.notebooks import NOTEBOOK_WORDS
 
 
 @dataclass(frozen=True)
@@ -97,3 +98,18 @@ def padded_batch():
     X[1] = token_vectors(RUNNING)
     tokens = [list(SHORT.tokens) + [PAD] * (n - SHORT.n), list(RUNNING.tokens)]
     return tokens, X, np.array([SHORT.n, RUNNING.n])
+
+
+def notebook_cells(*names):
+    """A notebook's first cells: the sentences `names` ("RUNNING", ...) and the functions that make their numbers,
+    as they are in this module (figures_src/engine/notebooks.py)."""
+    from ..engine.notebooks import code, markdown, source  # noqa: PLC0415
+
+    defined = "\n".join(f"{name} = {globals()[name]!r}" for name in names)
+    return [
+        markdown(NOTEBOOK_WORDS.fill("sentence")),
+        code("from dataclasses import dataclass\n\nfrom figures_src.engine.examples import key_size"),
+        source(Sentence),
+        code(defined),
+        source(token_vectors, projections, attention_steps, self_attention_example),
+    ]
