@@ -191,7 +191,10 @@ def run(nb, examples, where):
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError  # noqa: PLC0415
 
     at = None  # the cell running, for the error message
+    from .inputs import scratch_folder  # noqa: PLC0415
+
     with tempfile.TemporaryDirectory(prefix="aih-notebook-") as folder:
+        scratch_folder(folder)
         manager = KernelManager(kernel_name=KERNEL["name"], transport="ipc", ip=f"{folder}/kernel")
         client = NotebookClient(nb, km=manager, timeout=TIMEOUT, record_timing=False, allow_errors=False,
                                 shutdown_kernel="immediate",
