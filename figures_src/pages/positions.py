@@ -459,7 +459,7 @@ def notebook_cells():
             PE = attention.sinusoidal_positions(TABLE_POSITIONS, TABLE_D, BASE)  # (positions, d): row p is PE_p
             PE.round(3)"""),
         markdown(WORDS.fill("nb-sinusoidal-entry", p=WORKED_P, r=WORKED_PAIR, first=2 * WORKED_PAIR - 1,
-                            start=2 * WORKED_PAIR - 2, second=2 * WORKED_PAIR)),
+                            start=2 * WORKED_PAIR - 2, end=2 * WORKED_PAIR - 1, second=2 * WORKED_PAIR)),
         code(f"""
             p, r = {WORKED_P!r}, {WORKED_PAIR!r}  # the page's worked entry: position p, pair r (counted from 1)
             angle = p * omega[r - 1]
