@@ -445,7 +445,7 @@ def scores_table(example):
 def notebook_cells():
     return [
         # the sine waves
-        markdown(WORDS.fill("nb-frequencies", d=TABLE_D, pairs=TABLE_D // 2,
+        markdown(WORDS.fill("nb-frequencies", base=BASE, d=TABLE_D, pairs=TABLE_D // 2,
                             omega=listed([num(w, 4, trim=True) for w in frequencies(TABLE_D, BASE)]))),
         code(f"""
             from attention.positions import frequencies
