@@ -14,6 +14,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 import numpy as np
 
+from models.minilm import model as minilm_model
 from models.minilm.encoder import encode, encoder_layer_steps, gelu
 
 from ..engine import Example, Words
@@ -286,10 +287,8 @@ EX_BLOCK = Example("ex-block", title=WORDS.line("ex-block-title"), data=block_da
 
 def notebook_cells():
     from models.minilm.encoder import layer_norm  # noqa: PLC0415
-    from models.minilm.model import DISTRIBUTION, package_version_expected  # noqa: PLC0415
-
     return [
-        markdown(WORDS.fill("nb-model", package=f"{DISTRIBUTION}=={package_version_expected().split()[0]}")),
+        markdown(WORDS.fill("nb-model")),
         code(f"""
             from attention import attend, merge_heads, split_heads
             from models.minilm.encoder import LayerSteps, encode, gelu, layer_norm
@@ -357,5 +356,5 @@ def notebook_cells():
     ]
 
 
-ITEMS = [EX_BLOCK, notebook("block.md", notebook_cells, examples={EX_BLOCK: "block"})]
+ITEMS = [EX_BLOCK, notebook("block.md", notebook_cells, examples={EX_BLOCK: "block"}, packages=(minilm_model.DISTRIBUTION,))]
 
