@@ -5,6 +5,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 import attention
 
 from ..engine import Example, Figure, Words, example_heatmap
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import Shown, latex_vector, num, table
 from ..engine.words import listed
@@ -208,6 +209,59 @@ def asymmetry_render(example, ax):
 EX_SCORES = Example("ex-scores", title=WORDS.line("ex-scores-title"),
                     data=lambda: sentences.self_attention_example(sentences.RUNNING), snippets=scores_snippets)
 
+
+
+def notebook_cells():
+    return [
+        *sentences.notebook_cells("RUNNING"),
+        markdown(WORDS.fill("nb-qk")),
+        code("""
+            tokens = list(RUNNING.tokens)
+            X = token_vectors(RUNNING)
+            W_Q, W_K, W_V = projections(RUNNING)
+            Q, K = X @ W_Q, X @ W_K
+            Q"""),
+        markdown(WORDS.fill("nb-scores")),
+        code("""
+            S = Q @ K.T
+            assert np.allclose(S, attention.scores(Q, K), rtol=0, atol=1e-12)
+            S"""),
+        markdown(WORDS.fill("nb-heatmap")),
+        code("""
+            fig, ax = plt.subplots(figsize=(4.4, 3.4))
+            heatmap(ax, S, tokens, tokens, quantity="scores")
+            plt.show()"""),
+        markdown(WORDS.fill("nb-example")),
+        code("""
+            example = self_attention_example(RUNNING)
+            assert np.allclose(S, example["steps"]["scores"], rtol=0, atol=1e-12)
+            example["d_k"], example["scale"]"""),
+        markdown(WORDS.fill("nb-entry")),
+        source(worked_entry),
+        code("""
+            i, j = worked_entry(example)
+            products = Q[i] * K[j]
+            print(f"query {tokens[i]!r} (row {i}) against key {tokens[j]!r} (column {j})")
+            print(products, "add up to", round(products.sum(), 4), "=", round(S[i, j], 4))"""),
+        markdown(WORDS.fill("nb-scaled")),
+        code("""
+            d_k = K.shape[1]
+            S_scaled = S / np.sqrt(d_k)
+            assert np.allclose(S_scaled, attention.scaled_scores(Q, K), rtol=0, atol=1e-12)
+            print(f"{round(S[i, j], 4)} / √{d_k} = {round(S_scaled[i, j], 4)}")
+            fig, ax = plt.subplots(figsize=(4.4, 3.4))
+            heatmap(ax, S_scaled, tokens, tokens, quantity="scaled_scores")
+            plt.show()"""),
+        markdown(WORDS.fill("nb-asymmetry")),
+        code(f"OUTLINED_PAIRS = {OUTLINED_PAIRS!r}"),
+        source(asymmetric_pairs),
+        code("""
+            print(S - S.T)
+            for i, j in asymmetric_pairs(example):
+                print(f"{tokens[i]!r} asks {tokens[j]!r}: {round(S[i, j], 4)}; {tokens[j]!r} asks {tokens[i]!r}: {round(S[j, i], 4)}")"""),
+    ]
+
+
 ITEMS = [
     Figure("scores-arrows", title=WORDS.line("scores-arrows-title"),
            data=arrows_data, render=arrows_render, caption=arrows_caption, alt=arrows_alt, table=arrows_table,
@@ -228,4 +282,5 @@ ITEMS = [
     Figure("scores-asymmetry", title=WORDS.line("scores-asymmetry-title", pairs=pairs_outlined()),
            data=EX_SCORES.compute, render=asymmetry_render, caption=asymmetry_caption, alt=asymmetry_alt,
            table=asymmetry_table, size=(3.8, 3.4)),
+    notebook("scores.md", notebook_cells, examples={EX_SCORES: "example"}),
 ]
