@@ -11,9 +11,11 @@ import numpy as np
 import attention
 
 from ..engine import BuildError, Figure, Snippets, Words, example_heatmap
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import num
 from ..engine.words import listed
+from . import sentences
 from .softmax import EX_SOFTMAX
 
 WORDS = Words("words/scaling.md")
@@ -231,6 +233,52 @@ def weights_caption(example):
     return WORDS.line("scaling-weights-caption", sentence=" ".join(example["tokens"]), d_k=example["d_k"])
 
 
+def notebook_cells():
+    return [
+        markdown(WORDS.fill("nb-variance")),
+        code(f"D_K = np.array({D_K.tolist()!r})\nPAIRS = {PAIRS!r}"),
+        source(dot_variance),
+        code("""
+            variance = dot_variance()
+            print(" d_k   var(q·k)   var(q·k/√d_k)")
+            for d_k, unscaled, scaled in zip(variance["d_k"], variance["unscaled"], variance["scaled"]):
+                print(f"{d_k:4d} {unscaled:10.2f} {scaled:15.2f}")"""),
+        code("""
+            fig, ax = plt.subplots(figsize=(4.8, 3.4))
+            ax.plot(D_K, variance["unscaled"], marker="o", label=r"$q \\cdot k$")
+            ax.plot(D_K, variance["scaled"], marker="s", label=r"$q \\cdot k / \\sqrt{d_k}$")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log", base=2)
+            ax.set_xlabel(r"$d_k$")
+            ax.set_ylabel("variance")
+            ax.legend(frameon=False)
+            plt.show()"""),
+        markdown(WORDS.fill("nb-saturation")),
+        code(f"ROWS = {ROWS!r}\nN_KEYS = {N_KEYS!r}"),
+        source(softmax_jacobian, saturation),
+        code("""
+            rows = saturation()
+            print(" d_k   largest weight     entropy (nats)    gradient size")
+            print("      unscaled scaled   unscaled scaled   unscaled scaled")
+            for k, d_k in enumerate(rows["d_k"]):
+                print(f"{d_k:4d}" + "".join(f"   {rows[f'{key}_unscaled'][k]:6.3f} {rows[f'{key}_scaled'][k]:6.3f}"
+                                            for key in ("max", "entropy", "grad")))
+            print("an even row of", N_KEYS, "keys has the entropy ln", N_KEYS, "=", round(np.log(N_KEYS), 4))"""),
+        *sentences.notebook_cells("RUNNING"),
+        markdown(WORDS.fill("nb-weights")),
+        code(f"""
+            example = self_attention_example(RUNNING)
+            tokens, S_scaled, A = example["tokens"], example["steps"]["scaled_scores"], example["steps"]["weights"]
+            fig, ax = plt.subplots(figsize=(4.4, 3.4))
+            heatmap(ax, A, tokens, tokens, quantity="weights")
+            plt.show()
+            multiplier = {slider_data()["multiplier"]!r}
+            pushed = attention.softmax(S_scaled * multiplier)
+            print("largest weight of each row at ×1: ", A.max(axis=1))
+            print(f"largest weight of each row at ×{{multiplier:g}}:", pushed.max(axis=1))"""),
+    ]
+
+
 ITEMS = [
     Figure("scaling-variance", title=WORDS.line("scaling-variance-title"),
            data=dot_variance, render=variance_render, caption=variance_caption, alt=variance_alt,
@@ -245,4 +293,5 @@ ITEMS = [
     Figure("scaling-gradient", title=WORDS.line("scaling-gradient-title"),
            data=saturation, render=gradient_render, caption=gradient_caption, alt=gradient_alt,
            table=gradient_table, size=(PHONE_WIDTH, 3.4)),
+    notebook("scaling.md", notebook_cells, examples={EX_SOFTMAX: "example"}),
 ]
