@@ -3,6 +3,7 @@ import numpy as np
 
 from ..engine import Example, Figure, Words
 from ..engine.heatmap import heatmap
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import num, rounding_note, softmax_by_hand, table
 from ..engine.words import listed
@@ -162,6 +163,63 @@ def entropy_render(data, fig):
     return drawn
 
 
+def notebook_cells():
+    return [
+        *sentences.notebook_cells("RUNNING"),
+        markdown(WORDS.fill("nb-scaled")),
+        code("""
+            tokens = list(RUNNING.tokens)
+            X = token_vectors(RUNNING)
+            W_Q, W_K, W_V = projections(RUNNING)
+            Q, K = X @ W_Q, X @ W_K
+            S_scaled = attention.scaled_scores(Q, K)
+            S_scaled"""),
+        markdown(WORDS.fill("nb-row")),
+        code("""
+            i = 0
+            s = S_scaled[i]
+            exponentials = np.exp(s - s.max())
+            print("exponentials:", exponentials, " their sum:", round(exponentials.sum(), 4))
+            a = exponentials / exponentials.sum()
+            print("weights:", a, " their sum:", round(a.sum(), 4))"""),
+        markdown(WORDS.fill("nb-table")),
+        code("""
+            A = attention.softmax(S_scaled)
+            assert np.allclose(A[i], a, rtol=0, atol=1e-12)
+            print("row sums:", A.sum(axis=1))
+            A"""),
+        markdown(WORDS.fill("nb-heatmap")),
+        code("""
+            fig, ax = plt.subplots(figsize=(4.4, 3.4))
+            heatmap(ax, A, tokens, tokens, quantity="weights")
+            plt.show()"""),
+        markdown(WORDS.fill("nb-entropy")),
+        code("""
+            entropy = -(A * np.log(A)).sum(axis=1)
+            assert np.allclose(entropy, attention.row_entropy(A), rtol=0, atol=1e-12)
+            print("entropy of each row (nats):", entropy)
+            print("the most a row of", len(tokens), "can have, ln", len(tokens), "=", round(np.log(len(tokens)), 4))"""),
+        markdown(sentences.NOTEBOOK_WORDS.fill("example")),
+        code("""
+            example = self_attention_example(RUNNING)
+            for name, mine in (("scaled_scores", S_scaled), ("weights", A), ("entropy", entropy)):
+                assert np.allclose(mine, example["steps"][name], rtol=0, atol=1e-12)"""),
+        markdown(WORDS.fill("nb-peaked-flat")),
+        source(peaked_and_flat),
+        code("""
+            peaked, flat = peaked_and_flat(example)
+            for name, r in (("peaked", peaked), ("flat", flat)):
+                s = S_scaled[r]
+                exponentials = np.exp(s - s.max())
+                a = exponentials / exponentials.sum()
+                terms = -a * np.log(a)
+                print(f"the {name} row: row {r}, {tokens[r]!r}, entropy {round(terms.sum(), 4)} nats")
+                for label, values in (("scaled scores", s), ("exp(s - s_max)", exponentials), ("weights a_j", a),
+                                      ("-a_j ln(a_j)", terms)):
+                    print(f"  {label:>14}", values)"""),
+    ]
+
+
 ITEMS = [
     EX_SOFTMAX,
     Figure("softmax-rows", title=WORDS.line("softmax-rows-title"), data=rows_data,
@@ -169,4 +227,5 @@ ITEMS = [
     Figure("softmax-entropy", title=WORDS.line("softmax-entropy-title"), data=entropy_data,
            render=entropy_render, caption=entropy_caption, table=entropy_table, size=(PHONE_WIDTH, 2.9), example=EX_SOFTMAX,
            controls=("modes", "scale", "readout", "softmax", "entropy")),
+    notebook("softmax.md", notebook_cells, examples={EX_SOFTMAX: "example"}),
 ]
