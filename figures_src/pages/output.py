@@ -7,6 +7,7 @@ from matplotlib.path import Path
 
 from ..engine import Example, Figure, Words
 from ..engine.examples import key_size
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import BY_HAND_DIGITS, Shown, by_hand, dims, matrix, num, table, vector
 from ..engine.words import listed
@@ -342,6 +343,51 @@ def block_render(data, ax):
     ax.axis("off")
 
 
+def notebook_cells():
+    return [
+        *sentences.notebook_cells("RUNNING"),
+        markdown(WORDS.fill("nb-weights")),
+        code("""
+            tokens = list(RUNNING.tokens)
+            X = token_vectors(RUNNING)
+            W_Q, W_K, W_V = projections(RUNNING)
+            Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+            A = attention.softmax(attention.scaled_scores(Q, K))
+            A"""),
+        markdown(WORDS.fill("nb-output")),
+        code("""
+            O = A @ V
+            print(A.shape, "@", V.shape, "->", O.shape)
+            O"""),
+        markdown(sentences.NOTEBOOK_WORDS.fill("example")),
+        code("""
+            example = self_attention_example(RUNNING)
+            assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12)
+            assert np.allclose(O, attention.attend(Q, K, V)[0], rtol=0, atol=1e-12)"""),
+        markdown(WORDS.fill("nb-row")),
+        source(followed_row),
+        code("""
+            i = followed_row(example)
+            terms = A[i][:, None] * V  # row j: a_j times v_j
+            print(f"query {tokens[i]!r} (row {i}); its weights a_j:", A[i])
+            print(terms)
+            print("added up:", terms.sum(axis=0), " row", i, "of O:", O[i])"""),
+        markdown(WORDS.fill("nb-permutation")),
+        code(f"""
+            import types
+
+            sentences = types.SimpleNamespace(RUNNING=RUNNING, token_vectors=token_vectors, projections=projections,
+                                              attention_steps=attention_steps)
+            ORDER = {ORDER!r}"""),
+        source(permutation_example),
+        code("""
+            permuted = permutation_example()
+            print(" ".join(permuted["tokens"]))
+            assert np.allclose(permuted["outputs"]["out"], O[list(ORDER)], rtol=0, atol=1e-12)
+            permuted["outputs"]["out"]"""),
+    ]
+
+
 ITEMS = [
     EX_OUTPUT,
     Figure("output-blend", title=WORDS.line("output-blend-title"),
@@ -352,4 +398,5 @@ ITEMS = [
            render=shapes_render, caption=shapes_caption, alt=shapes_alt, table=shapes_table, size=(PHONE_WIDTH, 2.9)),
     Figure("output-block", title=WORDS.line("output-block-title"), data=block_data,
            render=block_render, caption=block_caption, alt=block_alt, table=block_table, size=(PHONE_WIDTH, 4.9)),
+    notebook("output.md", notebook_cells, examples={EX_OUTPUT: "example", EX_PERMUTATION: "permuted"}),
 ]
