@@ -6,6 +6,7 @@ import attention
 from ..engine import Example, Figure, Words, example_heatmap
 from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH, weights_colorbar
 from ..engine.text import MASKED, MINUS, cell, num, softmax_by_hand, table
 from ..engine.words import listed
@@ -122,6 +123,86 @@ EX_MASK_WINDOW = Example(
 )
 
 
+def notebook_cells():
+    return [
+        *sentences.notebook_cells("RUNNING", "DEMO", "SHORT", "PAD"),
+        markdown(WORDS.fill("nb-causal-mask")),
+        code("""
+            tokens, n = list(RUNNING.tokens), RUNNING.n
+            mask = attention.causal_mask(n)
+            mask.astype(int)"""),
+        markdown(WORDS.fill("nb-causal-scores")),
+        code("""
+            X = token_vectors(RUNNING)
+            W_Q, W_K, W_V = projections(RUNNING)
+            Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+            S_scaled = attention.scaled_scores(Q, K)
+            S_masked = np.where(mask, S_scaled, -np.inf)
+            S_masked"""),
+        markdown(WORDS.fill("nb-causal-row")),
+        code("""
+            i = n // 2
+            s = S_masked[i]
+            exponentials = np.exp(s - s.max())
+            a = exponentials / exponentials.sum()
+            print(f"query {tokens[i]!r} (row {i})")
+            print("exponentials:", exponentials)
+            print("weights:", a, " their sum:", round(a.sum(), 4))"""),
+        markdown(WORDS.fill("nb-causal-weights")),
+        code("""
+            out, A = attention.attend(Q, K, V, mask=mask)
+            assert np.allclose(A[i], a, rtol=0, atol=1e-12)
+            fig, (left, right) = plt.subplots(1, 2, figsize=(8.8, 3.4))
+            heatmap(left, S_masked, tokens, tokens, quantity="scaled_scores", masked=~mask, colorbar=False)
+            heatmap(right, A, tokens, tokens, quantity="weights", colorbar=False)
+            plt.show()
+            causal = self_attention_example(RUNNING, mask=mask)
+            assert np.allclose(A, causal["steps"]["weights"], rtol=0, atol=1e-12)"""),
+        markdown(WORDS.fill("nb-padding-batch")),
+        source(sentences.padded_batch),
+        code("""
+            batch_tokens, X_batch, lengths = padded_batch()
+            print(batch_tokens, "lengths:", lengths)
+            attention.padding_mask(lengths, n).astype(int)"""),
+        markdown(WORDS.fill("nb-padding-example")),
+        code(f"""
+            import types
+
+            sentences = types.SimpleNamespace(RUNNING=RUNNING, padded_batch=padded_batch, projections=projections,
+                                              attention_steps=attention_steps)"""),
+        source(batch_mask, batch_example),
+        code("""
+            padding = batch_example(causal=False)
+            fig, axes = plt.subplots(1, 2, figsize=(8.8, 3.4))
+            for b, ax in enumerate(axes):
+                heatmap(ax, padding["steps"]["weights"][b], batch_tokens[b], batch_tokens[b], quantity="weights",
+                        colorbar=False)
+            plt.show()
+            print("largest weight on a pad:", round(padding["steps"]["weights"][0][:, lengths[0]:].max(), 4))
+            alone = attention.softmax(S_scaled)  # the running sentence on its own, no mask
+            print("the running sentence in the batch against on its own, the largest difference:",
+                  round(np.abs(padding["steps"]["weights"][1] - alone).max(), 4))"""),
+        markdown(WORDS.fill("nb-combined")),
+        code("""
+            combined = batch_example(causal=True)
+            print(combined["inputs"]["mask"].astype(int))
+            fig, axes = plt.subplots(1, 2, figsize=(8.8, 3.4))
+            for b, ax in enumerate(axes):
+                heatmap(ax, combined["steps"]["weights"][b], batch_tokens[b], batch_tokens[b], quantity="weights",
+                        colorbar=False)
+            plt.show()"""),
+        markdown(WORDS.fill("nb-window")),
+        code(f"""
+            WINDOW = {WINDOW!r}
+            window_mask = attention.sliding_window_mask(DEMO.n, WINDOW)
+            print(window_mask.astype(int))
+            window = self_attention_example(DEMO, mask=window_mask, window=WINDOW)
+            fig, ax = plt.subplots(figsize=(4.8, 3.6))
+            heatmap(ax, window["steps"]["weights"], DEMO.tokens, DEMO.tokens, quantity="weights")
+            plt.show()"""),
+    ]
+
+
 ITEMS = [
     EX_MASK_CAUSAL,
     EX_MASK_PADDING,
@@ -150,4 +231,6 @@ ITEMS = [
         caption=lambda example: WORDS.line("mask-window-caption", window=example["window"],
                                            reach=example["window"] - 1),
     ),
+    notebook("masks.md", notebook_cells, examples={EX_MASK_CAUSAL: "causal", EX_MASK_PADDING: "padding",
+                                                 EX_MASK_COMBINED: "combined", EX_MASK_WINDOW: "window"}),
 ]
