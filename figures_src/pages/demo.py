@@ -7,6 +7,7 @@ from matplotlib.colors import TwoSlopeNorm
 import attention
 from ..engine import BuildError, Example, Snippets, Words, example_heatmap
 from ..engine.heatmap import SCORE_CMAP
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import cell, num, vector
 from . import sentences
@@ -173,6 +174,49 @@ def negative_snippets(data):
         alone_score=cell(alone["score"]), alone_weight=num(alone["weight"])) + "\n"}
 
 
+def notebook_cells():
+    return [
+        *sentences.notebook_cells("DEMO"),
+        markdown(WORDS.fill("nb-steps")),
+        code("""
+            tokens = list(DEMO.tokens)
+            X = token_vectors(DEMO)
+            W_Q, W_K, W_V = projections(DEMO)
+            Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+            S_scaled = attention.scaled_scores(Q, K)
+            A = attention.softmax(S_scaled)
+            O = A @ V
+            example = self_attention_example(DEMO)
+            for name, mine in (("scaled_scores", S_scaled), ("weights", A)):
+                assert np.allclose(mine, example["steps"][name], rtol=0, atol=1e-12)
+            assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12)"""),
+        markdown(WORDS.fill("nb-heatmaps")),
+        code("""
+            fig, (left, right) = plt.subplots(1, 2, figsize=(9.6, 3.8))
+            heatmap(left, S_scaled, tokens, tokens, quantity="scaled_scores", colorbar=False)
+            heatmap(right, A, tokens, tokens, quantity="weights", colorbar=False)
+            plt.show()"""),
+        markdown(WORDS.fill("nb-top")),
+        code("""
+            row, key = np.unravel_index(np.argmax(A), A.shape)
+            print(f"query {tokens[row]!r} (row {row}) gives key {tokens[key]!r} (column {key}) the weight",
+                  round(A[row, key], 4), "from the scaled score", round(S_scaled[row, key], 4))
+            print(f"its output {O[row]} against the value of {tokens[key]!r}, {V[key]}")"""),
+        markdown(WORDS.fill("nb-slider")),
+        code(f"SHARPEST, FLATTEST = {SHARPEST!r}, {FLATTEST!r}"),
+        source(weights_at),
+        code("""
+            for multiplier in (SHARPEST, 1.0, FLATTEST):
+                _, weights = weights_at(example, multiplier)
+                print(f"scale × {multiplier:g}: entropy of each row", attention.row_entropy(weights))
+                print("   its weights lie between", round(weights.min(), 4), "and", round(weights.max(), 4))"""),
+        markdown(WORDS.fill("nb-mask")),
+        code("""
+            _, causal = weights_at(example, mask=attention.causal_mask(len(tokens)))
+            causal[:2]"""),
+    ]
+
+
 ITEMS = [
     EX_DEMO,
     example_heatmap(
@@ -188,4 +232,5 @@ ITEMS = [
     ),
     Snippets("demo-tasks", data=tasks_data, snippets=tasks_snippets),
     Snippets("demo-negative", data=negative_data, snippets=negative_snippets),
+    notebook("demo.md", notebook_cells, examples={EX_DEMO: "example"}),
 ]
