@@ -9,7 +9,9 @@ import yaml
 from .. import registry
 from ..engine import Snippets, Words, contract, example_heatmap
 from ..engine.errors import BuildError
+from ..engine.notebooks import code, markdown, notebook
 from ..engine.style import PHONE_WIDTH
+from . import sentences
 from .softmax import EX_SOFTMAX
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,10 +61,41 @@ def weights_caption(example):
     return WORDS.line("home-weights-caption", sentence=" ".join(example["tokens"]))
 
 
+def notebook_cells():
+    return [
+        *sentences.notebook_cells("RUNNING"),
+        markdown(WORDS.fill("nb-attend")),
+        code("""
+            tokens = list(RUNNING.tokens)
+            X = token_vectors(RUNNING)
+            W_Q, W_K, W_V = projections(RUNNING)
+            Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+            O, A = attention.attend(Q, K, V)
+            print("each row of A adds up to", A.sum(axis=1))
+            A"""),
+        markdown(WORDS.fill("nb-heatmap")),
+        code("""
+            fig, ax = plt.subplots(figsize=(4.4, 3.4))
+            heatmap(ax, A, tokens, tokens, quantity="weights")
+            plt.show()"""),
+        markdown(WORDS.fill("nb-average")),
+        code("""
+            i = 0
+            print(f"row {i} of O, {tokens[i]!r}:", O[i])
+            print("its weights times the values, added:", A[i] @ V)"""),
+        markdown(sentences.NOTEBOOK_WORDS.fill("example")),
+        code("""
+            example = self_attention_example(RUNNING)
+            assert np.allclose(A, example["outputs"]["weights"], rtol=0, atol=1e-12)
+            assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12)"""),
+    ]
+
+
 ITEMS = [
     example_heatmap("home-weights", EX_SOFTMAX, "weights", size=(PHONE_WIDTH, 3.2),
                     title=WORDS.line("home-weights-title"), caption=weights_caption,
                     controls=()),  # the weights alone: the controls come on the pages that explain them
     Snippets("index-pages", data=pages_data, snippets=pages_snippets),
     Snippets("javascript-contract", data=lambda: None, public=contract.public),
+    notebook("index.md", notebook_cells, examples={EX_SOFTMAX: "example"}),
 ]
