@@ -83,7 +83,7 @@ def notebook_cells():
             i = 0
             print(f"row {i} of O, {tokens[i]!r}:", O[i])
             print("its weights times the values, added:", A[i] @ V)"""),
-        markdown(sentences.NOTEBOOK_WORDS.fill("example")),
+        markdown(WORDS.fill("nb-example")),
         code("""
             example = self_attention_example(RUNNING)
             assert np.allclose(A, example["outputs"]["weights"], rtol=0, atol=1e-12)
@@ -97,5 +97,5 @@ ITEMS = [
                     controls=()),  # the weights alone: the controls come on the pages that explain them
     Snippets("index-pages", data=pages_data, snippets=pages_snippets),
     Snippets("javascript-contract", data=lambda: None, public=contract.public),
-    notebook("index.md", notebook_cells, examples={EX_SOFTMAX: "example"}),
+    notebook("index.md", notebook_cells),
 ]

@@ -293,5 +293,5 @@ ITEMS = [
     Figure("scaling-gradient", title=WORDS.line("scaling-gradient-title"),
            data=saturation, render=gradient_render, caption=gradient_caption, alt=gradient_alt,
            table=gradient_table, size=(PHONE_WIDTH, 3.4)),
-    notebook("scaling.md", notebook_cells, examples={EX_SOFTMAX: "example"}),
+    notebook("scaling.md", notebook_cells),
 ]
