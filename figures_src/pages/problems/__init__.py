@@ -133,7 +133,8 @@ KIT_FILE = "problems/problems.py"
 
 
 def kit_lines(data, *starts):
-    """The lines of problems.py that begin with each of `starts`, as the kit has them (CASES: the variants written in)."""
+    """The lines of problems.py that begin with each of `starts`, as the kit has them (CASES: the variants, written
+    in)."""
     lines = kit(data).splitlines()
     found = [[line for line in lines if line.startswith(start)] for start in starts]
     if any(len(f) != 1 for f in found):
