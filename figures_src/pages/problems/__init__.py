@@ -4,7 +4,9 @@ and a set of conceptual questions (problems-concepts.md, problems/concepts.json)
 - snippets/problems-<set>.md: the block of one set (first variant), included by docs/problems.md;
 - snippets/problems-intro.md and problems-variants.md: the page's sentences that count the sets and variants;
 - public/problems/<set>.json: every variant of a set, published at problems/<set>.json;
-- public/problems/problems.py: the kit, its stubs and a checker over the same variants.
+- public/problems/problems.py: the kit, its stubs and a checker over the same variants;
+- public/notebooks/problems.ipynb: the kit as a notebook (`notebook_cells`): the same checker and variants, then each
+  step's stub from kit_template.py as it is, and a check cell that fails with the kit's message until it is solved.
 
 sets.py makes the variants, html.py the blocks; kit_template.py is the kit before the variants are written in.
 Their words are in Markdown, a section per string, filled with the numbers: words/problems.md (the page's sentences,
@@ -31,7 +33,11 @@ import json
 from pathlib import Path
 
 from ...engine import BuildError, Snippets
+from ...engine.notebooks import code, markdown, notebook, source
+from ...engine.site import page_path, site_url
 from ...engine.text import published, published_note
+from ...engine.words import Words
+from . import kit_template
 from .html import concepts_html, intro_markdown, problem_html, variants_markdown
 from .sets import all_sets, concepts_set
 
@@ -122,8 +128,59 @@ def downloads(data):
     return files
 
 
+WORDS = Words("words/problems.md")
+KIT_FILE = "problems/problems.py"
+
+
+def kit_lines(data, *starts):
+    """The lines of problems.py that begin with each of `starts`, as the kit has them (CASES: the variants, written
+    in)."""
+    lines = kit(data).splitlines()
+    found = [[line for line in lines if line.startswith(start)] for start in starts]
+    if any(len(f) != 1 for f in found):
+        raise BuildError(f"problems: the kit must have exactly one line starting with each of {starts}")
+    return [f[0] for f in found]
+
+
+def check_cell(title, function):
+    """The code of a step's check: the kit's check_step on every variant; it raises with the kit's FAIL line until
+    the step passes, then prints the kit's PASS line."""
+    return code(f"""
+        passed, message = check_step({title!r}, {function})
+        if not passed:
+            raise AssertionError(f"FAIL  {title}  {{message}}")
+        print(f"PASS  {title}  {{message}}")""", tags=("raises-exception",))
+
+
+def notebook_cells():
+    """The kit as cells: the checker with the page's variants written in, then per step its set on the page, its
+    stub as kit_template.py has it (once per function: soften_rows has two steps), and its check."""
+    data = all_sets()
+    titles = {s["set"]: s["title"] for s in data}
+    if [title for title, _ in kit_template.STEPS] != [title for title, _, _ in KIT_STEPS]:
+        raise BuildError("problems: kit_template.STEPS and KIT_STEPS must list the same steps, in the same order")
+    page = site_url() + page_path("problems.md")
+    cells = [
+        markdown(WORDS.fill("nb-intro", kit=site_url() + KIT_FILE, tolerance=f"{kit_template.TOLERANCE:g}")),
+        markdown(WORDS.fill("nb-checker")),
+        code("import json\n\n" + "\n".join(kit_lines(data, "TOLERANCE = ", "CASES = ")) + "\n\n\n"
+             + source(kit_template.compare, kit_template.arrays, kit_template.check_step).text),
+    ]
+    shown = set()
+    for number, ((title, function), (_, set_id, _)) in enumerate(zip(kit_template.STEPS, KIT_STEPS), start=1):
+        again = function in shown
+        cells.append(markdown(WORDS.fill("nb-step/again" if again else "nb-step", number=number, title=title,
+                                         function=function, set_title=titles[set_id], url=f"{page}#{set_id}")))
+        if not again:
+            cells.append(source(getattr(kit_template, function)))
+            shown.add(function)
+        cells.append(check_cell(title, function))
+    return cells
+
+
 ITEMS = [
     Snippets("problems", data=all_sets, snippets=problem_blocks, public=downloads),
     Snippets("problems-concepts", data=concepts_set, snippets=lambda data: {"": concepts_html(data, json_path(data))},
              public=lambda data: {json_path(data): set_json(data)}),
+    notebook("problems.md", notebook_cells),
 ]
