@@ -796,10 +796,11 @@ def notebook_cells():
             for c, weights in zip(CHECKPOINTS, As):
                 print(f"after {c:3} steps: mean weight on the previous token {previous_token_weight(weights):.2f}")
 
-            fig, axes = plt.subplots(1, len(SHOWN_PANELS), figsize=(11, 3))
-            for ax, c in zip(axes, SHOWN_PANELS):
+            fig, axes = plt.subplots(2, 2, figsize=(7, 7))
+            for ax, c in zip(axes.flat, SHOWN_PANELS):
                 heatmap(ax, As[CHECKPOINTS.index(c)], sequence, sequence, quantity="weights",
                         title=f"after {c} steps", show_values=False, colorbar=False)
+            fig.tight_layout()
             plt.show()"""),
         markdown(WORDS.fill("nb-checkpoints-example")),
         code("""
