@@ -490,8 +490,8 @@ def notebook_cells():
         code("""
             position = L + STEP_SHOWN  # the token this step reads
             own = job_head_step({"params": params, "run": run, "job_head": (layer, head)}, position)
-            print("reads", decoder.SYMBOLS[run["tokens"][position]], "at position", position, "(counted from 0)",
-                  "; the cache holds", own["K"].shape[0], "keys and values")"""),
+            print(f"reads {decoder.SYMBOLS[run['tokens'][position]]} at position {position} (counted from 0);",
+                  f"the cache then holds {own['K'].shape[0]} keys and values")"""),
         markdown(WORDS.fill("nb-rounded")),
         code("""
             q, K, V, W_OU, rest = (np.round(own[name], INPUT_DECIMALS) for name in ("q", "K", "V", "W_OU", "rest"))

@@ -254,8 +254,7 @@ def notebook_cells():
 
             tables, _ = sentence_scores(weights, tokens)  # {pattern: (n_layers, n_heads) scores}
             for kind, table in tables.items():
-                named, margin = named_heads(table, tie_margin=0)  # the best head alone
-                (layer, head), = named
+                layer, head = named_heads(table, tie_margin=0)[0][0]  # the best head alone
                 print(f"{kind}: {head_label(layer, head)} (code: layer {layer}, head {head}), score {table[layer, head]:.2f}")
 
             layer, head = named_heads(tables["pronoun"], tie_margin=0)[0][0]
