@@ -137,6 +137,7 @@ bench: $(TEST_STAMP) site
 	$(PY) scripts/bench_long_tasks.py
 	$(PY) scripts/bench_your_sentence.py
 	$(PY) scripts/bench_smollm.py
+	$(PY) scripts/bench_notebooks.py
 	$(PY) scripts/bench_decoder.py
 	$(PY) scripts/bench_training.py
 	$(PY) scripts/bench_kernels.py

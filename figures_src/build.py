@@ -412,6 +412,11 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
     for page, message in run_pages(tasks, {"markdown": markdown, "wants": wants}, jobs, first):
         match message:
             case ("error", text):
+                # The page's list of items is not known to be whole now (an item it declares may never have been
+                # built): forget it, so the next build imports the page rather than skip it on that list and take
+                # what it leaves out for items no page declares, deleting their files.
+                if manifest.pages.pop(page, None) is not None:
+                    manifest.save()
                 raise BuildError(text)
             case ("declared", page_names):
                 for name in page_names:

@@ -6,12 +6,19 @@ First every file under generated/ is checked against the SHA-256 the figure buil
 naming it, and never reaches the site; so does generated/ built for another SITE_URL than the site's (it would
 cite two addresses). A file that would replace one of docs/ is an error too. A file the engine already copied
 (MkDocs does, through hooks/finish_site.py, so that links to the downloads validate) is left as it is.
+
+Then every page's notebook (notebooks/<page>.ipynb, checked with the rest) goes into one zip, notebooks/ZIP, which
+the cite page offers: the files in name order, each dated 1980-01-01 (the zip format's earliest date) with the
+same permissions, so the same notebooks make the same bytes.
 """
+import io
 import os
 import shutil
+import zipfile
 
 from figures_src.build import check_generated
 from figures_src.engine.errors import BuildError
+from figures_src.engine.notebooks import FOLDER, ZIP
 
 from .site import FinishError
 
@@ -36,3 +43,30 @@ def run(site):
         temporary = target.with_name(f".{target.name}.tmp{os.getpid()}")
         shutil.copyfile(path, temporary)
         os.replace(temporary, target)
+    notebooks = sorted((public / FOLDER).glob("*.ipynb"))
+    if not notebooks:
+        raise FinishError(f"generated/public/{FOLDER}/ holds no notebook: run `make figures`")
+    write(site.root / ZIP, notebooks_zip(notebooks))
+
+
+def notebooks_zip(files):
+    """The bytes of a zip of `files` (paths), under a folder named like the zip, reproducibly (module docstring)."""
+    folder = ZIP.rsplit("/", 1)[1].removesuffix(".zip")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for path in files:
+            info = zipfile.ZipInfo(f"{folder}/{path.name}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def write(target, data):
+    """Write `data` to `target` through a temporary file and a rename, unless it already holds those bytes."""
+    if target.is_file() and target.read_bytes() == data:
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp{os.getpid()}")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)

@@ -385,6 +385,25 @@ def test_a_data_file_read_while_building_is_an_input(tmp_path, monkeypatch):
         quiet_build(pages, out)
 
 
+def test_an_item_added_to_a_page_whose_build_failed_is_built_once_it_is_fixed_not_removed(tmp_path, monkeypatch):
+    table = tmp_path / "table.txt"
+    pages = make_package(tmp_path, monkeypatch, page=good_page("fig", 0.25))
+    out = tmp_path / "out"
+    assert quiet_build(pages, out) == ["fig"]
+    path = module_file(tmp_path, pages[0])  # a second item, which reads a file that is not there yet
+    path.write_text(path.read_text() + textwrap.dedent(f'''
+        from pathlib import Path
+        from figures_src.engine import Snippets
+        ITEMS.append(Snippets("more", data=lambda: Path({str(table)!r}).read_text(), snippets=lambda t: {{"": t}}))
+        '''))
+    with pytest.raises(BuildError, match="more"):
+        quiet_build(pages, out)  # fig is rebuilt (its page changed), more fails
+    table.write_text("fixed\n")
+    assert quiet_build(pages, out) == ["more"], \
+        "after a failed build, the page is imported again: its new item is built, not taken for one no page declares"
+    assert (out / "snippets" / "more.md").read_text() == "fixed\n"
+
+
 PUBLISHES = '''
 """Publishes one download."""
 from figures_src.engine import Snippets

@@ -423,3 +423,13 @@ def test_the_page_publishes_each_grid_image_and_each_listed_source():
         highlighted = files[f"code/{source}.highlight"]
         assert highlighted.startswith('<div class="highlight"><pre><span></span><code>')
         assert '<span class="k">def</span>' in highlighted
+
+
+def test_the_minilm_package_s_expected_version_is_its_own_pin_in_the_makefile():
+    import importlib.metadata  # noqa: PLC0415
+
+    from models.minilm.model import DISTRIBUTION, package_version_expected  # noqa: PLC0415
+
+    assert package_version_expected() == importlib.metadata.version(DISTRIBUTION), (
+        "models.minilm names the version of its own package from the Makefile's MODEL_PACKAGE, which pins several "
+        "packages, so that its 'pip install' hint is a command that works")

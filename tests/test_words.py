@@ -290,9 +290,13 @@ NOT_PROSE = {
     ("figures_src/engine/wasm.py", ""): "Node's and wabt's messages, for whoever builds",
     ("finish/scripts.py", "Cannot find package"): "Node's message, matched to say what to install",
     ("finish/__main__.py", ""): "the pass's command-line help",
+    ("figures_src/engine/notebooks.py", ""): "the notebooks' own code cells, Python a reader runs (issue 60 decides, "
+                                             "as for the kit), and the build's messages; their prose is "
+                                             "words/notebooks.md",
 }
-# messages for us, not readers
-DEVELOPER = {"claim", "BuildError", "ValueError", "RuntimeError", "TypeError", "print", "check_tree", "check_finite"}
+# messages for us, not readers; and a notebook's code cell (engine/notebooks.py's code()), Python a reader runs
+DEVELOPER = {"claim", "BuildError", "ValueError", "RuntimeError", "TypeError", "print", "check_tree", "check_finite",
+             "code"}
 TAG = re.compile(r"<[^<>]*>")
 
 

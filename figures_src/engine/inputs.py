@@ -115,6 +115,7 @@ class Recorder:
         self.seen = set()  # every path noted, inside the project or not
         self.installed = set()  # top-level names of the installed packages used: "numpy", "PIL"
         self.written = set()
+        self.scratch = ()  # folders the process made for itself (scratch_folder): nothing in them is an input
         self._busy = False
         _recorder = self
         sys.addaudithook(self._audit)
@@ -140,7 +141,7 @@ class Recorder:
                 return
             self.seen.add(path)
             path = os.path.abspath(path)
-            if path in self.read or path.endswith(".pyc"):
+            if path in self.read or path.endswith(".pyc") or os.path.join(path, "").startswith(self.scratch):
                 return
             if not path.startswith(self.installation):
                 self.read[path] = file_digest(path)
@@ -165,6 +166,13 @@ class Recorder:
         finally:
             self._busy = False
         return dict(sorted((files | packages).items()))
+
+
+def scratch_folder(path):
+    """Count nothing in folder `path` as an input: a temporary folder the item made for itself (a notebook's kernel
+    runs in one), gone by the next build."""
+    if _recorder is not None:
+        _recorder.scratch += (os.path.join(os.path.abspath(path), ""),)
 
 
 def note_input(path):

