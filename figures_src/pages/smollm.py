@@ -266,7 +266,7 @@ def notebook_cells():
     from models.smollm import reference  # noqa: PLC0415: only this page runs the reference
 
     return [
-        markdown(WORDS.fill("nb-gguf", package=DISTRIBUTION, version=package_version())),
+        markdown(WORDS.fill("nb-gguf")),
         code("""
             from models.smollm.model import CACHE_ITEMSIZE, gguf_path, load_config
 
@@ -323,4 +323,4 @@ def notebook_cells():
 
 
 ITEMS = [Snippets("smollm", data=model_data, snippets=page_snippets, public=public_files),
-         notebook("smollm.md", notebook_cells)]
+         notebook("smollm.md", notebook_cells, packages=(DISTRIBUTION,))]

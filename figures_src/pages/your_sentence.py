@@ -221,7 +221,7 @@ def notebook_cells():
     """What the build computes for the page, on one of its sentences: the model in numpy on its float32 weights,
     the heads the page would name, and what the shipped weights' rounding changes."""
     return [
-        markdown(WORDS.fill("nb-model", package=DISTRIBUTION, version=package_version())),
+        markdown(WORDS.fill("nb-model")),
         code("""
             from attention import multi_head_attention
             from models.minilm.encoder import EncoderParams, encode, gelu, layer_norm
@@ -276,4 +276,4 @@ def notebook_cells():
 
 
 ITEMS = [Snippets("your-sentence", data=model_data, snippets=page_snippets, public=public_files),
-         notebook("your-sentence.md", notebook_cells)]
+         notebook("your-sentence.md", notebook_cells, packages=(DISTRIBUTION,))]
