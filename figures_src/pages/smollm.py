@@ -297,13 +297,13 @@ def notebook_cells():
             logits, prompt_weights = forward(weights, ids, cache)  # the prompt in one pass
             token = int(np.argmax(logits[-1]))
             written = [token]
-            print(f"prompt: the cache holds {{len(cache)}} positions")
+            lines = [f"prompt: the cache holds {{len(cache)}} positions"]
             for _ in range(STEPS - 1):
                 row, _ = decode_step(weights, cache, token)  # one token in: one key and value row per layer and KV head
                 token = int(np.argmax(row))
                 written.append(token)
-                print(f"read {{piece(written[-2])!r}}: the cache holds {{len(cache)}} positions")
-            print(repr(prompt + decode(written)))
+                lines.append(f"read {{piece(written[-2])!r}}: the cache holds {{len(cache)}} positions")
+            print(*lines, repr(prompt + decode(written)), sep="\\n")  # printed at once: the same output however fast
             assert written[:1] == encode(" Paris")  # the token the page names"""),
         markdown(WORDS.fill("nb-cache")),
         code("""
