@@ -24,7 +24,7 @@ No code is copied: a `source(function)` cell is the function's own source, read 
 changes when the page module does; `code(...)` cells are the short calls between them.
 
 `examples={EX_SCORES: "variable"}` names the worked examples the notebook computes, each a variable the kernel holds
-at the end (a dict with the example's `inputs`, `steps`, `outputs` and any number of its other fields). After the
+at the end (or an expression on its variables, `layers["long", 0]`, for a page with many examples) (a dict with the example's `inputs`, `steps`, `outputs` and any number of its other fields). After the
 last cell the build reads them from the kernel and compares them, rounded as the JSON is (`text.published`), with
 the published example: every number of the published JSON's fields the notebook holds must match to 1e-12, and
 it must hold every array of `inputs`, `steps` and `outputs`. `tests/test_notebooks.py` does the same on a fresh
@@ -176,7 +176,7 @@ def _plain(v):
         v = float(v)
         return v if _math.isfinite(v) else repr(v)
     return v
-print(_json.dumps({name: _plain(globals()[variable]) for name, variable in %s.items()}))
+print(_json.dumps({name: _plain(eval(variable, globals())) for name, variable in %s.items()}))
 """
 
 

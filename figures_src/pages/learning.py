@@ -15,6 +15,7 @@ from models import learning as training
 from ..engine import BuildError, Example, Figure, Snippets, Words
 from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.sources import source_listings
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import by_hand, dims, latex_number, matrix, num, table
@@ -36,13 +37,18 @@ def claim(holds, where, what):
 LEARNING_RATE = 0.02
 
 
+def backprop_target(sentence):
+    """The target T (n, d_k) the output should match: one-decimal numbers drawn from the sentence's seed + 100."""
+    rng = np.random.default_rng(sentence.seed + 100)
+    return rng.integers(-5, 6, size=(sentence.n, sentence.d_k)) / 10
+
+
 def backprop_step():
     """SHORT's attention (d_k = 4, scale 1/2), a loss ½‖out − target‖², every gradient, one step of
     gradient descent on W_Q, W_K, W_V and the loss after it."""
     example = sentences.self_attention_example(sentences.SHORT)
     X, W_Q, W_K, W_V = (example["inputs"][k] for k in ("X", "W_Q", "W_K", "W_V"))
-    rng = np.random.default_rng(sentences.SHORT.seed + 100)
-    target = rng.integers(-5, 6, size=(sentences.SHORT.n, sentences.SHORT.d_k)) / 10  # one-decimal numbers
+    target = backprop_target(sentences.SHORT)
     steps = example["steps"]
     Q, K, V, W = steps["Q"], steps["K"], steps["V"], steps["weights"]
     out = example["outputs"]["out"]
@@ -685,6 +691,131 @@ def experiment_snippets(data):
             "mechanics": mechanics}
 
 
+# ---------------------------------------------------------------- the page as a notebook
+
+def notebook_cells():
+    """The backward step of ex-backprop-step, each gradient in the page's notation and checked against the
+    library; then the committed training run's checkpoints (ex-learning-checkpoints), read as the page reads them."""
+    return [
+        *sentences.notebook_cells("SHORT"),
+        markdown(WORDS.fill("nb-forward")),
+        code("""
+            example = self_attention_example(SHORT)
+            tokens = example["tokens"]
+            X, W_Q, W_K, W_V = (example["inputs"][name] for name in ("X", "W_Q", "W_K", "W_V"))
+            Q, K, V, A = (example["steps"][name] for name in ("Q", "K", "V", "weights"))
+            O = example["outputs"]["out"]
+
+            fig, ax = plt.subplots(figsize=(3.6, 3))
+            heatmap(ax, A, tokens, tokens, quantity="weights")
+            plt.show()"""),
+        markdown(WORDS.fill("nb-target")),
+        source(backprop_target),
+        code("""
+            T = backprop_target(SHORT)
+            loss = 0.5 * ((O - T) ** 2).sum()  # half the squared distance
+            print("T =", T, sep="\\n")
+            print("loss:", round(loss, 4))"""),
+        markdown(WORDS.fill("nb-values")),
+        code("""
+            dO = O - T  # the gradient of ½‖O − T‖² at O
+            dV = A.T @ dO  # (n, n) x (n, d_k) -> (n, d_k)
+            dA = dO @ V.T  # (n, d_k) x (d_k, n) -> (n, n)
+            dA"""),
+        markdown(WORDS.fill("nb-softmax")),
+        code("""
+            dS = A * (dA - (dA * A).sum(axis=1, keepdims=True))
+            assert np.allclose(dS, attention.softmax_backward(A, dA), rtol=0, atol=1e-12)
+            assert np.allclose(dS.sum(axis=1), 0, rtol=0, atol=1e-12)  # each row of dS̃ sums to 0
+
+            fig, ax = plt.subplots(figsize=(3.6, 3))
+            heatmap(ax, dS, tokens, tokens, quantity="scores", title="dS̃ (red: positive)", colorbar=False)
+            plt.show()"""),
+        markdown(WORDS.fill("nb-queries")),
+        code("""
+            scale = example["scale"]  # 1/√d_k
+            dQ = dS @ K * scale  # (n, n) x (n, d_k) -> (n, d_k)
+            dK = dS.T @ Q * scale
+            dW_Q, dW_K, dW_V = X.T @ dQ, X.T @ dK, X.T @ dV  # (d_model, n) x (n, d_k) -> (d_model, d_k)
+            dX = dQ @ W_Q.T + dK @ W_K.T + dV @ W_V.T  # each row of X feeds a query, a key and a value
+
+            library = attention.self_attention_backward(X, W_Q, W_K, W_V, dO)
+            for name, mine in (("Q", dQ), ("K", dK), ("V", dV), ("W_Q", dW_Q), ("W_K", dW_K), ("W_V", dW_V), ("X", dX)):
+                assert np.allclose(mine, library[name], rtol=0, atol=1e-12), name
+            dW_Q"""),
+        markdown(WORDS.fill("nb-finite-difference")),
+        code("""
+            def loss_with(W_Q):
+                O, _ = attention.attend(X @ W_Q, X @ W_K, X @ W_V)
+                return 0.5 * ((O - T) ** 2).sum()
+
+            row, c, h = 0, 0, 1e-5
+            up, down = W_Q.copy(), W_Q.copy()
+            up[row, c] += h
+            down[row, c] -= h
+            print("dW_Q[0, 0] from the chain rule:   ", round(dW_Q[row, c], 6))
+            print("dW_Q[0, 0] from nudging the entry:", round((loss_with(up) - loss_with(down)) / (2 * h), 6))"""),
+        markdown(WORDS.fill("nb-step")),
+        code(f"""
+            learning_rate = {LEARNING_RATE!r}
+            W_Q_next = W_Q - learning_rate * dW_Q
+            W_K_next = W_K - learning_rate * dW_K
+            W_V_next = W_V - learning_rate * dW_V
+            O_next, _ = attention.attend(X @ W_Q_next, X @ W_K_next, X @ W_V_next)
+            loss_next = 0.5 * ((O_next - T) ** 2).sum()
+            print("loss before the step:", round(loss, 4), " after it:", round(loss_next, 4))"""),
+        markdown(WORDS.fill("nb-backprop-example")),
+        code("""
+            backprop = {
+                "learning_rate": learning_rate,
+                "inputs": {**example["inputs"], "target": T},
+                "steps": {**example["steps"], "loss": loss, "dO": dO, "dV": dV, "dW": dA, "dS": dS, "dQ": dQ,
+                          "dK": dK, "dW_Q": dW_Q, "dW_K": dW_K, "dW_V": dW_V, "dX": dX},
+                "outputs": {"out": O, "weights": A, "W_Q_next": W_Q_next, "W_K_next": W_K_next,
+                            "W_V_next": W_V_next, "loss_next": loss_next},
+            }"""),
+        markdown(WORDS.fill("nb-run")),
+        code("""
+            from models.learning import N_POSITIONS, TOKENS, VOCAB, previous_token_weight
+            from figures_src.pages.learning import CHECKPOINTS, MAIN, SHOWN_PANELS, main_run, shown_tokens
+
+            run = main_run()  # the committed run, data/trained/learning-main.json, as the page reads it
+            print(MAIN)
+            print("checkpoints (updates done):", CHECKPOINTS)"""),
+        markdown(WORDS.fill("nb-embed")),
+        source(training.embed, training.forward),
+        code("""
+            ids = shown_tokens()  # the sequence the page's figure follows
+            sequence = [TOKENS[t] for t in ids]
+            X_run = embed(ids)  # (n, VOCAB + N_POSITIONS)
+            print(" ".join(sequence))"""),
+        markdown(WORDS.fill("nb-checkpoints")),
+        code("""
+            at = [forward(run["snapshots"][c], X_run, None) for c in CHECKPOINTS]
+            Qs, Ks, Vs, Os, As = (np.stack(parts) for parts in zip(*at))  # checkpoints first: (checkpoints, n, ·)
+            for c, weights in zip(CHECKPOINTS, As):
+                print(f"after {c:3} steps: mean weight on the previous token {previous_token_weight(weights):.2f}")
+
+            fig, axes = plt.subplots(2, 2, figsize=(7, 7))
+            for ax, c in zip(axes.flat, SHOWN_PANELS):
+                heatmap(ax, As[CHECKPOINTS.index(c)], sequence, sequence, quantity="weights",
+                        title=f"after {c} steps", show_values=False, colorbar=False)
+            fig.tight_layout()
+            plt.show()"""),
+        markdown(WORDS.fill("nb-checkpoints-example")),
+        code("""
+            checkpoints = {
+                "tokens": sequence,
+                "checkpoints": list(CHECKPOINTS),
+                "inputs": {"X": X_run},
+                "steps": {"Q": Qs, "K": Ks, "V": Vs, "scores": attention.scores(Qs, Ks),
+                          "scaled_scores": attention.scaled_scores(Qs, Ks), "weights": As,
+                          "entropy": attention.row_entropy(As)},
+                "outputs": {"out": Os, "weights": As},
+            }"""),
+    ]
+
+
 ITEMS = [
     EX_BACKPROP,
     EX_CHECKPOINTS,
@@ -700,4 +831,5 @@ ITEMS = [
     # listed under "The code" in docs/learning.md
     Snippets("learning-code", data=lambda: None,
              public=source_listings("attention/backward.py", "models/learning.py")),
+    notebook("learning.md", notebook_cells, examples={EX_BACKPROP: "backprop", EX_CHECKPOINTS: "checkpoints"}),
 ]

@@ -33,6 +33,7 @@ from models.smollm.model import CACHE_ITEMSIZE, DISTRIBUTION, MODEL_NAME, load_c
 from models.smollm.shipped import KERNELS_STEM, SHARD_BYTES, TOKENIZER_STEM, TOTAL_BYTES
 
 from ..engine import Snippets, Template, Words
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.errors import BuildError
 from ..engine.text import as_many, num
 from ..engine.words import Filled, listed
@@ -256,4 +257,70 @@ def public_files(data):
     return {**data["files"], data["manifest_name"]: data["manifest"]}
 
 
-ITEMS = [Snippets("smollm", data=model_data, snippets=page_snippets, public=public_files)]
+NOTEBOOK_STEPS = 5  # tokens the notebook writes: about a second of CPU (the page's run writes up to DEFAULT_NEW)
+
+
+def notebook_cells():
+    """The model's shape from the GGUF's metadata, the tokenizer on the first preset, and a few greedy steps of the
+    numpy reference with its KV cache (float32, as the page's run)."""
+    from models.smollm import reference  # noqa: PLC0415: only this page runs the reference
+
+    return [
+        markdown(WORDS.fill("nb-gguf")),
+        code("""
+            from models.smollm.model import CACHE_ITEMSIZE, gguf_path, load_config
+
+            config = load_config()  # the llama.* keys of the GGUF file's metadata
+            print(gguf_path().name)
+            print(config)
+            print("d_k =", config.d_k, "; query heads per key/value head:", config.group)"""),
+        markdown(WORDS.fill("nb-tokenizer")),
+        code("""
+            from models.smollm.tokenizer import decode, encode, piece
+            from figures_src.pages.smollm import PRESETS, WORDS
+
+            prompt = WORDS.line(PRESETS[0])  # the page's first prompt
+            ids = encode(prompt)
+            print(repr(prompt), "->", ids)
+            print([piece(i) for i in ids])"""),
+        markdown(WORDS.fill("nb-forward")),
+        code("""
+            from attention import attend, causal_mask, merge_heads, rope, share_kv_heads, split_heads
+            from models.smollm.reference import Cache, check_ids, load_weights, rms_norm, silu  # what forward calls
+
+            weights = load_weights(np.float32)  # every tensor of the file, dequantized"""),
+        source(reference.forward, reference.decode_step),
+        markdown(WORDS.fill("nb-greedy", steps=NOTEBOOK_STEPS, page_steps=DEFAULT_NEW)),
+        code(f"""
+            STEPS = {NOTEBOOK_STEPS}
+            cache = Cache(config, np.float32)
+            logits, prompt_weights = forward(weights, ids, cache)  # the prompt in one pass
+            token = int(np.argmax(logits[-1]))
+            written = [token]
+            lines = [f"prompt: the cache holds {{len(cache)}} positions"]
+            for _ in range(STEPS - 1):
+                row, _ = decode_step(weights, cache, token)  # one token in: one key and value row per layer and KV head
+                token = int(np.argmax(row))
+                written.append(token)
+                lines.append(f"read {{piece(written[-2])!r}}: the cache holds {{len(cache)}} positions")
+            print(*lines, repr(prompt + decode(written)), sep="\\n")  # printed at once: the same output however fast
+            assert written[:1] == encode(" Paris")  # the token the page names"""),
+        markdown(WORDS.fill("nb-cache")),
+        code("""
+            n = len(cache)
+            assert cache.numbers == config.cache_numbers(n)
+            print(f"{n} positions: {cache.numbers:,} numbers, {cache.numbers * CACHE_ITEMSIZE:,} bytes in float32")
+            print(f"with a key and value head per query head: {config.cache_numbers(n, config.n_heads) * CACHE_ITEMSIZE:,} bytes")"""),
+        markdown(WORDS.fill("nb-heatmap")),
+        code("""
+            labels = [piece(i) for i in ids]
+            layer, head = config.n_layers - 1, 0
+            fig, ax = plt.subplots(figsize=(4.4, 3.8))
+            heatmap(ax, prompt_weights[layer, head], labels, labels, quantity="weights",
+                    title=f"layer {layer}, head {head} (counted from 0)")
+            plt.show()"""),
+    ]
+
+
+ITEMS = [Snippets("smollm", data=model_data, snippets=page_snippets, public=public_files),
+         notebook("smollm.md", notebook_cells, packages=(DISTRIBUTION,))]

@@ -25,6 +25,7 @@ from models import decoder
 from ..engine import BuildError, Example, Figure, Snippets, Template, Words
 from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import head_label, matrix, num, table, vector
 from ..engine.words import Filled
@@ -443,6 +444,77 @@ def score_rows(step_number):
 EX_DECODE_STEP = Example("ex-decode-step", title=WORDS.line("ex-decode-step-title"),
                          data=decode_step_example, snippets=decode_step_snippets)
 
+# ---------------------------------------------------------------- the page as a notebook
+
+def notebook_cells():
+    """The committed decoder, read as the page reads it, writes the shown string with the KV cache; then
+    ex-decode-step, redone from its rounded inputs."""
+    return [
+        markdown(WORDS.fill("nb-model")),
+        code("""
+            from models import decoder
+            from figures_src.pages.watch_it_write import CONFIG, HELD_OUT, INPUT_DECIMALS, MODELS, SHOWN, STEP_SHOWN
+
+            params = MODELS.load()["params"]  # data/trained/write-decoder.json, as the page reads it
+            print(CONFIG)
+            print("symbols:", decoder.SYMBOLS)"""),
+        markdown(WORDS.fill("nb-decode-step")),
+        code("""
+            from attention import attend, merge_heads, split_heads
+            from models.decoder import cache_length, embed, layer_weights  # what decode_step calls"""),
+        source(decoder.decode_step),
+        code("""
+            L = CONFIG.length
+            cache = decoder.empty_cache(CONFIG)
+            for token in [*SHOWN, decoder.SEPARATOR]:  # the prompt: the source digits, then the separator
+                logits, cache, _ = decode_step(params, CONFIG, cache, token)
+                print("read", decoder.SYMBOLS[token], "-> cache length", decoder.cache_length(cache))
+            print("the largest logit writes", decoder.SYMBOLS[int(np.argmax(logits))])
+
+            run = decoder.generate(params, CONFIG, np.array(SHOWN))  # decode_step at each position, with the cache
+            print("source:", " ".join(decoder.SYMBOLS[t] for t in run["tokens"][:L]))
+            print("written:", " ".join(decoder.SYMBOLS[t] for t in run["tokens"][L + 1:]))"""),
+        markdown(WORDS.fill("nb-job-head")),
+        code("""
+            shares = decoder.source_share(params, CONFIG, decoder.held_out_sources(CONFIG, HELD_OUT))
+            layer, head = (int(i) for i in np.unravel_index(np.argmax(shares), shares.shape))
+            print("share of output steps on the source digit, layers by heads:", np.round(shares, 3), sep="\\n")
+            print("the job head: layer", layer, "head", head)
+
+            symbols = [decoder.SYMBOLS[t] for t in run["tokens"][:CONFIG.n_positions]]
+            fig, ax = plt.subplots(figsize=(5, 4.4))
+            heatmap(ax, run["weights"][layer, :, head, :], symbols, symbols, quantity="weights", show_values=False)
+            plt.show()"""),
+        markdown(WORDS.fill("nb-job-head-step")),
+        source(job_head_step),
+        code("""
+            position = L + STEP_SHOWN  # the token this step reads
+            own = job_head_step({"params": params, "run": run, "job_head": (layer, head)}, position)
+            print(f"reads {decoder.SYMBOLS[run['tokens'][position]]} at position {position} (counted from 0);",
+                  f"the cache then holds {own['K'].shape[0]} keys and values")"""),
+        markdown(WORDS.fill("nb-rounded")),
+        code("""
+            q, K, V, W_OU, rest = (np.round(own[name], INPUT_DECIMALS) for name in ("q", "K", "V", "W_OU", "rest"))
+            scores = q @ K.T  # (1, d_k) x (d_k, n) -> (1, n)
+            out, weights = attention.attend(q, K, V)  # (1, d_k), (1, n)
+            logits = rest + (out @ W_OU)[0]  # the rest of the model, plus this head through W_O's rows and W_U
+            chosen = int(np.argmax(logits))
+            print("weights:", weights)
+            print("writes", decoder.SYMBOLS[chosen], "with logit", round(logits[chosen], 2))"""),
+        markdown(WORDS.fill("nb-decode-example")),
+        code("""
+            d_k = CONFIG.d_k
+            decode = {
+                "tokens": [decoder.SYMBOLS[run["tokens"][position]]],
+                "key_tokens": [decoder.SYMBOLS[t] for t in run["tokens"][:position + 1]],
+                "layer": layer, "head": head, "position": position, "chosen": chosen,
+                "inputs": {"Q": q, "K": K, "V": V, "W_OU": W_OU, "logits_rest": rest},
+                "steps": {"scores": scores, "scaled_scores": scores / np.sqrt(d_k), "weights": weights, "out": out},
+                "outputs": {"logits": logits[None]},
+            }"""),
+    ]
+
+
 ITEMS = [
     Snippets("watch-it-write", data=trained, snippets=page_snippets, public=public_files),
     *ITEMS_FIGURES,
@@ -450,4 +522,5 @@ ITEMS = [
            data=run_data, render=run_render, caption=run_caption, size=(PHONE_WIDTH, PHONE_WIDTH)),
     Snippets("write-agree", data=agreement_data, snippets=agreement_snippets),
     EX_DECODE_STEP,
+    notebook(PAGE, notebook_cells, examples={EX_DECODE_STEP: "decode"}),
 ]

@@ -23,11 +23,12 @@ import numpy as np
 
 from models.minilm.analysis import named_heads, sentence_scores
 from models.minilm.data import SENTENCES
-from models.minilm.encoder import EncoderParams, encode
+from models.minilm.encoder import EncoderParams, encode, encoder_layer
 from models.minilm.model import DISTRIBUTION, MODEL_NAME, load_config, model_folder, package_version
 from models.minilm.shipped import SHIPPED, dequantize, pack, quantize, read_safetensors
 
 from ..engine import Snippets, Template, Words
+from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.errors import BuildError
 from ..engine.text import head_label, num
 from ..engine.words import Filled, listed
@@ -214,4 +215,65 @@ def public_files(data):
             data["files"]["kernels"]: data["kernels"], data["manifest_name"]: data["manifest"]}
 
 
-ITEMS = [Snippets("your-sentence", data=model_data, snippets=page_snippets, public=public_files)]
+# ---------------------------------------------------------------- the page as a notebook
+
+def notebook_cells():
+    """What the build computes for the page, on one of its sentences: the model in numpy on its float32 weights,
+    the heads the page would name, and what the shipped weights' rounding changes."""
+    return [
+        markdown(WORDS.fill("nb-model")),
+        code("""
+            from attention import multi_head_attention
+            from models.minilm.encoder import EncoderParams, encode, gelu, layer_norm
+            from models.minilm.model import load_config, model_folder
+            from models.minilm.shipped import SHIPPED, dequantize, quantize, read_safetensors
+            from figures_src.pages.your_sentence import printed_bound, shipped_state, tie_margin
+
+            folder = model_folder()  # the model package's folder
+            config = load_config(folder)
+            state = shipped_state(read_safetensors(folder / "model.safetensors"))  # {name: float32 array}, numpy alone
+            original = EncoderParams.from_state_dict(state, config)
+            print(config)"""),
+        markdown(WORDS.fill("nb-sentence")),
+        code("""
+            from figures_src.pages.real_heads.committed import extraction
+
+            heads = extraction()[1]["coreference"]
+            tokens, ids = heads.tokens, heads.ids
+            print(" ".join(tokens))
+            print(ids)"""),
+        markdown(WORDS.fill("nb-layer")),
+        source(encoder_layer),
+        code("""
+            weights = encode(original, config, ids).weights  # (n_layers, n_heads, n, n)
+            weights.shape"""),
+        markdown(WORDS.fill("nb-named")),
+        code("""
+            from figures_src.engine.text import head_label
+            from models.minilm.analysis import named_heads, sentence_scores
+
+            tables, _ = sentence_scores(weights, tokens)  # {pattern: (n_layers, n_heads) scores}
+            for kind, table in tables.items():
+                layer, head = named_heads(table, tie_margin=0)[0][0]  # the best head alone
+                print(f"{kind}: {head_label(layer, head)} (code: layer {layer}, head {head}), score {table[layer, head]:.2f}")
+
+            layer, head = named_heads(tables["pronoun"], tie_margin=0)[0][0]
+            fig, ax = plt.subplots(figsize=(5.6, 5.6))
+            heatmap(ax, weights[layer, head], tokens, tokens, quantity="weights", show_values=False, colorbar=False,
+                    as_image=True, title=f"pronoun: {head_label(layer, head)}")
+            ax.tick_params(axis="x", labelrotation=90)
+            fig.tight_layout()
+            plt.show()"""),
+        markdown(WORDS.fill("nb-shipped", fineness=SHIPPED.default.fineness)),
+        code("""
+            layout, raw = quantize(state, SHIPPED)  # what the page downloads, before compression
+            shipped = EncoderParams.from_state_dict(dequantize(layout, raw), config)
+            rounded = encode(shipped, config, ids).weights
+            difference = np.abs(rounded - weights).max()
+            print("largest change in any weight on this sentence:", printed_bound(difference))
+            print("heads closer than twice that are tied within rounding:", tie_margin(difference))"""),
+    ]
+
+
+ITEMS = [Snippets("your-sentence", data=model_data, snippets=page_snippets, public=public_files),
+         notebook("your-sentence.md", notebook_cells, packages=(DISTRIBUTION,))]

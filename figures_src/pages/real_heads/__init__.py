@@ -16,6 +16,7 @@ from ...engine import Example, Figure, Snippets
 from ...engine.errors import BuildError
 from ...engine.examples import key_size, permalink
 from ...engine.heatmap import heatmap
+from ...engine.notebooks import code, markdown, notebook
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import num
@@ -147,6 +148,59 @@ def head_figure(name, kind, title, caption=head_caption):
                   size=head_size, example=head_example)
 
 
+# ---------------------------------------------------------------- the page as a notebook
+
+def notebook_cells():
+    """Every layer example from the committed extraction, read through the page's own loader (the committed Q, K
+    and V are float16: a model run anew would differ in the fourth decimal), and the heads the page names."""
+    return [
+        markdown(WORDS.fill("nb-extraction")),
+        code("""
+            from figures_src.engine.text import head_label
+            from figures_src.pages.real_heads.committed import extraction, picks
+
+            meta, by_id = extraction()  # data/real_heads.npz and data/real_heads.json, as the page reads them
+            print(meta["model"], "from", meta["package"], meta["package_version"])
+            print("Q, K and V:", meta["stored"]["Q"])
+            for sentence_id, heads in by_id.items():
+                print(f"{sentence_id} ({len(heads.tokens)} tokens):", " ".join(heads.tokens))"""),
+        markdown(WORDS.fill("nb-layers")),
+        code("""
+            layers = {}
+            for sentence_id, heads in by_id.items():
+                for layer in range(len(heads.Q)):
+                    Q, K, V = heads.Q[layer], heads.K[layer], heads.V[layer]  # (n_heads, n, d_k)
+                    _, weights = attention.attend(Q, K, V)  # every head at once: (n_heads, n, n)
+                    layers[sentence_id, layer] = {
+                        "tokens": heads.tokens, "layer": layer, "inputs": {}, "outputs": {},
+                        "steps": {"Q": Q, "K": K, "V": V, "weights": weights, "entropy": attention.row_entropy(weights)},
+                    }
+            print(len(layers), "layer examples; the weights of one layer:", layers["coreference", 0]["steps"]["weights"].shape)"""),
+        markdown(WORDS.fill("nb-heads")),
+        code("""
+            named = picks()  # scored over the three sentences, as the page scores them
+            for kind, pick in named.items():
+                print(f"{kind}: {head_label(pick.layer, pick.head)} (code: layer {pick.layer}, head {pick.head})")"""),
+        markdown(WORDS.fill("nb-draw")),
+        code("""
+            fig, axes = plt.subplots(1, 2, figsize=(11, 5.6))
+            for ax, (kind, sentence_id) in zip(axes, (("coreference", "coreference"), ("previous", "long"))):
+                pick, tokens = named[kind], by_id[sentence_id].tokens
+                weights = layers[sentence_id, pick.layer]["steps"]["weights"][pick.head]
+                heatmap(ax, weights, tokens, tokens, quantity="weights", show_values=False, colorbar=False, as_image=True,
+                        title=f"{kind}: {head_label(pick.layer, pick.head)}")
+                ax.tick_params(axis="x", labelrotation=90)
+            fig.tight_layout()
+            plt.show()
+
+            heads = by_id["coreference"]
+            pick = named["coreference"]
+            it, animal, street = (heads.position(word) for word in ("it", "animal", "street"))
+            row = layers["coreference", pick.layer]["steps"]["weights"][pick.head, it]
+            print("the row of 'it': weight", round(row[animal], 3), "on 'animal',", round(row[street], 3), "on 'street'")"""),
+    ]
+
+
 ITEMS = [
     *LAYER_EXAMPLES.values(),
     Snippets("real-heads-cite", data=lambda: None, snippets=cite_list),
@@ -168,4 +222,6 @@ ITEMS = [
     head_figure("real-heads-sink", "sink", WORDS.line("real-heads-sink-title")),
     head_figure("real-heads-coreference", "coreference", WORDS.line("real-heads-coreference-title")),
     head_figure("real-heads-agreement", "agreement", WORDS.line("real-heads-agreement-title")),
+    notebook("real-heads.md", notebook_cells,
+             examples={example: f"layers[{sentence_id!r}, {layer}]" for (sentence_id, layer), example in LAYER_EXAMPLES.items()}),
 ]
