@@ -40,8 +40,8 @@ def build(names, out, jobs):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     command = [sys.executable, "-m", "figures_src.build", "--force", "--out", str(out), "--jobs", str(jobs)]
-    if names:
-        command += ["--only", *names]
+    for name in names:
+        command += ["--only", name]
     subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
