@@ -48,7 +48,9 @@ DOM_BUDGET = {"problems/": 1500, "multi-head/": 1850}
 DOM_BUDGET_ELSEWHERE = 1600
 # 62 KB since issue 58 (was 60): the one stylesheet every page loads holds every widget's CSS, smollm/'s too
 # (1.3 KB gzipped); learning/ and real-heads/ measured 61.6 and 61.0 KB over the bare page (DECISIONS.md).
-BYTES_OVER_BARE = 62 * 1024
+# 63 KB since issue 59: every page's notebook line and its two CSS rules (about 0.2 KB gzipped) took learning/,
+# the heaviest, to 62.2 KB over the bare page.
+BYTES_OVER_BARE = 63 * 1024
 # Not print/: the print edition is every page at once, for a printer (finish/edition.py).
 PAGES = ["", *sorted(p.parent.name + "/" for p in SITE.glob("*/index.html")
                      if p.parent.name not in ("assets", "search", "print"))]
