@@ -999,7 +999,8 @@ SENTENCE = re.compile(r"[A-Za-z][a-z]+(?: [A-Za-z][a-z]*){2,}")  # three words i
 
 def reader_strings(path):
     """(line, text) of each string literal of a module, f-strings' literal parts included, leaving out what a reader
-    never sees: docstrings, messages of raise/assert/BuildError, and the tags and attributes of HTML markup."""
+    never sees: docstrings, messages of raise/assert/BuildError, a notebook's code cell (engine/notebooks.py's code():
+    Python a reader runs, as the kit is), and the tags and attributes of HTML markup."""
     import ast
 
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -1009,7 +1010,7 @@ def reader_strings(path):
     developer = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Raise, ast.Assert)) or (
-                isinstance(node, ast.Call) and getattr(node.func, "id", None) in {"BuildError", "ValueError"}):
+                isinstance(node, ast.Call) and getattr(node.func, "id", None) in {"BuildError", "ValueError", "code"}):
             developer |= {id(inner) for inner in ast.walk(node)}
     return [(node.lineno, re.sub(r"<[^<>]*>?", " ", node.value)) for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and isinstance(node.value, str)
