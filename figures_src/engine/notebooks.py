@@ -129,8 +129,22 @@ def pinned(distribution):
         raise BuildError(f"the package {distribution} is not installed: run `make site`, which installs it") from None
 
 
-def header_cells(page, title, packages=()):
-    """The cells every notebook opens with (module docstring); `packages`: the model packages its cells read."""
+NUMPY_ONLY = """
+import numpy as np
+
+np.set_printoptions(precision=4, suppress=True)  # print 4 decimals; the arrays keep every digit
+"""
+
+
+def header_cells(page, title, packages=(), library=True):
+    """The cells every notebook opens with (module docstring); `packages`: the model packages its cells read.
+    library=False: a notebook whose cells need numpy alone (the problems' kit) says so and imports numpy only."""
+    if not library:
+        return [
+            markdown(WORDS.fill("title", title=title, page=f"{site_url()}{page_path(page)}")),
+            markdown(WORDS.fill("numpy-only")),
+            code(NUMPY_ONLY),
+        ]
     library = WORDS.fill("library", repo=repo_url(), folder=repo_url().rsplit("/", 1)[1])
     if packages:
         library += "\n\n" + WORDS.fill("library/models", packages=" ".join(pinned(p) for p in packages))
@@ -355,10 +369,11 @@ class NotebookItem(Snippets):
     path: str = field(default="")
 
 
-def notebook(page, cells, *, examples=None, packages=()):
+def notebook(page, cells, *, examples=None, packages=(), library=True):
     """The Snippets item of `page`'s notebook (the module docstring). `cells()` -> [Cell]; `examples`: {Example:
     the variable holding its numbers at the end}; `packages`: the distributions of the model weights its cells read
-    (models.minilm.model.DISTRIBUTION, ...), which its install cell names at the version installed here."""
+    (models.minilm.model.DISTRIBUTION, ...), which its install cell names at the version installed here;
+    library=False for a notebook whose cells need numpy alone (header_cells)."""
     variables = {example.id: variable for example, variable in (examples or {}).items()}
     name = name_of(page)
     path = file_of(page)
@@ -373,7 +388,7 @@ def notebook(page, cells, *, examples=None, packages=()):
 
         # computed here first: what they read is recorded as this item's inputs (the kernel's reads are not seen)
         published = {e.id: json.loads(example_json(e.compute())) for e in examples or {}}
-        nb = nbformat_notebook(header_cells(page, page_title(page), packages) + list(cells()), page, variables)
+        nb = nbformat_notebook(header_cells(page, page_title(page), packages, library) + list(cells()), page, variables)
         computed = run(nb, variables, path)
         for example_id, numbers in published.items():
             problem = mismatch(numbers, computed[example_id], where=f"{path}: {example_id}")

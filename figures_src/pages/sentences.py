@@ -102,14 +102,22 @@ def padded_batch():
 
 def notebook_cells(*names):
     """A notebook's first cells: the sentences `names` ("RUNNING", ...) and the functions that make their numbers,
-    as they are in this module (figures_src/engine/notebooks.py)."""
+    as they are in this module (figures_src/engine/notebooks.py). The words say what each sentence is for
+    (words/notebooks.md, sentence/<NAME>) and which cell to edit to try another."""
     from ..engine.notebooks import code, markdown, source  # noqa: PLC0415
 
+    sentences = [name for name in names if isinstance(globals()[name], Sentence)]
+    roles = [NOTEBOOK_WORDS.line(f"sentence/{name.lower()}", name=name,
+                                 tokens=" ".join(globals()[name].tokens) if name in sentences else globals()[name])
+             for name in names]
     defined = "\n".join(f"{name} = {globals()[name]!r}" for name in names)
+    listed = "\n".join(f"- {role}" for role in roles)
     return [
-        markdown(NOTEBOOK_WORDS.fill("sentence")),
+        markdown(NOTEBOOK_WORDS.fill("sentence", roles=listed, first=sentences[0]) if len(sentences) == 1 else
+                 NOTEBOOK_WORDS.fill("sentences", roles=listed)),
         code("from dataclasses import dataclass\n\nfrom figures_src.engine.examples import key_size"),
         source(Sentence),
         code(defined),
+        markdown(NOTEBOOK_WORDS.fill("sentence-functions")),
         source(token_vectors, projections, attention_steps, self_attention_example),
     ]

@@ -182,5 +182,5 @@ ITEMS = [
     Snippets("problems", data=all_sets, snippets=problem_blocks, public=downloads),
     Snippets("problems-concepts", data=concepts_set, snippets=lambda data: {"": concepts_html(data, json_path(data))},
              public=lambda data: {json_path(data): set_json(data)}),
-    notebook("problems.md", notebook_cells),
+    notebook("problems.md", notebook_cells, library=False),
 ]
