@@ -81,13 +81,15 @@ def notebook_cells():
         markdown(WORDS.fill("nb-average")),
         code("""
             i = 0
-            print(f"row {i} of O, {tokens[i]!r}:", O[i])
+            print(f"row {i + 1} of O (index {i}), {tokens[i]!r}:", O[i])
             print("its weights times the values, added:", A[i] @ V)"""),
         markdown(WORDS.fill("nb-example")),
         code("""
             example = self_attention_example(RUNNING)
-            assert np.allclose(A, example["outputs"]["weights"], rtol=0, atol=1e-12)
-            assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12)"""),
+            assert np.allclose(A, example["outputs"]["weights"], rtol=0, atol=1e-12), (
+                "A: compares with the page's published numbers: it fails once you change an input, as it should")
+            assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12), (
+                "O: compares with the page's published numbers: it fails once you change an input, as it should")"""),
     ]
 
 

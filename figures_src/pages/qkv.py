@@ -51,21 +51,25 @@ def notebook_cells():
         markdown(WORDS.fill("nb-projections")),
         code("""
             W_Q, W_K, W_V = projections(RUNNING)
+            print("W_K =", W_K, "W_V =", W_V, sep="\\n")
             W_Q"""),
         markdown(WORDS.fill("nb-qkv")),
         code("""
             Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+            print("K =", K, "V =", V, sep="\\n")
             Q"""),
         markdown(WORDS.fill("nb-row")),
         code("""
-            token, c = 0, 0
-            products = X[token] * W_Q[:, c]
+            token, c = 0, 0  # indices: the page's token 1 and entry c = 1
+            products = X[token] * W_Q[:, c] + 0.0  # + 0.0 turns a product -0.0 into 0.0
+            print(f"token {token + 1}, entry {c + 1} of its query (Q[{token}, {c}]):")
             print(products, "add up to", round(products.sum(), 4), "=", round(Q[token, c], 4))"""),
         markdown(sentences.NOTEBOOK_WORDS.fill("example")),
         code("""
             example = self_attention_example(RUNNING)
             for name, mine in (("Q", Q), ("K", K), ("V", V)):
-                assert np.array_equal(mine, example["steps"][name])
+                assert np.array_equal(mine, example["steps"][name]), (
+                    f"{name}: compares with the page's published numbers: it fails once you change an input, as it should")
             example["steps"]["V"]"""),
     ]
 

@@ -224,7 +224,7 @@ def notebook_cells():
         markdown(WORDS.fill("nb-scores")),
         code("""
             S = Q @ K.T
-            assert np.allclose(S, attention.scores(Q, K), rtol=0, atol=1e-12)
+            assert np.allclose(S, attention.scores(Q, K), rtol=0, atol=1e-12), "Q K^T differs from attention.scores"
             S"""),
         markdown(WORDS.fill("nb-heatmap")),
         code("""
@@ -234,20 +234,22 @@ def notebook_cells():
         markdown(WORDS.fill("nb-example")),
         code("""
             example = self_attention_example(RUNNING)
-            assert np.allclose(S, example["steps"]["scores"], rtol=0, atol=1e-12)
+            assert np.allclose(S, example["steps"]["scores"], rtol=0, atol=1e-12), (
+                "S: compares with the page's published numbers: it fails once you change an input, as it should")
             example["d_k"], example["scale"]"""),
         markdown(WORDS.fill("nb-entry")),
         source(worked_entry),
         code("""
             i, j = worked_entry(example)
             products = Q[i] * K[j]
-            print(f"query {tokens[i]!r} (row {i}) against key {tokens[j]!r} (column {j})")
+            print(f"query {tokens[i]!r} (row {i + 1}, index {i}) against key {tokens[j]!r} (column {j + 1}, index {j})")
             print(products, "add up to", round(products.sum(), 4), "=", round(S[i, j], 4))"""),
         markdown(WORDS.fill("nb-scaled")),
         code("""
             d_k = K.shape[1]
             S_scaled = S / np.sqrt(d_k)
-            assert np.allclose(S_scaled, attention.scaled_scores(Q, K), rtol=0, atol=1e-12)
+            assert np.allclose(S_scaled, attention.scaled_scores(Q, K), rtol=0, atol=1e-12), (
+                "S / √d_k differs from attention.scaled_scores")
             print(f"{round(S[i, j], 4)} / √{d_k} = {round(S_scaled[i, j], 4)}")
             fig, ax = plt.subplots(figsize=(4.4, 3.4))
             heatmap(ax, S_scaled, tokens, tokens, quantity="scaled_scores")
