@@ -233,8 +233,18 @@ def weights_caption(example):
     return WORDS.line("scaling-weights-caption", sentence=" ".join(example["tokens"]), d_k=example["d_k"])
 
 
+def gradient_peak(data):
+    """The width at which the unscaled gradient peaks, checked to lie inside the range (it rises, then falls)."""
+    peak = int(np.argmax(data["grad_unscaled"]))
+    if not 0 < peak < len(data["d_k"]) - 1:
+        raise BuildError(f"notebook-scaling: the notebook says the unscaled gradient rises, peaks and dies away; "
+                         f"it peaks at the end of the range, d_k = {int(data['d_k'][peak])}")
+    return int(data["d_k"][peak])
+
+
 def notebook_cells():
     return [
+        *sentences.notebook_cells("RUNNING"),
         markdown(WORDS.fill("nb-variance")),
         code(f"D_K = np.array({D_K.tolist()!r})\nPAIRS = {PAIRS!r}"),
         source(dot_variance),
@@ -253,29 +263,29 @@ def notebook_cells():
             ax.set_ylabel("variance")
             ax.legend(frameon=False)
             plt.show()"""),
-        markdown(WORDS.fill("nb-saturation")),
+        markdown(WORDS.fill("nb-saturation", peak=gradient_peak(saturation()))),
         code(f"ROWS = {ROWS!r}\nN_KEYS = {N_KEYS!r}"),
         source(softmax_jacobian, saturation),
         code("""
             rows = saturation()
-            print(" d_k   largest weight     entropy (nats)    gradient size")
-            print("      unscaled scaled   unscaled scaled   unscaled scaled")
+            print(" d_k      largest weight      entropy (nats)       gradient size")
+            print("       unscaled  scaled    unscaled  scaled    unscaled  scaled")
             for k, d_k in enumerate(rows["d_k"]):
-                print(f"{d_k:4d}" + "".join(f"   {rows[f'{key}_unscaled'][k]:6.3f} {rows[f'{key}_scaled'][k]:6.3f}"
+                print(f"{d_k:4d}" + "".join(f"   {rows[f'{key}_unscaled'][k]:7.4f} {rows[f'{key}_scaled'][k]:7.4f}"
                                             for key in ("max", "entropy", "grad")))
             print("an even row of", N_KEYS, "keys has the entropy ln", N_KEYS, "=", round(np.log(N_KEYS), 4))"""),
-        *sentences.notebook_cells("RUNNING"),
         markdown(WORDS.fill("nb-weights")),
         code(f"""
             example = self_attention_example(RUNNING)
             tokens, S_scaled, A = example["tokens"], example["steps"]["scaled_scores"], example["steps"]["weights"]
-            fig, ax = plt.subplots(figsize=(4.4, 3.4))
-            heatmap(ax, A, tokens, tokens, quantity="weights")
-            plt.show()
             multiplier = {slider_data()["multiplier"]!r}
             pushed = attention.softmax(S_scaled * multiplier)
-            print("largest weight of each row at ×1: ", A.max(axis=1))
-            print(f"largest weight of each row at ×{{multiplier:g}}:", pushed.max(axis=1))"""),
+            fig, (left, right) = plt.subplots(1, 2, figsize=(9.6, 3.6))
+            heatmap(left, A, tokens, tokens, quantity="weights", colorbar=False, title="×1")
+            heatmap(right, pushed, tokens, tokens, quantity="weights", colorbar=False, title=f"×{{multiplier:g}}")
+            plt.show()
+            for token, at_one, at_end in zip(tokens, A.max(axis=1), pushed.max(axis=1)):
+                print(f"{{token!r}}: largest weight {{at_one:.8f}} at ×1, {{at_end:.8f}} at ×{{multiplier:g}}")"""),
     ]
 
 
