@@ -176,7 +176,7 @@ def notebook_cells():
             S_scaled"""),
         markdown(WORDS.fill("nb-row")),
         code("""
-            i = 0
+            i = 0  # the page's row 1
             s = S_scaled[i]
             exponentials = np.exp(s - s.max())
             print("exponentials:", exponentials, " their sum:", round(exponentials.sum(), 4))
@@ -185,7 +185,7 @@ def notebook_cells():
         markdown(WORDS.fill("nb-table")),
         code("""
             A = attention.softmax(S_scaled)
-            assert np.allclose(A[i], a, rtol=0, atol=1e-12)
+            assert np.allclose(A[i], a, rtol=0, atol=1e-12), f"row {i + 1} by hand differs from the library's"
             print("row sums:", A.sum(axis=1))
             A"""),
         markdown(WORDS.fill("nb-heatmap")),
@@ -196,14 +196,15 @@ def notebook_cells():
         markdown(WORDS.fill("nb-entropy")),
         code("""
             entropy = -(A * np.log(A)).sum(axis=1)
-            assert np.allclose(entropy, attention.row_entropy(A), rtol=0, atol=1e-12)
+            assert np.allclose(entropy, attention.row_entropy(A), rtol=0, atol=1e-12), "the entropy differs from the library's"
             print("entropy of each row (nats):", entropy)
             print("the most a row of", len(tokens), "can have, ln", len(tokens), "=", round(np.log(len(tokens)), 4))"""),
         markdown(sentences.NOTEBOOK_WORDS.fill("example")),
         code("""
             example = self_attention_example(RUNNING)
             for name, mine in (("scaled_scores", S_scaled), ("weights", A), ("entropy", entropy)):
-                assert np.allclose(mine, example["steps"][name], rtol=0, atol=1e-12)"""),
+                assert np.allclose(mine, example["steps"][name], rtol=0, atol=1e-12), (
+                    f"{name}: compares with the page's published numbers: it fails once you change an input, as it should")"""),
         markdown(WORDS.fill("nb-peaked-flat")),
         source(peaked_and_flat),
         code("""
@@ -213,10 +214,11 @@ def notebook_cells():
                 exponentials = np.exp(s - s.max())
                 a = exponentials / exponentials.sum()
                 terms = -a * np.log(a)
-                print(f"the {name} row: row {r}, {tokens[r]!r}, entropy {round(terms.sum(), 4)} nats")
-                for label, values in (("scaled scores", s), ("exp(s - s_max)", exponentials), ("weights a_j", a),
-                                      ("-a_j ln(a_j)", terms)):
-                    print(f"  {label:>14}", values)"""),
+                print(f"the {name} row: row {r + 1} (index {r}), {tokens[r]!r}, entropy {round(terms.sum(), 4)} nats")
+                with np.printoptions(precision=5):
+                    print(f"  {'scaled scores':>14}", s)
+                    for label, values in (("exp(s - s_max)", exponentials), ("weights a_j", a), ("-a_j ln(a_j)", terms)):
+                        print(f"  {label:>14}", values, " sum:", round(values.sum(), 5))"""),
     ]
 
 
