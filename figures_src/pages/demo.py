@@ -6,10 +6,12 @@ from matplotlib.colors import TwoSlopeNorm
 
 import attention
 from ..engine import BuildError, Example, Snippets, Words, example_heatmap
+from ..engine.figures import QUANTITY_WORDS
 from ..engine.heatmap import SCORE_CMAP
 from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import cell, num, vector
+from ..engine.words import SITE_WORDS
 from . import sentences
 from .masks import EX_MASK_CAUSAL
 
@@ -188,28 +190,36 @@ def notebook_cells():
             O = A @ V
             example = self_attention_example(DEMO)
             for name, mine in (("scaled_scores", S_scaled), ("weights", A)):
-                assert np.allclose(mine, example["steps"][name], rtol=0, atol=1e-12)
-            assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12)"""),
+                assert np.allclose(mine, example["steps"][name], rtol=0, atol=1e-12), (
+                    f"{name}: compares with the page's published numbers: it fails once you change an input, as it should")
+            assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12), (
+                "out: compares with the page's published numbers: it fails once you change an input, as it should")
+            print("the scaled scores S̃:", S_scaled, "the weights A:", A, sep="\\n")"""),
         markdown(WORDS.fill("nb-heatmaps")),
-        code("""
-            fig, (left, right) = plt.subplots(1, 2, figsize=(9.6, 3.8))
-            heatmap(left, S_scaled, tokens, tokens, quantity="scaled_scores", colorbar=False)
-            heatmap(right, A, tokens, tokens, quantity="weights", colorbar=False)
+        code(f"""
+            fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.4))
+            heatmap(left, S_scaled, tokens, tokens, quantity="scaled_scores",
+                    title={SITE_WORDS.line(QUANTITY_WORDS["scaled_scores"])!r})
+            heatmap(right, A, tokens, tokens, quantity="weights", title={SITE_WORDS.line(QUANTITY_WORDS["weights"])!r})
             plt.show()"""),
         markdown(WORDS.fill("nb-top")),
         code("""
             row, key = np.unravel_index(np.argmax(A), A.shape)
-            print(f"query {tokens[row]!r} (row {row}) gives key {tokens[key]!r} (column {key}) the weight",
+            print(f"query {tokens[row]!r} (row {row + 1}, index {row}) gives key {tokens[key]!r} "
+                  f"(column {key + 1}, index {key}) the weight",
                   round(A[row, key], 4), "from the scaled score", round(S_scaled[row, key], 4))
             print(f"its output {O[row]} against the value of {tokens[key]!r}, {V[key]}")"""),
         markdown(WORDS.fill("nb-slider")),
         code(f"SHARPEST, FLATTEST = {SHARPEST!r}, {FLATTEST!r}"),
         source(weights_at),
         code("""
+            print(f"an even row of {len(tokens)} keys has the entropy ln {len(tokens)} = {np.log(len(tokens)):.4f}")
             for multiplier in (SHARPEST, 1.0, FLATTEST):
                 _, weights = weights_at(example, multiplier)
-                print(f"scale × {multiplier:g}: entropy of each row", attention.row_entropy(weights))
-                print("   its weights lie between", round(weights.min(), 4), "and", round(weights.max(), 4))"""),
+                print(f"scale × {multiplier:g}:")
+                for token, weights_row, entropy in zip(tokens, weights, attention.row_entropy(weights)):
+                    top = int(np.argmax(weights_row))
+                    print(f"  {token!r:>9} puts {weights_row[top]:.8f} on {tokens[top]!r:<8} entropy {entropy:.8f} nats")"""),
         markdown(WORDS.fill("nb-mask")),
         code("""
             _, causal = weights_at(example, mask=attention.causal_mask(len(tokens)))
