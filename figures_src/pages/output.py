@@ -362,28 +362,53 @@ def notebook_cells():
         markdown(sentences.NOTEBOOK_WORDS.fill("example")),
         code("""
             example = self_attention_example(RUNNING)
-            assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12)
-            assert np.allclose(O, attention.attend(Q, K, V)[0], rtol=0, atol=1e-12)"""),
+            assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12), (
+                "out: compares with the page's published numbers: it fails once you change an input, as it should")
+            assert np.allclose(O, attention.attend(Q, K, V)[0], rtol=0, atol=1e-12), "A V differs from attention.attend's output"
+"""),
         markdown(WORDS.fill("nb-row")),
-        source(followed_row),
+        source(followed_row, sharpest_row),
         code("""
             i = followed_row(example)
             terms = A[i][:, None] * V  # row j: a_j times v_j
-            print(f"query {tokens[i]!r} (row {i}); its weights a_j:", A[i])
+            print(f"query {tokens[i]!r} (row {i + 1}, index {i}); its weights a_j:", A[i])
             print(terms)
-            print("added up:", terms.sum(axis=0), " row", i, "of O:", O[i])"""),
+            print("added up:", terms.sum(axis=0), f" row {i + 1} of O (index {i}):", O[i])"""),
+        markdown(WORDS.fill("nb-blend")),
+        code(f"""
+            def draw_blend(i):
+                terms = A[i][:, None] * V
+                entries = np.arange(V.shape[1])
+                width = 0.8 / (len(tokens) + 1)
+                fig, ax = plt.subplots(figsize=(6.4, 3.4))
+                for j, token in enumerate(tokens):
+                    ax.bar(entries + j * width, terms[j], width, label=f"{{token}}: a_j = {{A[i, j]:.3f}}")
+                ax.bar(entries + len(tokens) * width, O[i], width, color="#000000",
+                       label={WORDS.line("output-blend/output-label")!r})
+                ax.axhline(0, color="#000000", linewidth=0.5)
+                ax.set_xticks(entries + len(tokens) * width / 2, labels=[str(c + 1) for c in entries])  # from 1
+                ax.set_title(f"{{tokens[i]!r}} (row {{i + 1}})")
+                ax.legend(frameon=False, fontsize=8, bbox_to_anchor=(1, 1), loc="upper left")
+                plt.show()
+
+
+            draw_blend(i)
+            draw_blend(sharpest_row(example))"""),
         markdown(WORDS.fill("nb-permutation")),
         code(f"""
             import types
 
             sentences = types.SimpleNamespace(RUNNING=RUNNING, token_vectors=token_vectors, projections=projections,
                                               attention_steps=attention_steps)
-            ORDER = {ORDER!r}"""),
+            ORDER = {ORDER!r}  # the page's order of its tokens, each index 0 … n − 1 once
+            if sorted(ORDER) != list(range(RUNNING.n)):  # another sentence: take its tokens in reverse
+                ORDER = tuple(reversed(range(RUNNING.n)))"""),
         source(permutation_example),
         code("""
             permuted = permutation_example()
             print(" ".join(permuted["tokens"]))
-            assert np.allclose(permuted["outputs"]["out"], O[list(ORDER)], rtol=0, atol=1e-12)
+            assert np.allclose(permuted["outputs"]["out"], O[list(ORDER)], rtol=0, atol=1e-12), (
+                "the permuted sentence's outputs are not the old rows in the new order")
             permuted["outputs"]["out"]"""),
     ]
 
