@@ -4,12 +4,13 @@ import numpy as np
 import attention
 
 from ..engine import Example, Figure, Words, example_heatmap
+from ..engine.figures import QUANTITY_WORDS
 from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
 from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH, weights_colorbar
 from ..engine.text import MASKED, MINUS, cell, num, softmax_by_hand, table
-from ..engine.words import listed
+from ..engine.words import SITE_WORDS, listed
 from . import sentences
 from .qkv import EX_QKV
 
@@ -143,27 +144,35 @@ def notebook_cells():
         code("""
             i = n // 2
             s = S_masked[i]
-            exponentials = np.exp(s - s.max())
-            a = exponentials / exponentials.sum()
-            print(f"query {tokens[i]!r} (row {i})")
-            print("exponentials:", exponentials)
+            if mask[i].any():
+                exponentials = np.exp(s - s.max())  # e^(−∞ − s_max) = 0
+                a = exponentials / exponentials.sum()
+            else:  # a query the mask lets see no key: the library gives it a row of zeros
+                exponentials = a = np.zeros(n)
+            print(f"query {tokens[i]!r} (row {i + 1}, index {i})")
+            print("exponentials:", exponentials, " their sum:", round(exponentials.sum(), 5))
             print("weights:", a, " their sum:", round(a.sum(), 4))"""),
         markdown(WORDS.fill("nb-causal-weights")),
-        code("""
+        code(f"""
             out, A = attention.attend(Q, K, V, mask=mask)
-            assert np.allclose(A[i], a, rtol=0, atol=1e-12)
-            fig, (left, right) = plt.subplots(1, 2, figsize=(8.8, 3.4))
-            heatmap(left, S_masked, tokens, tokens, quantity="scaled_scores", masked=~mask, colorbar=False)
-            heatmap(right, A, tokens, tokens, quantity="weights", colorbar=False)
+            assert np.allclose(A[i], a, rtol=0, atol=1e-12), f"row {{i + 1}} by hand differs from the library's"
+            fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 4))
+            heatmap(left, S_masked, tokens, tokens, quantity="scaled_scores", masked=~mask,
+                    title={SITE_WORDS.line(QUANTITY_WORDS["scaled_scores"])!r})
+            heatmap(right, A, tokens, tokens, quantity="weights", title={SITE_WORDS.line(QUANTITY_WORDS["weights"])!r})
             plt.show()
             causal = self_attention_example(RUNNING, mask=mask)
-            assert np.allclose(A, causal["steps"]["weights"], rtol=0, atol=1e-12)"""),
+            assert np.allclose(A, causal["steps"]["weights"], rtol=0, atol=1e-12), (
+                "the causal weights differ from self_attention_example's")"""),
         markdown(WORDS.fill("nb-padding-batch")),
         source(sentences.padded_batch),
         code("""
+            assert RUNNING.n >= SHORT.n, "the running sentence must be at least as long as SHORT, which pads to it"
             batch_tokens, X_batch, lengths = padded_batch()
             print(batch_tokens, "lengths:", lengths)
-            attention.padding_mask(lengths, n).astype(int)"""),
+            padding_mask = attention.padding_mask(lengths, n)  # (batch, 1, n): one row per sequence
+            print("padding mask, shape", padding_mask.shape)
+            padding_mask[:, 0].astype(int)"""),
         markdown(WORDS.fill("nb-padding-example")),
         code(f"""
             import types
@@ -173,10 +182,10 @@ def notebook_cells():
         source(batch_mask, batch_example),
         code("""
             padding = batch_example(causal=False)
-            fig, axes = plt.subplots(1, 2, figsize=(8.8, 3.4))
+            fig, axes = plt.subplots(1, 2, figsize=(10.5, 4))
             for b, ax in enumerate(axes):
                 heatmap(ax, padding["steps"]["weights"][b], batch_tokens[b], batch_tokens[b], quantity="weights",
-                        colorbar=False)
+                        colorbar=b == 1, title=" ".join(batch_tokens[b]))
             plt.show()
             print("largest weight on a pad:", round(padding["steps"]["weights"][0][:, lengths[0]:].max(), 4))
             alone = attention.softmax(S_scaled)  # the running sentence on its own, no mask
@@ -186,10 +195,10 @@ def notebook_cells():
         code("""
             combined = batch_example(causal=True)
             print(combined["inputs"]["mask"].astype(int))
-            fig, axes = plt.subplots(1, 2, figsize=(8.8, 3.4))
+            fig, axes = plt.subplots(1, 2, figsize=(10.5, 4))
             for b, ax in enumerate(axes):
                 heatmap(ax, combined["steps"]["weights"][b], batch_tokens[b], batch_tokens[b], quantity="weights",
-                        colorbar=False)
+                        colorbar=b == 1, title=" ".join(batch_tokens[b]))
             plt.show()"""),
         markdown(WORDS.fill("nb-window")),
         code(f"""
