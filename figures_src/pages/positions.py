@@ -464,7 +464,7 @@ def notebook_cells():
             p, r = {WORKED_P!r}, {WORKED_PAIR!r}  # the page's worked entry: position p, pair r (counted from 1)
             angle = p * omega[r - 1]
             print("angle", round(angle, 4), " sin", round(np.sin(angle), 3), " cos", round(np.cos(angle), 3))
-            print("entries", 2 * r - 1, "and", 2 * r, "of PE_p:", PE[p, 2 * r - 2:2 * r].round(3))"""),
+            print("entries", 2 * r - 1, "and", 2 * r, f"of PE_{{p}}:", PE[p, 2 * r - 2:2 * r].round(3))"""),
         markdown(WORDS.fill("nb-sinusoidal-distance", count=len(DISTANCE_PAIRS),
                             distance=DISTANCE_PAIRS[0][1] - DISTANCE_PAIRS[0][0])),
         code(f"""
@@ -498,21 +498,28 @@ def notebook_cells():
             angles = positions[:, None] * omega  # (positions, d_k/2): θ = p ω_r
             angles"""),
         markdown(WORDS.fill("nb-rope-turn")),
-        code("""
-            Q_rotated = attention.rope(np.repeat(q, ROPE_POSITIONS, axis=0), positions, BASE)  # row p: q at p
-            K_rotated = attention.rope(np.repeat(k, ROPE_POSITIONS, axis=0), positions, BASE)  # row p′: k at p′
-            p, r = 2, 1  # position p, pair r (from 1)
+        code(f"""
+            Q_rotated = attention.rope(np.repeat(q, ROPE_POSITIONS, axis=0), positions, BASE)  # row p: q̂ at p
+            K_rotated = attention.rope(np.repeat(k, ROPE_POSITIONS, axis=0), positions, BASE)  # row p′: k̂ at p′
+            p, p_prime = {WORKED_M!r}, {WORKED_N!r}  # the page's worked query and key positions
+            p, p_prime = min(p, ROPE_POSITIONS - 1), min(p_prime, ROPE_POSITIONS - 1)  # inside fewer positions
+            r = 1  # pair r, counted from 1
             theta = angles[p, r - 1]
             turn = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
-            assert np.allclose(turn @ q[0, 2 * r - 2:2 * r], Q_rotated[p, 2 * r - 2:2 * r], rtol=0, atol=1e-12)
-            assert np.allclose(np.linalg.norm(Q_rotated, axis=1), np.linalg.norm(q), rtol=0, atol=1e-12)
-            Q_rotated"""),
+            pair = q[0, 2 * r - 2:2 * r]
+            print(f"θ = {{p}} ω_{{r}} = {{theta:.5f}}: cos θ = {{np.cos(theta):.5f}}, sin θ = {{np.sin(theta):.5f}}")
+            print(f"pair {{r}} of q:", pair, " turned:", turn @ pair)
+            assert np.allclose(turn @ pair, Q_rotated[p, 2 * r - 2:2 * r], rtol=0, atol=1e-12), (
+                "the turn by hand differs from attention.rope")
+            assert np.allclose(np.linalg.norm(Q_rotated, axis=1), np.linalg.norm(q), rtol=0, atol=1e-12), (
+                "a turned query should keep the length of q")
+            print(f"q̂ at p = {{p}}:", Q_rotated[p])
+            print(f"k̂ at p′ = {{p_prime}}:", K_rotated[p_prime])"""),
         markdown(WORDS.fill("nb-rope-scores", p=WORKED_M, p_prime=WORKED_N, offset=WORKED_M - WORKED_N)),
         code(f"""
-            S = attention.scores(Q_rotated, K_rotated)  # entry (p, p′): q at p · k at p′
-            p, p_prime = {WORKED_M!r}, {WORKED_N!r}  # the page's worked score: q at p, k at p′
-            print(f"q at {{p}} · k at {{p_prime}} =", round(S[p, p_prime], 4),
-                  f" q at {{p - p_prime}} · k at 0 =", round(S[p - p_prime, 0], 4))
+            S = attention.scores(Q_rotated, K_rotated)  # entry (p, p′): q̂ at p · k̂ at p′
+            print(f"q̂ at {{p}} · k̂ at {{p_prime}} =", round(S[p, p_prime], 4),
+                  f" q̂ at {{p - p_prime}} · k̂ at 0 =", round(S[p - p_prime, 0], 4))
             labels = [str(p) for p in positions]
             fig, ax = plt.subplots(figsize=(4.4, 3.6))
             heatmap(ax, S, labels, labels, quantity="scores")
@@ -530,8 +537,9 @@ def notebook_cells():
             }
             offsets = {o: np.diagonal(S, -o) for o in range(1 - len(S), len(S))}  # every pair p − p′ = o
             for o, diagonal in offsets.items():
-                assert np.ptp(diagonal) < 1e-12, o
-                print(f"p − p′ = {o:>2}: score {round(diagonal[0], 4)} on all {len(diagonal)} cells")"""),
+                assert np.ptp(diagonal) < 1e-12, f"the diagonal p − p′ = {o} holds more than one score"
+                cells = "its 1 cell" if len(diagonal) == 1 else f"all {len(diagonal)} cells"
+                print(f"p − p′ = {o:>2}: score {diagonal[0]:9.6f} on {cells}")"""),
     ]
 
 
