@@ -254,3 +254,17 @@ def test_the_cite_page_offers_every_notebook_in_one_zip_that_holds_exactly_them(
     assert int(link.group(2)) == len(NOTEBOOKS), "it counts the notebooks it holds"
     for _, item in NOTEBOOKS:
         assert f'href="../{item.path}"' in cite, f"the cite page lists {item.path}"
+
+
+def test_the_notebook_extra_pins_what_the_build_pins():
+    import tomllib  # noqa: PLC0415
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    pins = dict(line.split("==", 1) for line in (ROOT / "constraints.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    key = {re.sub(r"[-_.]+", "-", name).lower(): version for name, version in pins.items()}
+    for requirement in extras["notebook"]:
+        name, version = requirement.split("==")
+        assert key.get(re.sub(r"[-_.]+", "-", name).lower()) == version, (
+            f"pyproject's notebook extra pins {requirement}; the notebooks run in the build at constraints.txt's "
+            f"{key.get(name.lower())}: keep the two the same")
