@@ -2,11 +2,13 @@
 environment with nothing borrowed from the tests' own, every published notebook runs top to bottom.
 
 The cell's commands are read from the notebooks themselves: `git clone <repository>` (here, a copy of the
-repository's tracked files under the folder name the cell uses: the tests run offline) and each `pip install` line,
-run with the new environment's pip from the package registry (pip's cache makes it quick). Each notebook's code
+repository's tracked files under the folder name the cell uses: no test reaches GitHub) and each `pip install` line,
+run with the new environment's pip from the package registry, as CI's own install is, held to the repository's
+constraints.txt (PIP_CONSTRAINT), so a new release upstream cannot change what the test installs. Each notebook's code
 cells then run as one script in that environment, from a folder of their own, with matplotlib drawing off-screen;
 a cell tagged to raise (the problems' checks before they are solved) may raise.
 """
+import os
 import re
 import shlex
 import subprocess
@@ -64,7 +66,8 @@ def test_every_notebook_runs_after_the_install_its_first_cell_gives(generated, t
         words = shlex.split(line)
         assert words[:2] == ["pip", "install"], f"the install cell runs git clone and pip install only, not {line!r}"
         result = subprocess.run([str(venv / "bin" / "python"), "-m", *words[:2], "--quiet", *words[2:]], cwd=tmp_path,
-                                capture_output=True, text=True, timeout=900)
+                                capture_output=True, text=True, timeout=900,
+                                env={**os.environ, "PIP_CONSTRAINT": str(tmp_path / folder / "constraints.txt")})
         assert result.returncode == 0, f"the install cell's `{line}` fails:\n{result.stderr[-3000:]}"
 
     for name, nb in read.items():

@@ -1,6 +1,8 @@
 """A notebook's printed output is the same bytes however the kernel cut it into flushes (issue 59): a print split
 across two flushes (a slow array repr, a busy machine) had shipped as two stream outputs once and one the next time,
 so a fresh kernel's run differed from the published notebook."""
+import pytest
+
 from figures_src.engine.notebooks import code, joined_streams, nbformat_notebook, run
 
 
@@ -15,6 +17,7 @@ def test_consecutive_writes_to_one_stream_are_one_output():
         "consecutive writes to one stream join; another stream between them keeps them apart"
 
 
+@pytest.mark.slow  # starts a kernel
 def test_a_print_flushed_in_two_pieces_ships_as_one_output():
     nb = nbformat_notebook([code('import sys\nprint("entropy:", end=" ")\nsys.stdout.flush()\nprint("[1.5802]")')])
     run(nb, {}, "streams.ipynb")

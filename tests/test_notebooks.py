@@ -24,8 +24,8 @@ from figures_src import registry
 from figures_src.engine.errors import BuildError
 from figures_src.engine.examples import example_json
 from figures_src.engine.items import Example, Figure
-from figures_src.engine.notebooks import (LARGEST_OUTPUT, METADATA, RAISES, ZIP, NotebookItem, attend_by_hand, code,
-                                          markdown, mismatch, nbformat_notebook, run, source)
+from figures_src.engine.notebooks import (LARGEST_OUTPUT, METADATA, RAISES, ZIP, NotebookItem, attend_by_hand,
+                                          check_outputs, code, markdown, mismatch, nbformat_notebook, run, source)
 from finish.published import notebooks_zip
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,6 +135,18 @@ def test_the_zip_holds_the_notebooks_and_is_the_same_bytes_every_time(tmp_path):
     assert archive.read(f"{folder}/a.ipynb") == b"first"
 
 
+def test_an_oversized_figure_or_a_folder_of_this_machine_in_an_output_stops_the_build():
+    nb = nbformat_notebook([code("x")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data={"image/png": "A" * (LARGEST_OUTPUT + 1)})]
+    with pytest.raises(BuildError, match=r"big\.ipynb, cell 1: a image/png output of 200,001 bytes"):
+        check_outputs(nb, "big.ipynb")
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"read {ROOT}/data/x.json\n")]
+    with pytest.raises(BuildError, match=r"shows the path"):
+        check_outputs(nb, "path.ipynb")
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="read data/x.json\n")]
+    check_outputs(nb, "fine.ipynb")
+
+
 @pytest.mark.slow
 def test_a_cell_that_raises_stops_the_build_naming_it_unless_it_is_tagged():
     nb = nbformat_notebook([code("x = 2"), code("raise ValueError('planted')", tags=(RAISES,)), code("y = x * 3")])
@@ -221,6 +233,7 @@ def test_each_page_offers_its_notebook_beside_its_first_cite_line(built_site, mo
     at = html.index('class="aih-notebook"')
     cite = html.find('class="aih-cite"')
     if cite != -1:
+        assert cite < at, f"{item.page}: the notebook's line comes after the page's first cite line, not before it"
         between = html[cite:at]
         assert len(re.findall(r"<p[\s>]", between)) <= 1 and "<h2" not in between and "<figure" not in between, \
             f"{item.page}: the notebook's line comes right after the page's first cite line"
@@ -241,3 +254,17 @@ def test_the_cite_page_offers_every_notebook_in_one_zip_that_holds_exactly_them(
     assert int(link.group(2)) == len(NOTEBOOKS), "it counts the notebooks it holds"
     for _, item in NOTEBOOKS:
         assert f'href="../{item.path}"' in cite, f"the cite page lists {item.path}"
+
+
+def test_the_notebook_extra_pins_what_the_build_pins():
+    import tomllib  # noqa: PLC0415
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    pins = dict(line.split("==", 1) for line in (ROOT / "constraints.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    key = {re.sub(r"[-_.]+", "-", name).lower(): version for name, version in pins.items()}
+    for requirement in extras["notebook"]:
+        name, version = requirement.split("==")
+        assert key.get(re.sub(r"[-_.]+", "-", name).lower()) == version, (
+            f"pyproject's notebook extra pins {requirement}; the notebooks run in the build at constraints.txt's "
+            f"{key.get(name.lower())}: keep the two the same")

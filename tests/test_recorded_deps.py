@@ -56,9 +56,9 @@ def test_an_edit_in_models_rebuilds_exactly_the_items_that_imported_it(copy):
 
 
 def test_an_edit_to_one_page_module_rebuilds_only_that_page(copy):
-    touch(copy, "figures_src/pages/qkv.py", "# an edit\n")
-    assert run_build(copy, *PAGES) == ["ex-qkv"]
-    assert users(copy, "figures_src/pages/qkv.py") == {"ex-qkv"}
+    touch(copy, "figures_src/pages/qkv.py", "# an edit\n")  # its example and its notebook (which shows its code)
+    assert run_build(copy, *PAGES) == ["ex-qkv", "notebook-qkv"]
+    assert users(copy, "figures_src/pages/qkv.py") == {"ex-qkv", "notebook-qkv"}
 
 
 def test_the_in_browser_models_page_reads_the_extraction_and_the_shipped_weights(generated):

