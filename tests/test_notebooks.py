@@ -232,7 +232,10 @@ def test_each_page_offers_its_notebook_beside_its_first_cite_line(built_site, mo
     assert file == Path(item.path).name
     at = html.index('class="aih-notebook"')
     cite = html.find('class="aih-cite"')
-    if cite != -1:
+    why = html.find('class="aih-why"')
+    under_why = why != -1 and why < at and len(re.findall(r"<p[\s>]", html[why:at])) <= 1 and "<h2" not in html[why:at]
+    # a page whose notebook starts above its first cite line (positions: the sine waves) offers it under its why line
+    if cite != -1 and not under_why:
         assert cite < at, f"{item.page}: the notebook's line comes after the page's first cite line, not before it"
         between = html[cite:at]
         assert len(re.findall(r"<p[\s>]", between)) <= 1 and "<h2" not in between and "<figure" not in between, \
