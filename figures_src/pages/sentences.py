@@ -100,6 +100,10 @@ def padded_batch():
     return tokens, X, np.array([SHORT.n, RUNNING.n])
 
 
+# What each sentence is for, as a notebook's first cells say (words/notebooks.md).
+ROLES = {"RUNNING": "sentence/running", "DEMO": "sentence/demo", "SHORT": "sentence/short", "PAD": "sentence/pad"}
+
+
 def notebook_cells(*names):
     """A notebook's first cells: the sentences `names` ("RUNNING", ...) and the functions that make their numbers,
     as they are in this module (figures_src/engine/notebooks.py). The words say what each sentence is for
@@ -107,7 +111,7 @@ def notebook_cells(*names):
     from ..engine.notebooks import code, markdown, source  # noqa: PLC0415
 
     sentences = [name for name in names if isinstance(globals()[name], Sentence)]
-    roles = [NOTEBOOK_WORDS.line(f"sentence/{name.lower()}", name=name,
+    roles = [NOTEBOOK_WORDS.line(ROLES[name], name=name,
                                  tokens=" ".join(globals()[name].tokens) if name in sentences else globals()[name])
              for name in names]
     defined = "\n".join(f"{name} = {globals()[name]!r}" for name in names)
