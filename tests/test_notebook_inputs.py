@@ -140,6 +140,7 @@ def test_block_names_the_row_as_the_page_and_prints_what_z_needs(generated):
     assert row == index + 1, "block: the page's row is the Python row plus 1"
     assert "γ" in text and "β" in text, "block: LayerNorm by hand prints γ and β, so z can be redone by hand"
     assert re.search(r"x' has length \d+\.\d\d\b", text), "block: x' has length with two decimals, as the page"
+    assert not re.search(r"-0\.(?!\d*[1-9])", text), "block: no −0. printed (a tiny negative rounded to zero)"
 
 
 def test_watch_it_write_names_the_job_head_as_the_page(generated):

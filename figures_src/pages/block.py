@@ -329,7 +329,7 @@ def notebook_cells():
             vectors = {"x": X, "attn": steps.attended, "y": steps.residual1, "z": steps.norm1, "f": steps.ffn_out,
                        "y'": steps.residual2, "x'": steps.out}
             for name, vector in vectors.items():
-                print(f"{name:>4}", vector[i, c].round(3))"""),
+                print(f"{name:>4}", vector[i, c].round(3) + 0.0)  # + 0.0: a -0.0 after rounding prints as 0."""),
         markdown(WORDS.fill("nb-norm")),
         code("""
             y = steps.residual1[i]
@@ -338,10 +338,8 @@ def notebook_cells():
             z = (y - mean) / np.sqrt(variance + config.layer_norm_eps) * learned.norm1_gamma + learned.norm1_beta
             assert np.allclose(z, steps.norm1[i], rtol=0, atol=1e-12), "z by hand is the model's first LayerNorm"
             print("mean", round(mean, 4), " variance", round(variance, 4), " ε", config.layer_norm_eps)
-            print("    y", y[c].round(3))
-            print("    γ", learned.norm1_gamma[c].round(3))
-            print("    β", learned.norm1_beta[c].round(3))
-            print("    z", z[c].round(3))"""),
+            for name, vector in (("y", y), ("γ", learned.norm1_gamma), ("β", learned.norm1_beta), ("z", z)):
+                print(f"    {name}", vector[c].round(3) + 0.0)  # + 0.0: a -0.0 after rounding prints as 0."""),
         markdown(WORDS.fill("nb-example")),
         code("""
             block = {
