@@ -121,9 +121,14 @@ UNSCALED = """
 # ---------------------------------------------------------------- the cells, as the page module declares them
 
 
+def is_stub(cell):
+    """A stub's cell: a function to fill in (the checker's functions, in the cell before the first stub, are not)."""
+    return cell.kind == "code" and cell.text.startswith("def ") and "def check_step" not in cell.text
+
+
 def test_the_notebook_holds_each_stub_as_the_kit_has_it_and_a_check_after_each_step():
     cells = problems.notebook_cells()
-    stubs = [c.text for c in cells if c.kind == "code" and c.text.startswith("def ")]
+    stubs = [c.text for c in cells if is_stub(c)]
     assert stubs == [problems.source(getattr(kit_template, f)).text for f in FUNCTIONS], \
         "each of the kit's functions appears once, as kit_template.py has it, in the kit's order"
     checks = [c for c in cells if RAISES in c.tags]
@@ -135,21 +140,24 @@ def test_the_notebook_holds_each_stub_as_the_kit_has_it_and_a_check_after_each_s
 
 
 def test_the_checker_cell_is_the_kits_own():
-    (checker,) = [c.text for c in problems.notebook_cells() if "def check_step" in c.text]
+    cells = [c for c in problems.notebook_cells() if c.kind == "code" and not is_stub(c) and RAISES not in c.tags]
+    checker = "\n".join(c.text for c in cells)
     kit = problems.kit(problems.all_sets())
     for name in ("compare", "arrays", "check_step"):
         assert problems.source(getattr(kit_template, name)).text in checker, f"{name} is the kit's own source"
     (cases,) = [line for line in kit.splitlines() if line.startswith("CASES = ")]
     assert cases in checker.splitlines(), "the checker holds the kit's CASES line, the page's variants written in"
+    assert all(c.hidden == ("CASES = " in c.text) for c in cells), \
+        "the one long CASES line sits in a cell of its own, folded away in Jupyter; the checker's functions show"
 
 
 def test_a_cell_after_a_stub_never_needs_an_earlier_check_to_pass():
     """Run All goes on past a failing check (it is tagged raises-exception): nothing may depend on a check's
     variables, and the checks come last, so an unsolved step breaks nothing after it."""
     cells = problems.notebook_cells()
-    first_stub = next(k for k, c in enumerate(cells) if c.text.startswith("def "))
+    first_stub = next(k for k, c in enumerate(cells) if is_stub(c))
     code = [c for c in cells[first_stub:] if c.kind == "code"]
-    assert all(c.text.startswith("def ") or RAISES in c.tags for c in code), \
+    assert all(is_stub(c) or RAISES in c.tags for c in code), \
         "after the first stub, every code cell is a stub or a tagged check"
     assert all("passed" not in c.text for c in code if c.text.startswith("def ")), \
         "a stub does not read what a check leaves behind"

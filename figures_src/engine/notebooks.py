@@ -62,14 +62,15 @@ class Cell:
     kind: str  # "markdown" or "code"
     text: str
     tags: tuple = ()
+    hidden: bool = False  # the code folded away in Jupyter (metadata.jupyter.source_hidden): a long data line
 
 
 def markdown(text):
     return Cell("markdown", text.strip("\n"))
 
 
-def code(text, tags=()):
-    return Cell("code", textwrap.dedent(text).strip("\n"), tuple(tags))
+def code(text, tags=(), hidden=False):
+    return Cell("code", textwrap.dedent(text).strip("\n"), tuple(tags), hidden)
 
 
 def source(*objects):
@@ -172,7 +173,10 @@ def nbformat_notebook(cells, page=None, examples=None):
         if cell.kind == "markdown":
             made.append(nbformat.v4.new_markdown_cell(cell.text))
         else:
-            made.append(nbformat.v4.new_code_cell(cell.text, metadata={"tags": list(cell.tags)} if cell.tags else {}))
+            metadata = {"tags": list(cell.tags)} if cell.tags else {}
+            if cell.hidden:
+                metadata["jupyter"] = {"source_hidden": True}
+            made.append(nbformat.v4.new_code_cell(cell.text, metadata=metadata))
     metadata = {"kernelspec": dict(KERNEL), "language_info": dict(LANGUAGE)}
     if page is not None:
         metadata[METADATA] = {"page": page_path(page), "examples": dict(examples or {})}

@@ -294,6 +294,7 @@ def notebook_cells():
             from models.minilm.encoder import LayerSteps, encode, gelu, layer_norm
             from figures_src.pages.real_heads.committed import extraction, picks
             from figures_src.pages.real_heads.rollout import float32_model
+            from figures_src.engine.text import head_label
 
             SENTENCE, TOKEN, LINK_KIND = {SENTENCE!r}, {TOKEN!r}, {LINK_KIND!r}
             meta, by_id = extraction()
@@ -302,8 +303,8 @@ def notebook_cells():
             layer, i = pick.layer, sentence.position(TOKEN)
             print(meta["model"], "-", sentence.sentence.text)
             print("tokens:", sentence.tokens)
-            print(f"the token {{TOKEN!r}} is row {{i}}; the page's layer {{layer + 1}}, head {{pick.head + 1}} "
-                  f"(in Python, from 0: layer {{layer}}, head {{pick.head}})")"""),
+            print(f"the token {{TOKEN!r}} is the page's row {{i + 1}} (row {{i}} in Python); the page's "
+                  f"{{head_label(layer, pick.head)}} (in Python, from 0: layer {{layer}}, head {{pick.head}})")"""),
         markdown(WORDS.fill("nb-load")),
         code("""
             params32, config = float32_model()
@@ -318,7 +319,7 @@ def notebook_cells():
             key = sentence.sentence.link.key
             fig, ax = plt.subplots(figsize=(5.6, 5))
             heatmap(ax, steps.weights[pick.head], sentence.tokens, sentence.tokens, quantity="weights",
-                    show_values=False, title=f"layer {layer + 1}, head {pick.head + 1} (counted from 1, as the page)")
+                    show_values=False, title=head_label(layer, pick.head))
             plt.setp(ax.get_xticklabels(), rotation=90)
             plt.show()
             print(f"{TOKEN!r} -> {key!r}:", round(steps.weights[pick.head, i, sentence.position(key)], 4))"""),
@@ -328,15 +329,17 @@ def notebook_cells():
             vectors = {"x": X, "attn": steps.attended, "y": steps.residual1, "z": steps.norm1, "f": steps.ffn_out,
                        "y'": steps.residual2, "x'": steps.out}
             for name, vector in vectors.items():
-                print(f"{name:>4}", vector[i, c].round(3))"""),
+                print(f"{name:>4}", vector[i, c].round(3) + 0.0)  # + 0.0: a -0.0 after rounding prints as 0."""),
         markdown(WORDS.fill("nb-norm")),
         code("""
             y = steps.residual1[i]
             mean, variance = y.mean(), y.var()
             learned = params.layers[layer]  # the layer's weights: γ and β of its first LayerNorm among them
             z = (y - mean) / np.sqrt(variance + config.layer_norm_eps) * learned.norm1_gamma + learned.norm1_beta
-            assert np.allclose(z, steps.norm1[i], rtol=0, atol=1e-12)
-            print("mean", round(mean, 4), " variance", round(variance, 4), " z", z[c].round(3))"""),
+            assert np.allclose(z, steps.norm1[i], rtol=0, atol=1e-12), "z by hand is the model's first LayerNorm"
+            print("mean", round(mean, 4), " variance", round(variance, 4), " ε", config.layer_norm_eps)
+            for name, vector in (("y", y), ("γ", learned.norm1_gamma), ("β", learned.norm1_beta), ("z", z)):
+                print(f"    {name}", vector[c].round(3) + 0.0)  # + 0.0: a -0.0 after rounding prints as 0."""),
         markdown(WORDS.fill("nb-example")),
         code("""
             block = {
@@ -352,7 +355,7 @@ def notebook_cells():
                 },
                 "outputs": {"out": steps.out[i]},
             }
-            print("x' has length", round(np.linalg.norm(block["outputs"]["out"]), 2))"""),
+            print(f"x' has length {np.linalg.norm(block['outputs']['out']):.2f}")"""),
     ]
 
 

@@ -646,11 +646,24 @@ def notebook_cells():
                 cost = attention.attention_cost(n, D_K, itemsize=ITEMSIZE)
                 print(f"n = {{n:>5,}}: {{cost['score_entries']:>11,}} entries, {{cost['score_bytes']:>11,}} bytes, "
                       f"{{cost['qk_macs']:>14,}} multiply-adds for Q Kᵀ")"""),
+        markdown(WORDS.fill("nb-growth")),
+        code("""
+            lengths = 2 ** np.arange(8, 17)  # n = 256 … 65,536
+            table = [attention.attention_cost(int(n), D_K, itemsize=ITEMSIZE)["score_bytes"] for n in lengths]
+            fig, ax = plt.subplots(figsize=(5.6, 3.4))
+            ax.plot(lengths, table, marker="o", markersize=3, label="the whole score table (n²)")
+            ax.plot(lengths, lengths * 2 * D_K * ITEMSIZE, marker="s", markersize=3, label="K and V (2 n d_k)")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log", base=2)
+            ax.set_xlabel("n (tokens)")
+            ax.set_ylabel("bytes (32-bit floats)")
+            ax.legend(frameon=False)
+            plt.show()"""),
         markdown(WORDS.fill("nb-block")),
         code(f"""
             BLOCK = {BLOCK!r}  # B
             for n in (1024, 8192):
-                print(f"n = {{n:>5,}}: the whole table {{attention.attention_cost(n, D_K)['score_bytes']:>11,}} bytes, "
+                print(f"n = {{n:>5,}}: the whole table {{attention.attention_cost(n, D_K, itemsize=ITEMSIZE)['score_bytes']:>11,}} bytes, "
                       f"one B × B block {{BLOCK * BLOCK * ITEMSIZE:,}} bytes")"""),
         # online softmax
         markdown(WORDS.fill("nb-online", block=ONLINE_BLOCK)),
@@ -666,30 +679,36 @@ def notebook_cells():
         source(online_query),
         code("""
             i = online_query(scaled, ONLINE_BLOCK)
-            print("query", i, repr(tokens[i]), "- its scaled scores:", scaled[i])"""),
+            print(f"query {i + 1} of the page ({tokens[i]!r}; row {i} in Python) - its scaled scores:", scaled[i])"""),
         markdown(WORDS.fill("nb-online-blocks")),
         source(online_blocks),
         code("""
             blocks = online_blocks(scaled[i], V, ONLINE_BLOCK)
             for b, block in enumerate(blocks):
-                print(f"block {b}: keys {block['keys']}, s̃_max {round(block['running_max'], 4)}, "
-                      f"rescale {round(block['rescale'], 4)}, ℓ {round(block['denominator'], 4)}, "
+                keys = block["keys"]
+                print(f"block {b + 1}: keys {[k + 1 for k in keys]} ({' '.join(tokens[k] for k in keys)}; "
+                      f"indices {keys[0]} to {keys[-1]} in Python)")
+                print(f"    s̃_max {round(block['running_max'], 4)}, rescale {round(block['rescale'], 4)}, "
+                      f"exponentials {np.round(block['exponentials'], 4)}, ℓ {round(block['denominator'], 4)}, "
                       f"o {block['acc']}")"""),
         markdown(WORDS.fill("nb-online-divide")),
         code("""
             last = blocks[-1]
             row = last["acc"] / last["denominator"]  # o / ℓ
             whole, _ = attention.attend(steps["Q"], steps["K"], V)  # from the whole table
-            assert np.allclose(row, whole[i], rtol=0, atol=1e-12)
+            assert np.allclose(row, whole[i], rtol=0, atol=1e-12), "o / ℓ is the row computed from the whole table"
             print("o / ℓ =", row, " the whole table's row:", whole[i])"""),
         markdown(WORDS.fill("nb-online-example", block=ONLINE_BLOCK)),
         source(online_example),
         code("""
-            from figures_src.pages import sentences  # the module of the functions above, as online_example calls it
+            import types
 
+            # the sentence and the functions above, under the name the page's module calls them by
+            sentences = types.SimpleNamespace(RUNNING=RUNNING, self_attention_example=self_attention_example)
             online = online_example()
-            assert online["query"] == i and len(online["blocks"]) == len(blocks)
-            assert np.allclose(online["outputs"]["out"], whole, rtol=0, atol=1e-12)
+            assert online["query"] == i and len(online["blocks"]) == len(blocks), "the example follows the query above"
+            assert np.allclose(online["outputs"]["out"], whole, rtol=0, atol=1e-12), \\
+                "attend_chunked gives what attend gives on the whole table"
             online["outputs"]["out"]"""),
         # the KV cache
         markdown(WORDS.fill("nb-cache")),

@@ -749,12 +749,12 @@ def notebook_cells():
                 O, _ = attention.attend(X @ W_Q, X @ W_K, X @ W_V)
                 return 0.5 * ((O - T) ** 2).sum()
 
-            row, c, h = 0, 0, 1e-5
+            row, c, eps = 0, 0, 1e-5  # Python's indices: the page's row row + 1, column c + 1
             up, down = W_Q.copy(), W_Q.copy()
-            up[row, c] += h
-            down[row, c] -= h
-            print("dW_Q[0, 0] from the chain rule:   ", round(dW_Q[row, c], 6))
-            print("dW_Q[0, 0] from nudging the entry:", round((loss_with(up) - loss_with(down)) / (2 * h), 6))"""),
+            up[row, c] += eps
+            down[row, c] -= eps
+            print(f"dW_Q[{row}, {c}] from the chain rule:   ", round(dW_Q[row, c], 6))
+            print(f"dW_Q[{row}, {c}] from nudging the entry:", round((loss_with(up) - loss_with(down)) / (2 * eps), 6))"""),
         markdown(WORDS.fill("nb-step")),
         code(f"""
             learning_rate = {LEARNING_RATE!r}
@@ -799,7 +799,7 @@ def notebook_cells():
             fig, axes = plt.subplots(2, 2, figsize=(7, 7))
             for ax, c in zip(axes.flat, SHOWN_PANELS):
                 heatmap(ax, As[CHECKPOINTS.index(c)], sequence, sequence, quantity="weights",
-                        title=f"after {c} steps", show_values=False, colorbar=False)
+                        title=f"after {c} steps", show_values=False, colorbar=c == SHOWN_PANELS[-1])  # one scale for all
             fig.tight_layout()
             plt.show()"""),
         markdown(WORDS.fill("nb-checkpoints-example")),

@@ -585,11 +585,12 @@ def cost_snippets(data):
 def notebook_cells():
     names = ("SEED", "N_HEADS", "GQA_SEED", "GQA_HEADS", "GQA_KV_HEADS", "DECODER_TOKENS", "DECODER_SEED")
     constants = "\n".join(f"{name} = {globals()[name]!r}" for name in names)
-    g = 1  # the head the cells look at alone: head 2, counted from 1
     return [
         *sentences.notebook_cells("RUNNING"),
         markdown(WORDS.fill("nb-module")),
-        code("from figures_src.pages import sentences\n\n" + constants),
+        code("import types\n\n"
+             "sentences = types.SimpleNamespace(RUNNING=RUNNING, token_vectors=token_vectors, projections=projections)\n"
+             + constants),
         # two heads
         markdown(WORDS.fill("nb-weights")),
         source(multi_head_weights),
@@ -599,20 +600,22 @@ def notebook_cells():
             W_Q, W_K, W_V, W_O = multi_head_weights(RUNNING)
             n, d_model = X.shape
             h = N_HEADS
+            assert h >= 1 and d_model % h == 0, f"N_HEADS = {h} must divide d_model = {d_model}"
             d_k = d_model // h
             print("n =", n, " d_model =", d_model, " h =", h, " d_k =", d_k)"""),
-        markdown(WORDS.fill("nb-split", head=g + 1, g=g)),
-        code(f"""
+        markdown(WORDS.fill("nb-split")),
+        code("""
             Q, K, V = (attention.split_heads(X @ W, h) for W in (W_Q, W_K, W_V))  # (h, n, d_k) each
-            g = {g}  # head {g + 1}, counted from 1
-            W_Q_g = W_Q[:, g * d_k:(g + 1) * d_k]  # head g's own W_Q: its block of d_k columns
-            assert np.array_equal(Q[g], X @ W_Q_g)
+            j = min(1, h - 1)  # the index of the head looked at alone: head 2 of the page, or head 1 if h = 1
+            W_Q_j = W_Q[:, j * d_k:(j + 1) * d_k]  # that head's own W_Q: its block of d_k columns
+            assert np.array_equal(Q[j], X @ W_Q_j), "Q[j] is X times head j + 1's block of columns of W_Q"
+            print(f"head {j + 1} (index j = {j}): Q[j] = X @ W_Q[:, {j * d_k}:{(j + 1) * d_k}]")
             Q.shape"""),
         markdown(WORDS.fill("nb-attend")),
         code("""
             heads, weights = attention.attend(Q, K, V)  # attention in every head at once
-            fig, axes = plt.subplots(1, h, figsize=(3.4 * h, 2.9))
-            for g, ax in enumerate(axes):
+            fig, axes = plt.subplots(1, h, figsize=(3.4 * h, 2.9), squeeze=False)
+            for g, ax in enumerate(axes.flat):
                 heatmap(ax, weights[g], tokens, tokens, quantity="weights", title=f"head {g + 1}", colorbar=False)
             plt.tight_layout()
             plt.show()"""),
@@ -620,7 +623,8 @@ def notebook_cells():
         code("""
             concat = attention.merge_heads(heads)  # (n, h·d_k) = (n, d_model): the heads side by side
             out = concat @ W_O
-            assert np.allclose(out, attention.multi_head_attention(X, W_Q, W_K, W_V, W_O, h)[0], rtol=0, atol=1e-12)
+            assert np.allclose(out, attention.multi_head_attention(X, W_Q, W_K, W_V, W_O, h)[0], rtol=0, atol=1e-12), \\
+                "the heads side by side, times W_O, are what attention.multi_head_attention returns"
             out"""),
         markdown(WORDS.fill("nb-multi-head-example")),
         source(multi_head_example),
@@ -628,26 +632,32 @@ def notebook_cells():
             multi_head = multi_head_example()
             mine = {"Q": Q, "K": K, "V": V, "weights": weights, "heads": heads, "concat": concat}
             for name in mine:
-                assert np.array_equal(mine[name], multi_head["steps"][name])
-            assert np.array_equal(out, multi_head["outputs"]["out"])
+                assert np.array_equal(mine[name], multi_head["steps"][name]), f"the steps above give the example's {name}"
+            assert np.array_equal(out, multi_head["outputs"]["out"]), "the steps above give the example's output"
             multi_head["steps"]["entropy"]"""),
         # grouped-query attention
-        markdown(WORDS.fill("nb-gqa", h=GQA_HEADS, h_kv=GQA_KV_HEADS)),
+        markdown(WORDS.fill("nb-gqa", h=GQA_HEADS, h_kv=GQA_KV_HEADS, d_k=sentences.RUNNING.d_k)),
         source(gqa_weights),
         code("""
             h, h_kv, d_k = GQA_HEADS, GQA_KV_HEADS, RUNNING.d_k
+            assert 1 <= h_kv <= h and h % h_kv == 0, f"GQA_KV_HEADS = {h_kv} must divide GQA_HEADS = {h}"
             W_Q, W_K, W_V = gqa_weights(RUNNING)
             Q = attention.split_heads(X @ W_Q, h)  # (h, n, d_k)
             K, V = (attention.split_heads(X @ W, h_kv) for W in (W_K, W_V))  # (h_kv, n, d_k)
             print("W_Q", W_Q.shape, " W_K", W_K.shape, " Q", Q.shape, " K", K.shape)"""),
         markdown(WORDS.fill("nb-gqa-share")),
         code("""
-            kv_head_of = [attention.kv_head_of(g, h, h_kv) for g in range(h)]
-            print("query head g (from 0) reads key/value head", kv_head_of)
+            kv_head_of = [attention.kv_head_of(j, h, h_kv) for j in range(h)]
+            print("query head j (index, from 0) reads key/value head (index)", kv_head_of)
             K_shared, V_shared = (attention.share_kv_heads(M, h) for M in (K, V))  # (h, n, d_k): each group's copy
             heads_gqa, weights_gqa = attention.attend(Q, K_shared, V_shared)
-            fig, axes = plt.subplots(2, 2, figsize=(6.4, 5.6))
+            columns = min(h, 2 if h <= 4 else 4)  # the page's 2 × 2 for four heads
+            rows = -(-h // columns)  # enough rows for every query head
+            fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 2.8 * rows), squeeze=False)
             for g, ax in enumerate(axes.flat):
+                if g >= h:
+                    ax.set_axis_off()  # an empty place in the last row
+                    continue
                 heatmap(ax, weights_gqa[g], tokens, tokens, quantity="weights", colorbar=False,
                         title=f"query head {g + 1}, key/value head {kv_head_of[g] + 1}")
             plt.tight_layout()
@@ -656,14 +666,16 @@ def notebook_cells():
         code("""
             per_token = {"grouped": h_kv * 2 * d_k, "one per query head": h * 2 * d_k}
             per_token"""),
-        markdown(WORDS.fill("nb-gqa-example", head=g + 1, g=g)),
+        markdown(WORDS.fill("nb-gqa-example")),
         source(gqa_example),
-        code(f"""
+        code("""
             gqa = gqa_example()
-            assert gqa["kv_head_of"] == kv_head_of
+            assert gqa["kv_head_of"] == kv_head_of, "the example's groups are the ones above"
             for name, mine in (("Q", Q), ("K", K), ("V", V), ("weights", weights_gqa), ("heads", heads_gqa)):
-                assert np.array_equal(mine, gqa["steps"][name])
-            gqa["outputs"]["heads"][{g}]"""),
+                assert np.array_equal(mine, gqa["steps"][name]), f"the steps above give the example's {name}"
+            j = min(1, h - 1)  # query head 2 of the page (or 1 if h = 1)
+            print(f"query head {j + 1} (index j = {j}):")
+            gqa["outputs"]["heads"][j]"""),
         # cross-attention
         markdown(WORDS.fill("nb-cross")),
         source(decoder_vectors),
@@ -681,8 +693,8 @@ def notebook_cells():
         code("""
             cross = cross_attention_example()
             for name, mine in (("Q", Q), ("K", K), ("V", V), ("weights", cross_weights)):
-                assert np.array_equal(mine, cross["steps"][name])
-            assert np.array_equal(cross_out, cross["outputs"]["out"])
+                assert np.array_equal(mine, cross["steps"][name]), f"the steps above give the example's {name}"
+            assert np.array_equal(cross_out, cross["outputs"]["out"]), "the steps above give the example's output"
             cross_out"""),
     ]
 

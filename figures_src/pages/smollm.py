@@ -268,11 +268,15 @@ def notebook_cells():
     return [
         markdown(WORDS.fill("nb-gguf")),
         code("""
+            import dataclasses
+
             from models.smollm.model import CACHE_ITEMSIZE, gguf_path, load_config
 
             config = load_config()  # the llama.* keys of the GGUF file's metadata
             print(gguf_path().name)
-            print(config)
+            for name, value in dataclasses.asdict(config).items():
+                # the file stores ε = 10⁻⁵ as a 32-bit float (9.99999975e-06): 6 digits print it as 1e-05
+                print(name, "=", f"{value:g}" if isinstance(value, float) else value)
             print("d_k =", config.d_k, "; query heads per key/value head:", config.group)"""),
         markdown(WORDS.fill("nb-tokenizer")),
         code("""
@@ -282,7 +286,7 @@ def notebook_cells():
             prompt = WORDS.line(PRESETS[0])  # the page's first prompt
             ids = encode(prompt)
             print(repr(prompt), "->", ids)
-            print([piece(i) for i in ids])"""),
+            print([piece(i).replace(" ", "␣") for i in ids])  # ␣: a piece's leading space, as the page shows it"""),
         markdown(WORDS.fill("nb-forward")),
         code("""
             from attention import attend, causal_mask, merge_heads, rope, share_kv_heads, split_heads
@@ -290,7 +294,7 @@ def notebook_cells():
 
             weights = load_weights(np.float32)  # every tensor of the file, dequantized"""),
         source(reference.forward, reference.decode_step),
-        markdown(WORDS.fill("nb-greedy", steps=NOTEBOOK_STEPS, page_steps=DEFAULT_NEW)),
+        markdown(WORDS.fill("nb-greedy", steps=NOTEBOOK_STEPS, page_steps=DEFAULT_NEW, max_new=MAX_NEW)),
         code(f"""
             STEPS = {NOTEBOOK_STEPS}
             cache = Cache(config, np.float32)
@@ -302,9 +306,11 @@ def notebook_cells():
                 row, _ = decode_step(weights, cache, token)  # one token in: one key and value row per layer and KV head
                 token = int(np.argmax(row))
                 written.append(token)
-                lines.append(f"read {{piece(written[-2])!r}}: the cache holds {{len(cache)}} positions")
-            print(*lines, repr(prompt + decode(written)), sep="\\n")  # printed at once: the same output however fast
-            assert written[:1] == encode(" Paris")  # the token the page names"""),
+                lines.append(f"read “{{piece(written[-2]).replace(' ', '␣')}}”: the cache holds {{len(cache)}} positions")
+            print(*lines, repr(prompt + decode(written)), sep="\\n")
+            if prompt == WORDS.line(PRESETS[0]):  # the page's prompt: its first token is the one the page names
+                assert written[:1] == encode(" Paris"), ("the page's prompt writes “␣Paris” first, as "
+                                                       "the page says")"""),
         markdown(WORDS.fill("nb-cache")),
         code("""
             n = len(cache)
@@ -313,11 +319,13 @@ def notebook_cells():
             print(f"with a key and value head per query head: {config.cache_numbers(n, config.n_heads) * CACHE_ITEMSIZE:,} bytes")"""),
         markdown(WORDS.fill("nb-heatmap")),
         code("""
-            labels = [piece(i) for i in ids]
+            from figures_src.engine.text import head_label
+
+            labels = [piece(i).replace(" ", "␣") for i in ids]
             layer, head = config.n_layers - 1, 0
             fig, ax = plt.subplots(figsize=(4.4, 3.8))
             heatmap(ax, prompt_weights[layer, head], labels, labels, quantity="weights",
-                    title=f"layer {layer}, head {head} (counted from 0)")
+                    title=head_label(layer, head))
             plt.show()"""),
     ]
 

@@ -454,6 +454,7 @@ def notebook_cells():
         code("""
             from models import decoder
             from figures_src.pages.watch_it_write import CONFIG, HELD_OUT, INPUT_DECIMALS, MODELS, SHOWN, STEP_SHOWN
+            from figures_src.engine.text import head_label
 
             params = MODELS.load()["params"]  # data/trained/write-decoder.json, as the page reads it
             print(CONFIG)
@@ -479,18 +480,19 @@ def notebook_cells():
             shares = decoder.source_share(params, CONFIG, decoder.held_out_sources(CONFIG, HELD_OUT))
             layer, head = (int(i) for i in np.unravel_index(np.argmax(shares), shares.shape))
             print("share of output steps on the source digit, layers by heads:", np.round(shares, 3), sep="\\n")
-            print("the job head: layer", layer, "head", head)
+            print(f"the job head: {head_label(layer, head)} (code: layer {layer}, head {head})")
 
             symbols = [decoder.SYMBOLS[t] for t in run["tokens"][:CONFIG.n_positions]]
             fig, ax = plt.subplots(figsize=(5, 4.4))
-            heatmap(ax, run["weights"][layer, :, head, :], symbols, symbols, quantity="weights", show_values=False)
+            heatmap(ax, run["weights"][layer, :, head, :], symbols, symbols, quantity="weights", show_values=False,
+                    title=head_label(layer, head))
             plt.show()"""),
         markdown(WORDS.fill("nb-job-head-step")),
         source(job_head_step),
         code("""
             position = L + STEP_SHOWN  # the token this step reads
             own = job_head_step({"params": params, "run": run, "job_head": (layer, head)}, position)
-            print(f"reads {decoder.SYMBOLS[run['tokens'][position]]} at position {position} (counted from 0);",
+            print(f"reads {decoder.SYMBOLS[run['tokens'][position]]} at position {position + 1} (index {position});",
                   f"the cache then holds {own['K'].shape[0]} keys and values")"""),
         markdown(WORDS.fill("nb-rounded")),
         code("""

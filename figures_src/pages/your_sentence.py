@@ -30,6 +30,7 @@ from models.minilm.shipped import SHIPPED, dequantize, pack, quantize, read_safe
 from ..engine import Snippets, Template, Words
 from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.errors import BuildError
+from ..engine.inputs import ROOT
 from ..engine.text import head_label, num
 from ..engine.words import Filled, listed
 from ..engine.wasm import compile_wat
@@ -217,6 +218,15 @@ def public_files(data):
 
 # ---------------------------------------------------------------- the page as a notebook
 
+def constrained(distribution):
+    """"tokenizers==0.23.3": a package at the project's pin (constraints.txt), for a notebook that names it but does
+    not need it (the build need not have it installed)."""
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line.split("==")[0].strip().lower() == distribution:
+            return line.split("#")[0].strip()
+    raise BuildError(f"constraints.txt pins no {distribution}")
+
+
 def notebook_cells():
     """What the build computes for the page, on one of its sentences: the model in numpy on its float32 weights,
     the heads the page would name, and what the shipped weights' rounding changes."""
@@ -224,7 +234,7 @@ def notebook_cells():
         markdown(WORDS.fill("nb-model")),
         code("""
             from attention import multi_head_attention
-            from models.minilm.encoder import EncoderParams, encode, gelu, layer_norm
+            from models.minilm.encoder import EncoderParams, embed, encode, gelu, layer_norm
             from models.minilm.model import load_config, model_folder
             from models.minilm.shipped import SHIPPED, dequantize, quantize, read_safetensors
             from figures_src.pages.your_sentence import printed_bound, shipped_state, tie_margin
@@ -234,18 +244,27 @@ def notebook_cells():
             state = shipped_state(read_safetensors(folder / "model.safetensors"))  # {name: float32 array}, numpy alone
             original = EncoderParams.from_state_dict(state, config)
             print(config)"""),
-        markdown(WORDS.fill("nb-sentence")),
+        markdown(WORDS.fill("nb-sentence", tokenizers=constrained("tokenizers"))),
         code("""
             from figures_src.pages.real_heads.committed import extraction
 
             heads = extraction()[1]["coreference"]
             tokens, ids = heads.tokens, heads.ids
+            # a sentence of your own (needs the tokenizers package, see above):
+            # from models.minilm.model import load_tokenizer
+            # encoded = load_tokenizer(folder).encode("The dog chased the ball because it was red.")
+            # tokens, ids = encoded.tokens, encoded.ids
             print(" ".join(tokens))
             print(ids)"""),
         markdown(WORDS.fill("nb-layer")),
         source(encoder_layer),
         code("""
-            weights = encode(original, config, ids).weights  # (n_layers, n_heads, n, n)
+            X = embed(original, config, np.asarray(ids), np.zeros(len(ids), dtype=int))  # (n, d_model): the layers' input
+            every_layer = []
+            for layer_params in original.layers:  # encoder_layer above, one layer after another
+                X, layer_weights = encoder_layer(X, layer_params, config)
+                every_layer.append(layer_weights)
+            weights = np.stack(every_layer)  # (n_layers, n_heads, n, n)
             weights.shape"""),
         markdown(WORDS.fill("nb-named")),
         code("""
@@ -257,10 +276,11 @@ def notebook_cells():
                 layer, head = named_heads(table, tie_margin=0)[0][0]  # the best head alone
                 print(f"{kind}: {head_label(layer, head)} (code: layer {layer}, head {head}), score {table[layer, head]:.2f}")
 
-            layer, head = named_heads(tables["pronoun"], tie_margin=0)[0][0]
+            kind = "pronoun" if "pronoun" in tables else "previous"  # a sentence without a pronoun: the previous-token head
+            layer, head = named_heads(tables[kind], tie_margin=0)[0][0]
             fig, ax = plt.subplots(figsize=(5.6, 5.6))
             heatmap(ax, weights[layer, head], tokens, tokens, quantity="weights", show_values=False, colorbar=False,
-                    as_image=True, title=f"pronoun: {head_label(layer, head)}")
+                    as_image=True, title=f"{kind}: {head_label(layer, head)}")
             ax.tick_params(axis="x", labelrotation=90)
             fig.tight_layout()
             plt.show()"""),

