@@ -9,7 +9,10 @@ cite two addresses). A file that would replace one of docs/ is an error too. A f
 
 Then every page's notebook (notebooks/<page>.ipynb, checked with the rest) goes into one zip, notebooks/ZIP, which
 the cite page offers: the files in name order, each dated 1980-01-01 (the zip format's earliest date) with the
-same permissions, so the same notebooks make the same bytes.
+same permissions, so the same notebooks make the same bytes. Its link (`<a data-aih-zip ...>`, from
+generated/snippets/cite-table-notebooks.md) gets its address here, from the page's depth: an address in the
+Markdown would be rewritten by Zensical as if relative to the Markdown file, and MkDocs' link check would look for
+a file that does not exist yet.
 """
 import io
 import os
@@ -47,6 +50,8 @@ def run(site):
     if not notebooks:
         raise FinishError(f"generated/public/{FOLDER}/ holds no notebook: run `make figures`")
     write(site.root / ZIP, notebooks_zip(notebooks))
+    for page in site.pages:  # the zip's link (the cite page's), its address from the site's root
+        page.update(page.html.replace("<a data-aih-zip ", f'<a href="{"../" * page.depth}{ZIP}" '))
 
 
 def notebooks_zip(files):

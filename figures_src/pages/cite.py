@@ -49,11 +49,12 @@ def cite_snippets(data):
 
 def notebook_index(notebooks):
     """The zip of every notebook, then each page's notebook in navigation order. The zip is made by the post-build
-    pass (finish/published.py), after MkDocs checks the links, so its link is HTML, which MkDocs does not check."""
+    pass (finish/published.py), after the engines have checked and rewritten the links, so its link gets its
+    address there too (`data-aih-zip`): either engine would take a relative address in HTML for one to rewrite."""
     rows = [[f"[{title}]({item.page})", f"[{item.path.rsplit('/', 1)[1]}]({item.path}){{ download }}"]
             for item, title in notebooks]
     columns = [WORDS.line("cite-notebooks/page-column"), WORDS.line("cite-notebooks/notebook-column")]
-    return (WORDS.fill("cite-notebooks", zip=f"../{ZIP}", file=ZIP.rsplit("/", 1)[1], count=len(notebooks)) + "\n\n"
+    return (WORDS.fill("cite-notebooks", file=ZIP.rsplit("/", 1)[1], count=len(notebooks)) + "\n\n"
             + table(columns, rows, align=["---", "---"]))
 
 
