@@ -30,6 +30,7 @@ from models.minilm.analysis import named_heads, sentence_scores
 from models.minilm.data import SENTENCES
 from models.minilm.shipped import (Encoding, Format, dequantize, dequantize_groups, pack, quantize, quantize_groups,
                                quantize_steps, read_safetensors, unpack)
+from your_sentence_texts import DOCS_SENTENCES
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT / "generated" / "public"
@@ -237,7 +238,7 @@ def test_the_manifest_records_each_files_length_and_sha256_for_the_page_to_check
 
 def parity_texts():
     """The 60 test sentences (scripts/weight_formats.py measures the weight formats on them too)."""
-    return docs_sentences(57) + ["The animal didn't cross the street because it was too tired.",
+    return DOCS_SENTENCES + ["The animal didn't cross the street because it was too tired.",
                                  "The keys to the old cabinet in the hallway are on the table.", "Hi."]
 
 
