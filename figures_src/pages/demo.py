@@ -191,9 +191,9 @@ def notebook_cells():
             example = self_attention_example(DEMO)
             for name, mine in (("scaled_scores", S_scaled), ("weights", A)):
                 assert np.allclose(mine, example["steps"][name], rtol=0, atol=1e-12), (
-                    f"{name}: compares with the page's published numbers: it fails once you change an input, as it should")
+                    f"{name}: the step by hand differs from the site's own code on the same sentence")
             assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12), (
-                "out: compares with the page's published numbers: it fails once you change an input, as it should")
+                "out: the step by hand differs from the site's own code on the same sentence")
             print("the scaled scores S̃:", S_scaled, "the weights A:", A, sep="\\n")"""),
         markdown(WORDS.fill("nb-heatmaps")),
         code(f"""

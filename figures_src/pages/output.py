@@ -363,7 +363,7 @@ def notebook_cells():
         code("""
             example = self_attention_example(RUNNING)
             assert np.allclose(O, example["outputs"]["out"], rtol=0, atol=1e-12), (
-                "out: compares with the page's published numbers: it fails once you change an input, as it should")
+                "out: the step by hand differs from the site's own code on the same sentence")
             assert np.allclose(O, attention.attend(Q, K, V)[0], rtol=0, atol=1e-12), "A V differs from attention.attend's output"
 """),
         markdown(WORDS.fill("nb-row")),

@@ -69,7 +69,7 @@ def notebook_cells():
             example = self_attention_example(RUNNING)
             for name, mine in (("Q", Q), ("K", K), ("V", V)):
                 assert np.array_equal(mine, example["steps"][name]), (
-                    f"{name}: compares with the page's published numbers: it fails once you change an input, as it should")
+                    f"{name}: the step by hand differs from the site's own code on the same sentence")
             example["steps"]["V"]"""),
     ]
 

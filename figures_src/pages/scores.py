@@ -235,7 +235,7 @@ def notebook_cells():
         code("""
             example = self_attention_example(RUNNING)
             assert np.allclose(S, example["steps"]["scores"], rtol=0, atol=1e-12), (
-                "S: compares with the page's published numbers: it fails once you change an input, as it should")
+                "S: the step by hand differs from the site's own code on the same sentence")
             example["d_k"], example["scale"]"""),
         markdown(WORDS.fill("nb-entry")),
         source(worked_entry),

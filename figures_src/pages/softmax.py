@@ -204,7 +204,7 @@ def notebook_cells():
             example = self_attention_example(RUNNING)
             for name, mine in (("scaled_scores", S_scaled), ("weights", A), ("entropy", entropy)):
                 assert np.allclose(mine, example["steps"][name], rtol=0, atol=1e-12), (
-                    f"{name}: compares with the page's published numbers: it fails once you change an input, as it should")"""),
+                    f"{name}: the step by hand differs from the site's own code on the same sentence")"""),
         markdown(WORDS.fill("nb-peaked-flat")),
         source(peaked_and_flat),
         code("""
