@@ -23,12 +23,16 @@ page it belongs to; how to get the library (the notebook does not run without it
 No code is copied: a `source(function)` cell is the function's own source, read with inspect, so the notebook
 changes when the page module does; `code(...)` cells are the short calls between them.
 
-`examples={EX_SCORES: "variable"}` names the worked examples the notebook computes, each a variable the kernel holds
-at the end (or an expression on its variables, `layers["long", 0]`, for a page with many examples) (a dict with the example's `inputs`, `steps`, `outputs` and any number of its other fields). After the
-last cell the build reads them from the kernel and compares them, rounded as the JSON is (`text.published`), with
-the published example: every number of the published JSON's fields the notebook holds must match to 1e-12, and
-it must hold every array of `inputs`, `steps` and `outputs`. `tests/test_notebooks.py` does the same on a fresh
-kernel with the published files.
+`examples={EX_SCORES: "variable"}` names the worked examples the notebook computes: each a variable the kernel holds
+at the end, or an expression on its variables (`layers["long", 0]`, for a page with many examples), whose value is a
+dict with the example's `inputs`, `steps`, `outputs` and any of its other fields. After the last cell the build reads
+them from the kernel and compares them, rounded as the JSON is (`text.published`), with the published example: every
+number of the published JSON's fields the notebook holds must match to 1e-12, and it must hold every array of
+`inputs`, `steps` and `outputs`. `tests/test_notebooks.py` does the same on a fresh kernel with the published files.
+
+`packages=(DISTRIBUTION, ...)` names the model packages the kernel reads (its install cell names them at the version
+installed here, and they count as the item's inputs); `library=False` makes a notebook whose cells need numpy alone
+(the problems' kit); `code(..., hidden=True)` folds a long cell away in Jupyter.
 """
 import inspect
 import json
