@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 
 from .. import registry
-from ..engine import Snippets, Words, contract, example_heatmap
+from ..engine import Snippets, Words, contract, example_heatmap, strings
 from ..engine.errors import BuildError
 from ..engine.notebooks import code, markdown, notebook
 from ..engine.style import PHONE_WIDTH
@@ -99,5 +99,6 @@ ITEMS = [
                     controls=()),  # the weights alone: the controls come on the pages that explain them
     Snippets("index-pages", data=pages_data, snippets=pages_snippets),
     Snippets("javascript-contract", data=lambda: None, public=contract.public),
+    Snippets("javascript-strings", data=lambda: None, public=strings.public),
     notebook("index.md", notebook_cells),
 ]

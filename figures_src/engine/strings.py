@@ -1,0 +1,51 @@
+"""The words our JavaScript shows, one string table per reader and language, emitted with the contract.
+
+A script's words live in `words/scripts/<reader>.md` (and, in Chinese, `words/zh/scripts/<reader>.md`), a words
+file like any page's (engine/words.py): one section per string, each on one line, its holes `{{ name }}` left for
+the script to fill. The build publishes each file as a small ES module, `javascripts/strings-<reader>.js` (the
+Chinese build's at `zh/javascripts/strings-<reader>.js`):
+
+    export const S={"status-loading":"Loading the model…","status-size":"Downloading the model ({{ size }})…"};
+
+A script reads its table through docs/javascripts/strings.js, which imports the module of the page's language
+(`<html lang>`) and fills a string's holes:
+
+    import { fill, strings } from "../../javascripts/strings.js";
+    const S = await strings("smollm");
+    status.textContent = fill(S["status-size"], { size: "93 MB" });
+
+So no word a reader sees is a literal in the JavaScript, and a language is a folder of words files: the Chinese
+build fails, listing them, when a section of an English table has no Chinese entry (figures_src/build.py).
+"""
+import json
+import sys
+from pathlib import Path
+
+from .words import ROOT, Words, _one_line
+
+FOLDER = "words/scripts"
+
+
+def readers():
+    """The readers that have a string table: the names of words/scripts/*.md, sorted."""
+    return sorted(path.stem for path in (ROOT / FOLDER).glob("*.md"))
+
+
+def table(reader):
+    """{section: its text on one line, holes unfilled} of one reader's words file, in the file's order."""
+    words = Words(f"{FOLDER}/{reader}.md")
+    return {name: _one_line(text, f"{words.path}, section {name}") for name, text in words.sections().items()}
+
+
+def module(reader):
+    """The reader's table as one `export const S`, as compact as a minified script."""
+    return "export const S=" + json.dumps(table(reader), ensure_ascii=False, separators=(",", ":")) + ";\n"
+
+
+def public(_):
+    """The Snippets item's files: {path under generated/public/: text}."""
+    return {f"javascripts/strings-{reader}.js": module(reader) for reader in readers()}
+
+
+if __name__ == "__main__":  # the Node unit tests read a table from here (tests/js/contract-loader.mjs)
+    print(module(sys.argv[1]), end="")
