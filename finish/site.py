@@ -15,6 +15,8 @@ from figures_src.engine.site import ConfigLoader
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "mkdocs.yml"
+DEFAULT_LANGUAGE = "en"
+OTHER_LANGUAGES = ("zh",)  # each built under <lang>/ (mkdocs.yml's i18n plugin) from generated/<lang>/
 
 
 class FinishError(Exception):
@@ -35,6 +37,11 @@ class Page:
     url: str
     html: str
     changed: bool = False
+
+    @property
+    def language(self):
+        """The page's language: "zh" for a page under zh/ (mkdocs-static-i18n's folder), else "en"."""
+        return next((lang for lang in OTHER_LANGUAGES if self.name.startswith(f"{lang}/")), DEFAULT_LANGUAGE)
 
     @property
     def depth(self):
@@ -73,6 +80,11 @@ class Site:
 
     def path(self, name):
         return self.root / name
+
+    def generated_for(self, page):
+        """The figure build's folder for `page`'s language: generated/ for English, generated/<lang>/ for another
+        (python -m figures_src.build --lang zh)."""
+        return self.generated if page.language == DEFAULT_LANGUAGE else self.generated / page.language
 
     def save(self):
         for page in self.pages:
