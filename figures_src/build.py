@@ -49,7 +49,8 @@ from pathlib import Path
 from . import registry
 from .engine.errors import BuildError
 from .engine.inputs import Digests, Recorder, distributions, environment
-from .engine.site import DEFAULT_SITE_URL
+from .engine.site import DEFAULT_LANGUAGE, DEFAULT_SITE_URL, LANGUAGE_VARIABLE, LANGUAGES, language, language_folder
+from .engine.words import translation_gaps
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
@@ -243,6 +244,8 @@ def check_generated(folder=GENERATED, site_url=None):
                              "run `make figures` to write it again")
     for file in sorted(p for p in manifest.folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
         path = file.relative_to(manifest.folder).as_posix()
+        if path.split("/")[0] in LANGUAGES:  # another language's build, with a manifest of its own
+            continue
         if path not in listed:
             raise BuildError(f"{file} was not written by the figure build (no item lists it); delete it, "
                              "then run `make figures`")
@@ -385,6 +388,7 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
     pages = registry.page_modules() if pages is None else list(pages)
     if len(set(pages)) != len(pages):
         raise BuildError("the build was given a page twice")
+    untranslated(language())
     manifest = Manifest(out)
     env = environment()
     jobs = jobs or os.cpu_count() or 1
@@ -449,6 +453,19 @@ def build(pages=None, *, only=None, force=False, out=GENERATED, jobs=None, log=p
     return rebuilt
 
 
+def untranslated(lang):
+    """Refuse to build language `lang` while anything a reader of the English edition sees has no `lang` entry: a
+    words file or a section of one (engine/words.translation_gaps), or a nav page without its docs/<lang>/ twin.
+    The error lists every one, so a translator sees the whole gap at once."""
+    if lang == DEFAULT_LANGUAGE:
+        return
+    gaps = translation_gaps(lang) + registry.untranslated_pages(lang)
+    if gaps:
+        shown = "\n  ".join(gaps[:60]) + (f"\n  … and {len(gaps) - 60} more" if len(gaps) > 60 else "")
+        raise BuildError(f"the {lang} edition is not whole: {len(gaps)} English string(s) or page(s) have no {lang} "
+                         f"entry:\n  {shown}")
+
+
 def _select(pages, only, force, manifest, env, markdown, jobs):
     """-> (the pages to run, {item: page} as far as known, wants(page, item): whether to build it)."""
     known = {name: entry["page"] for name, entry in manifest.items.items() if entry["page"] in pages}
@@ -487,15 +504,19 @@ def main(argv=None):
     parser.add_argument("--force", action="store_true", help="rebuild even if the inputs are unchanged")
     parser.add_argument("--only", action="append", metavar="NAME",
                         help="build only this item, or every item of this page (repeatable)")
-    parser.add_argument("--out", default=str(GENERATED), help="output folder (default: generated/)")
+    parser.add_argument("--lang", choices=LANGUAGES, default=DEFAULT_LANGUAGE,
+                        help="the language to build, from words/<lang>/ (default: en, from words/)")
+    parser.add_argument("--out", default=None, help="output folder (default: generated/, generated/<lang>/ for --lang)")
     parser.add_argument("--jobs", type=int, default=None, help="processes rendering at once (default: one per core)")
     args = parser.parse_args(argv)
+    os.environ[LANGUAGE_VARIABLE] = args.lang  # every page's process, and a notebook's kernel, build this language
+    out = args.out or str(GENERATED / language_folder(args.lang))
     if not os.environ.get("SITE_URL"):
         print(f"figures_src.build: note: SITE_URL is not set, so every permalink, <iframe> snippet and BibTeX "
               f"entry points at the published site, {DEFAULT_SITE_URL} (to publish elsewhere, see README.md, "
               "Deploying)", file=sys.stderr)
     try:
-        rebuilt = build(only=args.only, force=args.force, out=args.out, jobs=args.jobs)
+        rebuilt = build(only=args.only, force=args.force, out=out, jobs=args.jobs)
     except BuildError as exc:
         print(f"figures_src.build: error: {exc}", file=sys.stderr)
         return 1

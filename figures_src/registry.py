@@ -85,6 +85,15 @@ def markdown_files():
     return {page.module: page.markdown for page in _nav()}
 
 
+def untranslated_pages(lang):
+    """["docs/zh/qkv.md: missing …", …]: the nav's pages (and the print edition) without a page in language `lang`
+    (docs/<lang>/<page>, mkdocs-static-i18n's folder layout)."""
+    docs = ROOT / "docs"
+    pages = [page.markdown for page in _nav()] + ["print.md"]
+    return [f"docs/{lang}/{page}: missing (it translates docs/{page})" for page in pages
+            if not (docs / lang / page).is_file()]
+
+
 def _page_of(example):
     """The nav page whose module, imported by now, lists `example` in ITEMS (masks.py shows qkv.py's example: it
     is still qkv.md's)."""

@@ -63,7 +63,7 @@ import numpy as np
 from .embed import snippet as embed_snippet
 from .errors import BuildError
 from .finite import check_finite
-from .site import site_url
+from .site import language_url, site_url
 from .text import published
 from .words import SITE_WORDS as WORDS
 
@@ -203,7 +203,7 @@ def cite_line(example, embeddable=False):
     of the search index: thirty copies of the same markup would be a tenth of it)."""
     embed = ""
     if embeddable:
-        url = f"{site_url()}embed/{example.id}/"
+        url = f"{language_url()}embed/{example.id}/"  # the embed page in the reader's language
         embed = (" " + WORDS.line("example-cite/embed", id=example.id) + "</p>\n"
                  '<details class="aih-embed-code" data-search-exclude><summary>'
                  + WORDS.line("example-cite/iframe-summary", id=example.id)

@@ -32,7 +32,7 @@ import site
 import sys
 from pathlib import Path
 
-from .site import repo_url, site_url
+from .site import language, repo_url, site_url
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "package:"
@@ -44,7 +44,7 @@ def environment():
     """What every item depends on besides its recorded inputs: a line a reader of the manifest can check."""
     python = ".".join(map(str, sys.version_info[:2]))  # a page may measure the interpreter (cost's peaks)
     # the repository: a notebook tells its reader to install the library from there; site_url last (check_generated)
-    return f"python {python}; repo_url {repo_url()}; site_url {site_url()}"
+    return f"python {python}; language {language()}; repo_url {repo_url()}; site_url {site_url()}"
 
 
 def label(path):

@@ -43,7 +43,7 @@ import numpy as np
 
 from .errors import BuildError
 from .items import Snippets
-from .site import page_path, repo_url, site_url
+from .site import language, language_url, page_path, repo_url, site_url
 from .words import Words
 
 WORDS = NOTEBOOK_WORDS = Words("words/notebooks.md")
@@ -100,6 +100,14 @@ from figures_src.engine.heatmap import heatmap  # the site's heatmap helper: eve
 
 np.set_printoptions(precision=4, suppress=True)  # print 4 decimals; the arrays keep every digit
 """
+# In a language of its own, the figures' words need its font: the Chinese notebooks set it after the imports.
+FONT_SETUP = {
+    "zh": """
+from figures_src.engine.fonts import chinese_notebook
+
+chinese_notebook()  # the site's words in Chinese, and a Chinese font for the figures' words
+""",
+}
 
 
 def attend_by_hand(Q, K, V, mask=None):
@@ -151,7 +159,7 @@ def header_cells(page, title, packages=(), library=True):
     library=False: a notebook whose cells need numpy alone (the problems' kit) says so and imports numpy only."""
     if not library:
         return [
-            markdown(WORDS.fill("title", title=title, page=f"{site_url()}{page_path(page)}")),
+            markdown(WORDS.fill("title", title=title, page=f"{language_url()}{page_path(page)}")),
             markdown(WORDS.fill("numpy-only")),
             code(NUMPY_ONLY),
         ]
@@ -159,9 +167,9 @@ def header_cells(page, title, packages=(), library=True):
     if packages:
         library += "\n\n" + WORDS.fill("library/models", packages=" ".join(pinned(p) for p in packages))
     return [
-        markdown(WORDS.fill("title", title=title, page=f"{site_url()}{page_path(page)}")),
+        markdown(WORDS.fill("title", title=title, page=f"{language_url()}{page_path(page)}")),
         markdown(library),
-        code(IMPORTS),
+        code(IMPORTS + FONT_SETUP.get(language(), "")),
         markdown(WORDS.fill("by-hand")),
         Cell("code", source(attend_by_hand).text + "\n\n\n" + code(BY_HAND_CHECK).text),
     ]
@@ -367,15 +375,15 @@ def _private_paths():
 
 
 def page_title(page):
-    """The page's title in mkdocs.yml's nav."""
+    """The page's title in mkdocs.yml's nav, in the language being built."""
     from .inputs import note_input  # noqa: PLC0415
-    from .site import MKDOCS, nav_entries  # noqa: PLC0415
+    from .site import MKDOCS, nav_entries, nav_title  # noqa: PLC0415
 
     note_input(MKDOCS)
     titles = {markdown: title for title, markdown in nav_entries()}
     if page not in titles:
         raise BuildError(f"notebook of {page}: mkdocs.yml's nav has no such page")
-    return titles[page]
+    return nav_title(titles[page])
 
 
 @dataclass(frozen=True, eq=False)

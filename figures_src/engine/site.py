@@ -18,6 +18,32 @@ DEFAULT_REPO_URL = "https://github.com/attention-heatmap/attention-heatmap"
 DEFAULT_SITE_URL = "https://attention-heatmap.github.io/attention-heatmap/"
 NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # item names: lower case words joined by hyphens
 
+# The site's languages, the default first: English at the site's root, each other one under <lang>/ (mkdocs.yml's
+# i18n plugin), built from words/<lang>/ into generated/<lang>/ (python -m figures_src.build --lang zh).
+LANGUAGES = ("en", "zh")
+DEFAULT_LANGUAGE = LANGUAGES[0]
+LANGUAGE_VARIABLE = "AIH_LANGUAGE"  # set by the build's --lang, so every page's process and a notebook's kernel see it
+
+
+def language():
+    """The language being built: AIH_LANGUAGE, or the default."""
+    lang = os.environ.get(LANGUAGE_VARIABLE) or DEFAULT_LANGUAGE
+    if lang not in LANGUAGES:
+        raise BuildError(f"{LANGUAGE_VARIABLE}={lang!r}: the site's languages are {', '.join(LANGUAGES)}")
+    return lang
+
+
+def language_folder(lang=None):
+    """"" for the default language, "zh/" for Chinese: where its pages sit below the site's address, and its
+    words below words/ and its build below generated/."""
+    lang = language() if lang is None else lang
+    return "" if lang == DEFAULT_LANGUAGE else f"{lang}/"
+
+
+def language_url():
+    """The address of the language being built: the site's for English, <site>/zh/ for Chinese."""
+    return site_url() + language_folder()
+
 
 def site_url():
     """The site's address, SITE_URL or mkdocs.yml's default, ending in a slash."""
@@ -71,11 +97,38 @@ def nav_entries(config=None):
     return entries
 
 
+def docs_path(markdown, lang=None):
+    """The Markdown file of page `markdown` ("qkv.md") in language `lang` (default: the one being built):
+    docs/qkv.md, docs/zh/qkv.md."""
+    return MKDOCS.parent / "docs" / f"{language_folder(lang)}{markdown}"
+
+
+def language_config(lang=None):
+    """mkdocs.yml's settings for language `lang` (default: the one being built): its entry in the i18n plugin's
+    languages ({} for a language it does not list)."""
+    lang = language() if lang is None else lang
+    for plugin in mkdocs_config().get("plugins") or []:
+        if isinstance(plugin, dict) and "i18n" in plugin:
+            return next((entry for entry in plugin["i18n"]["languages"] if entry["locale"] == lang), {})
+    return {}
+
+
+def nav_title(title, lang=None):
+    """A nav title (mkdocs.yml's, English) in language `lang`: the i18n plugin's nav_translations of it."""
+    lang = language() if lang is None else lang
+    if lang == DEFAULT_LANGUAGE:
+        return title
+    translations = language_config(lang).get("nav_translations") or {}
+    if title not in translations:
+        raise BuildError(f"mkdocs.yml: the {lang} language's nav_translations has no entry for the nav title {title!r}")
+    return translations[title]
+
+
 def policy():
     """The site's one Content-Security-Policy, mkdocs.yml's extra.content_security_policy."""
     return mkdocs_config()["extra"]["content_security_policy"]
 
 
 def licence():
-    """mkdocs.yml's copyright line: "Text and figures CC BY 4.0 · code MIT"."""
-    return mkdocs_config()["copyright"]
+    """mkdocs.yml's copyright line, in the language being built: "Text and figures CC BY 4.0 · code MIT"."""
+    return language_config().get("copyright") or mkdocs_config()["copyright"]

@@ -44,8 +44,10 @@ import re
 from pathlib import Path
 
 from .errors import BuildError
+from .site import DEFAULT_LANGUAGE, LANGUAGES, language, language_folder
 
 ROOT = Path(__file__).resolve().parents[2]
+WORDS_FOLDER = "words"
 MARKER = re.compile(r"^<!-- ([a-z0-9][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)*) -->$")
 HOLE = re.compile(r"\{\{ ?([a-z][a-z0-9_]*) ?\}\}")
 ANY_HOLE = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")  # what an author meant as a hole, valid or not
@@ -120,41 +122,94 @@ def _one_line(text, where):
 
 
 class Words:
-    """One words file: its sections by name, read when first filled."""
+    """One words file: its sections by name, read when first filled, in the language being built
+    (engine/site.language()): `words/scores.md` is read as `words/zh/scores.md` in the Chinese build. `lang` fixes
+    the language instead (the post-build pass, which finishes both languages' pages in one run)."""
 
-    def __init__(self, path):
+    def __init__(self, path, lang=None):
         self.path = path
-        self._sections = None
+        self.lang = lang
+        self._sections = {}
+
+    def in_language(self, lang):
+        """The same words file in language `lang`."""
+        return Words(self.path, lang)
+
+    @property
+    def source(self):
+        """The file read: the path itself in the default language, its twin under words/<lang>/ in another."""
+        lang = language() if self.lang is None else self.lang
+        return translated_path(self.path, lang)
 
     def sections(self):
         """{name: text}, in the file's order."""
-        if self._sections is None:
-            self._sections = parse(ROOT / self.path, self.path)
-        return self._sections
+        source = self.source
+        if source not in self._sections:
+            self._sections[source] = parse(ROOT / source, source)
+        return self._sections[source]
 
     def text(self, section):
         sections = self.sections()
         if section not in sections:
             known = ", ".join(list(sections)[:8]) + (", …" if len(sections) > 8 else "")
-            raise BuildError(f"{self.path}: no section {section} (its sections: {known})")
+            raise BuildError(f"{self.source}: no section {section} (its sections: {known})")
         return sections[section]
 
     def fill(self, section, **values):
         """The section's Markdown, its holes filled and its paragraphs reflowed (`reflow`): a snippet."""
-        return _fill(reflow(self.text(section)), values, f"{self.path}, section {section}", escape=False)
+        return _fill(reflow(self.text(section)), values, f"{self.source}, section {section}", escape=False)
 
     def line(self, section, **values):
         """The section filled and joined on one line: a caption, an alt text, a title, a JSON string."""
-        text = _fill(self.text(section), values, f"{self.path}, section {section}", escape=False)
-        return _one_line(text, f"{self.path}, section {section}")
+        text = _fill(self.text(section), values, f"{self.source}, section {section}", escape=False)
+        return _one_line(text, f"{self.source}, section {section}")
 
     def html(self, section, one_line=False, **values):
         """The section filled as HTML, as written (or joined on one line): every text value escaped (what fill and
         line give too), a Filled one (what html gives) placed as it is."""
         text = self.text(section)
         if one_line:
-            text = _one_line(text, f"{self.path}, section {section}")
-        return _fill(text, values, f"{self.path}, section {section}", escape=True)
+            text = _one_line(text, f"{self.source}, section {section}")
+        return _fill(text, values, f"{self.source}, section {section}", escape=True)
+
+
+def translated_path(path, lang):
+    """"words/scores.md" in language `lang`: itself in the default language, "words/zh/scores.md" in Chinese."""
+    folder = language_folder(lang)
+    if not folder:
+        return path
+    if not path.startswith(f"{WORDS_FOLDER}/"):
+        raise BuildError(f"{path}: a words file a language translates lives under {WORDS_FOLDER}/")
+    return f"{WORDS_FOLDER}/{folder}{path.removeprefix(WORDS_FOLDER + '/')}"
+
+
+def english_words_files():
+    """Every words file of the default language, as paths from the repository's root, sorted: words/**/*.md but
+    the other languages' folders."""
+    others = {lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE}
+    return sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / WORDS_FOLDER).rglob("*.md")
+                  if path.relative_to(ROOT / WORDS_FOLDER).parts[0] not in others)
+
+
+def translation_gaps(lang):
+    """What the default language's words files say that language `lang` does not: ["words/zh/x.md: …", …], one
+    line per missing file, missing or extra section, and section whose holes differ. Empty when the translation
+    is whole. The build of `lang` refuses to run while this lists anything (figures_src/build.py)."""
+    gaps = []
+    for path in english_words_files():
+        english, twin = parse(ROOT / path, path), translated_path(path, lang)
+        if not (ROOT / twin).is_file():
+            gaps.append(f"{twin}: missing (it translates {path}, {len(english)} sections)")
+            continue
+        translated = parse(ROOT / twin, twin)
+        gaps += [f"{twin}: no section {name} (its English: {english[name].strip()[:80]!r})"
+                 for name in english if name not in translated]
+        gaps += [f"{twin}: section {name} is not in {path}" for name in translated if name not in english]
+        for name in english:
+            if name in translated and set(holes(english[name])) != set(holes(translated[name])):
+                gaps.append(f"{twin}: section {name} has the holes {sorted(set(holes(translated[name])))}, "
+                            f"the English {sorted(set(holes(english[name])))}")
+    return gaps
 
 
 class Template:
@@ -216,22 +271,24 @@ LISTS = {  # a kind of list: the sections of words/site.md that join its last it
 }
 
 
-def listed(items, kind="and"):
+def listed(items, kind="and", lang=None):
     """Items (text) joined into one list a reader reads, by words/site.md's list/<kind> sections: "a", "a and b",
     "a, b and c". `more` joins each middle item to the list so far, `last` the last one, so a language changes its
-    separators and its "and" in one place. An item is placed as it is (it may hold its own commas or newlines)."""
+    separators and its "and" in one place. An item is placed as it is (it may hold its own commas or newlines).
+    `lang`: the language's words (default: the language being built)."""
     if kind not in LISTS:
         raise BuildError(f"listed: no list of kind {kind!r} (kinds: {', '.join(LISTS)})")
     items = list(items)
     if not items:
         raise BuildError(f"listed: a list ({kind}) of no items")
     last, more = LISTS[kind]
-    where = f"{SITE_WORDS.path}, section {{}}"
+    words = SITE_WORDS if lang is None else SITE_WORDS.in_language(lang)
+    where = f"{words.source}, section {{}}"
     head = items[0]
     for item in items[1:-1]:
-        head = _fill(_one_line(SITE_WORDS.text(more), where.format(more)), {"head": head, "item": item},
+        head = _fill(_one_line(words.text(more), where.format(more)), {"head": head, "item": item},
                      where.format(more), escape=False)
     if len(items) == 1:
         return head
-    return _fill(_one_line(SITE_WORDS.text(last), where.format(last)), {"head": head, "last": items[-1]},
+    return _fill(_one_line(words.text(last), where.format(last)), {"head": head, "last": items[-1]},
                  where.format(last), escape=False)

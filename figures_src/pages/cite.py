@@ -7,7 +7,7 @@ from .. import registry, trained
 from ..engine import Figure, Snippets, Words, embed
 from ..engine.examples import permalink
 from ..engine.notebooks import ZIP, NotebookItem
-from ..engine.site import site_url
+from ..engine.site import language_url, site_url
 from ..engine.text import published_note, table
 from ..engine.words import listed
 
@@ -60,7 +60,7 @@ def notebook_index(notebooks):
 
 def embed_code(data):
     """The <iframe> of the demo's example, as a code block to copy."""
-    url = f"{data['site_url']}embed/ex-demo/"
+    url = f"{language_url()}embed/ex-demo/"
     return f"```html\n{embed.snippet('ex-demo', url)}\n```\n"
 
 

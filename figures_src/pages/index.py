@@ -10,6 +10,7 @@ from .. import registry
 from ..engine import Snippets, Words, contract, example_heatmap, strings
 from ..engine.errors import BuildError
 from ..engine.notebooks import code, markdown, notebook
+from ..engine.site import docs_path, nav_title
 from ..engine.style import PHONE_WIDTH
 from . import sentences
 from .softmax import EX_SOFTMAX
@@ -33,12 +34,13 @@ def pages_data():
     """Every nav page but Home: its title, its file and the one-line `description:` of its front matter."""
     pages = []
     for page in registry.nav():
-        description = front_matter(ROOT / "docs" / page.markdown).get("description")
+        path = docs_path(page.markdown)
+        description = front_matter(path).get("description")
         if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
-            raise BuildError(f"docs/{page.markdown}: give the page a one-line `description:` in its front matter "
+            raise BuildError(f"{path.relative_to(ROOT)}: give the page a one-line `description:` in its front matter "
                              "(Home's list of pages shows it)")
         if page.module != __name__:
-            pages.append({"title": page.title, "file": page.markdown, "description": description.strip()})
+            pages.append({"title": nav_title(page.title), "file": page.markdown, "description": description.strip()})
     return pages
 
 

@@ -26,6 +26,7 @@ from ..engine import BuildError, Example, Figure, Snippets, Template, Words
 from ..engine.examples import key_size
 from ..engine.heatmap import heatmap
 from ..engine.notebooks import code, markdown, notebook, source
+from ..engine.site import docs_path
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import head_label, matrix, num, table, vector
 from ..engine.words import Filled
@@ -176,8 +177,8 @@ def recap_claims(blind_accuracy):
     claim(one_in in NUMBER_WORDS, f"in its recap that the model without positions reverses about one string in a few "
           f"(it reverses {blind_accuracy:.1%}, one in {1 / blind_accuracy:.1f})")
     recap = WORDS.line("watch-it-write-recap", count=WORDS.line(NUMBER_WORDS[one_in]))
-    if recap not in (ROOT / "docs" / PAGE).read_text(encoding="utf-8"):
-        raise BuildError(f"docs/{PAGE}: its recap must read {recap!r}, as the model without positions now reverses "
+    if recap not in docs_path(PAGE).read_text(encoding="utf-8"):
+        raise BuildError(f"{docs_path(PAGE).relative_to(ROOT)}: its recap must read {recap!r}, as the model without positions now reverses "
                          f"{blind_accuracy:.1%} of the held-out strings; edit that line of the recap")
     guess = 1 / math.factorial(CONFIG.length)
     claim(blind_accuracy > 10 * guess, f"in its recap that the causal mask hints at the order: the model without "

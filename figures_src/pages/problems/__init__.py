@@ -37,7 +37,7 @@ from pathlib import Path
 from ...engine import BuildError, Snippets
 from ...engine.inputs import ROOT
 from ...engine.notebooks import code, markdown, notebook, source
-from ...engine.site import page_path, site_url
+from ...engine.site import docs_path, language_url, page_path, site_url
 from ...engine.text import published, published_note
 from ...engine.words import Words
 from . import kit_template
@@ -148,7 +148,7 @@ def kit_lines(data, *starts):
 def set_numbers():
     """{set id: its number on the page}, read from docs/problems.md's headings ("## 5. Masks { #masks }"), so that
     the notebook names each set as the page's table of contents does."""
-    text = (ROOT / "docs" / "problems.md").read_text(encoding="utf-8")
+    text = docs_path("problems.md").read_text(encoding="utf-8")
     return {m["id"]: int(m["number"]) for m in re.finditer(r"^## (?P<number>\d+)\. .*\{ #(?P<id>[\w-]+) \}$", text, re.M)}
 
 
@@ -177,7 +177,7 @@ def notebook_cells():
     titles = {s["set"]: s["title"] for s in data}
     if [title for title, _ in kit_template.STEPS] != [title for title, _, _ in KIT_STEPS]:
         raise BuildError("problems: kit_template.STEPS and KIT_STEPS must list the same steps, in the same order")
-    page = site_url() + page_path("problems.md")
+    page = language_url() + page_path("problems.md")
     numbers = set_numbers()
     cells = [
         markdown(WORDS.fill("nb-intro", kit=site_url() + KIT_FILE, tolerance=power_of_ten(kit_template.TOLERANCE))),
