@@ -23,6 +23,7 @@ from PIL import Image
 from .finite import check_finite
 from .text import cell as cell_number
 from .text import num
+from .words import SITE_WORDS
 
 SCORE_CMAP = "RdBu_r"  # ColorBrewer diverging: blue < 0 < red, readable with red-green colour blindness
 WEIGHT_CMAP = "viridis"  # perceptually uniform, colour-blind safe, dark (0) to bright (1)
@@ -108,8 +109,8 @@ def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=No
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
     ax.tick_params(length=0)
-    ax.set_xlabel("keys", labelpad=6)
-    ax.set_ylabel("queries", labelpad=6)
+    ax.set_xlabel(SITE_WORDS.line("heatmap-axis-keys"), labelpad=6)
+    ax.set_ylabel(SITE_WORDS.line("heatmap-axis-queries"), labelpad=6)
     for spine in ax.spines.values():
         spine.set_linewidth(0.8)  # black here, the page's text colour once inlined
     if title:

@@ -1,6 +1,8 @@
 """The one matplotlib style every figure starts from (after rcdefaults, inside an rc_context)."""
 from cycler import cycler
 
+from .site import DEFAULT_LANGUAGE, language
+
 DEFAULT_SIZE = (5.0, 3.6)  # inches; a figure may declare its own size
 
 
@@ -10,8 +12,7 @@ def rc_params(name):
         "svg.hashsalt": name,
         "svg.fonttype": "none",
         "svg.image_inline": True,
-        "font.family": "sans-serif",
-        "font.sans-serif": ["DejaVu Sans"],
+        **fonts(),
         "font.size": 9,
         "text.color": "#000000",
         "axes.edgecolor": "#000000",
@@ -26,6 +27,28 @@ def rc_params(name):
         "figure.dpi": 100,
         "path.simplify": True,
     }
+
+
+def fonts():
+    """The fonts' rcParams: DejaVu Sans; in Chinese, Noto Sans SC first, with DejaVu Sans behind it for the glyphs
+    it lacks (matplotlib falls back glyph by glyph through font.family). Noto first, because a label that mixes
+    words and mathtext ("序列长度 $n$") sets its words in the first family alone; the math stays DejaVu's, as in
+    English."""
+    if language() == DEFAULT_LANGUAGE:
+        return {"font.family": "sans-serif", "font.sans-serif": ["DejaVu Sans"]}
+    from .fonts import FAMILY, chinese_font  # noqa: PLC0415
+
+    chinese_font()
+    return {"font.family": [FAMILY, "DejaVu Sans", "sans-serif"], "font.sans-serif": ["DejaVu Sans"]}
+
+
+def svg_font_family():
+    """The font-family matplotlib writes on every text with fonts(): the SVG says it once, on its root
+    (engine/svg.py), and a reader's browser sets Chinese in a font of its own where it has no Noto Sans SC."""
+    families = fonts()["font.family"]
+    if isinstance(families, str):
+        return "'DejaVu Sans', sans-serif"
+    return ", ".join(name if name == "sans-serif" else f"'{name}'" for name in families)
 
 
 # ---------------------------------------------------------------- phones

@@ -18,8 +18,8 @@ import re
 from html import escape
 
 from .errors import BuildError
+from .style import svg_font_family
 
-FONT_FAMILY = "'DejaVu Sans', sans-serif"  # what matplotlib writes on every text (engine/style.py's font)
 _ID = re.compile(r'\bid="([^"]+)"')
 _BLACK = re.compile(r"#000000\b")
 
@@ -39,7 +39,8 @@ def clean_svg(svg, name, title, description):
     svg = _prefix_ids(svg, name)
     svg = _slim(svg, name)
     svg = _BLACK.sub("currentColor", svg)
-    svg = svg.replace(f"; font-family: {FONT_FAMILY}", "")  # said once, on the root: every text inherits it
+    family = svg_font_family()
+    svg = svg.replace(f"; font-family: {family}", "")  # said once, on the root: every text inherits it
 
     root = re.search(r"<svg\b[^>]*>", svg)
     if root is None:
@@ -51,7 +52,7 @@ def clean_svg(svg, name, title, description):
     tag = re.sub(r'\s+version="1\.1"', "", tag)
     tag = tag[:-1] + (
         f' id="{name}-svg" class="aih-svg" role="img" aria-labelledby="{name}-title {name}-desc"'
-        f' fill="currentColor" font-family="{FONT_FAMILY}" stroke-linejoin="round" stroke-linecap="butt">'
+        f' fill="currentColor" font-family="{family}" stroke-linejoin="round" stroke-linecap="butt">'
     )
     accessible = f'<title id="{name}-title">{escape(title)}</title><desc id="{name}-desc">{escape(description)}</desc>'
     svg = svg[: root.start()] + tag + "\n" + accessible + svg[root.end():]
