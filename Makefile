@@ -71,8 +71,11 @@ $(NODE_STAMP): package.json package-lock.json $(if $(NODE_OK),,node-modules-need
 	npm ci --silent --no-audit --no-fund
 	touch $@
 
-figures: $(SITE_STAMP) $(NODE_STAMP)  # Node and wabt compile the your-sentence model's WebAssembly
+# Both languages: English into generated/, Chinese (words/zh/) into generated/zh/. Node and wabt compile the
+# your-sentence model's WebAssembly; the Chinese figures are laid out in Noto Sans SC, from node_modules.
+figures: $(SITE_STAMP) $(NODE_STAMP)
 	$(PY) -m figures_src.build $(FIGURE_FLAGS)
+	$(PY) -m figures_src.build --lang zh $(FIGURE_FLAGS)
 
 # ENGINE=mkdocs (the default): MkDocs-Material, which runs the post-build pass itself (hooks/finish_site.py).
 # ENGINE=zensical: Zensical, which runs no hooks, so the pass runs after it.

@@ -1,5 +1,5 @@
 """The print edition, print/: every page of the site in navigation order, on one page, for the printer and for
-`make pdf` (scripts/make_pdf.py). docs/print.md gives the page its frame and a placeholder; this job copies each
+`make pdf` (scripts/make_pdf.py); the Chinese edition's at zh/print/, of the Chinese pages. docs/print.md gives the page its frame and a placeholder; this job copies each
 page's finished <article> (figures, MathML and tables already in) into it.
 
 The copies are static: the page loads no widget script and its heatmaps lose data-example, so what prints is
@@ -20,10 +20,10 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 from figures_src.engine.errors import BuildError
-from figures_src.engine.site import nav_entries, page_path
+from figures_src.engine.site import language_folder, nav_entries, page_path
 from figures_src.engine.words import SITE_WORDS as WORDS, listed
 
-from .site import FinishError, article
+from .site import DEFAULT_LANGUAGE, OTHER_LANGUAGES, FinishError, article
 
 PRINT_PAGE = "print.md"
 PLACEHOLDER = '<div id="aih-print-edition"></div>'
@@ -39,19 +39,25 @@ _SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*><
 # (numpy's dtype.type), and "Type" and "Tick" only as the imperative that opens a sentence ("a sentence you type" is
 # another page's control, "a right entry gets a tick" is no instruction). The pattern reads the English pages, so it
 # stays English here; the note's own words are words/site.md's web-note.
-_INSTRUCTION = re.compile(r"\b(?:(?i:hover(?:ing)?|click|drag|slider|tap it|point at a cell|press)|Type|Tick)\b")
+_INSTRUCTIONS = {
+    "en": re.compile(r"\b(?:(?i:hover(?:ing)?|click|drag|slider|tap it|point at a cell|press)|Type|Tick)\b"),
+    # the same instructions in the Chinese pages' words (docs/zh/glossary.md): hover, click, drag, slider, tap, press
+    "zh": re.compile(r"悬停|点击|拖动|滑块|轻触|按下"),
+}
 _CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.S)
 _H1_END = re.compile(r"</h1>")
 _PRE_WITHOUT_ID = re.compile(r"<pre\b(?![^>]*\bid=)")
 
 
-def nav_pages(config):
-    """(Markdown page, its page in the site, its url) of the nav's pages, in order, but the edition itself."""
+def nav_pages(config, lang=DEFAULT_LANGUAGE):
+    """(Markdown page, its page in the site, its url) of the nav's pages in language `lang`, in order, but the
+    edition itself (the Chinese pages sit under zh/)."""
     try:
         entries = nav_entries(config)
     except BuildError as error:
         raise FinishError(f"print edition: {error}") from None
-    return [(markdown, f"{page_path(markdown)}index.html", page_path(markdown))
+    folder = language_folder(lang)
+    return [(markdown, f"{folder}{page_path(markdown)}index.html", folder + page_path(markdown))
             for _, markdown in entries if markdown != PRINT_PAGE]
 
 
@@ -91,17 +97,18 @@ def code_ids(content, slug):
     return _PRE_WITHOUT_ID.sub(lambda match: f'<pre id="{slug}-code-{next(counter)}"', content)
 
 
-def web_note(content, address):
+def web_note(content, address, lang=DEFAULT_LANGUAGE):
     """The article with a note after its title, if its text tells the reader to use controls it has only on the
-    web: the words of those instructions, and the web page's address."""
+    web: the words of those instructions, and the web page's address (in the page's language, `lang`)."""
     words = []
-    for match in _INSTRUCTION.finditer(re.sub(r"<[^>]+>", " ", _CODE.sub(" ", content))):
+    for match in _INSTRUCTIONS[lang].finditer(re.sub(r"<[^>]+>", " ", _CODE.sub(" ", content))):
         if match.group(0).lower() not in words:
             words.append(match.group(0).lower())
     if not words:
         return content
-    said = listed([WORDS.line("web-note/word", word=word) for word in words], "comma")
-    note = f'<p class="aih-web-note">{WORDS.line("web-note", words=said, address=address)}</p>'
+    site_words = WORDS.in_language(lang)
+    said = listed([site_words.line("web-note/word", word=word) for word in words], "comma", lang)
+    note = f'<p class="aih-web-note">{site_words.line("web-note", words=said, address=address)}</p>'
     return _H1_END.sub(lambda m: m.group(0) + note, content, count=1)
 
 
@@ -123,15 +130,17 @@ def within_edition(content, pages):
     return re.sub(r'\bhref="([^"#][^"]*)"', link, content)
 
 
-def edition(site):
-    """The HTML of every nav page's article, in order, each in a <section> of its own."""
+def edition(site, lang=DEFAULT_LANGUAGE):
+    """The HTML of every nav page's article in language `lang`, in order, each in a <section> of its own."""
     seen = {"aih-print-edition"}
     sections, pages = [], {}
     site_url = site.site_url
-    for src_uri, dest_path, url in nav_pages(site.config):
-        content = static(article(site.page(url).html, dest_path))
-        content = web_note(content, site_url.rstrip("/") + "/" + url)
-        if url.count("/") == 0:  # Home is at the root; print/ is one folder down
+    folder = language_folder(lang)
+    for src_uri, dest_path, address in nav_pages(site.config, lang):
+        content = static(article(site.page(address).html, dest_path))
+        content = web_note(content, site_url.rstrip("/") + "/" + address, lang)
+        url = address.removeprefix(folder)  # within the language's folder, where its print/ is too
+        if url.count("/") == 0:  # Home is at the language's root; print/ is one folder down
             content = _RELATIVE.sub(r'\1="../', content)
         else:  # a link into the page's own folder (problems/concepts.json) reaches it from print/ through ../
             content = _OWN_FOLDER.sub(rf'\1="../{url}', content)
@@ -145,9 +154,13 @@ def edition(site):
 
 
 def run(site):
-    target = next((page for page in site.pages if page.url == "print/"), None)
-    if target is None:
-        raise FinishError(f"print edition: docs/{PRINT_PAGE} was not built")
-    if target.html.count(PLACEHOLDER) != 1:
-        raise FinishError(f"print edition: docs/{PRINT_PAGE} must hold {PLACEHOLDER} once")
-    target.update(_SITE_SCRIPT.sub("", target.html.replace(PLACEHOLDER, edition(site))))
+    for lang in (DEFAULT_LANGUAGE, *OTHER_LANGUAGES):
+        folder = language_folder(lang)
+        target = next((page for page in site.pages if page.url == f"{folder}print/"), None)
+        if target is None:
+            if lang != DEFAULT_LANGUAGE and not any(page.language == lang for page in site.pages):
+                continue  # a site built without that language (Zensical's, for now)
+            raise FinishError(f"print edition: docs/{folder}{PRINT_PAGE} was not built")
+        if target.html.count(PLACEHOLDER) != 1:
+            raise FinishError(f"print edition: docs/{folder}{PRINT_PAGE} must hold {PLACEHOLDER} once")
+        target.update(_SITE_SCRIPT.sub("", target.html.replace(PLACEHOLDER, edition(site, lang))))

@@ -1,5 +1,6 @@
 """Publish generated/public/** at the site's root: the figure build's downloads (worked examples' JSON, figures'
-SVG, PNG, CSV and BibTeX, embed pages, the models, the problem sets).
+SVG, PNG, CSV and BibTeX, embed pages, the models, the problem sets); and, for the Chinese pages under zh/,
+generated/zh/public/** under zh/, but what the two languages share (`language_files`).
 
 First every file under generated/ is checked against the SHA-256 the figure build recorded when it wrote it
 (figures_src.build.check_generated): a file changed, truncated or left by hand stops the pass with an error
@@ -15,6 +16,7 @@ Markdown would be rewritten by Zensical as if relative to the Markdown file, and
 a file that does not exist yet.
 """
 import io
+import json
 import os
 import shutil
 import zipfile
@@ -23,35 +25,95 @@ from figures_src.build import check_generated
 from figures_src.engine.errors import BuildError
 from figures_src.engine.notebooks import FOLDER, ZIP
 
-from .site import FinishError
+from figures_src.engine.site import language_folder
+
+from .site import DEFAULT_LANGUAGE, OTHER_LANGUAGES, FinishError
+
+
+def language_files(generated, lang):
+    """{path in the site: the file to publish there} for language `lang`'s downloads: generated/public/** at the
+    root for the default language; for another, generated/<lang>/public/** under <lang>/, except each file that
+    is byte for byte the default language's at the same path (a model, a code listing), which the two share at the
+    root, where the pages' links lead (mkdocs-static-i18n resolves a link it finds no <lang>/ file for to the
+    default's). A worked example's JSON is always the default's, which the Chinese pages cite too: the other
+    language's build must have computed the same numbers (`same_example`), or the pass stops."""
+    if lang == DEFAULT_LANGUAGE:
+        return {path.relative_to(generated / "public").as_posix(): path for path in _files(generated / "public")}
+    english = generated / "public"
+    public = generated / lang / "public"
+    files = {}
+    for path in _files(public):
+        relative = path.relative_to(public).as_posix()
+        twin = english / relative
+        if relative.startswith(f"{EXAMPLES}/"):
+            same_example(twin, path)
+            continue
+        if twin.is_file() and twin.read_bytes() == path.read_bytes():
+            continue
+        files[f"{lang}/{relative}"] = path
+    return files
+
+
+EXAMPLES = "examples"
+TEXT_FIELDS = ("title", "precision", "source", "pairing", "note", "leading_axis")  # an example's words: its title and
+# precision note (figures_src/engine/items.py's EXAMPLE_HEADER), the provenance and conventions a page module adds, and
+# the words of a named leading axis (the zh figure carries its own: data-leading-axis)
+
+
+def same_example(english, other):
+    """FinishError unless worked example `other` (another language's build of it) is `english` but for its words
+    (TEXT_FIELDS): every number, token, ID and shape the same."""
+    def numbers(path):
+        try:
+            example = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise FinishError(f"{path}: not a worked example's JSON ({exc}); run `make figures`") from None
+        return {key: value for key, value in example.items() if key not in TEXT_FIELDS}
+
+    ours, theirs = numbers(english), numbers(other)
+    if ours != theirs:
+        keys = sorted(key for key in ours.keys() | theirs.keys() if ours.get(key) != theirs.get(key))
+        raise FinishError(f"{other} differs from {english} in {', '.join(keys)}: a worked example's numbers are the "
+                          "same in every language, and both editions cite the one JSON; run `make figures`")
+
+
+def _files(folder):
+    return sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
+def languages(site):
+    """The languages the site holds pages in, the default first."""
+    return [DEFAULT_LANGUAGE] + [lang for lang in OTHER_LANGUAGES if any(page.language == lang for page in site.pages)]
 
 
 def run(site):
-    try:
-        # under `mkdocs serve` the site's address is the preview's; what is served there is cited as published
-        check_generated(site.generated, site_url=None if site.serving else site.site_url)
-    except BuildError as exc:
-        raise FinishError(str(exc)) from None
-    public = site.generated / "public"
-    if not public.is_dir():
-        raise FinishError("generated/public/ does not exist: run `make figures` (python -m figures_src.build) first")
-    for path in sorted(p for p in public.rglob("*") if p.is_file() and not p.name.startswith(".")):
-        relative = path.relative_to(public)
-        if (site.docs / relative).exists():
-            raise FinishError(f"generated/public/{relative.as_posix()} would overwrite docs/{relative.as_posix()}")
-        target = site.root / relative
-        if target.is_file() and target.read_bytes() == path.read_bytes():
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.tmp{os.getpid()}")
-        shutil.copyfile(path, temporary)
-        os.replace(temporary, target)
-    notebooks = sorted((public / FOLDER).glob("*.ipynb"))
-    if not notebooks:
-        raise FinishError(f"generated/public/{FOLDER}/ holds no notebook: run `make figures`")
-    write(site.root / ZIP, notebooks_zip(notebooks))
-    for page in site.pages:  # the zip's link (the cite page's), its address from the site's root
-        page.update(page.html.replace("<a data-aih-zip ", f'<a href="{"../" * page.depth}{ZIP}" '))
+    for lang in languages(site):
+        folder = site.generated if lang == DEFAULT_LANGUAGE else site.generated / lang
+        try:
+            # under `mkdocs serve` the site's address is the preview's; what is served there is cited as published
+            check_generated(folder, site_url=None if site.serving else site.site_url)
+        except BuildError as exc:
+            raise FinishError(str(exc)) from None
+        if not (folder / "public").is_dir():
+            raise FinishError(f"{folder}/public/ does not exist: run `make figures` (python -m figures_src.build) first")
+        for relative, path in language_files(site.generated, lang).items():
+            if (site.docs / relative).exists():
+                raise FinishError(f"{path} would overwrite docs/{relative}")
+            target = site.root / relative
+            if target.is_file() and target.read_bytes() == path.read_bytes():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_name(f".{target.name}.tmp{os.getpid()}")
+            shutil.copyfile(path, temporary)
+            os.replace(temporary, target)
+        notebooks = sorted((folder / "public" / FOLDER).glob("*.ipynb"))
+        if not notebooks:
+            raise FinishError(f"{folder}/public/{FOLDER}/ holds no notebook: run `make figures`")
+        zip_path = language_folder(lang) + ZIP
+        write(site.root / zip_path, notebooks_zip(notebooks))
+        for page in site.pages:  # the zip's link (the cite page's), its address from the site's root
+            if page.language == lang:
+                page.update(page.html.replace("<a data-aih-zip ", f'<a href="{"../" * page.depth}{zip_path}" '))
 
 
 def notebooks_zip(files):
