@@ -86,7 +86,7 @@ $(error ENGINE=$(ENGINE): say ENGINE=mkdocs or ENGINE=zensical)
 endif
 # Not --quiet: it hides the warnings --strict counts.
 BUILD_mkdocs := $(PY) -m mkdocs build --strict
-BUILD_zensical := rm -rf site && $(PY) -m zensical build --strict && $(PY) -m finish site
+BUILD_zensical := rm -rf site && $(PY) -m zensical build --strict -f zensical.yml && $(PY) -m finish site
 site: figures $(NODE_STAMP)
 	$(BUILD_$(ENGINE)) || { rm -rf site; exit 1; }
 	@echo "Built site/. Preview it with 'make serve', or: $(PY) -m http.server -d site 8000"
