@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # What Zensical reads: the pages, the theme's overrides, the appended notation link, the library's files the pages
 # list, and the figure build's snippets and placeholders.
-TREE = ["mkdocs.yml", "docs", "overrides", "includes", "attention", "generated/snippets", "generated/figures"]
+TREE = ["mkdocs.yml", "zensical.yml", "docs", "overrides", "includes", "attention", "generated/snippets", "generated/figures"]
 
 
 def build_zensical(into):
@@ -26,7 +26,7 @@ def build_zensical(into):
     into.mkdir(parents=True)
     for name in TREE:
         (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, into / name)
-    result = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict"], cwd=into, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "zensical", "build", "--strict", "-f", "zensical.yml"], cwd=into, capture_output=True,
                             text=True)
     if result.returncode:
         raise RuntimeError(f"zensical build failed:\n{(result.stdout + result.stderr)[-4000:]}")

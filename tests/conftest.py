@@ -13,7 +13,8 @@ written by hand, on a build-free test that takes seconds: the figure pipeline on
 The shared build, for any test that reads the real pages' output:
 - `generated`: ROOT/generated, and `built_site`: ROOT/site, both brought up to date once per session. After
   `make site` (which `make test` runs first) nothing is newer than site/, so they are used as they are; run
-  without make, a stale site/ is rebuilt once (the figure build, then mkdocs build --strict) before any test reads it.
+  without make, a stale site/ is rebuilt once (the figure build of each language, then mkdocs build --strict) before
+  any test reads it. generated/zh/ is the Chinese build's (`--lang zh`).
 - `fresh_figures`: every declared item built from scratch (--force) into a temporary folder, once per session,
   in the background from the moment the shared build is there: the pipeline's checks on the real pages, the
   examples' recomputations, and the reproducibility test's second build.
@@ -170,6 +171,7 @@ def shared_build(shared_dir, request):
         if not done.exists():
             if not site_is_up_to_date():
                 run_build(["figures_src.build"])
+                run_build(["figures_src.build", "--lang", "zh"])  # what `make figures` builds: both languages
                 run_build(["mkdocs", "build", "--strict"])  # not --quiet: it hides the warnings --strict counts
             done.touch()
     if any("fresh_figures" in getattr(item, "fixturenames", ()) for item in request.session.items):
