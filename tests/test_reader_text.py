@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from figures_src.engine import BuildError
+from figures_src.engine import site as engine_site
 from figures_src import registry
 from figures_src.pages import index
 
@@ -98,6 +99,7 @@ def test_a_nav_page_without_a_description_fails_the_build(tmp_path, monkeypatch)
     (tmp_path / "docs" / "scores.md").write_text("# Scores\n", encoding="utf-8")
     monkeypatch.setattr(index, "ROOT", tmp_path)
     monkeypatch.setattr(registry, "MKDOCS", tmp_path / "mkdocs.yml")
+    monkeypatch.setattr(engine_site, "MKDOCS", tmp_path / "mkdocs.yml")  # docs_path: the pages beside it
     registry._nav.cache_clear()  # the nav is read once per process: read this one, then the real one again
     try:
         with pytest.raises(BuildError, match=r"docs/scores.md: give the page a one-line `description:`"):

@@ -33,6 +33,7 @@ import base64
 import functools
 import inspect
 import io
+import json
 import re
 from html import escape
 
@@ -44,7 +45,7 @@ from .errors import BuildError
 from .finite import check_tree
 from .heatmap import DrawnHeatmap
 from .items import Example, Figure
-from .site import page_path, site_url
+from .site import DEFAULT_LANGUAGE, language, page_path, site_url
 from .style import rc_params, readable_on_phones
 from .text import Shown
 from .text import cell as cell_number
@@ -149,7 +150,10 @@ def render_figure(figure, data, page=None):
     files[f"figures/{name}.csv"] = downloads.csv_text(tables)
     files[f"figures/{name}.bib"] = downloads.bibtex(name, figure.title, permalink, _version())
     menu = downloads.menu_html(name, example.id if example is not None else None)
-    html = _figure_html(name, example, svg, caption, tables, heatmaps, menu, figure.controls)
+    # The worked example's JSON is the one both languages cite, in English: a figure in another language carries
+    # its example's leading-axis words (checkpoint names, captions) for the interactive layer (heatmap.js) to show.
+    axis = data.get("leading_axis") if isinstance(data, dict) and language() != DEFAULT_LANGUAGE else None
+    html = _figure_html(name, example, svg, caption, tables, heatmaps, menu, figure.controls, leading_axis=axis)
     slot = f'<div class="aih-figure-slot" id="fig-{name}"></div>\n'  # the page includes it; finish/figures.py fills it
     return ({f"figures/{name}.html": slot, f"fragments/{name}.html": html}
             | {f"public/{path}": content for path, content in files.items()})
@@ -186,8 +190,9 @@ def example_weights_figure(example_declaration, example, name, caption):
     raw_svg, heatmaps = draw(figure, example)
     svg = svg_cleanup.clean_svg(raw_svg, name, figure.title, _heatmap_alt(name, heatmaps))
     _check_heatmap_cells(name, svg, heatmaps)
+    axis = example.get("leading_axis") if language() != DEFAULT_LANGUAGE else None  # render_figure says why
     return _figure_html(name, example_declaration, svg, caption, _tables(figure, example, heatmaps), heatmaps,
-                        caption_first=True)
+                        caption_first=True, leading_axis=axis)
 
 
 def _version():
@@ -329,11 +334,14 @@ def _sizer_row(rows):
             + "".join(f"<td>{'<br>'.join(shapes)}</td>" for shapes in cells) + "</tr>")
 
 
-def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", controls=None, caption_first=False):
+def _figure_html(name, example, svg, caption, tables, heatmaps, menu="", controls=None, caption_first=False,
+                 leading_axis=None):
     classes = "aih-figure aih-heatmap" if heatmaps else "aih-figure"
     attrs = [f'class="{classes}"', f'id="fig-{name}"']
     if example is not None:
         attrs.append(f'data-example="{escape(example.id)}"')
+    if leading_axis is not None:
+        attrs.append(f'data-leading-axis="{escape(json.dumps(leading_axis, ensure_ascii=False))}"')
     quantities = {hm.quantity for hm in heatmaps}
     if len(quantities) == 1:
         attrs.append(f'data-quantity="{quantities.pop()}"')

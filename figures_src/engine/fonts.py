@@ -9,7 +9,7 @@ outlines: so the whole file is used, and nothing is subset (a subset would serve
 
 The package ships WOFF, which matplotlib's FreeType cannot read; fontTools turns it into a TrueType file once, named
 by the WOFF's digest, under .cache/fonts/ (git-ignored), with its family named as the package names it ("Noto Sans
-SC": the file's own name table says "Noto Sans SC Thin" for its regular weight) and no new timestamp, so the same
+SC": the file's own name table says "Noto Sans SC Thin" for every weight) and no new timestamp, so the same
 package gives the same file. A figure that reads it records it as an input (engine/inputs.py).
 """
 import hashlib
@@ -21,29 +21,37 @@ from .site import LANGUAGE_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "@fontsource/noto-sans-sc"
-SOURCE = ROOT / "node_modules" / PACKAGE / "files" / "noto-sans-sc-chinese-simplified-400-normal.woff"
+FILES = ROOT / "node_modules" / PACKAGE / "files"
+WEIGHTS = {400: "Regular", 700: "Bold"}  # what the figures draw: text, and a bold title or label
+SOURCE = FILES / "noto-sans-sc-chinese-simplified-400-normal.woff"
 FAMILY = "Noto Sans SC"
 CACHE = ROOT / ".cache" / "fonts"
 
 
 def chinese_font():
-    """The TrueType file of FAMILY (made from the package's WOFF the first time), registered with matplotlib."""
+    """The TrueType files of FAMILY, regular and bold (made from the package's WOFF the first time), registered
+    with matplotlib. -> the regular one's path."""
     from matplotlib import font_manager  # noqa: PLC0415
 
-    try:
-        data = SOURCE.read_bytes()
-    except FileNotFoundError:
-        raise BuildError(f"{SOURCE.relative_to(ROOT)} is missing: the Chinese figures are laid out in {FAMILY}, "
-                         f"from the npm package {PACKAGE}; run `npm ci` (make site does)") from None
-    path = CACHE / f"noto-sans-sc-{hashlib.sha256(data).hexdigest()[:16]}.ttf"
-    if not path.is_file():
-        _convert(SOURCE, path)
-    if FAMILY not in {font.name for font in font_manager.fontManager.ttflist}:
-        font_manager.fontManager.addfont(str(path))
-    return path
+    registered = {(font.name, font.weight) for font in font_manager.fontManager.ttflist}
+    paths = []
+    for weight, style in WEIGHTS.items():
+        source = FILES / f"noto-sans-sc-chinese-simplified-{weight}-normal.woff"
+        try:
+            data = source.read_bytes()
+        except FileNotFoundError:
+            raise BuildError(f"{source.relative_to(ROOT)} is missing: the Chinese figures are laid out in {FAMILY}, "
+                             f"from the npm package {PACKAGE}; run `npm ci` (make site does)") from None
+        path = CACHE / f"noto-sans-sc-{weight}-{hashlib.sha256(data).hexdigest()[:16]}.ttf"
+        if not path.is_file():
+            _convert(source, path, style)
+        if (FAMILY, weight) not in registered:
+            font_manager.fontManager.addfont(str(path))
+        paths.append(path)
+    return paths[0]
 
 
-def _convert(source, target):
+def _convert(source, target, style):
     from fontTools.ttLib import TTFont  # noqa: PLC0415
 
     font = TTFont(str(source), recalcTimestamp=False)
@@ -53,9 +61,9 @@ def _convert(source, target):
         if record.nameID in (1, 16):
             names.setName(FAMILY, record.nameID, record.platformID, record.platEncID, record.langID)
         elif record.nameID in (2, 17):
-            names.setName("Regular", record.nameID, record.platformID, record.platEncID, record.langID)
+            names.setName(style, record.nameID, record.platformID, record.platEncID, record.langID)
         elif record.nameID == 4:
-            names.setName(FAMILY, record.nameID, record.platformID, record.platEncID, record.langID)
+            names.setName(f"{FAMILY} {style}", record.nameID, record.platformID, record.platEncID, record.langID)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp{os.getpid()}")
     try:
