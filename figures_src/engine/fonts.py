@@ -18,6 +18,9 @@ from pathlib import Path
 
 from .errors import BuildError
 from .site import LANGUAGE_VARIABLE
+from .words import Words
+
+NOTEBOOK_WORDS = Words("words/notebooks.md")  # the notebooks' words: chinese_notebook's note
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "@fontsource/noto-sans-sc"
@@ -89,8 +92,6 @@ def chinese_notebook():
     import matplotlib as mpl  # noqa: PLC0415
     from matplotlib import font_manager  # noqa: PLC0415
 
-    from .words import Words  # noqa: PLC0415
-
     try:
         chinese_font()
         family = FAMILY
@@ -98,7 +99,7 @@ def chinese_notebook():
         installed = {font.name for font in font_manager.fontManager.ttflist}
         family = next((name for name in SYSTEM_FAMILIES if name in installed), None)
     if family is None:
-        print(Words("words/notebooks.md", "zh").line("no-chinese-font", families="、".join(SYSTEM_FAMILIES)))
+        print(NOTEBOOK_WORDS.in_language("zh").line("no-chinese-font", families="、".join(SYSTEM_FAMILIES)))
         return None
     mpl.rcParams["font.family"] = [family, "DejaVu Sans", "sans-serif"]
     return family
