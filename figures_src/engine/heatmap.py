@@ -23,6 +23,7 @@ from PIL import Image
 from .finite import check_finite
 from .text import cell as cell_number
 from .text import num
+from .words import SITE_WORDS
 
 SCORE_CMAP = "RdBu_r"  # ColorBrewer diverging: blue < 0 < red, readable with red-green colour blindness
 WEIGHT_CMAP = "viridis"  # perceptually uniform, colour-blind safe, dark (0) to bright (1)
@@ -32,6 +33,11 @@ DARK_TEXT = "#010101"  # black, but not #000000, which the SVG post-processor tu
 LIGHT_TEXT = "#ffffff"
 LUMINANCE_WEIGHTS = (0.2126, 0.7152, 0.0722)  # WCAG's relative luminance of sRGB's red, green and blue
 QUANTITIES = ("scores", "scaled_scores", "weights")  # what a heatmap draws; their names: words/site.md, quantity-…
+
+
+def axis_titles():
+    """(the keys' axis title, the queries'): words/site.md's heatmap-axis/… sections."""
+    return SITE_WORDS.line("heatmap-axis/keys"), SITE_WORDS.line("heatmap-axis/queries")
 
 
 @dataclass(frozen=True)
@@ -108,8 +114,9 @@ def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=No
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
     ax.tick_params(length=0)
-    ax.set_xlabel("keys", labelpad=6)
-    ax.set_ylabel("queries", labelpad=6)
+    keys, queries = axis_titles()
+    ax.set_xlabel(keys, labelpad=6)
+    ax.set_ylabel(queries, labelpad=6)
     for spine in ax.spines.values():
         spine.set_linewidth(0.8)  # black here, the page's text colour once inlined
     if title:
