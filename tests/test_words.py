@@ -357,6 +357,43 @@ def test_no_module_of_the_build_keeps_a_sentence_in_python():
                       "module with its numbers; these are still in Python:\n" + "\n".join(left))
 
 
+FIGURE_TEXT = {"set_xlabel", "set_ylabel", "set_title", "suptitle", "text", "annotate"}  # a drawn text, a title
+FIGURE_TEXT_KEYWORDS = {"label", "title"}  # a legend's entry, a heatmap's panel title
+
+
+def literal_words(node):
+    """The words (two Latin letters or more, outside $…$ math) of a str literal or of an f-string's literal parts."""
+    if isinstance(node, ast.JoinedStr):
+        text = "".join(part.value for part in node.values if isinstance(part, ast.Constant))
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+    else:
+        return []
+    return re.findall(r"[A-Za-z]{2,}", " ".join(text.split("$")[::2]))
+
+
+def test_no_figure_draws_a_word_written_in_python():
+    """A figure's words are words however short: the heatmap's axis titles ("keys", "queries"), a panel's title, a
+    legend's entry. Fewer than four words slip past the sentence test above, so this one looks at what draws them:
+    a literal given to a figure's text call, or as its label= or title=, is a word the Chinese figure would keep in
+    English. (A notebook's code is a string, not a call, so its plots are not looked at: code stays English.)"""
+    left = []
+    for folder in SCANNED:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = getattr(node.func, "attr", getattr(node.func, "id", None))
+                if getattr(getattr(node.func, "value", None), "id", "").endswith("WORDS"):
+                    continue  # WORDS.text("number-words"): a section's name, not a word drawn
+                given = (node.args if name in FIGURE_TEXT else []) + [
+                    keyword.value for keyword in node.keywords if keyword.arg in FIGURE_TEXT_KEYWORDS]
+                left += [f"{path.relative_to(ROOT)}:{value.lineno}: {name}(… {ast.unparse(value)} …)"
+                         for value in given if literal_words(value)]
+    assert not left, ("a word a figure draws belongs in a words file (the page's, or words/site.md for the engine's), "
+                      "filled by the module; these are literals in Python:\n" + "\n".join(left))
+
+
 def test_a_table_whose_column_heads_do_not_match_its_rows_stops_the_build():
     from figures_src.engine.text import table
     assert table(["a", "b"], [["1", "2"]]).startswith("| a | b |")

@@ -35,6 +35,11 @@ LUMINANCE_WEIGHTS = (0.2126, 0.7152, 0.0722)  # WCAG's relative luminance of sRG
 QUANTITIES = ("scores", "scaled_scores", "weights")  # what a heatmap draws; their names: words/site.md, quantity-…
 
 
+def axis_titles():
+    """(the keys' axis title, the queries'): words/site.md's heatmap-axis/… sections."""
+    return SITE_WORDS.line("heatmap-axis/keys"), SITE_WORDS.line("heatmap-axis/queries")
+
+
 @dataclass(frozen=True)
 class DrawnHeatmap:
     """What `heatmap` drew: a figure's render returns these, and the build makes the figure's data table,
@@ -109,8 +114,9 @@ def heatmap(ax, values, row_labels, col_labels, *, quantity, panel=None, head=No
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
     ax.tick_params(length=0)
-    ax.set_xlabel(SITE_WORDS.line("heatmap-axis-keys"), labelpad=6)
-    ax.set_ylabel(SITE_WORDS.line("heatmap-axis-queries"), labelpad=6)
+    keys, queries = axis_titles()
+    ax.set_xlabel(keys, labelpad=6)
+    ax.set_ylabel(queries, labelpad=6)
     for spine in ax.spines.values():
         spine.set_linewidth(0.8)  # black here, the page's text colour once inlined
     if title:

@@ -194,7 +194,8 @@ EX_PERMUTATION = Example("ex-permutation", title=WORDS.line("ex-permutation-titl
 
 SHAPE_COLOURS = {"Q": "#0072B2", "Kᵀ": "#E69F00", "scores": "#D55E00", "weights": "#CC79A7", "V": "#009E73", "out": "#56B4E9"}
 # how a matrix is named on the figure: two are words, the rest symbols
-SHAPE_NAMES = {"scores": WORDS.line("output-shapes/scores"), "weights": WORDS.line("output-shapes/weights")}
+SHAPE_NAMES = {"scores": WORDS.line("output-shapes/scores"), "weights": WORDS.line("output-shapes/weights"),
+               "out": WORDS.line("output-shapes/out")}  # Q, Kᵀ and V are symbols, the same in every language
 
 
 def shape_name(name):
@@ -234,7 +235,10 @@ def shapes_table(data):
         "columns": [WORDS.line("output-shapes-table/product-column"), WORDS.line("output-shapes-table/left-column"),
                     WORDS.line("output-shapes-table/right-column"), WORDS.line("output-shapes-table/result-column")],
         "rows": [
-            [f"{shape_name(a)} · {shape_name(b)}", f"{ra} × {ca}", f"{rb} × {cb}", f"{shape_name(c)}: {rc} × {cc}"]
+            [WORDS.line("output-shapes-table/product", left=shape_name(a), right=shape_name(b)),
+             WORDS.line("output-shapes-table/shape", rows=ra, columns=ca),
+             WORDS.line("output-shapes-table/shape", rows=rb, columns=cb),
+             WORDS.line("output-shapes-table/result", result=shape_name(c), rows=rc, columns=cc)]
             for (a, ra, ca), (b, rb, cb), (c, rc, cc) in shape_rows(data)
         ],
     }

@@ -34,7 +34,7 @@ from ..engine.inputs import ROOT
 from ..engine.text import head_label, num
 from ..engine.words import Filled, listed
 from ..engine.wasm import compile_wat
-from .real_heads.committed import extraction
+from .real_heads.committed import extraction, sentence_name
 
 # the encoder's WebAssembly, compiled here; its text lives with the widget's scripts
 KERNELS = Path(__file__).resolve().parents[2] / "docs" / "widgets" / "your-sentence" / "kernels.wat"
@@ -175,8 +175,9 @@ def megabytes(n_bytes):
 
 
 def presets():
-    """The preset buttons, one per sentence of the real-heads page: its id names it, its text fills the box."""
-    return Filled("".join(PRESET.html(sentence=text, name=sentence_id).strip()
+    """The preset buttons, one per sentence of the real-heads page: its name (words/real-heads.md) labels it, its text
+    fills the box."""
+    return Filled("".join(PRESET.html(sentence=text, name=sentence_name(sentence_id)).strip()
                           for sentence_id, text in PRESETS.items()))
 
 
@@ -192,7 +193,7 @@ def page_snippets(data):
         "your-sentence-honesty", max_tokens=MAX_TOKENS, pieces=MAX_TOKENS - 2, size=size,
         weights=data["files"]["weights"], vocabulary=data["files"]["vocabulary"], kernels=data["files"]["kernels"],
         fineness=data["storage"]["fineness"], vectors=data["storage"]["vectors"],
-        bound=num(printed_bound(data["bound"]), BOUND_DIGITS), sentence=max(accuracy, key=accuracy.get),
+        bound=num(printed_bound(data["bound"]), BOUND_DIGITS), sentence=sentence_name(max(accuracy, key=accuracy.get)),
         tie_margin=num(tie_margin(data["bound"]), BOUND_DIGITS), rule=ties_text(data["claims"]))
     return {"": widget, "honesty": honesty}
 
@@ -204,9 +205,9 @@ def ties_text(claims):
             if claim["tied"]]
     if not tied:
         return WORDS.line("your-sentence-honesty/none-tied")
-    cases = [WORDS.line("your-sentence-honesty/tie", sentence=sentence_id, pattern=WORDS.line(PATTERN_NAMES[kind]),
-                        first=head_label(*claim["heads"][0]), second=head_label(*claim["heads"][1]),
-                        margin=num(claim["margin"], 4))
+    cases = [WORDS.line("your-sentence-honesty/tie", sentence=sentence_name(sentence_id),
+                        pattern=WORDS.line(PATTERN_NAMES[kind]), first=head_label(*claim["heads"][0]),
+                        second=head_label(*claim["heads"][1]), margin=num(claim["margin"], 4))
              for sentence_id, kind, claim in tied]
     return WORDS.line("your-sentence-honesty/tied", cases=listed(cases, "semicolon"))
 

@@ -40,7 +40,7 @@ class Link:
 class Sentence:
     id: str
     text: str
-    about: str
+    about: str  # in the provenance; the pages print words/real-heads.md's real-heads-sentence-about/<id>
     link: Link | None = None
 
 

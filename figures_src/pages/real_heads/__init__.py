@@ -20,7 +20,8 @@ from ...engine.notebooks import code, markdown, notebook
 from ...engine.sources import source_listings
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import num
-from .committed import KIND_SENTENCE, N_LAYERS, WORDS, extraction, pick_label, picks, runner_up_label, scores
+from .committed import (KIND_SENTENCE, N_LAYERS, WORDS, extraction, pick_label, picks, runner_up_label, scores,
+                        sentence_name)
 from .rollout import ROLLOUT_ITEMS
 from .grid import GRID_SIZE, grid_alt, grid_caption, grid_data, grid_images, grid_table, render_grid
 from .text import text_data, text_snippets
@@ -56,7 +57,8 @@ def layer_example(sentence_id, layer):
 LAYER_EXAMPLES = {
     (sentence.id, layer): Example(
         f"real-heads-{sentence.id}-layer{layer}",
-        title=WORDS.line("real-heads-layer-title", layer=layer + 1, model=MODEL_NAME, sentence=sentence.id),
+        title=WORDS.line("real-heads-layer-title", layer=layer + 1, model=MODEL_NAME,
+                         sentence=sentence_name(sentence.id)),
         data=functools.partial(layer_example, sentence.id, layer),
         cite_line=False,  # listed together in the page's "Cite and download" section
     )
@@ -68,7 +70,8 @@ LAYER_EXAMPLES = {
 def cite_list(_):
     """One line per layer example: its anchor, its JSON, its permalink, its embed page (engine/embed.py)."""
     return {"": "\n".join(
-        WORDS.fill("real-heads-cite", id=example.id, layer=layer + 1, sentence=sentence_id, permalink=permalink(example))
+        WORDS.fill("real-heads-cite", id=example.id, layer=layer + 1, sentence=sentence_name(sentence_id),
+                   permalink=permalink(example))
         for (sentence_id, layer), example in LAYER_EXAMPLES.items()
     )}
 
@@ -114,7 +117,7 @@ def head_caption(data):
     n = len(heads.tokens)
     text = WORDS.line("real-heads-head-caption", head=WORDS.line("real-heads-head/capital", layer=pick.layer + 1,
                                                                  head=pick.head + 1),
-                      sentence=heads.sentence.id, n=n)
+                      sentence=sentence_name(heads.sentence.id), n=n)
     if kind in data["scores"].links:
         link = data["scores"].links[kind]["link"]
         text = WORDS.line("real-heads-head-caption/link", caption=text, query=link.query,
@@ -210,7 +213,7 @@ ITEMS = [
     Snippets("real-heads-code", data=lambda: None, public=source_listings(*SOURCES)),
     *(
         Figure(f"real-heads-grid-{sentence.id}",
-               title=WORDS.line("real-heads-grid-title", sentence=sentence.id),
+               title=WORDS.line("real-heads-grid-title", sentence=sentence_name(sentence.id)),
                data=functools.partial(grid_data, sentence.id), render=render_grid, caption=grid_caption,
                alt=grid_alt, table=grid_table, size=GRID_SIZE)
         for sentence in SENTENCES

@@ -15,6 +15,12 @@ N_LAYERS = 6  # all-MiniLM-L6-v2; `extraction()` checks the committed data agree
 PATTERN_KINDS = {"previous": "real-heads-kind/previous", "next": "real-heads-kind/next", "sink": "real-heads-kind/sink"}
 # Which sentence shows each kind of head: the long one for the neighbour heads, the others their own.
 KIND_SENTENCE = {"previous": "long", "next": "long", "sink": "coreference", "coreference": "coreference", "agreement": "agreement"}
+# Each sentence's name and what it tests, as the pages print them (models/minilm/data.py's ids are data: JSON keys,
+# file names, example ids).
+SENTENCE_NAMES = {"coreference": "real-heads-sentence/coreference", "agreement": "real-heads-sentence/agreement",
+                  "long": "real-heads-sentence/long"}
+SENTENCE_ABOUT = {"coreference": "real-heads-sentence-about/coreference",
+                  "agreement": "real-heads-sentence-about/agreement", "long": "real-heads-sentence-about/long"}
 
 
 @functools.cache
@@ -43,6 +49,16 @@ def kind_name(kind):
         return WORDS.line(PATTERN_KINDS[kind])
     link = scores().links[kind]["link"]
     return WORDS.line("real-heads-kind/link", query=link.query, key=link.key)
+
+
+def sentence_name(sentence_id):
+    """A sentence's name as the pages print it ("coreference"): its id stays data (a JSON key, a file name)."""
+    return WORDS.line(SENTENCE_NAMES[sentence_id])
+
+
+def sentence_about(sentence_id):
+    """What a sentence was chosen to test, in words ("a pronoun and the noun it refers to")."""
+    return WORDS.line(SENTENCE_ABOUT[sentence_id])
 
 
 def pick_label(pick):

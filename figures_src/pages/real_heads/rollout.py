@@ -26,7 +26,7 @@ from ...engine.heatmap import heatmap
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import num
 from ...engine.words import listed
-from .committed import WORDS, extraction
+from .committed import WORDS, extraction, sentence_name
 
 EXTRACTION_TOLERANCE = 2e-3  # the committed weights come from float16 Q and K
 
@@ -73,7 +73,7 @@ def render_rollout(data, ax):
 
 
 def rollout_caption(data):
-    return WORDS.line("real-heads-rollout-caption", sentence=data["heads"].sentence.id)
+    return WORDS.line("real-heads-rollout-caption", sentence=sentence_name(data["heads"].sentence.id))
 
 
 def rollout_alt(data):
@@ -93,7 +93,7 @@ def rollout_table(data):
 
 def rollout_figure(sentence):
     return Figure(f"real-heads-rollout-{sentence.id}",
-                  title=WORDS.line("real-heads-rollout-title", sentence=sentence.id),
+                  title=WORDS.line("real-heads-rollout-title", sentence=sentence_name(sentence.id)),
                   data=functools.partial(rollout_data, sentence.id), render=render_rollout, caption=rollout_caption,
                   alt=rollout_alt, table=rollout_table, size=rollout_size, values=WORDS.line("real-heads-rollout-values"))
 
@@ -129,12 +129,14 @@ def rollout_text(rollouts):
                              f"sentence's tokens and would lift their mean share; in the {sentence_id} sentence they keep "
                              f"{data['own_cls']:.3f} and {data['own_sep']:.3f}, the tokens {data['own']:.3f}, every "
                              f"position {data['own_all']:.3f}")
-    shares = listed([WORDS.line("real-heads-rollout-text/share", sentence=sentence_id, own=num(data["own"], 2),
-                                special=num(data["special"], 2)) for sentence_id, data in others], "semicolon")
-    tables = listed([WORDS.line("real-heads-rollout-text/table", sentence=sentence_id, path=csv_path(sentence_id))
+    shares = listed([WORDS.line("real-heads-rollout-text/share", sentence=sentence_name(sentence_id),
+                                own=num(data["own"], 2), special=num(data["special"], 2))
+                     for sentence_id, data in others], "semicolon")
+    tables = listed([WORDS.line("real-heads-rollout-text/table", sentence=sentence_name(sentence_id),
+                                path=csv_path(sentence_id))
                      for sentence_id in rollouts], "comma")
     return {"": WORDS.fill("real-heads-rollout-text", own=num(first["own"], 2), special=num(first["special"], 2),
-                           sentence=first_id, shares=shares, own_cls=num(first["own_cls"], 2),
+                           sentence=sentence_name(first_id), shares=shares, own_cls=num(first["own_cls"], 2),
                            own_sep=num(first["own_sep"], 2), own_all=num(first["own_all"], 2), tables=tables)}
 
 

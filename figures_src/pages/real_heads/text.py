@@ -4,7 +4,8 @@ import numpy as np
 
 from ...engine.text import num
 from ...engine.words import listed
-from .committed import WORDS, extraction, kind_name, pick_label, picks, runner_up_label, scores
+from .committed import (WORDS, extraction, kind_name, pick_label, picks, runner_up_label, scores, sentence_about,
+                        sentence_name)
 
 HAVING = {"previous": "real-heads-text-rows/previous", "next": "real-heads-text-rows/next"}  # the rows a pattern can score
 CALLOUTS = {  # each pattern's callout: its title and its body (a link's are kind_name and real-heads-text-callout-link)
@@ -44,8 +45,8 @@ def provenance(data):
 
 
 def sentence_list(data):
-    return "\n".join(WORDS.line("real-heads-text-sentences", sentence=sentence_id, tokens=len(heads.tokens),
-                                about=heads.sentence.about, text=heads.sentence.text)
+    return "\n".join(WORDS.line("real-heads-text-sentences", sentence=sentence_name(sentence_id),
+                                tokens=len(heads.tokens), about=sentence_about(sentence_id), text=heads.sentence.text)
                      for sentence_id, heads in data["by_id"].items())
 
 
