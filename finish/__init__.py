@@ -18,8 +18,9 @@ The jobs, in the order they run (JOBS), one module each:
     tables      Markdown's tables wrapped as the theme's script would wrap them at load
     details     a collapsed block's body kept in a <noscript> until a reader opens it
     theme       what the theme's templates leave out (the search dialog's name)
-    notation    the link to the notation table every page ends with, in the page's language
-    alternates  each page's other-language links absolute, with an x-default; 404's to the languages' Home
+    language    what the engines write in English on every page (the notation link, permalink titles, the
+                theme's credit), in the page's language
+    alternates  each page's other-language versions in the sitemap, with an x-default; 404's menu to each Home
     content     no page's own content holds a <script> (policy.check_content; before the edition copies it)
     stylesheet  the stylesheets as one file, linked once
     scripts     our JavaScript minified; the theme's bundle compiled while it downloads
@@ -33,7 +34,7 @@ stylesheet bundle, the scripts, the search index) are written as it runs: a fail
 not be published, so make site removes site/ (either engine), and the Pages workflow deploys only what make site
 finished. The pass runs once on a built site: it refuses a site it has finished already.
 """
-from . import (alternates, details, edition, figures, mathml, notation, policy, published, scripts, search, stylesheet,
+from . import (alternates, details, edition, figures, language, mathml, policy, published, scripts, search, stylesheet,
                tables, theme, widgets)
 from .site import FinishError, Site
 
@@ -47,7 +48,7 @@ JOBS = [
     ("tables", tables.run),
     ("details", details.run),
     ("theme", theme.run),
-    ("notation", notation.run),
+    ("language", language.run),
     ("alternates", alternates.run),
     ("content", policy.check_content),
     ("stylesheet", stylesheet.run),

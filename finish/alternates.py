@@ -1,41 +1,44 @@
-"""Each page's other-language links, as search engines and readers need them: mkdocs-static-i18n writes them
-relative (`<link rel="alternate" href="../zh/scores/" hreflang="zh">`), and names no default.
+"""Each page's other-language version, said where search engines read it and Material's script does not trip on it.
 
-- every `<link rel="alternate" hreflang>` gets the absolute address Google asks for (site_url), and the page gets
-  one more, `hreflang="x-default"`, to its English page, for a reader of any other language;
-- 404.html, which the plugin renders with the last page's links (Your sentence's), gets the languages' Home pages,
-  in its header's switcher too; it carries no hreflang links (a search engine never indexes it).
+mkdocs-static-i18n writes, on every page, `<link rel="alternate" hreflang>` to the page in each language, and the
+sitemap's `xhtml:link` alternates, absolute. Material's script fetches `sitemap.xml` relative to every
+`<link rel="alternate">` of a page (to map its language menu), which for a page's own link is a file that does not
+exist (scores/sitemap.xml): a failed request and a console error on every page. So:
 
-A site with one language (Zensical's, for now) has none of these links, and this job leaves it as it is.
+- the pages' hreflang <link>s go, and the sitemap carries them (a way search engines read hreflang, with absolute
+  addresses), each <url> with one more, `hreflang="x-default"`, to the English page, for a reader of any other
+  language; sitemap.xml.gz is written again from it;
+- the language menu (`<a hreflang class="md-select__link">`) stays, to the same page in the other language;
+  404.html, which the plugin renders with the last page's links (Your sentence's), gets the languages' Home pages.
+
+A site with one language (Zensical's, for now) has none of these, and this job leaves it as it is.
 """
+import gzip
 import re
-from urllib.parse import urljoin
 
 from .site import DEFAULT_LANGUAGE
 
-_ALTERNATE = re.compile(r'<link rel="alternate" href="([^"]*)" hreflang="([a-z-]+)">')
+_ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[a-z-]+">\n?')
 _SWITCH = re.compile(r'<a href="([^"]*)" hreflang="([a-z-]+)" class="md-select__link">')
-
+_SITEMAP_DEFAULT = re.compile(r'([ \t]*)<xhtml:link rel="alternate" hreflang="' + DEFAULT_LANGUAGE + r'" href="([^"]+)"/>\n')
 
 
 def run(site):
     root = site.site_url
     for page in site.pages:
-        html = page.html
-        found = _ALTERNATE.findall(html)
-        if not found:
-            continue
+        html = _ALTERNATE.sub("", page.html)
         if page.name.endswith("404.html"):
-            home = {lang: root + ("" if lang == DEFAULT_LANGUAGE else f"{lang}/") for _, lang in found}
-            html = _ALTERNATE.sub("", html)
-            html = _SWITCH.sub(lambda m: f'<a href="{home[m.group(2)]}" hreflang="{m.group(2)}" class="md-select__link">',
-                               html)
-            page.update(html)
-            continue
-        address = root + page.url
-        links = {lang: urljoin(address, href) for href, lang in found}
-        html = _ALTERNATE.sub(lambda m: f'<link rel="alternate" href="{links[m.group(2)]}" hreflang="{m.group(2)}">', html)
-        last = list(_ALTERNATE.finditer(html))[-1]
-        indent = html[html.rfind("\n", 0, last.start()) + 1:last.start()]
-        default = f'<link rel="alternate" href="{links[DEFAULT_LANGUAGE]}" hreflang="x-default">'
-        page.update(html[:last.end()] + "\n" + indent + default + html[last.end():])
+            def home(match):
+                lang = match.group(2)
+                return (f'<a href="{root}{"" if lang == DEFAULT_LANGUAGE else lang + "/"}" hreflang="{lang}" '
+                        'class="md-select__link">')
+            html = _SWITCH.sub(home, html)
+        page.update(html)
+    sitemap = site.path("sitemap.xml")
+    if sitemap.is_file():
+        text = sitemap.read_text(encoding="utf-8")
+        if "x-default" not in text:
+            text = _SITEMAP_DEFAULT.sub(lambda m: m.group(0) + f'{m.group(1)}<xhtml:link rel="alternate" '
+                                        f'hreflang="x-default" href="{m.group(2)}"/>\n', text)
+            sitemap.write_text(text, encoding="utf-8")
+            site.path("sitemap.xml.gz").write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))

@@ -41,8 +41,10 @@ _SITE_SCRIPT = re.compile(r'<script[^>]*\bsrc="[^"]*javascripts/site\.js"[^>]*><
 # stays English here; the note's own words are words/site.md's web-note.
 _INSTRUCTIONS = {
     "en": re.compile(r"\b(?:(?i:hover(?:ing)?|click|drag|slider|tap it|point at a cell|press)|Type|Tick)\b"),
-    # the same instructions in the Chinese pages' words (docs/zh/glossary.md): hover, click, drag, slider, tap, press
-    "zh": re.compile(r"悬停|点击|拖动|滑块|轻触|按下"),
+    # the same instructions in the Chinese pages' words: hover, click, drag, slider, tap, tick, press a button (按 or
+    # 按下 before a quoted button name: 按下表 is "by the table below", 按位置 "by position"), type (输入 before what
+    # is typed: 输入 alone is also "input")
+    "zh": re.compile(r"悬停|点击|拖动|滑块|轻触|勾选|按下?(?=“)|输入(?=[一二三四五六七八九十\d]+个|一个提示词)"),
 }
 _CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.S)
 _H1_END = re.compile(r"</h1>")

@@ -35,7 +35,8 @@ def language_files(generated, lang):
     root for the default language; for another, generated/<lang>/public/** under <lang>/, except each file that
     is byte for byte the default language's at the same path (a model, a code listing), which the two share at the
     root, where the pages' links lead (mkdocs-static-i18n resolves a link it finds no <lang>/ file for to the
-    default's). A worked example's JSON is always the default's, which the Chinese pages cite too: the other
+    default's). A figure's BibTeX entry is always the default's: a citation is the same in every language.
+    A worked example's JSON is always the default's, which the Chinese pages cite too: the other
     language's build must have computed the same numbers (`same_example`), or the pass stops."""
     if lang == DEFAULT_LANGUAGE:
         return {path.relative_to(generated / "public").as_posix(): path for path in _files(generated / "public")}
@@ -47,6 +48,8 @@ def language_files(generated, lang):
         twin = english / relative
         if relative.startswith(f"{EXAMPLES}/"):
             same_example(twin, path)
+            continue
+        if relative.endswith(".bib"):  # a figure's BibTeX: a citation names the English page, in every language
             continue
         if twin.is_file() and twin.read_bytes() == path.read_bytes():
             continue

@@ -11,7 +11,7 @@ import json
 import re
 
 from . import mathml
-from .site import FinishError
+from .site import OTHER_LANGUAGES, FinishError
 
 INDEXES = {"search/search_index.json": "docs", "search.json": "items"}  # MkDocs', Zensical's: their entries' key
 _MARK = re.compile(r"\\\[(.*?)\\\]|\\\((.*?)\\\)", re.S)  # arithmatex's marks as the index keeps them
@@ -46,3 +46,57 @@ def run(site):
         if changed:
             path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     mathml.save_cache()
+    split_by_language(site)
+
+
+# What a language's index tells Material's search worker beyond the merged index's config: Chinese is split by
+# lunr's zh support (loaded by the worker, min/lunr.zh.min.js), not by English's word rules, which leave no Chinese.
+LANGUAGE_SEARCH = {"zh": {"lang": ["zh"]}}
+_BASE = re.compile(r'("base": ")([^"]*)(")')
+
+
+def split_by_language(site):
+    """One index per language: mkdocs-static-i18n merges both into search/search_index.json, which Material's worker
+    downloads on every page; a Chinese page now downloads zh/search/search_index.json, the Chinese pages' alone
+    (their locations from zh/), and finds Chinese pages. Its pages' `base` (Material's __config, where the worker
+    and the search results start from) is zh/, which also holds the sitemap Material reads from there."""
+    path = site.path("search/search_index.json")
+    if not path.is_file():
+        return
+    index = json.loads(path.read_text(encoding="utf-8"))
+    by_language = {lang: [] for lang in OTHER_LANGUAGES}
+    kept = []
+    for entry in index["docs"]:
+        lang = next((lang for lang in OTHER_LANGUAGES if entry["location"].startswith(f"{lang}/")), None)
+        if lang is None:
+            kept.append(entry)
+        else:
+            by_language[lang].append(dict(entry, location=entry["location"].removeprefix(f"{lang}/")))
+    if not any(by_language.values()):
+        return
+    _write_index(path, dict(index, docs=kept))
+    for lang, entries in by_language.items():
+        if not entries:
+            continue
+        config = dict(index["config"], **LANGUAGE_SEARCH.get(lang, {}))
+        _write_index(site.path(f"{lang}/search/search_index.json"), {"config": config, "docs": entries})
+        sitemap = site.path("sitemap.xml")
+        if sitemap.is_file():
+            site.path(f"{lang}/sitemap.xml").write_bytes(sitemap.read_bytes())
+        for page in site.pages:
+            if page.language == lang:
+                page.update(_BASE.sub(lambda m: m.group(1) + _one_up(m.group(2), page.name) + m.group(3), page.html, 1))
+
+
+def _one_up(base, name):
+    """A page's `base` from its language's folder rather than the site's root: one "../" fewer."""
+    if base == "..":
+        return "."
+    if not base.startswith("../"):
+        raise FinishError(f"{name}: its base {base!r} does not climb to the site's root; is it a page under a language's folder?")
+    return base[3:]
+
+
+def _write_index(path, index):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")

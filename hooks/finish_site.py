@@ -95,6 +95,16 @@ def on_files(files, config):
     return files
 
 
+def on_post_template(output_content, template_name, config):
+    """The one 404.html stays the English one: the plugin's build of another language writes its own 404.html over
+    it, at the site's root, where GitHub Pages serves it for every missing address (404's language menu leads to
+    each language's Home: finish/alternates.py)."""
+    english = Path(config["site_dir"]) / template_name
+    if template_name == "404.html" and language(config) != DEFAULT_LANGUAGE and english.is_file():
+        return english.read_text(encoding="utf-8")
+    return output_content
+
+
 @event_priority(-110)  # after mkdocs-static-i18n's (-100), which builds the other languages: the module docstring
 def on_post_build(config):
     i18n = config.plugins.get("i18n")

@@ -20,7 +20,7 @@ the credit and the licence inside a short <iframe>. The page is docs/widgets/hea
 import numpy as np
 
 from .inputs import note_input
-from .site import MKDOCS, licence, policy
+from .site import MKDOCS, language, language_folder, licence, policy
 from .words import SITE_WORDS as WORDS
 from .words import Filled, Template
 
@@ -71,8 +71,15 @@ def embed_page(example, permalink, figure):
     <figure> fragment, caption first and table open (figures.example_weights_figure)."""
     example_id, title = example["id"], example["title"]
     note_input(MKDOCS)  # the policy and the licence
-    return PAGE.html(
+    page = PAGE.html(
         policy=Filled(policy()), description=WORDS.line("embed-description", id=example_id, title=title),
         page_title=WORDS.line("embed-page-title", title=title, id=example_id), permalink=permalink, title=title,
         credit=WORDS.html("embed-credit", one_line=True, permalink=permalink, id=example_id, licence=licence()),
         json=WORDS.html("embed-json", one_line=True, id=example_id), figure=Filled(figure.rstrip("\n")))
+    # The template's links climb from embed/<id>/ to the site's root ("../../"); a language's embed pages sit a
+    # folder deeper (zh/embed/<id>/), and its files are the root's (the scripts, the styles, the examples' JSON).
+    deeper = language_folder().count("/")
+    if not deeper:
+        return page
+    page = page.replace('<html lang="en">', f'<html lang="{language()}">', 1)  # the template's, for English
+    return page.replace('="../../', '="' + "../" * (2 + deeper))

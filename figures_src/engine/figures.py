@@ -139,9 +139,11 @@ def render_figure(figure, data, page=None):
     if not caption:
         raise BuildError(f"figure {name}: declare a caption to say what the figure shows")
     note = next((note for hm in heatmaps if (note := tie_note(hm.values))), "")
-    caption = f"{caption} {note}" if note else caption  # why one cell has a decimal more than its neighbours
+    if note:  # why one cell has a decimal more than its neighbours
+        caption = WORDS.line("caption-with-note", caption=caption, note=note)
     rounded = next((note for hm in heatmaps if hm.quantity == "weights" and (note := rounding_note(hm.values, hm.row_labels, figure.values))), "")
-    caption = f"{caption} {rounded}" if rounded else caption  # why a row of weights does not print as 1.00
+    if rounded:  # why a row of weights does not print as 1.00
+        caption = WORDS.line("caption-with-note", caption=caption, note=rounded)
     tables = _tables(figure, data, heatmaps)
     example = figure.example(data) if callable(figure.example) else figure.example
     if example is not None and not isinstance(example, Example):

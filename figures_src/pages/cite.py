@@ -7,7 +7,7 @@ from .. import registry, trained
 from ..engine import Figure, Snippets, Words, embed
 from ..engine.examples import permalink
 from ..engine.notebooks import ZIP, NotebookItem
-from ..engine.site import language_url, site_url
+from ..engine.site import language_url, nav_title, site_url
 from ..engine.text import published_note, table
 from ..engine.words import listed
 
@@ -18,7 +18,7 @@ def cite_data():
     """Every example with a cite line of its own (the real model's are listed on their page), from the pages' declarations."""
     figures = [(item, page.markdown) for page in registry.nav() if page.has_module
                for item in importlib.import_module(page.module).ITEMS if isinstance(item, Figure)]
-    notebooks = [(item, page.title) for page in registry.nav() if page.has_module
+    notebooks = [(item, nav_title(page.title)) for page in registry.nav() if page.has_module
                  for item in importlib.import_module(page.module).ITEMS if isinstance(item, NotebookItem)]
     return {"examples": [example for example in registry.examples() if example.cite_line], "site_url": site_url(),
             "version": attention.__version__, "figures": figures, "trained": trained.provenance(),

@@ -55,7 +55,8 @@ def lead(text):
 
 def pages_snippets(pages):
     """A numbered list; each description starts lower-case after its colon unless it opens with a name (lead)."""
-    return {"": "\n".join(f"{number}. [{page['title']}]({page['file']}): {lead(page['description'])}"
+    return {"": "\n".join(f"{number}. " + WORDS.line("pages-item", title=page["title"], file=page["file"],
+                                                      description=lead(page["description"]))
                           for number, page in enumerate(pages, 1))}
 
 

@@ -10,7 +10,7 @@ from ..engine.examples import key_size
 from ..engine.notebooks import code, markdown, notebook, source
 from ..engine.style import PHONE_WIDTH
 from ..engine.text import BY_HAND_DIGITS, Shown, by_hand, dims, matrix, num, table, vector
-from ..engine.words import listed
+from ..engine.words import SITE_WORDS, listed
 from . import sentences
 
 WORDS = Words("words/output.md")
@@ -53,8 +53,8 @@ def output_snippets(example):
     return {
         "row": WORDS.fill("ex-output-row", token=tokens[i], row=i + 1, n=len(tokens),
                           table=table(columns, rows).rstrip("\n"), out=", ".join(num(s, 4) for s in sums)) + "\n",
-        "v": matrix(V, tokens, dims("", d_v), corner="token", digits=1, trim=True),
-        "out": matrix(example["outputs"]["out"], tokens, dims("", d_v), corner="query", digits=4),
+        "v": matrix(V, tokens, dims("", d_v), corner=SITE_WORDS.line("matrix-corner/token"), digits=1, trim=True),
+        "out": matrix(example["outputs"]["out"], tokens, dims("", d_v), corner=SITE_WORDS.line("matrix-corner/query"), digits=4),
     }
 
 
@@ -180,8 +180,8 @@ def permutation_snippets(example):
     verdict = WORDS.fill("ex-permutation-verdict/same" if same else "ex-permutation-verdict/different")
     return {
         "order": WORDS.fill("ex-permutation-order", sentence=" ".join(tokens)),
-        "before": matrix(out_before, original["tokens"], dims("", out.shape[1]), corner="query", digits=4),
-        "after": matrix(out, tokens, dims("", out.shape[1]), corner="query", digits=4),
+        "before": matrix(out_before, original["tokens"], dims("", out.shape[1]), corner=SITE_WORDS.line("matrix-corner/query"), digits=4),
+        "after": matrix(out, tokens, dims("", out.shape[1]), corner=SITE_WORDS.line("matrix-corner/query"), digits=4),
         "verdict": verdict,
     }
 

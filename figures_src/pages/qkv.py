@@ -2,6 +2,7 @@
 from ..engine import Example, Words
 from ..engine.notebooks import code, markdown, notebook
 from ..engine.text import dims, latex_vector, matrix, num, table
+from ..engine.words import SITE_WORDS
 from . import sentences
 
 WORDS = Words("words/qkv.md")
@@ -14,13 +15,13 @@ def qkv_snippets(example):
     d_k = inputs["W_Q"].shape[1]
     x_cols, k_cols = dims("", d_model), dims("", d_k)  # 1 … d: x₁…xₙ are the tokens (Home)
     parts = {
-        "x": matrix(X, tokens, x_cols, corner="token", digits=0, trim=True),
+        "x": matrix(X, tokens, x_cols, corner=SITE_WORDS.line("matrix-corner/token"), digits=0, trim=True),
         "shapes": WORDS.fill("ex-qkv-shapes", sentence=" ".join(tokens), n=n, d_model=d_model, d_k=d_k),
     }
     for name in ("W_Q", "W_K", "W_V"):
-        parts[name.lower()] = matrix(inputs[name], dims("", d_model), k_cols, corner="row", digits=1, trim=True)
+        parts[name.lower()] = matrix(inputs[name], dims("", d_model), k_cols, corner=SITE_WORDS.line("matrix-corner/row"), digits=1, trim=True)
     for name in ("Q", "K", "V"):
-        parts[name.lower()] = matrix(steps[name], tokens, k_cols, corner="token", digits=1, trim=True)
+        parts[name.lower()] = matrix(steps[name], tokens, k_cols, corner=SITE_WORDS.line("matrix-corner/token"), digits=1, trim=True)
 
     # q for the first token, one entry at a time: column c of W_Q against the token's vector.
     token, x, W_Q, q = tokens[0], X[0], inputs["W_Q"], steps["Q"][0]

@@ -37,7 +37,7 @@ from pathlib import Path
 from ...engine import BuildError, Snippets
 from ...engine.inputs import ROOT
 from ...engine.notebooks import code, markdown, notebook, source
-from ...engine.site import docs_path, language_url, page_path, site_url
+from ...engine.site import docs_path, language_folder, language_url, page_path, site_url
 from ...engine.text import published, published_note
 from ...engine.words import Words
 from . import kit_template
@@ -70,6 +70,12 @@ def json_path(problem_set):
     return f"problems/{problem_set['set']}.json"
 
 
+def json_address(problem_set):
+    """Where the page's script fetches the set, from the site's root: its language's copy (zh/problems/… for the
+    Chinese page, whose prompts and feedback are Chinese), as finish/published.py publishes it."""
+    return language_folder() + json_path(problem_set)
+
+
 # The sets whose blocks are whole at load: the first, which a reader meets first (on a phone, a screen and a half down,
 # its grid drawn near the viewport); the later ones wait (html.py's problem_html), so the page at load holds
 # fewer than 1,500 elements.
@@ -78,7 +84,7 @@ WHOLE_AT_LOAD = 1
 
 def problem_blocks(data):
     """The block of each set, and the page's two sentences that count the sets and their variants."""
-    blocks = {s["set"]: problem_html(s, json_path(s), waiting=k >= WHOLE_AT_LOAD) for k, s in enumerate(data)}
+    blocks = {s["set"]: problem_html(s, json_address(s), waiting=k >= WHOLE_AT_LOAD) for k, s in enumerate(data)}
     if {"intro", "variants"} & set(blocks):
         raise BuildError("problems: a set's id clashes with the snippets problems-intro and problems-variants")
     return {**blocks, "intro": intro_markdown(data), "variants": variants_markdown(data)}
@@ -200,7 +206,7 @@ def notebook_cells():
 
 ITEMS = [
     Snippets("problems", data=all_sets, snippets=problem_blocks, public=downloads),
-    Snippets("problems-concepts", data=concepts_set, snippets=lambda data: {"": concepts_html(data, json_path(data))},
+    Snippets("problems-concepts", data=concepts_set, snippets=lambda data: {"": concepts_html(data, json_address(data))},
              public=lambda data: {json_path(data): set_json(data)}),
     notebook("problems.md", notebook_cells, library=False),
 ]
