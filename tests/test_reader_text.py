@@ -14,6 +14,7 @@ import pytest
 
 from figures_src.engine import BuildError
 from figures_src import registry
+from figures_src.engine import site as site_module
 from figures_src.pages import index
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,6 +99,7 @@ def test_a_nav_page_without_a_description_fails_the_build(tmp_path, monkeypatch)
     (tmp_path / "docs" / "scores.md").write_text("# Scores\n", encoding="utf-8")
     monkeypatch.setattr(index, "ROOT", tmp_path)
     monkeypatch.setattr(registry, "MKDOCS", tmp_path / "mkdocs.yml")
+    monkeypatch.setattr(site_module, "MKDOCS", tmp_path / "mkdocs.yml")  # docs_path: the page in the language built
     registry._nav.cache_clear()  # the nav is read once per process: read this one, then the real one again
     try:
         with pytest.raises(BuildError, match=r"docs/scores.md: give the page a one-line `description:`"):
