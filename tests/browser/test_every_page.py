@@ -59,9 +59,9 @@ def assert_everything_referenced_loads(page, site_url, path, response, statuses)
     assert page.evaluate("document.querySelector('meta[name=description]').content").strip()
 
     host = urlparse(site_url).netloc
-    # The canonical <link> names the page's address under site_url; browsers never fetch it.
+    # The canonical and the hreflang <link>s name pages' addresses under site_url; browsers never fetch them.
     references = page.evaluate("""() => [...document.querySelectorAll(
-        '[href]:not(link[rel=canonical]), [src], [srcset]')].map(e => ({
+        '[href]:not(link[rel=canonical]):not(link[rel=alternate]), [src], [srcset]')].map(e => ({
         tag: e.tagName.toLowerCase(),
         url: e.getAttribute('href') ?? e.getAttribute('src') ?? e.getAttribute('srcset').split(' ')[0],
     }))""")
