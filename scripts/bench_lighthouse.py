@@ -2,6 +2,8 @@
 
     .venv/bin/python scripts/bench_lighthouse.py [--runs 3] [--only WORD ...] [--content-cost] [--zensical]
 
+    --only zh/qkv learning   (the Chinese qkv page, and the English and Chinese learning pages)
+
 Lighthouse 12.2.3 (mobile preset, its default) drives the system Chromium. Both sites are served on
 127.0.0.1 under /attention-heatmap/ and gzip-compressed, as GitHub Pages serves them. The bare reference is
 `mkdocs build` of the same Markdown with a bare Material config (scripts/bench_site.py's), measured in the
@@ -155,8 +157,9 @@ def shell_only(site, bare, workdir):
 
 
 def pages(site, only):
-    """Every page a reader browses, and one embed page for the thirty alike (they differ only in their example's
-    numbers). Not print/: the print edition is every page at once, for a printer, and loads no script."""
+    """Every page a reader browses, in both languages (English at the root, Chinese under zh/: `--only zh/qkv`
+    picks one twin, `--only qkv` both), and one embed page for the thirty alike (they differ only in their
+    example's numbers). Not print/: the print edition is every page at once, for a printer, and loads no script."""
     found = sorted(p.parent.relative_to(site).as_posix() for p in site.rglob("index.html")
                    if not {"assets", "print", "search"} & set(p.relative_to(site).parts)
                    and (p.parent.parent.name != "embed" or p.parent.name == EMBED_SAMPLE))

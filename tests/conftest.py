@@ -18,6 +18,9 @@ The shared build, for any test that reads the real pages' output:
 - `fresh_figures`: every declared item built from scratch (--force) into a temporary folder, once per session,
   in the background from the moment the shared build is there: the pipeline's checks on the real pages, the
   examples' recomputations, and the reproducibility test's second build.
+- `fresh_figures_zh`: the same for the Chinese build (--lang zh --force), into a folder of its own (not inside
+  fresh_figures' folder, whose tests read all of it as the English build); started beside it, in the background,
+  when a test asks for it (the reproducibility test).
 
 Under xdist (`make test` runs three workers, --dist loadgroup) each worker is a session of its own: they take
 turns through a file lock, and the later ones find the work done (site/ up to date, the forced build's folder
@@ -41,7 +44,7 @@ GENERATED = ROOT / "generated"
 # What mkdocs build reads (figures_src too: its build writes generated/, and the hooks import from it).
 SITE_INPUTS = ["mkdocs.yml", "package-lock.json", "docs", "overrides", "includes", "hooks", "finish", "generated", "figures_src", "attention",
                "models", "data", "words"]
-BUILD_FIXTURES = {"generated", "built_site", "fresh_figures", "site_url", "zensical_site"}
+BUILD_FIXTURES = {"generated", "built_site", "fresh_figures", "fresh_figures_zh", "site_url", "zensical_site"}
 BROWSER_TESTS = ROOT / "tests" / "browser"
 
 
@@ -174,8 +177,10 @@ def shared_build(shared_dir, request):
                 run_build(["figures_src.build", "--lang", "zh"])  # what `make figures` builds: both languages
                 run_build(["mkdocs", "build", "--strict"])  # not --quiet: it hides the warnings --strict counts
             done.touch()
-    if any("fresh_figures" in getattr(item, "fixturenames", ()) for item in request.session.items):
-        start_fresh_figures(shared_dir)
+    wanted = {name for item in request.session.items for name in getattr(item, "fixturenames", ())}
+    for lang in FRESH_BUILDS:
+        if FRESH_BUILDS[lang] in wanted:
+            start_fresh_figures(shared_dir, lang)
     return ROOT
 
 
@@ -210,33 +215,58 @@ def zensical_site(shared_build, shared_dir):
     return tree / "site"
 
 
-def start_fresh_figures(shared_dir):
-    """Start the forced build into shared_dir/fresh-figures, once for all workers, in the background: the
-    workers go on with other tests meanwhile, rather than one building and the other waiting on it. Its output
-    goes to fresh-figures.log, its exit code to fresh-figures.rc."""
-    with locked(shared_dir / "fresh-figures.lock"):
-        log = shared_dir / "fresh-figures.log"
+# The forced builds a test may ask for: language -> its fixture.
+FRESH_BUILDS = {"en": "fresh_figures", "zh": "fresh_figures_zh"}
+
+
+def fresh_name(lang):
+    """fresh-figures (English), fresh-figures-zh: the forced build's folder, and its log's and exit code's name."""
+    return "fresh-figures" + ("" if lang == "en" else f"-{lang}")
+
+
+def start_fresh_figures(shared_dir, lang="en"):
+    """Start the forced build of language `lang` into its fresh folder, once for all workers, in the background:
+    the workers go on with other tests meanwhile, rather than one building and the other waiting on it. Its output
+    goes to fresh-figures[-<lang>].log, its exit code to fresh-figures[-<lang>].rc."""
+    name = fresh_name(lang)
+    with locked(shared_dir / f"{name}.lock"):
+        log = shared_dir / f"{name}.log"
         if log.exists():
             return
-        build = [sys.executable, "-m", "figures_src.build", "--force", "--out", str(shared_dir / "fresh-figures")]
-        script = f"{shlex.join(build)}; echo $? > {shlex.quote(str(shared_dir / 'fresh-figures.rc'))}"
+        build = [sys.executable, "-m", "figures_src.build", "--force", "--out", str(shared_dir / name)]
+        build += [] if lang == "en" else ["--lang", lang]
+        script = f"{shlex.join(build)}; echo $? > {shlex.quote(str(shared_dir / f'{name}.rc'))}"
         with open(log, "w") as output:  # a process of its own: a build in this one would drop the pages' modules
             subprocess.Popen(["sh", "-c", script], cwd=ROOT, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
                              stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+
+def wait_for_fresh_figures(shared_dir, lang):
+    """Start the forced build of `lang` unless started, wait until it ends; -> its folder, or the test fails."""
+    start_fresh_figures(shared_dir, lang)
+    name = fresh_name(lang)
+    exit_code = shared_dir / f"{name}.rc"
+    while not (exit_code.exists() and exit_code.read_text().strip()):
+        time.sleep(0.2)
+    if exit_code.read_text().strip() != "0":
+        log = (shared_dir / f"{name}.log").read_text(errors="replace")
+        flags = "--force" + ("" if lang == "en" else f" --lang {lang}")
+        pytest.fail(f"python -m figures_src.build {flags} failed:\n{log[-4000:]}", pytrace=False)
+    return shared_dir / name
 
 
 @pytest.fixture(scope="session")
 def fresh_figures(shared_dir):
     """Every declared item built from scratch into a temporary generated/ folder, once for all workers (started
     by `shared_build`, or here if nothing started it)."""
-    start_fresh_figures(shared_dir)
-    exit_code = shared_dir / "fresh-figures.rc"
-    while not (exit_code.exists() and exit_code.read_text().strip()):
-        time.sleep(0.2)
-    if exit_code.read_text().strip() != "0":
-        log = (shared_dir / "fresh-figures.log").read_text(errors="replace")
-        pytest.fail(f"python -m figures_src.build --force failed:\n{log[-4000:]}", pytrace=False)
-    return shared_dir / "fresh-figures"
+    return wait_for_fresh_figures(shared_dir, "en")
+
+
+@pytest.fixture(scope="session")
+def fresh_figures_zh(shared_dir):
+    """The Chinese build from scratch (--lang zh --force) into a temporary folder: what make site's build wrote to
+    generated/zh/. Once for all workers, started by `shared_build` beside the English one, or here."""
+    return wait_for_fresh_figures(shared_dir, "zh")
 
 
 def pytest_terminal_summary(terminalreporter):

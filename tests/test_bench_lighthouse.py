@@ -53,6 +53,17 @@ def test_only_selects_the_pages_whose_path_has_one_of_the_words(tmp_path):
     assert bench.pages(ours, ["soft", "cite"]) == ["cite/", "softmax/"]
 
 
+def test_the_chinese_editions_pages_are_measured_and_selected_like_the_english_ones(tmp_path):
+    """Lighthouse holds on zh pages as on en pages (issue 60): the zh edition's pages are in the list, its print
+    edition is not, one of its embed pages is; `--only zh/qkv` picks the one page, `--only qkv` both twins."""
+    ours = site(tmp_path / "site", {".": OURS, "qkv": OURS, "print": OURS, "embed/ex-scores": OURS,
+                                    "zh": OURS, "zh/qkv": OURS, "zh/print": OURS, "zh/embed/ex-scores": OURS,
+                                    "zh/embed/ex-other": OURS})
+    assert bench.pages(ours, [""]) == ["", "embed/ex-scores/", "qkv/", "zh/", "zh/embed/ex-scores/", "zh/qkv/"]
+    assert bench.pages(ours, ["zh/qkv"]) == ["zh/qkv/"]
+    assert bench.pages(ours, ["qkv"]) == ["qkv/", "zh/qkv/"]
+
+
 def test_each_copy_of_a_page_takes_each_place_in_turn():
     copies = ["built", "without figures", "shell", "bare page"]
     orders = [bench.rotated(copies, run) for run in range(len(copies))]

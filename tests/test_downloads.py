@@ -19,7 +19,7 @@ from figures_src.engine.site import policy as site_policy
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site"
 FIGURE = re.compile(r'<figure class="aih-figure[^"]*" id="fig-([a-z0-9-]+)"([^>]*)>(.*?)</figure>', re.S)
-MENU = re.compile(r'<details class="aih-download" data-search-exclude><summary>Download</summary>(.*?)</details>', re.S)
+MENU = re.compile(r'<details class="aih-download" data-search-exclude><summary>[^<]+</summary>(.*?)</details>', re.S)
 LINK = re.compile(r'<a href="([^"]+)" download>([^<]+)</a>')
 TABLE = re.compile(r'<table class="aih-numbers"[^>]*>(.*?)</table>', re.S)
 
@@ -87,10 +87,13 @@ def test_every_figure_links_all_its_downloads_and_each_file_parses():
         files = {label: (page.parent / href).resolve() for label, href in links.items()}
         for label, path in files.items():
             assert path.is_file(), f"{page}: figure {name}'s {label} link goes nowhere: {links[label]}"
-        assert files["SVG"] == (SITE / "figures" / f"{name}.svg").resolve(), "the file names are stable"
-        if name in checked:
+        # the file names are stable: figures/<name>.svg, or under zh/ for a zh page's own (finish/published.py)
+        lang = "zh/" if page.relative_to(SITE).parts[0] == "zh" else ""
+        own = SITE / lang / "figures" / f"{name}.svg"
+        assert files["SVG"] == (own if own.is_file() else SITE / "figures" / f"{name}.svg").resolve()
+        if (lang, name) in checked:
             continue
-        checked.add(name)
+        checked.add((lang, name))
 
         # SVG: XML, standalone, nothing from outside the file, the light scheme's ink
         svg_text = files["SVG"].read_text(encoding="utf-8")
@@ -115,7 +118,7 @@ def test_every_figure_links_all_its_downloads_and_each_file_parses():
         shapes = table_shapes(inner)
         assert len(tables) == len(shapes), f"{name}.csv has {len(tables)} tables, the figure {len(shapes)}"
         for (_, header, rows), (columns, row_labels) in zip(tables, shapes):
-            assert all(h == c or h.startswith(c + " (") for h, c in zip(header, map(unescape, columns), strict=True)), (
+            assert all(h == c or h.startswith((c + " (", c + "（")) for h, c in zip(header, map(unescape, columns), strict=True)), (
                 f"{name}.csv: its column labels are the figure's, a unit in brackets added at most: {header}")
             assert [r[0] for r in rows] == [unescape(label) for label in row_labels], f"{name}.csv: row labels differ"
             assert all(len(r) == len(header) for r in rows), f"{name}.csv: a row is not {len(header)} cells"
@@ -125,7 +128,8 @@ def test_every_figure_links_all_its_downloads_and_each_file_parses():
         assert bib.startswith("@misc{") and f"#fig-{name}}}" in bib and "attention library" in bib
         if "JSON" in files:
             assert json.loads(files["JSON"].read_text(encoding="utf-8"))["id"] in attributes
-    assert len(checked) == len(list((ROOT / "generated" / "figures").glob("*.html")))
+    figures = [(lang, path.stem) for lang in ("", "zh/") for path in (ROOT / "generated" / lang / "figures").glob("*.html")]
+    assert checked == set(figures), "every figure of each language is on a page of that language"
 
 
 def test_csv_numbers_are_the_figures_at_full_precision():

@@ -61,6 +61,13 @@ def pages(site):
     return sorted(p for p in site.rglob("*.html") if "assets" not in p.parts)
 
 
+def in_edition(page, site):
+    """A page's path in its language's edition: site/zh/print/index.html -> ("print", "index.html"), as the
+    English site/print/index.html."""
+    parts = page.relative_to(site).parts
+    return parts[1:] if parts[0] == "zh" else parts
+
+
 def test_ids_are_unique_on_every_page(site):
     for page in pages(site):
         ids = Counter(re.findall(r'\sid="([^"]+)"', page.read_text()))
@@ -77,9 +84,15 @@ def test_figures_are_inlined_verbatim_and_not_inside_a_paragraph(site, generated
         if {"print", "embed"} & set(page.relative_to(site).parts):
             continue  # the print edition's copies and the embed pages: tests/browser/test_takeaway.py
         base = "../" * (len(page.relative_to(site).parts) - 1)  # the Download menu's links, from the page
+        lang = "zh" if page.relative_to(site).parts[0] == "zh" else ""  # a zh page's figures are generated/zh/'s
         for name in re.findall(r'<figure class="aih-figure[^"]*" id="fig-([^"]+)"', text):
-            fragment = (generated / "fragments" / f"{name}.html").read_text().rstrip("\n")
-            fragment = re.sub(r' href="(?=(?:figures|examples)/)', f' href="{base}', fragment)
+            fragment = (generated / lang / "fragments" / f"{name}.html").read_text().rstrip("\n")
+
+            def download(link):  # the page's language's own file (zh/figures/x.svg) where it has one (finish/figures.py)
+                own = f"{lang}/{link.group(1)}"
+                return f' href="{base}{own if lang and (site / own).is_file() else link.group(1)}"'
+
+            fragment = re.sub(r' href="((?:figures|examples)/[^"]+)"', download, fragment)
             assert details.lazy(fragment) in text, f"{page}: figure {name} differs from generated/fragments/{name}.html"
             inlined += 1
     assert inlined, "no page shows a figure"
@@ -88,7 +101,8 @@ def test_figures_are_inlined_verbatim_and_not_inside_a_paragraph(site, generated
 def test_pages_have_a_language_a_description_and_no_unrendered_math(site):
     for page in pages(site):
         text = page.read_text()
-        assert '<html lang="en"' in text, page
+        lang = "zh" if page.relative_to(site).parts[0] == "zh" else "en"  # the Chinese edition is under zh/
+        assert f'<html lang="{lang}"' in text, f"{page.relative_to(site)}: <html lang=\"{lang}\">, its edition's"
         assert '<meta name="description"' in text, page
         assert 'class="arithmatex"' not in text, f"{page}: math left for JavaScript"
         assert "\\(" not in re.sub(r"<(code|pre|script)[\s>].*?</\1>", "", text, flags=re.S), f"{page}: raw LaTeX"
@@ -281,9 +295,18 @@ def test_figures_are_byte_identical_across_builds(fresh_figures, generated):
     manifests name the same items, pages and outputs with the same SHA-256. Not the same recorded inputs: an
     item's inputs include what earlier items of its page imported in the same process (engine/inputs.py), so an
     item rebuilt alone records fewer; either way they hold everything it read."""
-    differences = compare_trees(generated, fresh_figures, but=".manifest.json")
-    assert not differences, f"figures differ between two builds: {differences}"
-    ours, theirs = (without_inputs(json.loads((tree / ".manifest.json").read_text())) for tree in (generated, fresh_figures))
+    assert_same_build(generated, fresh_figures, "en", folders_but={"zh"})  # generated/zh/: the Chinese build's
+
+
+def test_the_chinese_figures_are_byte_identical_across_builds(fresh_figures_zh, generated):
+    """The same for the Chinese build (--lang zh), from scratch into a folder of its own, against generated/zh/."""
+    assert_same_build(generated / "zh", fresh_figures_zh, "zh")
+
+
+def assert_same_build(built, fresh, lang, folders_but=()):
+    differences = compare_trees(built, fresh, but=".manifest.json", folders_but=folders_but)
+    assert not differences, f"{lang} figures differ between two builds: {differences}"
+    ours, theirs = (without_inputs(json.loads((tree / ".manifest.json").read_text())) for tree in (built, fresh))
     assert ours == theirs, sorted(name for name in ours["items"] if ours["items"][name] != theirs["items"].get(name))
 
 
@@ -292,10 +315,14 @@ def without_inputs(manifest):
                                   for name, item in manifest["items"].items()}}
 
 
-def compare_trees(a, b, but=None):
-    """The files that differ between folders a and b, or are in one only; `but`: a file name left out."""
-    left = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file() and p.name != but)
-    right = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file() and p.name != but)
+def compare_trees(a, b, but=None, folders_but=()):
+    """The files that differ between folders a and b, or are in one only; `but`: a file name left out;
+    `folders_but`: folders at the top left out (another language's build, in generated/<lang>/)."""
+    def files(tree):
+        return sorted(p.relative_to(tree) for p in tree.rglob("*") if p.is_file() and p.name != but
+                      and p.relative_to(tree).parts[0] not in folders_but)
+
+    left, right = files(a), files(b)
     if left != right:
         return sorted(set(map(str, left)) ^ set(map(str, right)))
     return [str(p) for p in left if not filecmp.cmp(a / p, b / p, shallow=False)]
@@ -523,7 +550,7 @@ def test_the_pdf_link_shows_only_once_make_pdf_has_written_the_pdf(site, tmp_pat
     has, the link shows, and it reaches the PDF from its page."""
     make_pdf = load_make_pdf()
     carrying = [page for page in pages(site) if make_pdf.HIDDEN_LINK in page.read_text(encoding="utf-8")]
-    assert {page.relative_to(site).parts[0] for page in carrying} == {"cite", "print"}
+    assert {in_edition(page, site)[0] for page in carrying} == {"cite", "print"}
     assert not (site / make_pdf.PDF_NAME).exists()
     for page in carrying:
         text = page.read_text(encoding="utf-8")
@@ -541,7 +568,8 @@ def test_the_pdf_link_shows_only_once_make_pdf_has_written_the_pdf(site, tmp_pat
     for page in carrying:
         text = (copy / page.relative_to(site)).read_text(encoding="utf-8")
         assert make_pdf.HIDDEN_LINK not in text and make_pdf.SHOWN_LINK in text
-        assert '<a href="../attention-is-a-heatmap.pdf">' in text, f"{page}: the shown link reaches the PDF from its folder"
+        up = "../" * (len(page.relative_to(site).parts) - 1)  # zh/cite/: ../../
+        assert f'<a href="{up}attention-is-a-heatmap.pdf">' in text, f"{page}: the shown link reaches the PDF from its folder"
 
 
 def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole(site):
@@ -549,7 +577,7 @@ def test_collapsed_numbers_and_listings_wait_in_a_noscript_that_holds_them_whole
     its <summary>: rendered as is without JavaScript, parsed on first opening with it (site.js)."""
     waiting = 0
     for page in pages(site):
-        if page.relative_to(site).parts[0] == "print":
+        if in_edition(page, site)[0] == "print":
             continue  # the print edition holds every table open for the printer (finish/edition.py)
         text = page.read_text()
         for block in re.findall(r'<details class="(?:aih-data|example)">.*?</details>', text, re.S):
@@ -589,7 +617,7 @@ def test_every_page_defers_the_themes_bundle_and_runs_site_js_after_it(site):
         theme = [k for k, tag in enumerate(scripts) if "/javascripts/bundle." in tag]
         ours = [k for k, tag in enumerate(scripts) if "javascripts/site.js" in tag]
         assert len(theme) == 1 and " defer" in scripts[theme[0]], f"{page.relative_to(site)}: {scripts}"
-        if page.relative_to(site).parts[0] == "print":
+        if in_edition(page, site)[0] == "print":
             assert not ours  # the print edition runs no widget (finish/edition.py)
         else:
             assert len(ours) == 1 and theme[0] < ours[0] and 'type="module"' in scripts[ours[0]], scripts

@@ -20,12 +20,18 @@ from chromium import CHROMIUM_ARGS, chromium_executable
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
 PREFIX = "/attention-heatmap/"
-# The built site's pages, as addresses under its root ("" for Home, "masks/", "embed/ex-scores/"), read at collection.
+# The built site's pages, as addresses under its root ("" for Home, "masks/", "embed/ex-scores/", and the Chinese
+# edition's "zh/", "zh/masks/", "zh/embed/ex-scores/"), read at collection.
 PAGES = sorted(
     p.parent.relative_to(SITE).as_posix() + "/" if p.parent != SITE else ""
     for p in SITE.rglob("index.html")
     if "assets" not in p.parts
 ) if SITE.is_dir() else []
+
+
+def in_edition(path):
+    """A page's place in its language's edition: "zh/embed/ex-scores/" -> "embed/ex-scores/", "masks/" as it is."""
+    return path.removeprefix("zh/")
 
 
 

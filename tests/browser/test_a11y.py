@@ -1,6 +1,6 @@
 """axe-core in the page, and the heatmap demo's changed states (a hovered cell, a followed row, a mask, 10× scale)
-in both schemes. Every page, as it loads and then in what changed once every widget is set up, is checked in
-test_every_page.py.
+in both schemes, on the English and the Chinese demo. Every page of both editions, as it loads and then in what
+changed once every widget is set up, is checked in test_every_page.py.
 """
 from pathlib import Path
 
@@ -129,7 +129,11 @@ NON_COLOUR = """() => [...document.querySelectorAll("body *")].map((element) => 
 })"""
 
 
-@pytest.mark.parametrize("path", ["demo/", "problems/", "real-heads/"])
+# The pages with each kind of widget, in both languages: a Chinese page has other words in the same markup.
+WIDGET_PAGES = [prefix + path for prefix in ("", "zh/") for path in ("demo/", "problems/", "real-heads/")]
+
+
+@pytest.mark.parametrize("path", WIDGET_PAGES)
 def test_the_schemes_differ_in_colours_alone(page, site_url, path):
     """Why the dark scheme needs only axe's colour rules: on pages with each kind of widget, set up, switching the
     scheme changes no element's tag, ARIA, display, visibility, font size or weight, place or size."""
@@ -146,8 +150,9 @@ def test_the_schemes_differ_in_colours_alone(page, site_url, path):
     assert len(light) > 300 and dark == light, [(a, b) for a, b in zip(light, dark) if a != b][:5]
 
 
-def test_no_axe_violations_in_the_demos_changed_states(page, site_url):
-    open_in_scheme(page, site_url, "demo/", "default")
+@pytest.mark.parametrize("prefix", ["", "zh/"])
+def test_no_axe_violations_in_the_demos_changed_states(page, site_url, prefix):
+    open_in_scheme(page, site_url, prefix + "demo/", "default")
     figure = page.locator("figure.aih-on").first
     figure.locator("[data-slot=mask]").select_option("causal")
     figure.locator("[data-slot=slider]").fill("1")

@@ -24,21 +24,22 @@ from urllib.parse import urldefrag, urljoin, urlparse
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PAGES, SITE, new_tab, scroll_through
+from conftest import PAGES, SITE, in_edition, new_tab, scroll_through
 from test_a11y import axe_in_both_schemes, colours_as_loaded_in_both_schemes, watch_changes, without_transitions
 from test_figure_text import PHONE, SMALLEST, measure_every_tab
 from test_takeaway import shows_its_heatmap
 
-# Pages that are read, not embedded: the phone checks. The 404 page has no links of its own under the sub-path
-# (the theme writes them from site_url), so it is checked with axe alone.
-READ = [path for path in PAGES if not path.startswith("embed/")]
+
+# Pages that are read, not embedded (in either language): the phone checks. The 404 page has no links of its own
+# under the sub-path (the theme writes them from site_url), so it is checked with axe alone.
+READ = [path for path in PAGES if not in_edition(path).startswith("embed/")]
 EMBED_SIZE = {"width": 640, "height": 800}
 
 JS_BUDGET_BYTES = 10 * 1024
 MODEL = {"your-sentence-app.js", "your-sentence-worker.js", "encoder.js", "wordpiece.js"}
 # Pages whose view counts against the budget: not print/ (it loads no widget script, not even site.js:
 # finish/edition.py), search/ or the embeds (engine/embed.py: the heatmap alone, and its own script).
-BUDGETED = {path for path in READ if path not in ("print/", "search/")}
+BUDGETED = {path for path in READ if in_edition(path) not in ("print/", "search/")}
 
 _checked_links = {}  # url -> status, shared by all pages of this worker: each internal link is fetched once
 
@@ -53,13 +54,14 @@ def assert_everything_referenced_loads(page, site_url, path, response, statuses)
     bad = {url: status for url, status in statuses.items() if status != 200 and not url.startswith("data:")}
     assert not bad, f"{path}: requests that did not answer 200: {bad}"
 
-    assert page.evaluate("document.documentElement.lang") == "en"
+    lang = "zh" if path.startswith("zh/") else "en"
+    assert page.evaluate("document.documentElement.lang") == lang, f"{path}: <html lang> is the edition's, {lang}"
     assert page.evaluate("document.querySelector('meta[name=description]').content").strip()
 
     host = urlparse(site_url).netloc
-    # The canonical <link> names the page's address under site_url; browsers never fetch it.
+    # The canonical and the hreflang <link>s name pages' addresses under site_url; browsers never fetch them.
     references = page.evaluate("""() => [...document.querySelectorAll(
-        '[href]:not(link[rel=canonical]), [src], [srcset]')].map(e => ({
+        '[href]:not(link[rel=canonical]):not(link[rel=alternate]), [src], [srcset]')].map(e => ({
         tag: e.tagName.toLowerCase(),
         url: e.getAttribute('href') ?? e.getAttribute('src') ?? e.getAttribute('srcset').split(' ')[0],
     }))""")
@@ -89,12 +91,12 @@ def assert_page_view_javascript_within_budget(path, fetched):
     assert not MODEL & names, f"{path or 'home'} loaded the model's code before the reader asked: {ours}"
     total = sum(gzipped_js(script) for script in ours)
     assert total <= JS_BUDGET_BYTES, f"{path or 'home'}: {total} bytes of our JavaScript gzipped: {ours}"
-    if path == "problems/":
+    if in_edition(path) == "problems/":
         assert "heatmap.js" not in names, ours
 
 
 def assert_an_embed_alone(page, path):
-    name = path.removeprefix("embed/").strip("/")
+    name = in_edition(path).removeprefix("embed/").strip("/")
     shows_its_heatmap(page, name)
     assert page.locator(".aih-embed-credit a").get_attribute("href").endswith(f"/#{name}")
     expect(page.locator(".aih-embed-credit")).to_contain_text("CC BY 4.0")
@@ -108,7 +110,7 @@ def test_with_javascript(page, site_url, path):
     page.on("response", lambda r: statuses.setdefault(r.url, r.status))
     page.on("request", lambda request: fetched.append(urlparse(request.url).path))
     page.on("console", lambda m: "Content Security Policy" in m.text and violations.append(m.text))
-    if path.startswith("embed/"):
+    if in_edition(path).startswith("embed/"):
         page.set_viewport_size(EMBED_SIZE)
     response = page.goto(site_url + path, wait_until="networkidle", timeout=120_000)  # real heads: ~2 MB of examples
     if path != "404.html":
@@ -123,7 +125,7 @@ def test_with_javascript(page, site_url, path):
     axe_in_both_schemes(page, "once every widget is set up", changed=True)  # over what the scroll set up or moved
 
     expect(page.locator("figure.aih-heatmap[data-example]:not(.aih-on):not(.aih-merged)")).to_have_count(0)
-    if path.startswith("embed/"):  # the heatmap alone, without the theme (engine/embed.py)
+    if in_edition(path).startswith("embed/"):  # the heatmap alone, without the theme (engine/embed.py)
         assert_an_embed_alone(page, path)
     elif path != "404.html":
         assert page.evaluate("typeof document$") == "object", "Material's own scripts ran"

@@ -6,7 +6,7 @@ test_every_page.py.
 import re
 
 import pytest
-from conftest import PAGES, WATCH_SHIFTS, wait_for_the_page
+from conftest import PAGES, WATCH_SHIFTS, in_edition, wait_for_the_page
 
 
 def _theme_metas(page):
@@ -408,9 +408,9 @@ def test_back_to_a_page_without_heatmaps_holds_nothing(page, site_url):
     assert page.evaluate("[...document.querySelectorAll('.aih-held, article [style*=height]')].map((e) => e.id)") == []
 
 
-# The article pages a reader reads from the top: not the embeds, nor the print edition (every page at once, for
-# a printer).
-READ_FROM_THE_TOP = [path for path in PAGES if not path.startswith(("embed/", "print/"))]
+# The article pages a reader reads from the top, in both languages: not the embeds, nor the print edition (every
+# page at once, for a printer).
+READ_FROM_THE_TOP = [path for path in PAGES if not in_edition(path).startswith(("embed/", "print/"))]
 
 
 @pytest.mark.parametrize("viewport", [{"width": 412, "height": 823}, {"width": 1350, "height": 940}],

@@ -10,10 +10,10 @@ block that holds a tap target, and a figure skips only its graphic, which holds 
 """
 import pytest
 
-from conftest import PAGES, new_tab
+from conftest import PAGES, in_edition, new_tab
 from test_figure_text import PHONE
 
-READ = [path for path in PAGES if not path.startswith("embed/")]  # the embeds are read in a frame, not on a phone
+READ = [path for path in PAGES if not in_edition(path).startswith("embed/")]  # embeds are read in a frame, not on a phone
 
 # Every tap target a reader sees, with the box of each line it stands on (a link that wraps is one box per line),
 # its place on the page, and whether it is still skipped; then every two that overlap by more than half a pixel
