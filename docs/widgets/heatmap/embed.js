@@ -2,8 +2,10 @@
 // first; heatmap.js replaces the figure once the interactive heatmap has drawn, and otherwise keeps it with a note
 // saying the interactive view failed (bad JSON, a failed request). The heatmap's words live in the site's
 // <template id="aih-heatmap"> (template.html here, which the post-build pass puts into every page the theme
-// renders, finish/widgets.py): take it from the smallest one, 404.html. Without it the heatmap cannot draw, nor word its note: this page says why itself.
+// renders, finish/widgets.py): take it from the smallest one, 404.html. Without it the heatmap cannot draw, nor word
+// its note: this page says why itself, in the words of the heatmap's string table.
 import { fetchChecked, h } from "../../javascripts/dom.js";
+import { fill, strings } from "../../javascripts/strings.js";
 import { enhance } from "./heatmap.js";
 
 const figure = document.querySelector("figure.aih-heatmap");
@@ -14,6 +16,7 @@ try {
   document.body.append(document.adoptNode(words));
   enhance(figure);
 } catch (error) {
+  const S = await strings("heatmap");
   figure.querySelector(".aih-figure__graphic").before(h("p", { class: "aih-static-note" },
-    `Static figure: the interactive view failed (${error.message}). The table below lists every number.`));
+    fill(S.static, { error: error.message })));
 }

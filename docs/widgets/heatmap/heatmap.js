@@ -1,6 +1,7 @@
 // The interactive heatmap. Each <figure class="aih-heatmap" data-example data-quantity [data-head]> gets a copy
-// of the page's <template id="aih-heatmap"> (template.html here), filled in from examples/<id>.json: the words live
-// in the template, this script adds the numbers. Neighbouring figures of one example become one heatmap.
+// of the page's <template id="aih-heatmap"> (template.html here, its words words/widgets/heatmap.md), filled in from
+// examples/<id>.json: this script adds the numbers, and the few sentences it writes itself are its string table's
+// (words/scripts/heatmap.md, in the page's language). Neighbouring figures of one example become one heatmap.
 import {
   attendScores,
   causalMask,
@@ -25,6 +26,9 @@ import {
 import { DRAWN_STEPS, MAX_TOKENS } from "../../javascripts/contract.js";
 import { ARROWS, fetchChecked, h, loadNearViewport, slots } from "../../javascripts/dom.js";
 import { keptPins, rememberPlace } from "../../javascripts/place.js";
+import { fill, strings } from "../../javascripts/strings.js";
+
+const S = await strings("heatmap");
 
 // Can the interactive heatmap draw this worked example's JSON? Pure, no DOM: enhance() asks before it touches the
 // page, and keeps the static figure (with a note) when the answer is a problem. The steps it draws from,
@@ -41,7 +45,8 @@ function tableProblem(value, rows, columns, isEntry = isNumber) {
   return bad < 0 ? "" : ` row ${bad} is not ${columns} ${isEntry === isNumber ? "finite numbers" : "booleans"}`;
 }
 
-// What the widget cannot draw in `example` (the parsed JSON), in a few words, or "" when it can draw it.
+// What the widget cannot draw in `example` (the parsed JSON), in a few words, or "" when it can draw it. Like an
+// error message, a diagnosis of the data in its own terms (its keys: steps, scale, d_k), so it stays in English.
 // head: the figure's data-head (a string, or undefined).
 export function exampleProblem(example, head) {
   const { steps, outputs, inputs, n_heads: heads, batch_tokens: batch, leading_axis: axis } = example || {};
@@ -140,7 +145,6 @@ class Heatmap {
     this.keyCount = this.forLead(this.steps.K).length;
     this.causalMask = causalMask(this.queryCount, this.keyCount);
     this.panel = document.getElementById("aih-heatmap").content.firstElementChild.cloneNode(true);
-    this.words = this.slot("words").dataset; // the caption's fixed words (the template's hidden "words")
     this.grid = this.slot("grid");
     this.readout = this.panel.querySelector(".aih-readout");
     this.buildMenus();
@@ -167,10 +171,12 @@ class Heatmap {
     const maskMenu = this.slot("mask");
     const leadMenu = this.slot("lead");
     // the template's menu has "none" and "causal"
-    if (publishedMaskName !== "none" && publishedMaskName !== "causal") maskMenu.add(new Option(publishedMaskName));
+    if (publishedMaskName !== "none" && publishedMaskName !== "causal") {
+      maskMenu.add(new Option(S[`mask/${publishedMaskName.replace(" + ", "-")}`], publishedMaskName));
+    }
     if (this.leadCount) {
       this.panel.classList.add("aih-leads");
-      this.fill({ leadName: example.checkpoints ? "Steps done" : example.n_heads ? "Head" : "Sequence" });
+      this.fill({ leadName: S[example.checkpoints ? "lead-steps" : example.n_heads ? "lead-head" : "lead-sequence"] });
       if (example.checkpoints) {
         // a training run's checkpoints: a slider through them instead of a menu
         const max = this.leadCount - 1;
@@ -178,7 +184,7 @@ class Heatmap {
           h("output", { "data-slot": "step" }));
       } else {
         const labels = Array.from({ length: this.leadCount }, (_, index) =>
-          example.n_heads ? `head ${index + 1}` : example.batch_tokens[index].join(" "));
+          example.n_heads ? fill(S.head, { number: index + 1 }) : example.batch_tokens[index].join(" "));
         leadMenu.append(...labels.map((label, index) => new Option(label, index)));
       }
     }
@@ -233,13 +239,13 @@ class Heatmap {
     const modes = this.slot("modes");
     this.named = modes.querySelector(`[value=${quantity}]`).dataset;
     for (const button of modes.children) button.setAttribute("aria-pressed", button.value === quantity);
-    this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d k`);
+    this.slot("slider").setAttribute("aria-valuetext", fill(S["slider-value"], { multiplier: formatNumber(scaleMultiplier) }));
     if (example.checkpoints) {
       // the label names the axis ("Steps done", a checkpoint counts the updates before it); beside the slider
       // only its number, read out whole as "after 30 steps"
       const step = example.checkpoints[leadIndex];
       this.fill({ step });
-      this.slot("lead").setAttribute("aria-valuetext", `after ${step} steps`);
+      this.slot("lead").setAttribute("aria-valuetext", fill(S["step-value"], { step }));
     }
     this.drawGrid(values, limit);
     this.drawLegend(limit);
@@ -258,7 +264,7 @@ class Heatmap {
     const { quantity } = this.state;
     const quantityName = this.named.name;
     const [headerRow, ...queryRows] = this.rows;
-    this.grid.setAttribute("aria-label", quantityName + "s" + this.words.grid);
+    this.grid.setAttribute("aria-label", S[`grid/${quantity.replace("_", "-")}`]);
     tokens.forEach((token, j) => (headerRow.children[j + 1].textContent = token));
     this.tie = ""; // the first cell printed with 3 decimals, which the caption explains
     queryRows.forEach((gridRow, i) => {
@@ -275,11 +281,11 @@ class Heatmap {
         cell.style.backgroundColor = cssColour(colour); // only the colour: .aih-masked adds its hatching
         cell.style.color = textColour(colour);
         cell.classList.toggle("aih-masked", !!masked);
-        cell.setAttribute("aria-label", `${tokens[i]} to ${tokens[j]}, ${quantityName} ${cell.textContent}`);
+        cell.setAttribute("aria-label", fill(S.cell, { query: tokens[i], key: tokens[j], quantity: quantityName, value: cell.textContent }));
       });
       entropyCell.textContent = entropy;
       entropyCell.style.setProperty("--aih-entropy", result.entropy[i] / Math.log(this.allowedKeys(i)) || 0); // its bar: 1 is flat
-      entropyCell.setAttribute("aria-label", `entropy of ${tokens[i]}: ${entropy} nats`);
+      entropyCell.setAttribute("aria-label", fill(S["row-entropy"], { token: tokens[i], entropy }));
     });
   }
 
@@ -290,7 +296,7 @@ class Heatmap {
     this.slot("gradient").style.background = `linear-gradient(to right,${scale.map(cssColour)})`;
     this.panel.classList.toggle("aih-masks", !!this.mask?.flat().includes(false));
     this.fill({
-      scale: `×${formatNumber(scaleMultiplier)} (scores × 1/√dₖ × ${formatNumber(scaleMultiplier)} = ${this.formatScaled(this.example.scale * scaleMultiplier)})`,
+      scale: fill(S["legend-scale"], { multiplier: formatNumber(scaleMultiplier), scale: this.formatScaled(this.example.scale * scaleMultiplier) }),
       low: formatNumber(showsWeights ? 0 : -limit),
       high: formatNumber(limit),
       quantity: this.named.name,
@@ -303,18 +309,18 @@ class Heatmap {
     if (!this.caption) return;
     const { quantity, scaleMultiplier, maskName, leadIndex } = this.state;
     const asBuilt = scaleMultiplier === 1 && maskName === this.publishedMaskName;
-    const { named: { what, colours }, words } = this;
+    const { what, colours } = this.named;
     const axis = this.example.leading_axis; // an axis that names itself: "step 20", its label, not its position
     // the build's caption of this grid (one per checkpoint, say), else of the figure, while it shows what that says
     const built = axis?.captions?.[quantity]?.[leadIndex] ??
       (leadIndex === this.initialLead ? this.publishedCaptions[quantity] : "");
-    const lead = !this.leadCount ? "" : axis ? `, ${axis.name} ${axis.labels[leadIndex]}`
-      : `, ${this.example.n_heads ? "head" : "sequence"} ${+leadIndex + 1}`;
-    const scale = scaleMultiplier === 1 ? "" : words.scale + formatNumber(scaleMultiplier);
-    const mask = maskName === "none" ? "" : `, under the ${maskName}${words.mask}`;
-    this.caption.textContent = (asBuilt && built) ||
-      `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}${words.across}` +
-      `${this.noEntropy ? "" : words.entropy}.` + (this.tie && `${words.tie}${this.tie}.`);
+    const lead = !this.leadCount ? "" : axis ? fill(S["caption-axis"], { name: axis.name, label: axis.labels[leadIndex] })
+      : fill(S[this.example.n_heads ? "caption-head" : "caption-sequence"], { number: +leadIndex + 1 });
+    const scale = scaleMultiplier === 1 ? "" : fill(S["caption-scale"], { multiplier: formatNumber(scaleMultiplier) });
+    const mask = maskName === "none" ? "" : fill(S["caption-mask"], { mask: this.slot("mask").selectedOptions[0].text });
+    const entropy = this.noEntropy ? "" : S["caption-entropy"];
+    this.caption.textContent = (asBuilt && built) || fill(S[this.tie ? "caption/tie" : "caption"],
+      { what, tokens: this.tokens.join(" "), lead, scale, mask, colours, entropy, ...(this.tie && { cell: this.tie }) });
   }
 
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid. The
@@ -407,7 +413,7 @@ class Heatmap {
       products: formatSum(pair.products),
       score: pair.score,
       factor: `1/√${example.d_k}` + (scaleMultiplier === 1 ? "" : ` × ${formatNumber(scaleMultiplier)}`),
-      scaledScore: masked ? `${pair.scaledScore}, masked: −∞` : pair.scaledScore,
+      scaledScore: masked ? fill(S["scaled-masked"], { score: pair.scaledScore }) : pair.scaledScore,
       rowMax,
       shifted,
       numerator,
@@ -526,7 +532,7 @@ export async function enhance(figure, merged = [], data = null) {
     }
   } catch (error) {
     if (controller.signal.aborted) return;
-    problem = `the interactive view failed (${error.message})`;
+    problem = fill(S.failed, { error: error.message });
   }
   figure.querySelector(".aih-live")?.remove();
   figure.querySelector(".aih-static-note")?.remove();
