@@ -17,19 +17,6 @@ DEVELOPERS = re.compile(r"(?:\bError|console\.\w+)\(\s*$")  # Error(…, new Err
 REGEX_BEFORE = set("(,=:[!&|?{};+-*%<>~^") | {""}
 # {(script under docs/, a literal's start): why it is not a reader's sentence}
 NOT_WORDS = {
-    ("widgets/heatmap/heatmap.js", "steps "): "exampleProblem: a diagnosis of the data in its own terms (its keys), "
-                                              "as an error message is",
-    ("widgets/heatmap/heatmap.js", "scale or d_k"): "exampleProblem's, the same",
-    ("widgets/heatmap/heatmap.js", "leading_axis"): "exampleProblem's, the same",
-    ("widgets/heatmap/heatmap.js", "its leading axis"): "exampleProblem's, the same",
-    ("widgets/heatmap/heatmap.js", "its queries, keys"): "exampleProblem's, the same",
-    ("widgets/heatmap/heatmap.js", " is not "): "tableProblem's, for exampleProblem",
-    ("widgets/heatmap/heatmap.js", " row "): "tableProblem's, the same",
-    ("widgets/heatmap/heatmap.js", "finite numbers"): "tableProblem's, the same",
-    ("widgets/heatmap/heatmap.js", " is above the "): "exampleProblem's, the same",
-    ("widgets/heatmap/heatmap.js", "there is no head"): "exampleProblem's, the same",
-    ("widgets/heatmap/heatmap.js", " are not all there"): "exampleProblem's, the same",
-    ("widgets/heatmap/heatmap.js", " it draws"): "exampleProblem's, the same",
     ("widgets/heatmap/heatmap.js", "linear-gradient(to right,"): "CSS",
     ("javascripts/model-files.js", " bytes, not "): "an Error's message, made by corrupted()",
     ("javascripts/model-files.js", "its SHA-256 is not"): "the same",
@@ -43,14 +30,6 @@ NOT_WORDS = {
     ("widgets/your-sentence/your-sentence-app.js", "it its he"): "the same list",
 }
 
-# Scripts whose words have not moved to a string table yet (issue 60, brief J ran out of time): each still writes
-# English. Remove a script from here as its words move; the check then holds it to the rule.
-NOT_YET_MOVED = {
-    "widgets/real-heads/real-heads.js", "widgets/smollm/smollm.js", "widgets/smollm/smollm-app.js",
-    "widgets/watch-it-write/watch-it-write.js", "widgets/watch-it-write/watch-it-write-app.js",
-    "widgets/your-sentence/your-sentence.js", "widgets/your-sentence/your-sentence-app.js",
-    "widgets/your-sentence/rollout-view.js",
-}
 
 
 def literals(source):
@@ -126,11 +105,25 @@ def test_no_script_writes_an_english_sentence():
     found = []
     for path in sorted(DOCS.rglob("*.js")):
         name = path.relative_to(DOCS).as_posix()
-        if name in NOT_YET_MOVED:
-            continue
         found += [f"{name}: {text!r}" for text in sentences(name, path.read_text(encoding="utf-8"))]
     assert not found, ("a script writes no words of its own: a sentence a reader sees or hears (text, a status, an "
                        "aria-label, an error note) is a section of its string table, words/scripts/<reader>.md, read "
-                       "with `fill(S[\"name\"], {hole: value})` (docs/javascripts/strings.js), or its template's "
+                       "with `fill(S[\"name\"], {hole: value})` (docs/javascripts/dom.js), or its template's "
                        "(words/widgets/<widget>.md); only an Error's or the console's message may stay English "
                        "(tests/test_script_words.py's NOT_WORDS lists the other exceptions):\n" + "\n".join(found))
+
+
+def test_every_table_is_read_and_every_widgets_words_fill_its_template():
+    """words/scripts/<reader>.md is read by a script (`strings("<reader>")`), and each section of
+    words/widgets/<widget>.md is a hole of that widget's template (engine/words.py's Template fills it by name)."""
+    from figures_src.engine.strings import READERS
+    from figures_src.engine.words import holes, parse
+
+    scripts = "\n".join(path.read_text(encoding="utf-8") for path in DOCS.rglob("*.js"))
+    assert sorted(READERS) == sorted(path.stem for path in (ROOT / "words" / "scripts").glob("*.md"))
+    unread = [reader for reader in READERS if f'strings("{reader}")' not in scripts]
+    assert not unread, f"a string table no script reads with strings(\"<reader>\"): {unread}"
+    for file in sorted((ROOT / "words" / "widgets").glob("*.md")):
+        markup = "\n".join(path.read_text(encoding="utf-8") for path in (DOCS / "widgets" / file.stem).glob("*.html"))
+        unused = [section for section in parse(file, file.name) if section.replace("-", "_") not in holes(markup)]
+        assert not unused, f"{file.relative_to(ROOT)}: sections no hole of docs/widgets/{file.stem}/ names: {unused}"

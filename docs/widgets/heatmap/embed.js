@@ -4,8 +4,7 @@
 // <template id="aih-heatmap"> (template.html here, which the post-build pass puts into every page the theme
 // renders, finish/widgets.py): take it from the smallest one, 404.html. Without it the heatmap cannot draw, nor word
 // its note: this page says why itself, in the words of the heatmap's string table.
-import { fetchChecked, h } from "../../javascripts/dom.js";
-import { fill, strings } from "../../javascripts/strings.js";
+import { fetchChecked, fill, h, strings } from "../../javascripts/dom.js";
 import { enhance } from "./heatmap.js";
 
 const figure = document.querySelector("figure.aih-heatmap");

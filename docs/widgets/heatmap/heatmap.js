@@ -24,11 +24,11 @@ import {
   weightsByHand,
 } from "../../javascripts/attention-math.js";
 import { DRAWN_STEPS, MAX_TOKENS } from "../../javascripts/contract.js";
-import { ARROWS, fetchChecked, h, loadNearViewport, slots } from "../../javascripts/dom.js";
+import { ARROWS, fetchChecked, fill, h, loadNearViewport, slots, strings } from "../../javascripts/dom.js";
 import { keptPins, rememberPlace } from "../../javascripts/place.js";
-import { fill, strings } from "../../javascripts/strings.js";
 
 const S = await strings("heatmap");
+const say = (name, values) => fill(S[name], values); // a sentence of the table, its holes filled
 
 // Can the interactive heatmap draw this worked example's JSON? Pure, no DOM: enhance() asks before it touches the
 // page, and keeps the static figure (with a note) when the answer is a problem. The steps it draws from,
@@ -38,44 +38,40 @@ const S = await strings("heatmap");
 const isNumber = (x) => Number.isFinite(x); // false for null (a JSON −∞), strings, NaN
 const isBoolean = (x) => typeof x === "boolean";
 
-// what is wrong with `value` as `rows` lists of `columns` entries that pass `isEntry`, or "" when nothing
+// what is wrong with `value` as `rows` lists of `columns` entries that pass `isEntry`, as [its table's section,
+// its values], or null when nothing
 function tableProblem(value, rows, columns, isEntry = isNumber) {
-  if (!Array.isArray(value) || value.length !== rows) return ` is not ${rows} rows`;
-  const bad = value.findIndex((row) => !Array.isArray(row) || row.length !== columns || !row.every(isEntry));
-  return bad < 0 ? "" : ` row ${bad} is not ${columns} ${isEntry === isNumber ? "finite numbers" : "booleans"}`;
+  if (!Array.isArray(value) || value.length !== rows) return ["rows", { rows }];
+  const row = value.findIndex((entries) => !Array.isArray(entries) || entries.length !== columns || !entries.every(isEntry));
+  return row < 0 ? null : [isEntry === isNumber ? "numbers" : "booleans", { row, columns }];
 }
 
-// What the widget cannot draw in `example` (the parsed JSON), in a few words, or "" when it can draw it. Like an
-// error message, a diagnosis of the data in its own terms (its keys: steps, scale, d_k), so it stays in English.
+// What the widget cannot draw in `example` (the parsed JSON), in a few words naming the culprit by its key, or ""
+// when it can draw it: the static figure's note says it, so the words are the table's (problem/… sections).
 // head: the figure's data-head (a string, or undefined).
 export function exampleProblem(example, head) {
+  const problem = (name, values) => say(`problem/${name}`, values);
   const { steps, outputs, inputs, n_heads: heads, batch_tokens: batch, leading_axis: axis } = example || {};
   if (!steps || !DRAWN_STEPS.every((name) => Array.isArray(steps[name]))) {
-    return `steps ${DRAWN_STEPS.slice(0, -1).join(", ")} and ${DRAWN_STEPS.at(-1)} are not all there`;
+    return problem("steps", { steps: DRAWN_STEPS.slice(0, -1).join(", "), last: DRAWN_STEPS.at(-1) });
   }
-  if (!isNumber(example.scale) || !(example.d_k > 0)) return "scale or d_k is not a number";
+  if (!isNumber(example.scale) || !(example.d_k > 0)) return problem("scale");
   // heads, sequences or another axis that names itself (a training run's steps) first: Q is a list of matrices
   const leadCount = Array.isArray(steps.Q[0]?.[0]) ? steps.Q.length : 0;
   if (axis !== undefined && !(typeof axis?.name === "string" && axis.name && Array.isArray(axis.labels) &&
     axis.labels.length === leadCount && axis.labels.every((label) => typeof label === "string" && label))) {
-    return `leading_axis is not a name and ${leadCount} labels`;
+    return problem("axis", { count: leadCount });
   }
-  const leadLabel = (lead) => (axis ? `${axis.name} ${axis.labels[lead]}` : `${heads ? "head" : "sequence"} ${lead}`);
-  if (head !== undefined && !(/^\d+$/.test(head) && head < Math.max(leadCount, 1))) return `there is no head ${head}`;
-  if (leadCount && !heads && batch?.length !== leadCount && !axis) {
-    return "its leading axis is neither heads, a batch nor named by leading_axis";
-  }
+  const leadLabel = (lead) => (axis ? `${axis.name} ${axis.labels[lead]}` : problem(heads ? "head" : "sequence", { number: lead }));
+  if (head !== undefined && !(/^\d+$/.test(head) && head < Math.max(leadCount, 1))) return problem("no-head", { head });
+  if (leadCount && !heads && batch?.length !== leadCount && !axis) return problem("lead");
   for (let lead = 0; lead < (leadCount || 1); lead++) {
     const pick = (array) => (leadCount ? array?.[lead] : array);
     const [Q, K, V] = [pick(steps.Q), pick(steps.K), pick(steps.V)];
     const count = Q?.length;
-    if (count > MAX_TOKENS || K?.length > MAX_TOKENS) {
-      return `${count} × ${K.length} is above the ${MAX_TOKENS} × ${MAX_TOKENS} it draws`;
-    }
+    if (count > MAX_TOKENS || K?.length > MAX_TOKENS) return problem("too-large", { count, keys: K.length, most: MAX_TOKENS });
     const tokens = leadCount && !heads && !axis ? batch[lead] : example.tokens;
-    if (!count || K?.length !== count || !Array.isArray(tokens) || tokens.length !== count) {
-      return "its queries, keys and tokens do not match";
-    }
+    if (!count || K?.length !== count || !Array.isArray(tokens) || tokens.length !== count) return problem("tokens");
     const width = Q[0]?.length;
     const valueWidth = V?.[0]?.length;
     const checks = {
@@ -90,7 +86,10 @@ export function exampleProblem(example, head) {
       mask: inputs?.mask && tableProblem(pick(inputs.mask), count, count, isBoolean),
     };
     const name = Object.keys(checks).find((key) => checks[key]);
-    if (name) return `${name}${leadCount ? ` (${leadLabel(lead)})` : ""}${checks[name]}`;
+    if (name) {
+      const [kind, values] = checks[name];
+      return problem(leadCount ? `${kind}/lead` : kind, { name, lead: leadCount && leadLabel(lead), ...values });
+    }
   }
   return "";
 }
@@ -184,7 +183,7 @@ class Heatmap {
           h("output", { "data-slot": "step" }));
       } else {
         const labels = Array.from({ length: this.leadCount }, (_, index) =>
-          example.n_heads ? fill(S.head, { number: index + 1 }) : example.batch_tokens[index].join(" "));
+          example.n_heads ? say("head", { number: index + 1 }) : example.batch_tokens[index].join(" "));
         leadMenu.append(...labels.map((label, index) => new Option(label, index)));
       }
     }
@@ -239,13 +238,13 @@ class Heatmap {
     const modes = this.slot("modes");
     this.named = modes.querySelector(`[value=${quantity}]`).dataset;
     for (const button of modes.children) button.setAttribute("aria-pressed", button.value === quantity);
-    this.slot("slider").setAttribute("aria-valuetext", fill(S["slider-value"], { multiplier: formatNumber(scaleMultiplier) }));
+    this.slot("slider").setAttribute("aria-valuetext", say("slider-value", { multiplier: formatNumber(scaleMultiplier) }));
     if (example.checkpoints) {
       // the label names the axis ("Steps done", a checkpoint counts the updates before it); beside the slider
       // only its number, read out whole as "after 30 steps"
       const step = example.checkpoints[leadIndex];
       this.fill({ step });
-      this.slot("lead").setAttribute("aria-valuetext", fill(S["step-value"], { step }));
+      this.slot("lead").setAttribute("aria-valuetext", say("step-value", { step }));
     }
     this.drawGrid(values, limit);
     this.drawLegend(limit);
@@ -281,11 +280,11 @@ class Heatmap {
         cell.style.backgroundColor = cssColour(colour); // only the colour: .aih-masked adds its hatching
         cell.style.color = textColour(colour);
         cell.classList.toggle("aih-masked", !!masked);
-        cell.setAttribute("aria-label", fill(S.cell, { query: tokens[i], key: tokens[j], quantity: quantityName, value: cell.textContent }));
+        cell.setAttribute("aria-label", say("cell", { query: tokens[i], key: tokens[j], quantity: quantityName, value: cell.textContent }));
       });
       entropyCell.textContent = entropy;
       entropyCell.style.setProperty("--aih-entropy", result.entropy[i] / Math.log(this.allowedKeys(i)) || 0); // its bar: 1 is flat
-      entropyCell.setAttribute("aria-label", fill(S["row-entropy"], { token: tokens[i], entropy }));
+      entropyCell.setAttribute("aria-label", say("row-entropy", { token: tokens[i], entropy }));
     });
   }
 
@@ -296,7 +295,7 @@ class Heatmap {
     this.slot("gradient").style.background = `linear-gradient(to right,${scale.map(cssColour)})`;
     this.panel.classList.toggle("aih-masks", !!this.mask?.flat().includes(false));
     this.fill({
-      scale: fill(S["legend-scale"], { multiplier: formatNumber(scaleMultiplier), scale: this.formatScaled(this.example.scale * scaleMultiplier) }),
+      scale: say("legend-scale", { multiplier: formatNumber(scaleMultiplier), scale: this.formatScaled(this.example.scale * scaleMultiplier) }),
       low: formatNumber(showsWeights ? 0 : -limit),
       high: formatNumber(limit),
       quantity: this.named.name,
@@ -314,13 +313,13 @@ class Heatmap {
     // the build's caption of this grid (one per checkpoint, say), else of the figure, while it shows what that says
     const built = axis?.captions?.[quantity]?.[leadIndex] ??
       (leadIndex === this.initialLead ? this.publishedCaptions[quantity] : "");
-    const lead = !this.leadCount ? "" : axis ? fill(S["caption-axis"], { name: axis.name, label: axis.labels[leadIndex] })
-      : fill(S[this.example.n_heads ? "caption-head" : "caption-sequence"], { number: +leadIndex + 1 });
-    const scale = scaleMultiplier === 1 ? "" : fill(S["caption-scale"], { multiplier: formatNumber(scaleMultiplier) });
-    const mask = maskName === "none" ? "" : fill(S["caption-mask"], { mask: this.slot("mask").selectedOptions[0].text });
+    const lead = !this.leadCount ? "" : axis ? say("caption-axis", { name: axis.name, label: axis.labels[leadIndex] })
+      : say(this.example.n_heads ? "caption-head" : "caption-sequence", { number: +leadIndex + 1 });
+    const scale = scaleMultiplier === 1 ? "" : say("caption-scale", { multiplier: formatNumber(scaleMultiplier) });
+    const mask = maskName === "none" ? "" : say("caption-mask", { mask: this.slot("mask").selectedOptions[0].text });
     const entropy = this.noEntropy ? "" : S["caption-entropy"];
-    this.caption.textContent = (asBuilt && built) || fill(S[this.tie ? "caption/tie" : "caption"],
-      { what, tokens: this.tokens.join(" "), lead, scale, mask, colours, entropy, ...(this.tie && { cell: this.tie }) });
+    this.caption.textContent = (asBuilt && built) || say(this.tie ? "caption/tie" : "caption",
+      { what, tokens: this.tokens.join(" "), lead, scale, mask, colours, entropy, cell: this.tie });
   }
 
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid. The
@@ -413,7 +412,7 @@ class Heatmap {
       products: formatSum(pair.products),
       score: pair.score,
       factor: `1/√${example.d_k}` + (scaleMultiplier === 1 ? "" : ` × ${formatNumber(scaleMultiplier)}`),
-      scaledScore: masked ? fill(S["scaled-masked"], { score: pair.scaledScore }) : pair.scaledScore,
+      scaledScore: masked ? say("scaled-masked", { score: pair.scaledScore }) : pair.scaledScore,
       rowMax,
       shifted,
       numerator,
@@ -532,7 +531,7 @@ export async function enhance(figure, merged = [], data = null) {
     }
   } catch (error) {
     if (controller.signal.aborted) return;
-    problem = fill(S.failed, { error: error.message });
+    problem = say("failed", { error: error.message });
   }
   figure.querySelector(".aih-live")?.remove();
   figure.querySelector(".aih-static-note")?.remove();

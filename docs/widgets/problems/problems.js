@@ -3,8 +3,7 @@
 // variant each set shows, nothing the reader typed.
 import { formatNumber } from "../../javascripts/attention-math.js";
 import { PROBLEM_DIGITS, PROBLEM_WIDE_CHARS, SUBSCRIPTED } from "../../javascripts/contract-problems.js";
-import { fetchChecked, h, loadNearViewport } from "../../javascripts/dom.js";
-import { fill, strings } from "../../javascripts/strings.js";
+import { fetchChecked, fill, h, loadNearViewport, strings } from "../../javascripts/dom.js";
 
 const S = await strings("problems"); // the words this script writes (words/scripts/problems.md)
 // items joined by the table's `<kind>/more` ("{{ head }}; {{ item }}"): a language has its own separators
