@@ -28,7 +28,7 @@ from .words import ROOT, Words, _one_line
 FOLDER = "words/scripts"
 # The readers that have a string table, named here and not found by a glob: a build records the files an item reads,
 # not a folder's listing (engine/inputs.py), so a new table is published because this line changed.
-READERS = ("heatmap", "problems", "real-heads", "smollm", "watch-it-write", "your-sentence")
+READERS = ("heatmap", "heatmap-static", "problems", "real-heads", "smollm", "watch-it-write", "your-sentence")
 
 
 def readers():

@@ -15,7 +15,7 @@ try {
   document.body.append(document.adoptNode(words));
   enhance(figure);
 } catch (error) {
-  const S = await strings("heatmap");
+  const S = await strings("heatmap-static");
   figure.querySelector(".aih-figure__graphic").before(h("p", { class: "aih-static-note" },
     fill(S.static, { error: error.message })));
 }

@@ -29,6 +29,8 @@ import { keptPins, rememberPlace } from "../../javascripts/place.js";
 
 const S = await strings("heatmap");
 const say = (name, values) => fill(S[name], values); // a sentence of the table, its holes filled
+// the words of a figure that stays static (why, in the note under it), loaded only for one: most pages have none
+const sayStatic = async (name, values) => fill((await strings("heatmap-static"))[name], values);
 
 // Can the interactive heatmap draw this worked example's JSON? Pure, no DOM: enhance() asks before it touches the
 // page, and keeps the static figure (with a note) when the answer is a problem. The steps it draws from,
@@ -47,10 +49,10 @@ function tableProblem(value, rows, columns, isEntry = isNumber) {
 }
 
 // What the widget cannot draw in `example` (the parsed JSON), in a few words naming the culprit by its key, or ""
-// when it can draw it: the static figure's note says it, so the words are the table's (problem/… sections).
-// head: the figure's data-head (a string, or undefined).
-export function exampleProblem(example, head) {
-  const problem = (name, values) => say(`problem/${name}`, values);
+// when it can draw it: the static figure's note says it, in the words of the heatmap-static table (its problem/…
+// sections, loaded only then). head: the figure's data-head (a string, or undefined).
+export async function exampleProblem(example, head) {
+  const problem = (name, values) => sayStatic(`problem/${name}`, values);
   const { steps, outputs, inputs, n_heads: heads, batch_tokens: batch, leading_axis: axis } = example || {};
   if (!steps || !DRAWN_STEPS.every((name) => Array.isArray(steps[name]))) {
     return problem("steps", { steps: DRAWN_STEPS.slice(0, -1).join(", "), last: DRAWN_STEPS.at(-1) });
@@ -62,7 +64,6 @@ export function exampleProblem(example, head) {
     axis.labels.length === leadCount && axis.labels.every((label) => typeof label === "string" && label))) {
     return problem("axis", { count: leadCount });
   }
-  const leadLabel = (lead) => (axis ? `${axis.name} ${axis.labels[lead]}` : problem(heads ? "head" : "sequence", { number: lead }));
   if (head !== undefined && !(/^\d+$/.test(head) && head < Math.max(leadCount, 1))) return problem("no-head", { head });
   if (leadCount && !heads && batch?.length !== leadCount && !axis) return problem("lead");
   for (let lead = 0; lead < (leadCount || 1); lead++) {
@@ -88,7 +89,9 @@ export function exampleProblem(example, head) {
     const name = Object.keys(checks).find((key) => checks[key]);
     if (name) {
       const [kind, values] = checks[name];
-      return problem(leadCount ? `${kind}/lead` : kind, { name, lead: leadCount && leadLabel(lead), ...values });
+      // a culprit on the leading axis is named by it: "weights (head 1)", "(sequence 0)", "(step 10)" (its own label)
+      return problem(!leadCount ? kind : `${kind}/${axis ? "axis" : heads ? "head" : "sequence"}`,
+        { name, lead: axis ? axis.labels[lead] : lead, axis: axis?.name, ...values });
     }
   }
   return "";
@@ -516,7 +519,7 @@ export async function enhance(figure, merged = [], data = null) {
   try {
     const example = data || (await examples.get(path));
     if (controller.signal.aborted) return; // enhanced again while the JSON was loading
-    problem = exampleProblem(example, figure.dataset.head);
+    problem = await exampleProblem(example, figure.dataset.head);
     // Checked, built, its grid drawn, then its working drawn, each in a task of its own: none of them keeps the
     // page busy for long. All before it is shown: if one throws, the static figure was never touched.
     const steps = [() => (widget = new Heatmap(figure, example)), () => widget.drawFigure(),
@@ -531,7 +534,7 @@ export async function enhance(figure, merged = [], data = null) {
     }
   } catch (error) {
     if (controller.signal.aborted) return;
-    problem = say("failed", { error: error.message });
+    problem = await sayStatic("failed", { error: error.message });
   }
   figure.querySelector(".aih-live")?.remove();
   figure.querySelector(".aih-static-note")?.remove();
