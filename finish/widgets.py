@@ -1,7 +1,10 @@
-"""The interactive heatmap's markup in every page: docs/widgets/heatmap/template.html, put into the empty
-<template id="aih-heatmap"> that overrides/main.html leaves in each page the theme renders, 404.html included.
+"""The interactive heatmap's markup in every page: docs/widgets/heatmap/template.html with its words
+(words/widgets/heatmap.md), as the figure build filled it (snippets/heatmap-template.md, figures_src/pages/index.py),
+put into the empty <template id="aih-heatmap"> that overrides/main.html leaves in each page the theme renders,
+404.html included. A page takes the one of its language (site.generated_for: generated/zh/ for a zh/ page).
 
-heatmap.js clones the template for each heatmap figure and fills in the numbers; the words are the template's.
+heatmap.js clones the template for each heatmap figure and fills in the numbers; the words are the template's,
+and the few the script writes itself are its string table's (words/scripts/heatmap.md).
 An embed page (embed/<id>/) has no theme and no template: its embed.js takes the one in 404.html. The template
 file's lines go in one level deeper than the empty element stood, so a page is the same, byte for byte, as if the
 theme had rendered the markup itself. mkdocs.yml's exclude_docs keeps the file from being published on its own.
@@ -10,7 +13,7 @@ import re
 
 from .site import FinishError
 
-TEMPLATE = "widgets/heatmap/template.html"  # under docs/
+TEMPLATE = "snippets/heatmap-template.md"  # under the figure build's folder of the page's language
 EMPTY = re.compile(r'^([ \t]*)<template id="aih-heatmap"></template>$', re.M)
 INDENT = "  "
 
@@ -27,13 +30,23 @@ def filled(html, markup, name):
     return f'{html[:start]}{indent}<template id="aih-heatmap">\n{lines}{indent}</template>{html[end:]}'
 
 
-def run(site):
-    path = site.docs / TEMPLATE
+def markup(folder):
+    """The filled template under `folder` (generated/ or generated/<lang>/), checked."""
+    path = folder / TEMPLATE
     if not path.is_file():
-        raise FinishError(f"{path}: the interactive heatmap's template is missing (docs/{TEMPLATE})")
-    markup = path.read_text(encoding="utf-8")
-    if not markup.endswith("\n") or "</template>" in markup:
-        raise FinishError(f"docs/{TEMPLATE}: the markup of the template's content, ending in a new line, with no "
+        raise FinishError(f"{path}: the interactive heatmap's template is missing (run `make figures`: the figure "
+                          "build fills docs/widgets/heatmap/template.html)")
+    text = path.read_text(encoding="utf-8")
+    if not text.endswith("\n") or "</template>" in text:
+        raise FinishError(f"{path}: the markup of the template's content, ending in a new line, with no "
                           "</template> of its own")
+    return text
+
+
+def run(site):
+    filled_in = {}  # folder -> its template's markup
     for page in site.pages:
-        page.update(filled(page.html, markup, page.name))
+        folder = site.generated_for(page)
+        if folder not in filled_in:
+            filled_in[folder] = markup(folder)
+        page.update(filled(page.html, filled_in[folder], page.name))

@@ -101,10 +101,11 @@ def test_the_pass_finished_zensicals_pages(zensical_site):
 
 
 def test_the_heatmaps_template_is_in_every_page_and_no_file_of_its_own(built_site, zensical_site):
-    """The post-build pass (finish/widgets.py) puts docs/widgets/heatmap/template.html into every page, 404.html too
-    (an embed page's script reads it there); neither engine publishes a widget's template or WebAssembly text as a
-    file of its own (mkdocs.yml's exclude_docs)."""
-    template = " ".join((ROOT / "docs/widgets/heatmap/template.html").read_text(encoding="utf-8").split())
+    """The post-build pass (finish/widgets.py) puts docs/widgets/heatmap/template.html, as the figure build filled it
+    with its words (generated/snippets/heatmap-template.md), into every page, 404.html too (an embed page's script
+    reads it there); neither engine publishes a widget's template or WebAssembly text as a file of its own
+    (mkdocs.yml's exclude_docs)."""
+    template = " ".join((ROOT / "generated/snippets/heatmap-template.md").read_text(encoding="utf-8").split())
     for site in (built_site, zensical_site):
         stray = sorted(p.relative_to(site).as_posix() for p in (site / "widgets").rglob("*") if p.suffix in (".html", ".wat"))
         assert not stray, f"{site}: a widget's template or source published on its own: {stray}"

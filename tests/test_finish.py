@@ -54,18 +54,27 @@ def test_a_nav_entry_the_edition_cannot_read_is_named(tmp_path):
 
 
 def test_the_heatmaps_template_goes_into_every_page_404_too(tmp_path):
-    """finish/widgets.py: docs/widgets/heatmap/template.html in the empty <template> main.html leaves, one level
-    deeper, in every page; 404.html too, where an embed page's script reads it."""
+    """finish/widgets.py: the heatmap's template as the figure build filled it (snippets/heatmap-template.md of the
+    page's language: generated/ for English, generated/zh/ for a zh/ page) in the empty <template> main.html
+    leaves, one level deeper, in every page; 404.html too, where an embed page's script reads it."""
     empty = '\n  <template id="aih-heatmap"></template>\n'
     site_dir = tiny_site(tmp_path, {"": "Home", "scores/": "Scores"})
     for page in (site_dir / "index.html", site_dir / "scores" / "index.html"):
         page.write_text(page.read_text(encoding="utf-8").replace("</body>", empty + "</body>"), encoding="utf-8")
     (site_dir / "404.html").write_text((site_dir / "index.html").read_text(encoding="utf-8"), encoding="utf-8")
-    site = Site.open(site_dir)
-    assert [page.url for page in site.pages] == ["404.html", "", "scores/"]
+    zh = site_dir / "zh" / "scores" / "index.html"
+    zh.parent.mkdir(parents=True)
+    zh.write_text((site_dir / "scores" / "index.html").read_text(encoding="utf-8"), encoding="utf-8")
+    generated = tmp_path / "generated"
+    templates = {generated: "<p>\n  the words\n</p>\n", generated / "zh": "<p>\n  词\n</p>\n"}
+    for folder, markup in templates.items():
+        (folder / "snippets").mkdir(parents=True)
+        (folder / widgets.TEMPLATE).write_text(markup, encoding="utf-8")
+    site = Site.open(site_dir, generated=generated)
+    assert [page.url for page in site.pages] == ["404.html", "", "scores/", "zh/scores/"]
     widgets.run(site)
-    template = (ROOT / "docs" / "widgets" / "heatmap" / "template.html").read_text(encoding="utf-8")
     for page in site.pages:
+        template = templates[generated / "zh" if page.url.startswith("zh/") else generated]
         content = page.html.split('<template id="aih-heatmap">\n', 1)[1].split("  </template>", 1)[0]
         assert content == "".join(f"    {line}" if line.strip() else line for line in template.splitlines(True)), page.url
     assert widgets.filled('<b>\n\t<template id="aih-heatmap"></template>\n</b>', "<p>\n  x\n</p>\n", "x.html") == (

@@ -35,6 +35,7 @@ from figures_src.engine import site
 from figures_src.engine.site import DEFAULT_REPO_URL, DEFAULT_SITE_URL
 from figures_src.engine.examples import REQUIRED_KEYS, cite_line
 from figures_src.engine import svg as svg_cleanup
+from finish import widgets
 from finish.scripts import our_scripts
 
 # The throw-away pages are real builds, seconds each (half of the build-free tests' time): in make test, not
@@ -97,6 +98,8 @@ def test_every_output_is_used_by_a_page(built):
         relative = path.relative_to(built).as_posix()
         if not path.is_file() or relative == ".manifest.json":
             continue
+        if relative == widgets.TEMPLATE:  # the heatmap's markup: the post-build pass puts it into every page
+            continue
         if relative.startswith(("figures/", "snippets/")):
             assert f'--8<-- "generated/{relative}"' in pages, f"generated/{relative} is included by no page"
         elif relative.startswith("fragments/"):  # the figure the post-build pass puts in place of its placeholder
@@ -105,6 +108,10 @@ def test_every_output_is_used_by_a_page(built):
             published = relative.removeprefix("public/")
             if published.startswith("code/"):  # a listing's highlighted fragment: site.js fetches it for the file
                 published = published.removesuffix(".highlight")  # its block links (engine/sources.py)
+            table = re.fullmatch(r"javascripts/strings-([a-z-]+)\.js", published)
+            if table:  # a reader's string table (engine/strings.py), which dom.js's strings("<reader>") imports
+                assert f'strings("{table.group(1)}")' in scripts, f"generated/{relative}: no script reads its table"
+                continue
             if published.startswith("javascripts/"):  # a module the build writes for the scripts (engine/contract.py)
                 assert re.search(rf'from "(\./|\.\./\.\./javascripts/){re.escape(path.name)}"', scripts), (
                     f"generated/{relative} is imported by no script")

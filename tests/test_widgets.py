@@ -78,8 +78,9 @@ def slots_read(script):
 
 
 def templates(name):
-    """The markup widget `name` ships: the .html files of its folder."""
-    return sorted((WIDGETS / name).glob("*.html"))
+    """The markup widget `name` ships: the .html files of its folder, and the words filled into them, which may
+    hold a slot inside a sentence (words/widgets/<name>.md: "query “<span data-slot="queryToken"></span>”")."""
+    return sorted((WIDGETS / name).glob("*.html")) + sorted((ROOT / "words" / "widgets").glob(f"{name}.md"))
 
 
 def shipped(name):
@@ -143,7 +144,7 @@ def test_a_widgets_template_ships_the_slots_its_scripts_read(name):
 
 def test_the_check_reads_every_way_a_script_names_a_slot():
     heatmap, made = slots_read("\n".join(scripts("heatmap")))
-    assert {"words", "grid", "lead", "terms", "lines", "leadName", "step", "queryToken", "flatEntropy"} <= heatmap
+    assert {"grid", "lead", "terms", "lines", "leadName", "step", "queryToken", "flatEntropy"} <= heatmap
     assert made == {"lead", "step"}, "heatmap.js makes the checkpoint slider and its output"
     assert len(shipped("heatmap")) >= 38, sorted(shipped("heatmap"))
     yours, _ = slots_read("\n".join(scripts("your-sentence")))

@@ -1,5 +1,8 @@
 // What the page's widgets share: building elements, finding a template's parts, the arrow keys, loading a
-// widget as it nears the viewport, and loading the site's files with an error that says which one failed.
+// widget as it nears the viewport, loading the site's files with an error that says which one failed, and the
+// words a script shows, in the page's language (a string table per reader). The string tables' two functions live
+// here, not in a module of their own, because every widget imports this one: a file of their own cost the heatmap's
+// page view about 90 bytes more, gzipped, and real-heads/ sits at its 10 KB budget.
 
 export function setAttributes(element, attributes) {
   for (const name in attributes) element.setAttribute(name, attributes[name]);
@@ -37,3 +40,20 @@ export async function fetchChecked(path, as = "json") {
   if (!response.ok) throw Error(`${path}: HTTP ${response.status}`);
   return response[as]();
 }
+
+// The words our scripts show: the build's string table for each reader (figures_src/engine/strings.py, from
+// words/scripts/<reader>.md and words/zh/scripts/<reader>.md), published as javascripts/strings-<reader>.js, and
+// for another language as <lang>/javascripts/strings-<reader>.js. No word a reader sees is a literal in a script:
+//   const S = await strings("heatmap");  status.textContent = fill(S["static"], { error: error.message });
+const HOLE = /\{\{ ?(\w+) ?\}\}/g; // a hole; the build has checked each one's name (figures_src/engine/words.py's HOLE)
+
+// {section: text} of `reader`'s table in the page's language (<html lang>; "en" where there is no document, as in
+// the Node tests and a worker): English's beside this file, another's in <lang>/javascripts/
+export const strings = async (reader, lang = globalThis.document?.documentElement?.lang || "en") =>
+  (await import(`${lang === "en" ? "." : `../${lang}/javascripts`}/strings-${reader}.js`)).S;
+
+// `text` with each hole {{ name }} replaced by values[name]; a hole without a value is an error, not a gap
+export const fill = (text, values = {}) => text.replace(HOLE, (_, name) => {
+  if (name in values) return values[name];
+  throw Error(`${text}: no {{ ${name} }}`);
+});

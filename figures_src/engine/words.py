@@ -213,10 +213,14 @@ def translation_gaps(lang):
 
 
 class Template:
-    """A file that is one section as a whole (a widget's template.html), filled as HTML."""
+    """A file that is one section as a whole (a widget's template.html), filled as HTML. With `words` (a Words, say
+    words/widgets/<widget>.md), each hole of the template that names one of its sections (hole `static_note`,
+    section `static-note`) and is given no value gets that section, filled as HTML from the values its own holes
+    name: the markup stays in the template, once, and its words in a words file, which a language replaces."""
 
-    def __init__(self, path):
+    def __init__(self, path, words=None):
         self.path = path
+        self.words = words
 
     def text(self):
         file = ROOT / self.path
@@ -226,7 +230,19 @@ class Template:
             raise BuildError(f"{self.path}: no such template") from None
 
     def html(self, **values):
-        return _fill(self.text(), values, self.path, escape=True)
+        text = self.text()
+        if self.words is None:
+            return _fill(text, values, self.path, escape=True)
+        sections, wanted = self.words.sections(), holes(text)
+        words, used = {}, set()
+        for name in wanted:
+            section = name.replace("_", "-")
+            if name not in values and section in sections:
+                own = {hole: values[hole] for hole in holes(sections[section]) if hole in values}
+                words[name] = self.words.html(section, **own)
+                used.update(own)
+        values = {name: value for name, value in values.items() if name in wanted or name not in used}
+        return _fill(text, {**values, **words}, self.path, escape=True)
 
 
 SITE_WORDS = Words("words/site.md")  # the chrome the engine and the post-build pass write around every page's words

@@ -47,7 +47,7 @@ MAX_CHARACTERS = 2000  # the box's maxlength; a prompt from a link (#p=) is cut 
 EXAMPLE_TOKENS = MAX_PROMPT_TOKENS + MAX_NEW  # the longest run: the page prints the cache's size there
 PRESETS = ["preset/capital", "preset/robot", "preset/colours"]  # sections of WORDS: the prompts offered, the first in the box
 WORDS = Words("words/smollm.md")
-WIDGET = Template("docs/widgets/smollm/template.html")  # the widget's markup and words; Python fills in data
+WIDGET = Template("docs/widgets/smollm/template.html", Words("words/widgets/smollm.md"))  # its markup, its words; Python fills in data
 PRESET = Template("docs/widgets/smollm/preset.html")  # one preset prompt's button
 SUFFIX = {"kernels": "wasm", "tokenizer": "json"}  # by the stem's last word; every other file is published as .bin
 

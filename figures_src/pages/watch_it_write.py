@@ -50,7 +50,7 @@ NUMBER_WORDS = {3: "number/3", 4: "number/4", 5: "number/5", 6: "number/6", 7: "
                 8: "number/8"}  # the recap's "one string in five": sections of WORDS
 LATE_STEPS = 100  # the training curve's caption gives the range of the last steps' loss without positions
 WORDS = Words("words/watch-it-write.md")
-WIDGET = Template("docs/widgets/watch-it-write/template.html")  # the widget's markup and words; Python fills in data
+WIDGET = Template("docs/widgets/watch-it-write/template.html", Words("words/widgets/watch-it-write.md"))  # its markup, its words; Python fills in data
 PRESET = Template("docs/widgets/watch-it-write/preset.html")  # one preset string's button
 
 

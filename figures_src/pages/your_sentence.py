@@ -46,7 +46,7 @@ MAX_INPUT_CHARS_PER_WORD = 100  # tokenizer.json's WordPiece setting: a longer w
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 PRESETS = {sentence.id: sentence.text for sentence in SENTENCES}  # the real-heads page's three sentences
 WORDS = Words("words/your-sentence.md")
-WIDGET = Template("docs/widgets/your-sentence/template.html")  # the widget's markup and words; Python fills in data
+WIDGET = Template("docs/widgets/your-sentence/template.html", Words("words/widgets/your-sentence.md"))  # its markup, its words; Python fills in data
 PRESET = Template("docs/widgets/your-sentence/preset.html")  # one preset sentence's button
 
 

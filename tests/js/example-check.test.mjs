@@ -1,5 +1,5 @@
 // What the interactive heatmap accepts before it touches the page (docs/widgets/heatmap/heatmap.js's
-// exampleProblem): a good example of each layout passes; generated bad ones (missing keys, wrong shapes, non-finite
+// exampleProblem, async: its words load only for a problem): a good example of each layout passes; generated bad ones (missing keys, wrong shapes, non-finite
 // numbers, too large) are refused with words naming the culprit. The browser side: tests/browser/test_heatmap_fallback.py.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -41,12 +41,12 @@ function batch() {
   return example;
 }
 
-test("good examples of each layout pass: one grid, heads, a padded batch; a head in range passes", () => {
-  assert.equal(exampleProblem(single()), "");
-  assert.equal(exampleProblem(multiHead()), "");
-  assert.equal(exampleProblem(multiHead(), "1"), "");
-  assert.equal(exampleProblem(batch()), "");
-  assert.equal(exampleProblem(single(MAX_TOKENS, 2)), "");
+test("good examples of each layout pass: one grid, heads, a padded batch; a head in range passes", async () => {
+  assert.equal(await exampleProblem(single()), "");
+  assert.equal(await exampleProblem(multiHead()), "");
+  assert.equal(await exampleProblem(multiHead(), "1"), "");
+  assert.equal(await exampleProblem(batch()), "");
+  assert.equal(await exampleProblem(single(MAX_TOKENS, 2)), "");
 });
 
 // [what is broken, how to break a good example, the words that must name it]
@@ -73,44 +73,44 @@ const BROKEN = [
 ];
 
 for (const [what, breakIt, words] of BROKEN) {
-  test(`refused: ${what}`, () => {
+  test(`refused: ${what}`, async () => {
     const example = single();
     const result = breakIt(example); // { replaced: something else } or whatever the breaking expression gave
-    const problem = exampleProblem(Object.hasOwn(Object(result), "replaced") ? result.replaced : example);
+    const problem = await exampleProblem(Object.hasOwn(Object(result), "replaced") ? result.replaced : example);
     assert.match(problem, words);
   });
 }
 
-test("refused: a head that is not one of the example's, a lead axis of nothing, a bad head or sequence", () => {
-  assert.match(exampleProblem(multiHead(), "2"), /no head 2/);
-  assert.match(exampleProblem(multiHead(), "-1"), /no head -1/);
-  assert.match(exampleProblem(single(), "1"), /no head 1/);
+test("refused: a head that is not one of the example's, a lead axis of nothing, a bad head or sequence", async () => {
+  assert.match(await exampleProblem(multiHead(), "2"), /no head 2/);
+  assert.match(await exampleProblem(multiHead(), "-1"), /no head -1/);
+  assert.match(await exampleProblem(single(), "1"), /no head 1/);
   const unnamed = multiHead();
   delete unnamed.n_heads;
-  assert.match(exampleProblem(unnamed), /neither heads, a batch nor named by leading_axis/);
+  assert.match(await exampleProblem(unnamed), /neither heads, a batch nor named by leading_axis/);
   const checkpoints = multiHead();
   delete checkpoints.n_heads;
   delete checkpoints.steps.heads;
   checkpoints.checkpoints = checkpoints.steps.Q.map((_, index) => 10 * index); // a training run's steps
   checkpoints.outputs.out = [matrix(3, 2), matrix(3, 2)];
-  assert.match(exampleProblem(checkpoints), /neither heads, a batch nor named by leading_axis/, "checkpoints alone do not name the axis");
+  assert.match(await exampleProblem(checkpoints), /neither heads, a batch nor named by leading_axis/, "checkpoints alone do not name the axis");
   checkpoints.leading_axis = { name: "step", labels: ["0", "10"] };
-  assert.equal(exampleProblem(checkpoints), "");
+  assert.equal(await exampleProblem(checkpoints), "");
   checkpoints.steps.weights[1][0][0] = null;
-  assert.match(exampleProblem(checkpoints), /^weights \(step 10\) row 0/, "the culprit named by its own label");
+  assert.match(await exampleProblem(checkpoints), /^weights \(step 10\) row 0/, "the culprit named by its own label");
   const badHead = multiHead();
   badHead.steps.weights[1][0][0] = null;
-  assert.match(exampleProblem(badHead), /^weights \(head 1\) row 0/);
+  assert.match(await exampleProblem(badHead), /^weights \(head 1\) row 0/);
   const badSequence = batch();
   badSequence.batch_tokens[1].pop();
-  assert.match(exampleProblem(badSequence), /tokens do not match/);
+  assert.match(await exampleProblem(badSequence), /tokens do not match/);
 });
 
-test(`above ${MAX_TOKENS} × ${MAX_TOKENS} the figure stays static, quickly, even at 1000 × 1000`, () => {
-  assert.match(exampleProblem(single(MAX_TOKENS + 1, 2)), new RegExp(`65 × 65 is above the ${MAX_TOKENS} × ${MAX_TOKENS}`));
+test(`above ${MAX_TOKENS} × ${MAX_TOKENS} the figure stays static, quickly, even at 1000 × 1000`, async () => {
+  assert.match(await exampleProblem(single(MAX_TOKENS + 1, 2)), new RegExp(`65 × 65 is above the ${MAX_TOKENS} × ${MAX_TOKENS}`));
   const huge = single(1000, 2);
   const start = performance.now();
-  assert.match(exampleProblem(huge), /1000 × 1000/);
+  assert.match(await exampleProblem(huge), /1000 × 1000/);
   assert.ok(performance.now() - start < 1000);
 });
 
@@ -122,18 +122,18 @@ test("scoreLimit reads a 1000 × 1000 table without spreading it into one call",
   assert.equal(scoreLimit([[-Infinity, -Infinity]]), 1);
 });
 
-test("refused: a leading_axis without a name, or with a label per entry missing", () => {
-  const named = (axis) => {
+test("refused: a leading_axis without a name, or with a label per entry missing", async () => {
+  const named = async (axis) => {
     const example = multiHead();
     delete example.n_heads;
     delete example.steps.heads;
     example.outputs.out = [matrix(3, 2), matrix(3, 2)];
     example.leading_axis = axis;
-    return exampleProblem(example);
+    return await exampleProblem(example);
   };
-  assert.equal(named({ name: "step", labels: ["0", "10"] }), "");
+  assert.equal(await named({ name: "step", labels: ["0", "10"] }), "");
   for (const axis of [{ labels: ["0", "10"] }, { name: "", labels: ["0", "10"] }, { name: "step", labels: ["0"] },
     { name: "step", labels: [0, 10] }, "step", null]) {
-    assert.match(named(axis), /^leading_axis is not a name and 2 labels/, JSON.stringify(axis));
+    assert.match(await named(axis), /^leading_axis is not a name and 2 labels/, JSON.stringify(axis));
   }
 });

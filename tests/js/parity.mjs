@@ -21,10 +21,10 @@ const SPECIAL = { "-Infinity": -Infinity, Infinity: Infinity, NaN: NaN, "-0": -0
 const number = (x) => (typeof x === "string" && x in SPECIAL ? SPECIAL[x] : x);
 const numbers = (value) => (Array.isArray(value) ? value.map(numbers) : value && typeof value === "object"
   ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, numbers(item)])) : number(value));
-// a thrown error is a result too: {error: its message}
-const attempt = (run) => {
+// a thrown error is a result too: {error: its message}; a rule may answer later (exampleProblem loads its words)
+const attempt = async (run) => {
   try {
-    return run();
+    return await run();
   } catch (error) {
     return { error: error.message };
   }
@@ -43,7 +43,7 @@ const RULES = {
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const cases = JSON.parse(input);
-const results = Object.fromEntries(Object.entries(cases).map(([rule, list]) =>
-  [rule, list.map((item) => attempt(() => RULES[rule](item)))]));
+const results = Object.fromEntries(await Promise.all(Object.entries(cases).map(async ([rule, list]) =>
+  [rule, await Promise.all(list.map((item) => attempt(() => RULES[rule](item))))])));
 results.contract = { ...contract, ...problemsContract, SUBSCRIPTED: problemsContract.SUBSCRIPTED.source, SCALES };
 process.stdout.write(JSON.stringify(results));

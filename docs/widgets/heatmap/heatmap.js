@@ -1,6 +1,7 @@
 // The interactive heatmap. Each <figure class="aih-heatmap" data-example data-quantity [data-head]> gets a copy
-// of the page's <template id="aih-heatmap"> (template.html here), filled in from examples/<id>.json: the words live
-// in the template, this script adds the numbers. Neighbouring figures of one example become one heatmap.
+// of the page's <template id="aih-heatmap"> (template.html here, its words words/widgets/heatmap.md), filled in from
+// examples/<id>.json: this script adds the numbers, and the few sentences it writes itself are its string table's
+// (words/scripts/heatmap.md, in the page's language). Neighbouring figures of one example become one heatmap.
 import {
   attendScores,
   causalMask,
@@ -23,8 +24,13 @@ import {
   weightsByHand,
 } from "../../javascripts/attention-math.js";
 import { DRAWN_STEPS, MAX_TOKENS } from "../../javascripts/contract.js";
-import { ARROWS, fetchChecked, h, loadNearViewport, slots } from "../../javascripts/dom.js";
+import { ARROWS, fetchChecked, fill, h, loadNearViewport, slots, strings } from "../../javascripts/dom.js";
 import { keptPins, rememberPlace } from "../../javascripts/place.js";
+
+const S = await strings("heatmap");
+const say = (name, values) => fill(S[name], values); // a sentence of the table, its holes filled
+// the words of a figure that stays static (why, in the note under it), loaded only for one: most pages have none
+const sayStatic = async (name, values) => fill((await strings("heatmap-static"))[name], values);
 
 // Can the interactive heatmap draw this worked example's JSON? Pure, no DOM: enhance() asks before it touches the
 // page, and keeps the static figure (with a note) when the answer is a problem. The steps it draws from,
@@ -34,43 +40,39 @@ import { keptPins, rememberPlace } from "../../javascripts/place.js";
 const isNumber = (x) => Number.isFinite(x); // false for null (a JSON −∞), strings, NaN
 const isBoolean = (x) => typeof x === "boolean";
 
-// what is wrong with `value` as `rows` lists of `columns` entries that pass `isEntry`, or "" when nothing
+// what is wrong with `value` as `rows` lists of `columns` entries that pass `isEntry`, as [its table's section,
+// its values], or null when nothing
 function tableProblem(value, rows, columns, isEntry = isNumber) {
-  if (!Array.isArray(value) || value.length !== rows) return ` is not ${rows} rows`;
-  const bad = value.findIndex((row) => !Array.isArray(row) || row.length !== columns || !row.every(isEntry));
-  return bad < 0 ? "" : ` row ${bad} is not ${columns} ${isEntry === isNumber ? "finite numbers" : "booleans"}`;
+  if (!Array.isArray(value) || value.length !== rows) return ["rows", { rows }];
+  const row = value.findIndex((entries) => !Array.isArray(entries) || entries.length !== columns || !entries.every(isEntry));
+  return row < 0 ? null : [isEntry === isNumber ? "numbers" : "booleans", { row, columns }];
 }
 
-// What the widget cannot draw in `example` (the parsed JSON), in a few words, or "" when it can draw it.
-// head: the figure's data-head (a string, or undefined).
-export function exampleProblem(example, head) {
+// What the widget cannot draw in `example` (the parsed JSON), in a few words naming the culprit by its key, or ""
+// when it can draw it: the static figure's note says it, in the words of the heatmap-static table (its problem/…
+// sections, loaded only then). head: the figure's data-head (a string, or undefined).
+export async function exampleProblem(example, head) {
+  const problem = (name, values) => sayStatic(`problem/${name}`, values);
   const { steps, outputs, inputs, n_heads: heads, batch_tokens: batch, leading_axis: axis } = example || {};
   if (!steps || !DRAWN_STEPS.every((name) => Array.isArray(steps[name]))) {
-    return `steps ${DRAWN_STEPS.slice(0, -1).join(", ")} and ${DRAWN_STEPS.at(-1)} are not all there`;
+    return problem("steps", { steps: DRAWN_STEPS.slice(0, -1).join(", "), last: DRAWN_STEPS.at(-1) });
   }
-  if (!isNumber(example.scale) || !(example.d_k > 0)) return "scale or d_k is not a number";
+  if (!isNumber(example.scale) || !(example.d_k > 0)) return problem("scale");
   // heads, sequences or another axis that names itself (a training run's steps) first: Q is a list of matrices
   const leadCount = Array.isArray(steps.Q[0]?.[0]) ? steps.Q.length : 0;
   if (axis !== undefined && !(typeof axis?.name === "string" && axis.name && Array.isArray(axis.labels) &&
     axis.labels.length === leadCount && axis.labels.every((label) => typeof label === "string" && label))) {
-    return `leading_axis is not a name and ${leadCount} labels`;
+    return problem("axis", { count: leadCount });
   }
-  const leadLabel = (lead) => (axis ? `${axis.name} ${axis.labels[lead]}` : `${heads ? "head" : "sequence"} ${lead}`);
-  if (head !== undefined && !(/^\d+$/.test(head) && head < Math.max(leadCount, 1))) return `there is no head ${head}`;
-  if (leadCount && !heads && batch?.length !== leadCount && !axis) {
-    return "its leading axis is neither heads, a batch nor named by leading_axis";
-  }
+  if (head !== undefined && !(/^\d+$/.test(head) && head < Math.max(leadCount, 1))) return problem("no-head", { head });
+  if (leadCount && !heads && batch?.length !== leadCount && !axis) return problem("lead");
   for (let lead = 0; lead < (leadCount || 1); lead++) {
     const pick = (array) => (leadCount ? array?.[lead] : array);
     const [Q, K, V] = [pick(steps.Q), pick(steps.K), pick(steps.V)];
     const count = Q?.length;
-    if (count > MAX_TOKENS || K?.length > MAX_TOKENS) {
-      return `${count} × ${K.length} is above the ${MAX_TOKENS} × ${MAX_TOKENS} it draws`;
-    }
+    if (count > MAX_TOKENS || K?.length > MAX_TOKENS) return problem("too-large", { count, keys: K.length, most: MAX_TOKENS });
     const tokens = leadCount && !heads && !axis ? batch[lead] : example.tokens;
-    if (!count || K?.length !== count || !Array.isArray(tokens) || tokens.length !== count) {
-      return "its queries, keys and tokens do not match";
-    }
+    if (!count || K?.length !== count || !Array.isArray(tokens) || tokens.length !== count) return problem("tokens");
     const width = Q[0]?.length;
     const valueWidth = V?.[0]?.length;
     const checks = {
@@ -85,7 +87,12 @@ export function exampleProblem(example, head) {
       mask: inputs?.mask && tableProblem(pick(inputs.mask), count, count, isBoolean),
     };
     const name = Object.keys(checks).find((key) => checks[key]);
-    if (name) return `${name}${leadCount ? ` (${leadLabel(lead)})` : ""}${checks[name]}`;
+    if (name) {
+      const [kind, values] = checks[name];
+      // a culprit on the leading axis is named by it: "weights (head 1)", "(sequence 0)", "(step 10)" (its own label)
+      return problem(!leadCount ? kind : `${kind}/${axis ? "axis" : heads ? "head" : "sequence"}`,
+        { name, lead: axis ? axis.labels[lead] : lead, axis: axis?.name, ...values });
+    }
   }
   return "";
 }
@@ -140,7 +147,6 @@ class Heatmap {
     this.keyCount = this.forLead(this.steps.K).length;
     this.causalMask = causalMask(this.queryCount, this.keyCount);
     this.panel = document.getElementById("aih-heatmap").content.firstElementChild.cloneNode(true);
-    this.words = this.slot("words").dataset; // the caption's fixed words (the template's hidden "words")
     this.grid = this.slot("grid");
     this.readout = this.panel.querySelector(".aih-readout");
     this.buildMenus();
@@ -167,10 +173,12 @@ class Heatmap {
     const maskMenu = this.slot("mask");
     const leadMenu = this.slot("lead");
     // the template's menu has "none" and "causal"
-    if (publishedMaskName !== "none" && publishedMaskName !== "causal") maskMenu.add(new Option(publishedMaskName));
+    if (publishedMaskName !== "none" && publishedMaskName !== "causal") {
+      maskMenu.add(new Option(S[`mask/${publishedMaskName.replace(" + ", "-")}`], publishedMaskName));
+    }
     if (this.leadCount) {
       this.panel.classList.add("aih-leads");
-      this.fill({ leadName: example.checkpoints ? "Steps done" : example.n_heads ? "Head" : "Sequence" });
+      this.fill({ leadName: S[example.checkpoints ? "lead-steps" : example.n_heads ? "lead-head" : "lead-sequence"] });
       if (example.checkpoints) {
         // a training run's checkpoints: a slider through them instead of a menu
         const max = this.leadCount - 1;
@@ -178,7 +186,7 @@ class Heatmap {
           h("output", { "data-slot": "step" }));
       } else {
         const labels = Array.from({ length: this.leadCount }, (_, index) =>
-          example.n_heads ? `head ${index + 1}` : example.batch_tokens[index].join(" "));
+          example.n_heads ? say("head", { number: index + 1 }) : example.batch_tokens[index].join(" "));
         leadMenu.append(...labels.map((label, index) => new Option(label, index)));
       }
     }
@@ -233,13 +241,13 @@ class Heatmap {
     const modes = this.slot("modes");
     this.named = modes.querySelector(`[value=${quantity}]`).dataset;
     for (const button of modes.children) button.setAttribute("aria-pressed", button.value === quantity);
-    this.slot("slider").setAttribute("aria-valuetext", `${formatNumber(scaleMultiplier)} times 1 over root d k`);
+    this.slot("slider").setAttribute("aria-valuetext", say("slider-value", { multiplier: formatNumber(scaleMultiplier) }));
     if (example.checkpoints) {
       // the label names the axis ("Steps done", a checkpoint counts the updates before it); beside the slider
       // only its number, read out whole as "after 30 steps"
       const step = example.checkpoints[leadIndex];
       this.fill({ step });
-      this.slot("lead").setAttribute("aria-valuetext", `after ${step} steps`);
+      this.slot("lead").setAttribute("aria-valuetext", say("step-value", { step }));
     }
     this.drawGrid(values, limit);
     this.drawLegend(limit);
@@ -258,7 +266,7 @@ class Heatmap {
     const { quantity } = this.state;
     const quantityName = this.named.name;
     const [headerRow, ...queryRows] = this.rows;
-    this.grid.setAttribute("aria-label", quantityName + "s" + this.words.grid);
+    this.grid.setAttribute("aria-label", S[`grid/${quantity.replace("_", "-")}`]);
     tokens.forEach((token, j) => (headerRow.children[j + 1].textContent = token));
     this.tie = ""; // the first cell printed with 3 decimals, which the caption explains
     queryRows.forEach((gridRow, i) => {
@@ -275,11 +283,11 @@ class Heatmap {
         cell.style.backgroundColor = cssColour(colour); // only the colour: .aih-masked adds its hatching
         cell.style.color = textColour(colour);
         cell.classList.toggle("aih-masked", !!masked);
-        cell.setAttribute("aria-label", `${tokens[i]} to ${tokens[j]}, ${quantityName} ${cell.textContent}`);
+        cell.setAttribute("aria-label", say("cell", { query: tokens[i], key: tokens[j], quantity: quantityName, value: cell.textContent }));
       });
       entropyCell.textContent = entropy;
       entropyCell.style.setProperty("--aih-entropy", result.entropy[i] / Math.log(this.allowedKeys(i)) || 0); // its bar: 1 is flat
-      entropyCell.setAttribute("aria-label", `entropy of ${tokens[i]}: ${entropy} nats`);
+      entropyCell.setAttribute("aria-label", say("row-entropy", { token: tokens[i], entropy }));
     });
   }
 
@@ -290,7 +298,7 @@ class Heatmap {
     this.slot("gradient").style.background = `linear-gradient(to right,${scale.map(cssColour)})`;
     this.panel.classList.toggle("aih-masks", !!this.mask?.flat().includes(false));
     this.fill({
-      scale: `×${formatNumber(scaleMultiplier)} (scores × 1/√dₖ × ${formatNumber(scaleMultiplier)} = ${this.formatScaled(this.example.scale * scaleMultiplier)})`,
+      scale: say("legend-scale", { multiplier: formatNumber(scaleMultiplier), scale: this.formatScaled(this.example.scale * scaleMultiplier) }),
       low: formatNumber(showsWeights ? 0 : -limit),
       high: formatNumber(limit),
       quantity: this.named.name,
@@ -303,18 +311,18 @@ class Heatmap {
     if (!this.caption) return;
     const { quantity, scaleMultiplier, maskName, leadIndex } = this.state;
     const asBuilt = scaleMultiplier === 1 && maskName === this.publishedMaskName;
-    const { named: { what, colours }, words } = this;
+    const { what, colours } = this.named;
     const axis = this.example.leading_axis; // an axis that names itself: "step 20", its label, not its position
     // the build's caption of this grid (one per checkpoint, say), else of the figure, while it shows what that says
     const built = axis?.captions?.[quantity]?.[leadIndex] ??
       (leadIndex === this.initialLead ? this.publishedCaptions[quantity] : "");
-    const lead = !this.leadCount ? "" : axis ? `, ${axis.name} ${axis.labels[leadIndex]}`
-      : `, ${this.example.n_heads ? "head" : "sequence"} ${+leadIndex + 1}`;
-    const scale = scaleMultiplier === 1 ? "" : words.scale + formatNumber(scaleMultiplier);
-    const mask = maskName === "none" ? "" : `, under the ${maskName}${words.mask}`;
-    this.caption.textContent = (asBuilt && built) ||
-      `${what} for “${this.tokens.join(" ")}”${lead}${scale}${mask}: ${colours}${words.across}` +
-      `${this.noEntropy ? "" : words.entropy}.` + (this.tie && `${words.tie}${this.tie}.`);
+    const lead = !this.leadCount ? "" : axis ? say("caption-axis", { name: axis.name, label: axis.labels[leadIndex] })
+      : say(this.example.n_heads ? "caption-head" : "caption-sequence", { number: +leadIndex + 1 });
+    const scale = scaleMultiplier === 1 ? "" : say("caption-scale", { multiplier: formatNumber(scaleMultiplier) });
+    const mask = maskName === "none" ? "" : say("caption-mask", { mask: this.slot("mask").selectedOptions[0].text });
+    const entropy = this.noEntropy ? "" : S["caption-entropy"];
+    this.caption.textContent = (asBuilt && built) || say(this.tie ? "caption/tie" : "caption",
+      { what, tokens: this.tokens.join(" "), lead, scale, mask, colours, entropy, cell: this.tie });
   }
 
   // Hovering or focusing a cell redraws only the readout, which keeps the pointer quick on a large grid. The
@@ -407,7 +415,7 @@ class Heatmap {
       products: formatSum(pair.products),
       score: pair.score,
       factor: `1/√${example.d_k}` + (scaleMultiplier === 1 ? "" : ` × ${formatNumber(scaleMultiplier)}`),
-      scaledScore: masked ? `${pair.scaledScore}, masked: −∞` : pair.scaledScore,
+      scaledScore: masked ? say("scaled-masked", { score: pair.scaledScore }) : pair.scaledScore,
       rowMax,
       shifted,
       numerator,
@@ -511,7 +519,7 @@ export async function enhance(figure, merged = [], data = null) {
   try {
     const example = data || (await examples.get(path));
     if (controller.signal.aborted) return; // enhanced again while the JSON was loading
-    problem = exampleProblem(example, figure.dataset.head);
+    problem = await exampleProblem(example, figure.dataset.head);
     // Checked, built, its grid drawn, then its working drawn, each in a task of its own: none of them keeps the
     // page busy for long. All before it is shown: if one throws, the static figure was never touched.
     const steps = [() => (widget = new Heatmap(figure, example)), () => widget.drawFigure(),
@@ -526,7 +534,7 @@ export async function enhance(figure, merged = [], data = null) {
     }
   } catch (error) {
     if (controller.signal.aborted) return;
-    problem = `the interactive view failed (${error.message})`;
+    problem = await sayStatic("failed", { error: error.message });
   }
   figure.querySelector(".aih-live")?.remove();
   figure.querySelector(".aih-static-note")?.remove();

@@ -3,7 +3,11 @@
 // variant each set shows, nothing the reader typed.
 import { formatNumber } from "../../javascripts/attention-math.js";
 import { PROBLEM_DIGITS, PROBLEM_WIDE_CHARS, SUBSCRIPTED } from "../../javascripts/contract-problems.js";
-import { fetchChecked, h, loadNearViewport } from "../../javascripts/dom.js";
+import { fetchChecked, fill, h, loadNearViewport, strings } from "../../javascripts/dom.js";
+
+const S = await strings("problems"); // the words this script writes (words/scripts/problems.md)
+// items joined by the table's `<kind>/more` ("{{ head }}; {{ item }}"): a language has its own separators
+const joined = (items, kind) => items.reduce((head, item) => fill(S[`${kind}/more`], { head, item }));
 
 // a problem's number, as figures_src/pages/problems/sets.py's fmt (text.py's num, trimmed): at most 4 decimals, no
 // trailing zeros, the whole part grouped in threes by commas (7,680); null (a JSON −∞) is −∞, a mask's booleans 1 and 0
@@ -76,11 +80,11 @@ export const gridClass = (part) =>
 const answerGrid = (part, partIndex) =>
   h("fieldset", { class: "aih-problem-part" },
     h("legend", {}, ...typeset(`${part.label} `),
-      h("span", { class: "aih-problem-tolerance" }, `(${part.tolerance ? "±" + fmt(part.tolerance) : "exact"})`)),
+      h("span", { class: "aih-problem-tolerance" }, `(${part.tolerance ? "±" + fmt(part.tolerance) : S.exact})`)),
     table(part, gridClass(part), (i, j, rowLabel, columnLabel) => h("input", {
       type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: "false",
       "data-part": partIndex, "data-row": i, "data-col": j,
-      "aria-label": `${part.label}, row ${i + 1} (${rowLabel}), column ${j + 1} (${columnLabel})`,
+      "aria-label": fill(S.entry, { part: part.label, row: i + 1, row_label: rowLabel, column: j + 1, column_label: columnLabel }),
     })));
 
 class Problem {
@@ -151,25 +155,25 @@ class Problem {
     const toLookAt = [];
     this.variant.parts.forEach(({ label, slips: known = [], tolerance }, k) => {
       const slip = matchSlip(byPart[k], known, tolerance);
-      if (slip) slips.push(this.variant.parts.length > 1 ? `${label}: ${slip.message}` : slip.message);
+      if (slip) slips.push(this.variant.parts.length > 1 ? fill(S.slip, { part: label, slip: slip.message }) : slip.message);
       else toLookAt.push(...byPart[k].filter(({ verdict }) => verdict === "wrong" || verdict === "bad").map((entry) => entry.label));
     });
     const allRight = counts.right === inputs.length;
-    this.say([
-      allRight ? `All ${counts.right} entries are right.` : `${counts.right} of ${inputs.length} right.`,
-      counts.wrong && `${counts.wrong} wrong.`,
-      counts.bad && `${counts.bad} not a number: type a number such as 0.25, −1.5 or 7,680.`,
+    this.say(joined([
+      allRight ? fill(S["all-right"], { count: counts.right }) : fill(S["some-right"], { right: counts.right, count: inputs.length }),
+      counts.wrong && fill(S.wrong, { count: counts.wrong }),
+      counts.bad && fill(S.bad, { count: counts.bad }),
       ...slips,
-      toLookAt.length && `Look again at ${toLookAt.join("; ")}.`,
-      counts.empty && `${counts.empty} still empty.`,
-    ].filter(Boolean).join(" "));
+      toLookAt.length && fill(S["look-again"], { entries: joined(toLookAt, "look-again") }),
+      counts.empty && fill(S.empty, { count: counts.empty }),
+    ].filter(Boolean), "sentences"));
   }
 
   showNextHint() {
     const hints = this.part("hints");
     const next = this.variant.hints[hints.children.length];
     if (next) hints.append(h("li", {}, ...typeset(next))); // an aria-live list: read out
-    else this.say("No more hints: open the solution.");
+    else this.say(S["no-more-hints"]);
   }
 
   // The open solution's steps, written from the variant's data the first time it opens.
@@ -191,7 +195,7 @@ class Problem {
     this.variantIndex = (this.variantIndex + 1) % this.variants.length;
     remember(this.storageKey, this.variantIndex);
     this.redraw();
-    this.say(`Variant ${this.variantIndex + 1} of ${this.variants.length}: new inputs, empty answers.`);
+    this.say(fill(S.variant, { number: this.variantIndex + 1, count: this.variants.length }));
   }
 }
 
@@ -199,10 +203,8 @@ class Problem {
 // per question. Check judges the picked choice against problems/concepts.json and, when it is right, opens
 // the explanation.
 export function verdict(picked, answer) {
-  if (picked === null) return ["", "Pick one answer first."];
-  return Number(picked) === answer
-    ? ["right", "Right. The explanation is open below."]
-    : ["wrong", "Not this one. Think again, or open the answer."];
+  if (picked === null) return ["", S.pick];
+  return Number(picked) === answer ? ["right", S.right] : ["wrong", S["not-this-one"]];
 }
 
 function setUpQuiz(root, data) {
@@ -238,8 +240,7 @@ globalThis.document$?.subscribe(() => {
       .catch((error) => {
         if (quiz) return;
         unwrapAll(root); // the static variant, as without JavaScript
-        root.querySelector(".aih-problem__status").textContent =
-          `The problem's data did not load (${error.message}); the hints and solution below still work.`;
+        root.querySelector(".aih-problem__status").textContent = fill(S["not-loaded"], { error: error.message });
       });
   });
 });

@@ -2,8 +2,10 @@
 // grid's image) becomes a button that opens its head in the viewer heatmap; its <svg> becomes a group, since
 // an img may hold no buttons. A grid's 72 buttons are made when it comes within a screen of the viewport, or
 // when the pointer or the focus first enters it, whichever is first: not all 216 in one task at load.
-import { ARROWS, loadNearViewport, setAttributes } from "../../javascripts/dom.js";
+import { ARROWS, fill, loadNearViewport, setAttributes, strings } from "../../javascripts/dom.js";
 import { enhance } from "../heatmap/heatmap.js";
+
+const S = await strings("real-heads"); // the words this script writes (words/scripts/real-heads.md)
 
 const THUMBNAIL_ID = /^real-heads-grid-([a-z]+)-l(\d+)-h(\d+)$/;
 const VIEWER_EXAMPLE = /^real-heads-([a-z]+)-layer(\d+)$/;
@@ -57,7 +59,7 @@ class HeadGrids {
   // head's numbers) goes.
   label(shown) {
     document.getElementById("real-heads-viewer-status").textContent =
-      `Showing layer ${Number(shown.layer) + 1}, head ${Number(shown.head) + 1} on the ${shown.sentence} sentence.`;
+      fill(S.showing, { layer: Number(shown.layer) + 1, head: Number(shown.head) + 1, sentence: shown.sentence });
     this.viewer.querySelector("details.aih-data")?.setAttribute("hidden", "");
     this.markOpen(shown);
   }
@@ -76,7 +78,7 @@ class HeadGrids {
     setAttributes(element, {
       role: "button",
       tabindex: Number(layer) || Number(head) ? -1 : 0, // one tab stop per grid; the arrows move within it
-      "aria-label": `Layer ${Number(layer) + 1}, head ${Number(head) + 1}, ${sentence} sentence`,
+      "aria-label": fill(S.thumbnail, { layer: Number(layer) + 1, head: Number(head) + 1, sentence }),
     });
     element.addEventListener("click", () => this.open(thumbnail));
     element.addEventListener("keydown", (event) => {

@@ -3,15 +3,24 @@
 // text as it comes, one head's weights growing by a row per token, the five most probable next tokens and the KV
 // cache's size. Every number it shows is the worker's or the page's config (the build's), never its own.
 import { cellColour, formatNumber } from "../../javascripts/attention-math.js";
-import { ARROWS, h, slots } from "../../javascripts/dom.js";
+import { ARROWS, fill, h, slots, strings } from "../../javascripts/dom.js";
+
+const S = await strings("smollm"); // the words this script writes (words/scripts/smollm.md)
 
 // the weights' colour scale in 256 steps, as RGBA pixels (the site's weights scale, as your-sentence draws it)
 const COLOURS = Uint32Array.from({ length: 256 }, (_, step) =>
   new Uint32Array(Uint8ClampedArray.from([...cellColour(step / 255, "weights", 1), 255]).buffer)[0]);
 const MAX_GRID = 560; // CSS pixels: the grid's widest
-// "a", "a and b", "a, b and c": the site's lists (words/site.md's list/and), without Intl.ListFormat, whose
-// set-up alone cost more than the 50 ms long-task budget on a slow phone (scripts/bench_long_tasks.py)
-const AND = { format: (items) => (items.length > 1 ? `${items.slice(0, -1).join(", ")} and ${items.at(-1)}` : items.join("")) };
+// "a", "a and b", "a, b and c": the site's lists (as words/site.md's list/and, here the table's list/and and
+// list/and/more), without Intl.ListFormat, whose set-up alone cost more than the 50 ms long-task budget on a slow
+// phone (scripts/bench_long_tasks.py)
+const AND = {
+  format: (items) => (items.length > 1 ? fill(S["list/and"], {
+    head: items.slice(1, -1).reduce((head, item) => fill(S["list/and/more"], { head, item }), items[0]), last: items.at(-1),
+  }) : items.join("")),
+};
+// "1 token", "5 tokens": a count with its noun, as the language has it
+const tokens = (n) => fill(S[n === 1 ? "tokens/one" : "tokens/other"], { n });
 
 // 2903040 -> "2,903,040", as the build prints whole numbers (figures_src/pages/smollm.py's grouped), without
 // toLocaleString, whose first call sets up Intl: longer than the 50 ms budget on a slow phone
@@ -54,13 +63,13 @@ class Writer {
     this.ready = new Promise((resolve, reject) => {
       this.worker.onmessage = ({ data: message }) => {
         if (message.type === "progress") this.progress(message.loaded, message.total);
-        else if (message.type === "ready") this.check(message.config) ? resolve() : reject(new Error("the model's files do not match this page's description of the model"));
+        else if (message.type === "ready") this.check(message.config) ? resolve() : reject(new Error(S["not-this-model"]));
         else if (message.type === "error" && message.during === "load") reject(new Error(message.message));
         else this.message(message);
       };
       this.worker.onerror = (event) => {
         event.preventDefault();
-        const error = new Error(event.message || "the model's worker stopped");
+        const error = new Error(event.message || S["worker-stopped"]);
         if (this.running !== null) this.failed(error);
         reject(error);
       };
@@ -70,7 +79,7 @@ class Writer {
       write.textContent = write.dataset.loaded; // the model is in the page now: no download
     }, (error) => this.fail(error));
     this.stored = "stored" in data; // smollm.js found every file in the browser's storage
-    this.status(this.stored ? "Reading the model from your browser's storage…" : `Downloading the model (${data.size})…`, true);
+    this.status(this.stored ? S.reading : fill(S.downloading, { size: data.size }), true);
     this.worker.postMessage({ type: "load", manifest: new URL(`../../${data.model}`, import.meta.url).href });
     this.slot("stop").addEventListener("click", () => this.stop());
     // a cell under the pointer (or a finger) is read out in the line under the grid; leaving, the newest row is again
@@ -118,14 +127,15 @@ class Writer {
     const tenth = Math.floor((10 * loaded) / (total || loaded || 1));
     const said = tenth !== this.tenth;
     this.tenth = tenth;
-    this.status(`${this.stored ? "Reading the stored model" : "Downloading the model"}: ${formatNumber(loaded / 1e6, 1)} of ${formatNumber((total || loaded) / 1e6, 1)} MB.`, said);
+    this.status(fill(S[this.stored ? "progress/stored" : "progress/download"],
+      { loaded: formatNumber(loaded / 1e6, 1), total: formatNumber((total || loaded) / 1e6, 1) }), said);
   }
 
   fail(error) {
     this.clear();
     this.running = null;
     this.buttons(false);
-    this.status(`The model could not be loaded (${error.message}). The rest of the page and the site work without it; if your connection dropped, reloading the page tries again.`, true);
+    this.status(fill(S["not-loaded"], { error: error.message }), true);
     this.root.dataset.state = "failed";
   }
 
@@ -133,7 +143,7 @@ class Writer {
     this.clear();
     this.running = null;
     this.buttons(false);
-    this.status(`The page failed while the model wrote (${error.message}).`, true);
+    this.status(fill(S.failed, { error: error.message }), true);
     this.root.dataset.state = "failed";
   }
 
@@ -158,7 +168,7 @@ class Writer {
     const layer = this.slot("layer");
     layer.append(...Array.from({ length: layers }, (_, l) => h("option", { value: l }, `${l + 1}`)));
     const groups = Array.from({ length: kvHeads }, (_, kv) => {
-      const group = h("fieldset", { class: "aih-smollm__group" }, h("legend", {}, `Query heads reading key/value head ${kv + 1}`));
+      const group = h("fieldset", { class: "aih-smollm__group" }, h("legend", {}, fill(S.group, { kv: kv + 1 })));
       for (const head of this.config.kvHeadOf.flatMap((other, index) => (other === kv ? [index] : []))) {
         const input = h("input", { type: "radio", name: "head", value: head });
         input.checked = head === 0;
@@ -182,9 +192,9 @@ class Writer {
     const { kv, heads } = sharing(head, this.config.kvHeadOf);
     for (const [index, group] of this.slot("heads").querySelectorAll("fieldset").entries()) group.classList.toggle("aih-smollm__group--chosen", index === kv);
     const others = heads.filter((other) => other !== head).map((other) => `${other + 1}`);
-    this.slot("sharing").textContent = `Layer ${layer + 1}, query head ${head + 1} reads key/value head ${kv + 1}, as query heads ${AND.format(others)} do: ` +
-      `the ${heads.length} compare their own queries with the same keys and average the same values.`;
-    this.slot("which").textContent = `Layer ${layer + 1} · query head ${head + 1} · reads key/value head ${kv + 1} (shared with query heads ${AND.format(others)})`;
+    const named = { layer: layer + 1, head: head + 1, kv: kv + 1, others: AND.format(others) };
+    this.slot("sharing").textContent = fill(S.sharing, { ...named, count: heads.length });
+    this.slot("which").textContent = fill(S.which, named);
     if (this.run) this.draw();
   }
 
@@ -210,7 +220,8 @@ class Writer {
     history.replaceState(null, "", `#${params}`);
     this.running = id;
     delete this.root.dataset.state;
-    this.status(settings.temperature > 0 ? `Writing, drawing each token at temperature ${settings.temperature} from the top ${settings.topK}, seed ${settings.seed}…` : "Writing, the most probable token each time…", true);
+    this.status(settings.temperature > 0 ? fill(S["writing/sampled"], { temperature: settings.temperature, top_k: settings.topK, seed: settings.seed })
+      : S["writing/greedy"], true);
     this.worker.postMessage({ type: "write", id, ...settings });
   }
 
@@ -218,11 +229,11 @@ class Writer {
     if (this.running !== null) {
       this.worker.postMessage({ type: "stop", id: this.running });
       this.buttons(true, true); // until the worker says done: neither Write nor Stop
-      this.status("Stopping…", true);
+      this.status(S.stopping, true);
     } else {
       this.id++; // a run asked for while the model loads never starts
       this.buttons(false);
-      this.status("Stopped before it began: press Write to start again.", true);
+      this.status(S["stopped-before"], true);
     }
   }
 
@@ -264,9 +275,8 @@ class Writer {
       if (this.run) this.draw();
     }
     const written = this.run ? this.run.pieces.length - this.run.prompt : 0;
-    const after = this.run ? ` after the prompt's ${this.run.prompt} token${this.run.prompt === 1 ? "" : "s"}` : "";
-    const why = { eos: "it wrote its end-of-text token", length: "it reached the number of tokens asked for", stopped: "you stopped it" }[reason] || reason;
-    this.status(`Done: the model wrote ${written} token${written === 1 ? "" : "s"}${after} and stopped because ${why}.`, true);
+    const why = S[`why/${reason}`] ?? reason;
+    this.status(fill(S[this.run ? "done" : "done/no-prompt"], { written: tokens(written), prompt: this.run && tokens(this.run.prompt), why }), true);
     this.root.dataset.state = "done";
   }
 
@@ -354,8 +364,8 @@ class Writer {
     const { pieces } = this.run;
     const largest = Array.from({ length: n }, (_, j) => j).sort((a, b) => row[b] - row[a]).slice(0, 3);
     const { layer, head } = this.chosen;
-    this.slot("row").textContent = `Row ${n} (the token “${visible(pieces[n - 1])}”) in layer ${layer + 1}, query head ${head + 1}: most weight on ` +
-      AND.format(largest.map((j) => `“${visible(pieces[j])}” (token ${j + 1}, ${formatNumber(row[j], 2)})`)) + ".";
+    this.slot("row").textContent = fill(S.row, { row: n, token: visible(pieces[n - 1]), layer: layer + 1, head: head + 1,
+      largest: AND.format(largest.map((j) => fill(S["row-entry"], { token: visible(pieces[j]), index: j + 1, weight: formatNumber(row[j], 2) }))) });
   }
 
   point(event) {
@@ -383,9 +393,9 @@ class Writer {
   readout(i, j) {
     const { pieces } = this.run;
     const { layer, head } = this.chosen;
-    const text = j > i
-      ? `Row ${i + 1} (“${visible(pieces[i])}”), key ${j + 1} (“${visible(pieces[j])}”): masked, a later token.`
-      : `Row ${i + 1} (“${visible(pieces[i])}”), key ${j + 1} (“${visible(pieces[j])}”) in layer ${layer + 1}, query head ${head + 1}: weight ${formatNumber(this.rowOf(i, layer, head)[j], 3)}.`;
+    const cell = { row: i + 1, query: visible(pieces[i]), key: j + 1, token: visible(pieces[j]) };
+    const text = j > i ? fill(S["cell/masked"], cell)
+      : fill(S.cell, { ...cell, layer: layer + 1, head: head + 1, weight: formatNumber(this.rowOf(i, layer, head)[j], 3) });
     this.slot("row").textContent = text;
     return text;
   }
@@ -397,18 +407,16 @@ class Writer {
     this.slot("top-box").hidden = !top;
     if (!top) return;
     const n = this.rows;
-    this.slot("top-step").textContent = `The step that wrote row ${n}, “${visible(pieces[n - 1])}”: the five tokens the model found most probable ` +
-      `after row ${n - 1} (“${visible(pieces[n - 2])}”), with its own probabilities (the softmax of its logits, before the temperature and ` +
-      "top-k change them); the one it wrote is marked.";
+    this.slot("top-step").textContent = fill(S["top-step"],
+      { row: n, token: visible(pieces[n - 1]), previous: n - 1, previous_token: visible(pieces[n - 2]) });
     this.slot("top").replaceChildren(...top.map(({ piece, p }) => h("tr", piece === picked ? { class: "aih-smollm__picked" } : {},
-      h("td", {}, h("code", {}, visible(piece)), piece === picked ? " (written)" : ""), h("td", {}, formatNumber(p, 3)))));
+      h("td", {}, h("code", {}, visible(piece)), piece === picked ? ` ${S.written}` : ""), h("td", {}, formatNumber(p, 3)))));
   }
 
   showCache(n) {
     const { heads, kvHeads } = this.config;
     const bytes = (count) => grouped(cacheBytes(n, this.config, count));
-    this.slot("cache").textContent = `KV cache after ${n} tokens: ${bytes(kvHeads)} bytes with ${kvHeads} key/value heads per layer; ` +
-      `${bytes(heads)} bytes if each of the ${heads} query heads had its own.`;
+    this.slot("cache").textContent = fill(S.cache, { n, bytes: bytes(kvHeads), kv_heads: kvHeads, full_bytes: bytes(heads), heads });
   }
 }
 

@@ -1,7 +1,7 @@
 // The smollm page (docs/smollm.md), on page view: restore a run's prompt and settings from the URL (#p=…&t=…&k=…
 // &seed=…&n=…), arm the presets and the Write and Copy link buttons. The model (smollm-app.js, its worker and
 // the weights) loads only when the reader presses Write, or at once for a link when the browser holds the model.
-import { slots } from "../../javascripts/dom.js";
+import { fill, slots, strings } from "../../javascripts/dom.js";
 
 const SETTINGS = ["t", "k", "seed", "n"]; // the form's fields a link carries besides the prompt (p)
 
@@ -19,9 +19,10 @@ async function modelIsCached(manifestUrl) {
   }
 }
 
-document$.subscribe(() => {
+document$.subscribe(async () => {
   const root = document.getElementById("aih-smollm");
   if (!root) return;
+  const S = await strings("smollm"); // the words this script writes (words/scripts/smollm.md)
   const slot = (name) => slots(root, name)[0];
   const status = (text) => (slot("status").textContent = text);
   const form = slot("form");
@@ -30,10 +31,12 @@ document$.subscribe(() => {
   const prompt = link.get("p");
   if (prompt !== null) box.value = prompt.slice(0, box.maxLength); // the box's limit holds for a link too
   for (const name of SETTINGS) if (link.has(name)) form.elements[name].value = link.get(name); // the field checks it
-  const cut = prompt?.length > box.maxLength ? ` The prompt in the link was cut to its first ${box.maxLength} characters, the box's limit.` : "";
+  // a link's prompt longer than the box: the status says it was cut (the /cut variant of its sentence)
+  const cut = prompt?.length > box.maxLength ? "/cut" : "";
+  const said = (name) => fill(S[name + cut], { size: root.dataset.size, count: box.maxLength });
   const write = slot("write");
   write.disabled = false;
-  const before = `Nothing is downloaded until you press Write (${root.dataset.size}).${cut}`;
+  const before = said("before");
   status(before);
   let app = null; // the loaded page, once asked for
   const manifestUrl = new URL(`../../${root.dataset.model}`, import.meta.url).href;
@@ -41,7 +44,7 @@ document$.subscribe(() => {
     if (kept && !app) {
       root.dataset.stored = ""; // smollm-app.js words its loading for a model read from storage
       write.textContent = write.dataset.stored;
-      if (slot("status").textContent === before) status(`The model is stored in your browser: writing downloads nothing.${cut}`);
+      if (slot("status").textContent === before) status(said("stored"));
     }
     return kept;
   });
@@ -62,9 +65,9 @@ document$.subscribe(() => {
     const url = `${location.href.split("#")[0]}#${params}`;
     try {
       await navigator.clipboard.writeText(url);
-      slot("copied").textContent = "Link copied: it opens this page with this prompt and these settings.";
+      slot("copied").textContent = S.copied;
     } catch {
-      slot("copied").textContent = `Copy this link: ${url}`; // no clipboard (an http page, or permission refused)
+      slot("copied").textContent = fill(S["copy-this"], { link: url }); // no clipboard (an http page, or permission refused)
     }
   });
   const start = () => (app ||= import("./smollm-app.js").then((module) => module.start(root)));
@@ -74,7 +77,7 @@ document$.subscribe(() => {
     if (!form.reportValidity()) return refused(); // a setting out of its range: the browser says which
     if (!box.value) {
       refused();
-      status("Type a prompt first: the model continues a text, and the box is empty.");
+      status(S.empty);
       box.focus();
       return;
     }

@@ -3,7 +3,9 @@
 // frame, adding one row to the job head's heatmap and one line to the table of costs.
 import { cellColour, cssColour, formatNumber, textColour } from "../../javascripts/attention-math.js";
 import { generate, readDigits } from "./decoder.js";
-import { fetchChecked, h, slots } from "../../javascripts/dom.js";
+import { fetchChecked, fill, h, slots, strings } from "../../javascripts/dom.js";
+
+const S = await strings("watch-it-write"); // the words this script writes (words/scripts/watch-it-write.md)
 
 const SYMBOLS = "0123456789|";
 const STEP_DELAY = 250; // milliseconds between two steps, so the reader sees the rows arrive
@@ -40,14 +42,14 @@ class Writer {
       this.slot("results").hidden = true;
       this.slot("tokens").textContent = "";
       delete this.root.dataset.state;
-      status.textContent = `Type exactly ${length} digits, 0 to 9 (spaces are ignored): “${digits}” is not ${length} digits.`;
+      status.textContent = fill(S["not-digits"], { length, digits });
       return;
     }
     try {
-      status.textContent = "Loading the model…";
+      status.textContent = S.loading;
       this.model ||= await loadModel(this.root);
     } catch (error) {
-      status.textContent = `The model could not be loaded: ${error.message}. Reload the page to try again; the rest of the page works without it.`;
+      status.textContent = fill(S["not-loaded"], { error: error.message });
       return;
     }
     if (runId !== this.runId) return; // a newer Generate took over while the model loaded
@@ -59,19 +61,19 @@ class Writer {
     this.slot("results").hidden = false;
     // the page's "Until you press Generate, here is one run computed when the site was built" no longer holds
     for (const until of document.querySelectorAll(".aih-write__until")) until.hidden = true;
-    status.textContent = recompute ? "Writing, recomputing every token at each step…" : "Writing, with the KV cache…";
+    status.textContent = S[recompute ? "writing/recompute" : "writing/cache"];
     for (const step of steps) {
       this.drawStep(step, tokens, recompute);
       await new Promise((resolve) => setTimeout(resolve, STEP_DELAY));
       if (runId !== this.runId) return; // a newer Generate took over: its status and state are the ones on screen
     }
     const written = tokens.slice(this.model.config.length + 1).map((token) => SYMBOLS[token]).join("");
-    status.textContent = `Done: the model wrote ${written}${written === source.toReversed().join("") ? ", the digits reversed" : ", which is not the digits reversed"}.`;
+    status.textContent = fill(S[written === source.toReversed().join("") ? "done/reversed" : "done/not-reversed"], { written });
     this.root.dataset.state = "done";
   }
 
   drawHeader(n) {
-    const header = h("tr", {}, h("th", { scope: "col" }, "Query ↓ key →"));
+    const header = h("tr", {}, h("th", { scope: "col" }, S.corner));
     for (let key = 0; key < n; key++) header.append(h("th", { scope: "col" }, `${key + 1}`));
     // the grid's caption is a paragraph above its scroll box (the page's HTML), so a phone never scrolls it away
     this.slot("grid").replaceChildren(h("thead", {}, header), h("tbody"));
@@ -89,7 +91,7 @@ class Writer {
     }
     this.slot("grid").tBodies[0].append(row);
     const written = step.written === null ? "—" : SYMBOLS[step.written];
-    const bytes = recompute ? "none kept" : step.cacheBytes.toLocaleString("en");
+    const bytes = recompute ? S["none-kept"] : step.cacheBytes.toLocaleString("en");
     this.slot("steps").append(h("tr", {}, h("td", {}, `${step.position + 1}`), h("td", {}, SYMBOLS[step.read]),
       h("td", {}, written), h("td", {}, bytes), h("td", {}, `${step.dotProducts}`)));
     if (step.written !== null) this.slot("tokens").textContent += SYMBOLS[step.written];

@@ -2,11 +2,13 @@
 // canvas, input tokens across and positions down, in the weights' colours, with a sentence that says what the
 // numbers add up to (for the screen reader and for everyone).
 import { cellColour, formatNumber } from "../../javascripts/attention-math.js";
+import { fill, strings } from "../../javascripts/dom.js";
+
+const S = await strings("your-sentence"); // the words this script writes (words/scripts/your-sentence.md)
 
 const SIDE = 220; // CSS pixels for the cells
 const MARGIN = 64; // room for the token labels
 const LABEL = 9; // CSS pixels a label needs across its rows (or columns): with smaller cells, only every k-th token has one
-const EVERY = ["", "", "every second", "every third"];
 
 // rollout (n × n, row-major), n -> { own, special }: the mean share a position keeps of its own token, and the mean
 // share it takes from [CLS] and [SEP] together
@@ -54,9 +56,9 @@ export function drawRollout(canvas, summary, rollout, tokens) {
     context.restore();
   });
   const { own, special } = rolloutSummary(rollout, n);
-  const text = `After the six layers, a position keeps on average ${formatNumber(own, 2)} of its own token and takes ` +
-    `${formatNumber(special, 2)} from [CLS] and [SEP] together.`;
-  canvas.setAttribute("aria-label", `Attention rollout of your sentence, ${n} by ${n}: positions down, input tokens across. ${text}`);
-  const labelled = step > 1 ? ` With ${n} tokens, ${EVERY[step] || `every ${step}th`} token is labelled, from [CLS]; the Tokens line above lists them all.` : "";
-  summary.textContent = text + labelled;
+  const shares = { own: formatNumber(own, 2), special: formatNumber(special, 2) };
+  canvas.setAttribute("aria-label", fill(S["rollout-label"], { n, summary: fill(S.rollout, shares) }));
+  // with fewer labels than tokens, the sentence says which are labelled: every second, third or step-th
+  const labelled = step === 1 ? "rollout" : step <= 3 ? `rollout/${step}` : "rollout/more";
+  summary.textContent = fill(S[labelled], { ...shares, n, step });
 }

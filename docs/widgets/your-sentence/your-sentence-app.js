@@ -2,9 +2,11 @@
 // downloads the weights (with a progress bar) and runs the encoder; this module draws every layer's and head's
 // weights on one canvas, scores the heads for the sentence, and opens a head in the site's heatmap widget.
 import { cellColour, entropy, formatNumber } from "../../javascripts/attention-math.js";
-import { ARROWS, slots } from "../../javascripts/dom.js";
+import { ARROWS, fill, slots, strings } from "../../javascripts/dom.js";
 import { enhance } from "../heatmap/heatmap.js";
 import { drawRollout } from "./rollout-view.js";
+
+const S = await strings("your-sentence"); // the words this script writes (words/scripts/your-sentence.md)
 
 const PRONOUNS = new Set(["it", "its", "he", "him", "his", "she", "her", "they", "them", "their"]);
 // words a pronoun does not stand for: the pronoun link looks past them (and past the word just before it,
@@ -71,8 +73,9 @@ export function standout(table, value = (x) => x) {
 // The head(s) the table names: the best, and the runner-up too when the two are closer than the rounding of the
 // weights can tell apart (tieMargin, twice the page's error bound; models/minilm/analysis.py's named_heads).
 export function namedHeads(best, tieMargin) {
-  const label = ({ layer, head }) => `layer ${layer + 1}, head ${head + 1}`; // counted from 1, as everywhere a reader looks
-  return best.score - best.runnerUp.score < tieMargin ? `${label(best)} and ${label(best.runnerUp)} (tied within rounding)` : label(best);
+  const label = ({ layer, head }) => fill(S["named-head"], { layer: layer + 1, head: head + 1 }); // counted from 1, as everywhere a reader looks
+  return best.score - best.runnerUp.score < tieMargin
+    ? fill(S["named-heads/tied"], { best: label(best), runner_up: label(best.runnerUp) }) : label(best);
 }
 
 // One layer of the result as a multi-head worked example, the shape heatmap.js reads from examples/<id>.json.
@@ -122,7 +125,7 @@ class YourSentence {
     // the canvases' labels are drawn in the text colour: a switch of colour scheme draws them again
     new MutationObserver(() => this.result && this.draw()).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
     this.stored = "stored" in root.dataset; // your-sentence.js found every file in the browser's storage
-    this.status(this.stored ? "Reading the model from your browser's storage…" : `Downloading the model (${root.dataset.size})…`);
+    this.status(this.stored ? S.reading : fill(S.downloading, { size: root.dataset.size }));
   }
 
   status(text) {
@@ -135,19 +138,20 @@ class YourSentence {
     bar.hidden = false;
     bar.max = total || loaded;
     bar.value = loaded;
-    this.status(`${this.stored ? "Reading the stored model" : "Downloading the model"}: ${formatNumber(loaded / 1e6, 1)} of ${formatNumber((total || loaded) / 1e6, 1)} MB.`);
+    this.status(fill(S[this.stored ? "progress/stored" : "progress/download"],
+      { loaded: formatNumber(loaded / 1e6, 1), total: formatNumber((total || loaded) / 1e6, 1) }));
   }
 
   fail(error) {
     this.clear();
-    this.status(`The model could not be loaded (${error.message}). The rest of the page and the site work without it; reload the page to try again.`);
+    this.status(fill(S["not-loaded"], { error: error.message }));
     this.root.dataset.state = "failed";
   }
 
   // A run that failed: the previous sentence's tokens, grid and scores go, so that nothing on screen looks current.
   runFailed(error) {
     this.clear();
-    this.status(`The model could not run on this sentence (${error.message}). Reload the page to try again.`);
+    this.status(fill(S["not-run"], { error: error.message }));
     this.root.dataset.state = "failed";
   }
 
@@ -169,7 +173,7 @@ class YourSentence {
     }
     try {
       this.slot("progress").hidden = true;
-      this.status("Running all six layers…");
+      this.status(S.running);
       const wellFormed = text.toWellFormed(); // a lone surrogate (half a character) becomes U+FFFD, which the tokenizer drops
       history.replaceState(null, "", `#s=${encodeURIComponent(wellFormed)}`);
       this.worker.postMessage({ type: "run", text: wellFormed });
@@ -185,7 +189,7 @@ class YourSentence {
     this.slot("results").hidden = false;
     this.slot("tokens").textContent = tokens.join(" ");
     this.slot("cut").hidden = !cut;
-    this.slot("cut").textContent = cut ? `Your text has ${pieceCount} tokens; the first ${n - 2} are kept, the limit being ${n} with [CLS] and [SEP].` : "";
+    this.slot("cut").textContent = cut ? fill(S["too-long"], { pieces: pieceCount, kept: n - 2, limit: n }) : "";
     this.drawGrid();
     performance.mark("aih-yours-grid");
     // The rollout, then the scores, then the new sentence in the heatmap (the first pattern's strongest head; the
@@ -203,7 +207,7 @@ class YourSentence {
       this.drawRollout();
       next(() => {
         const strongest = this.drawScores();
-        this.status(`${n} tokens, 6 layers × 12 heads, computed in your browser in ${formatNumber(result.forwardMilliseconds, 0)} ms.`);
+        this.status(fill(S.computed, { n, milliseconds: formatNumber(result.forwardMilliseconds, 0) }));
         this.root.dataset.state = "done";
         this.root.dataset.text = result.text; // the sentence on screen, which the box may no longer hold
         this.root.dataset.forwardMilliseconds = result.forwardMilliseconds; // for scripts/bench_your_sentence.py
@@ -254,7 +258,7 @@ class YourSentence {
     context.scale(ratio, ratio);
     context.fillStyle = getComputedStyle(this.canvas).color;
     context.font = "11px sans-serif";
-    for (let layer = 0; layer < layers; layer++) context.fillText(`layer ${layer + 1}`, 0, TOP + layer * (THUMBNAIL + GAP) + THUMBNAIL / 2 + 4);
+    for (let layer = 0; layer < layers; layer++) context.fillText(fill(S.layer, { layer: layer + 1 }), 0, TOP + layer * (THUMBNAIL + GAP) + THUMBNAIL / 2 + 4);
     for (let head = 0; head < heads; head++) context.fillText(head + 1, LEFT + head * (THUMBNAIL + GAP) + THUMBNAIL / 2 - 3, TOP - 4);
   }
 
@@ -265,14 +269,14 @@ class YourSentence {
     const links = pronounLinks(weights, this.heads, tokens);
     const tieMargin = Number(this.root.dataset.tieMargin);
     const rows = [
-      ["previous", "previous token", standout(patterns.previous)],
-      ["next", "next token", standout(patterns.next)],
-      ["sink", "[CLS] + [SEP] (sink)", standout(patterns.sink)],
+      ["previous", S["pattern/previous"], standout(patterns.previous)],
+      ["next", S["pattern/next"], standout(patterns.next)],
+      ["sink", S["pattern/sink"], standout(patterns.sink)],
     ];
     if (links) {
       const best = standout(links.table, (entry) => entry.weight);
       // where the pronoun looks, worded so: the table cannot tell what, if anything, the pronoun stands for
-      rows.push(["pronoun", `from pronoun “${tokens[links.query]}”, most weight to “${tokens[best.entry.key]}”`, best]);
+      rows.push(["pronoun", fill(S["pattern/pronoun"], { pronoun: tokens[links.query], word: tokens[best.entry.key] }), best]);
     }
     this.slot("scores").replaceChildren(...rows.map(([kind, what, best]) => {
       const row = document.createElement("tr");
@@ -316,9 +320,8 @@ class YourSentence {
     const longest = Math.max(...this.result.tokens.map((token) => token.length));
     this.viewer.style.setProperty("--aih-yours-tokens", `${Math.min(longest + 3, 16)}ch`); // your-sentence.css
     this.viewer.hidden = false;
-    this.canvas.setAttribute("aria-label",
-      `Every head's weights, 6 layers down and 12 heads across; layer ${layer + 1}, head ${head + 1} is open below (arrow keys move).`);
-    this.slot("open").textContent = `Showing layer ${layer + 1}, head ${head + 1}; the menu switches heads within layer ${layer + 1}, and the grid above opens any head.`;
+    this.canvas.setAttribute("aria-label", fill(S.grid, { layer: layer + 1, head: head + 1 }));
+    this.slot("open").textContent = fill(S.showing, { layer: layer + 1, head: head + 1 });
     return enhance(this.viewer, [], layerExample(this.result, layer, { n_heads: this.heads, d_model: this.result.projections[0][0].length / this.result.tokens.length }));
   }
 }

@@ -1,7 +1,7 @@
 // The your-sentence page, on page view: restore the sentence from the URL (#s=…), arm the Run and Copy link
 // buttons, and keep the status in step with the box. The model (your-sentence-app.js, its worker and the weights)
 // loads only when the reader presses Run, or at once for a link's sentence when the browser already holds the model.
-import { slots } from "../../javascripts/dom.js";
+import { fill, slots, strings } from "../../javascripts/dom.js";
 
 const linkTo = (text) => `${location.href.split("#")[0]}#s=${encodeURIComponent(text.toWellFormed())}`;
 
@@ -18,9 +18,10 @@ async function modelIsCached(manifestUrl) {
   }
 }
 
-document$.subscribe(() => {
+document$.subscribe(async () => {
   const root = document.getElementById("aih-yours");
   if (!root) return;
+  const S = await strings("your-sentence"); // the words this script writes (words/scripts/your-sentence.md)
   const slot = (name) => slots(root, name)[0];
   const status = (text) => (slot("status").textContent = text);
   const form = slot("form");
@@ -28,10 +29,12 @@ document$.subscribe(() => {
   // a line break in a link's sentence is a space: the one-line box would drop it and join the words
   const sentence = new URLSearchParams(location.hash.slice(1)).get("s")?.replace(/\r\n?|\n/g, " ");
   if (sentence) input.value = sentence.slice(0, input.maxLength); // the box's limit holds for a link too
-  const cut = sentence?.length > input.maxLength ? ` The sentence in the link was cut to its first ${input.maxLength} characters, the box's limit.` : "";
+  // a link's sentence longer than the box: the status says it was cut (the /cut variant of its sentence)
+  const cut = sentence?.length > input.maxLength ? "/cut" : "";
+  const said = (name) => fill(S[name + cut], { size: root.dataset.size, count: input.maxLength });
   const button = slot("run");
   button.disabled = false;
-  const before = `Nothing is downloaded until you press the button (${root.dataset.size}).${cut}`;
+  const before = said("before");
   status(before);
   // The browser may hold the model from an earlier visit: then the button and the status say so, not the size
   const manifestUrl = new URL(`../../${root.dataset.model}`, import.meta.url).href;
@@ -39,32 +42,32 @@ document$.subscribe(() => {
     if (kept && !app) {
       root.dataset.stored = ""; // your-sentence-app.js words its loading for a model read from storage
       button.textContent = button.dataset.stored;
-      if (slot("status").textContent === before) status(`The model is stored in your browser: running it downloads nothing.${cut}`);
+      if (slot("status").textContent === before) status(said("stored"));
     }
     return kept;
   });
   // a sentence in the box that is not the one on screen: the status says what to do
   const changed = (what) => {
     slot("copied").textContent = ""; // a link copied before is not this sentence's
-    if (root.dataset.state !== "failed") status(`${what} Press Run to see its heads.`);
+    if (root.dataset.state !== "failed") status(what);
   };
   for (const preset of root.querySelectorAll("[data-preset]")) {
     preset.disabled = false; // disabled in the HTML: without JavaScript it would do nothing
     preset.addEventListener("click", () => {
       input.value = preset.dataset.preset;
-      changed(`The ${preset.textContent} sentence is in the box.`);
+      changed(fill(S.preset, { name: preset.textContent }));
     });
   }
-  input.addEventListener("input", () => changed("The box holds a new sentence."));
+  input.addEventListener("input", () => changed(S.changed));
   const copy = slot("copy");
   copy.hidden = false;
   copy.addEventListener("click", async () => {
     const link = linkTo(input.value);
     try {
       await navigator.clipboard.writeText(link);
-      slot("copied").textContent = "Link copied: it opens this page with the sentence in the box.";
+      slot("copied").textContent = S.copied;
     } catch {
-      slot("copied").textContent = `Copy this link: ${link}`; // no clipboard (an http page, or permission refused)
+      slot("copied").textContent = fill(S["copy-this"], { link }); // no clipboard (an http page, or permission refused)
     }
   });
   let app = null; // the loaded page, once asked for
@@ -78,7 +81,7 @@ document$.subscribe(() => {
         delete root.dataset.state;
         delete root.dataset.text;
       }
-      status("Type a sentence first: the box holds nothing the model reads, so it is not run.");
+      status(S.empty);
       input.focus();
       return;
     }
