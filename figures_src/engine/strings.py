@@ -28,7 +28,11 @@ from .words import ROOT, Words, _one_line
 FOLDER = "words/scripts"
 # The readers that have a string table, named here and not found by a glob: a build records the files an item reads,
 # not a folder's listing (engine/inputs.py), so a new table is published because this line changed.
-READERS = ("heatmap", "heatmap-static", "problems", "real-heads", "smollm", "watch-it-write", "your-sentence")
+READERS = ("heatmap", "heatmap-static", "problems", "smollm", "watch-it-write", "your-sentence")
+# The tables a page needs as it loads travel in the page itself: the heatmap's, in its template (every page has it;
+# figures_src/pages/index.py writes the table into it), so a page's first view loads no table of its own and stays
+# within its JavaScript budget. `json(reader)` is what the page carries.
+IN_PAGE = ("heatmap",)
 
 
 def readers():
@@ -46,14 +50,19 @@ def table(reader):
     return {name: _one_line(text, f"{words.path}, section {name}") for name, text in words.sections().items()}
 
 
+def as_json(reader):
+    """The reader's table as compact JSON, as a page carries it (IN_PAGE)."""
+    return json.dumps(table(reader), ensure_ascii=False, separators=(",", ":"))
+
+
 def module(reader):
     """The reader's table as one `export const S`, as compact as a minified script."""
-    return "export const S=" + json.dumps(table(reader), ensure_ascii=False, separators=(",", ":")) + ";\n"
+    return "export const S=" + as_json(reader) + ";\n"
 
 
 def public(_):
     """The Snippets item's files: {path under generated/public/: text}."""
-    return {f"javascripts/strings-{reader}.js": module(reader) for reader in readers()}
+    return {f"javascripts/strings-{reader}.js": module(reader) for reader in readers() if reader not in IN_PAGE}
 
 
 if __name__ == "__main__":  # the Node unit tests read a table from here (tests/js/contract-loader.mjs)

@@ -105,6 +105,6 @@ ITEMS = [
     Snippets("javascript-contract", data=lambda: None, public=contract.public),
     Snippets("javascript-strings", data=lambda: None, public=strings.public),
     # the interactive heatmap's markup with its words, which the post-build pass puts into every page (finish/widgets.py)
-    Snippets("heatmap", data=lambda: None, snippets=lambda _: {"template": HEATMAP_TEMPLATE.html()}),
+    Snippets("heatmap", data=lambda: None, snippets=lambda _: {"template": HEATMAP_TEMPLATE.html(strings=strings.as_json("heatmap"))}),
     notebook("index.md", notebook_cells),
 ]

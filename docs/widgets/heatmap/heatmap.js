@@ -27,8 +27,11 @@ import { DRAWN_STEPS, MAX_TOKENS } from "../../javascripts/contract.js";
 import { ARROWS, fetchChecked, fill, h, loadNearViewport, slots, strings } from "../../javascripts/dom.js";
 import { keptPins, rememberPlace } from "../../javascripts/place.js";
 
-const S = await strings("heatmap");
-const say = (name, values) => fill(S[name], values); // a sentence of the table, its holes filled
+// The heatmap's string table, in the page's language: the build writes it into the page's template (engine/strings.py,
+// IN_PAGE), which an embed page adopts before its heatmap draws, so it is read when first wanted
+let table;
+const words = () => (table ??= JSON.parse(document.getElementById("aih-heatmap").content.firstElementChild.dataset.words));
+const say = (name, values) => fill(words()[name], values); // a sentence of the table, its holes filled
 // the words of a figure that stays static (why, in the note under it), loaded only for one: most pages have none
 const sayStatic = async (name, values) => fill((await strings("heatmap-static"))[name], values);
 
@@ -114,7 +117,8 @@ export function cellAfterKey(key, ctrlKey, [row, column], [rowCount, columnCount
 
 class Heatmap {
   constructor(figure, example) {
-    this.example = example;
+    // the shared JSON names its leading axis in English; a figure in another language carries its own words for it
+    this.example = { ...example, leading_axis: JSON.parse(figure.dataset.leadingAxis ?? 0) || example.leading_axis };
     this.steps = example.steps;
     // heads (multi-head) or sequences (a padded batch) on a leading axis: the menu picks one grid
     this.leadCount = Array.isArray(this.steps.Q[0][0]) ? this.steps.Q.length : 0;
@@ -174,11 +178,11 @@ class Heatmap {
     const leadMenu = this.slot("lead");
     // the template's menu has "none" and "causal"
     if (publishedMaskName !== "none" && publishedMaskName !== "causal") {
-      maskMenu.add(new Option(S[`mask/${publishedMaskName.replace(" + ", "-")}`], publishedMaskName));
+      maskMenu.add(new Option(words()[`mask/${publishedMaskName.replace(" + ", "-")}`], publishedMaskName));
     }
     if (this.leadCount) {
       this.panel.classList.add("aih-leads");
-      this.fill({ leadName: S[example.checkpoints ? "lead-steps" : example.n_heads ? "lead-head" : "lead-sequence"] });
+      this.fill({ leadName: words()[example.checkpoints ? "lead-steps" : example.n_heads ? "lead-head" : "lead-sequence"] });
       if (example.checkpoints) {
         // a training run's checkpoints: a slider through them instead of a menu
         const max = this.leadCount - 1;
@@ -266,7 +270,7 @@ class Heatmap {
     const { quantity } = this.state;
     const quantityName = this.named.name;
     const [headerRow, ...queryRows] = this.rows;
-    this.grid.setAttribute("aria-label", S[`grid/${quantity.replace("_", "-")}`]);
+    this.grid.setAttribute("aria-label", words()[`grid/${quantity.replace("_", "-")}`]);
     tokens.forEach((token, j) => (headerRow.children[j + 1].textContent = token));
     this.tie = ""; // the first cell printed with 3 decimals, which the caption explains
     queryRows.forEach((gridRow, i) => {
@@ -320,7 +324,7 @@ class Heatmap {
       : say(this.example.n_heads ? "caption-head" : "caption-sequence", { number: +leadIndex + 1 });
     const scale = scaleMultiplier === 1 ? "" : say("caption-scale", { multiplier: formatNumber(scaleMultiplier) });
     const mask = maskName === "none" ? "" : say("caption-mask", { mask: this.slot("mask").selectedOptions[0].text });
-    const entropy = this.noEntropy ? "" : S["caption-entropy"];
+    const entropy = this.noEntropy ? "" : words()["caption-entropy"];
     this.caption.textContent = (asBuilt && built) || say(this.tie ? "caption/tie" : "caption",
       { what, tokens: this.tokens.join(" "), lead, scale, mask, colours, entropy, cell: this.tie });
   }

@@ -2,10 +2,9 @@
 // grid's image) becomes a button that opens its head in the viewer heatmap; its <svg> becomes a group, since
 // an img may hold no buttons. A grid's 72 buttons are made when it comes within a screen of the viewport, or
 // when the pointer or the focus first enters it, whichever is first: not all 216 in one task at load.
-import { ARROWS, fill, loadNearViewport, setAttributes, strings } from "../../javascripts/dom.js";
+import { ARROWS, fill, loadNearViewport } from "../../javascripts/dom.js";
 import { enhance } from "../heatmap/heatmap.js";
 
-const S = await strings("real-heads"); // the words this script writes (words/scripts/real-heads.md)
 
 const THUMBNAIL_ID = /^real-heads-grid-([a-z]+)-l(\d+)-h(\d+)$/;
 const VIEWER_EXAMPLE = /^real-heads-([a-z]+)-layer(\d+)$/;
@@ -58,8 +57,10 @@ class HeadGrids {
   // The status line and the marked thumbnail follow the head shown; the viewer's data table (its first
   // head's numbers) goes.
   label(shown) {
-    document.getElementById("real-heads-viewer-status").textContent =
-      fill(S.showing, { layer: Number(shown.layer) + 1, head: Number(shown.head) + 1, sentence: shown.sentence });
+    // the build's words, in the page's language: the status line's sentence and the thumbnail's name
+    const status = document.getElementById("real-heads-viewer-status");
+    status.textContent = fill(status.dataset.showing,
+      { thumbnail: document.getElementById(thumbnailId(shown)).getAttribute("aria-label") });
     this.viewer.querySelector("details.aih-data")?.setAttribute("hidden", "");
     this.markOpen(shown);
   }
@@ -75,11 +76,10 @@ class HeadGrids {
   makeButton(thumbnail) {
     const { element, sentence, layer, head } = thumbnail;
     element.classList.add("aih-thumb");
-    setAttributes(element, {
-      role: "button",
-      tabindex: Number(layer) || Number(head) ? -1 : 0, // one tab stop per grid; the arrows move within it
-      "aria-label": fill(S.thumbnail, { layer: Number(layer) + 1, head: Number(head) + 1, sentence }),
-    });
+    element.setAttribute("role", "button");
+    // one tab stop per grid; the arrows move within it (its aria-label, the head's name, is the build's:
+    // figures_src/pages/real_heads/grid.py)
+    element.tabIndex = Number(layer) || Number(head) ? -1 : 0;
     element.addEventListener("click", () => this.open(thumbnail));
     element.addEventListener("keydown", (event) => {
       const move = ARROWS[event.key]; // [layer, head]

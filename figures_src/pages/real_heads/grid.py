@@ -20,10 +20,11 @@ from PIL import Image
 from models.minilm import analysis
 
 from ...engine.heatmap import WEIGHT_CMAP
+from ...engine.site import language_folder
 from ...engine.style import PHONE_WIDTH
 from ...engine.text import head_label, num
 from ...engine.words import listed
-from .committed import WORDS, extraction, kind_name, picks
+from .committed import WORDS, extraction, kind_name, picks, sentence_name
 
 PICK_COLOUR = "#E69F00"  # Okabe-Ito orange: the frame of a head named on the page
 PATTERN_COLUMNS = ("previous", "next", "self", "cls", "sep")
@@ -58,7 +59,16 @@ def thumbnails_path(sentence_id):
     return f"figures/real-heads-grid-{sentence_id}.thumbnails.png"
 
 
-PAGE_TO_ROOT = "../"  # from real-heads/ (and from print/, the print edition, one folder down as well)
+def thumbnail_label(sentence_id, layer, head):
+    """A thumbnail's name (its button's aria-label, and what the viewer's status says it shows): "layer 4, head 5 on
+    the coreference sentence"."""
+    return WORDS.line("real-heads-thumbnail", head=head_label(layer, head), sentence=sentence_name(sentence_id))
+
+
+def page_to_root():
+    """From real-heads/ (and from print/, the print edition, one folder down as well) to the site's root, where the
+    grid's image is (the same file for both languages): from zh/real-heads/, a folder more."""
+    return "../" * (1 + language_folder().count("/"))
 
 
 def grid_images():
@@ -104,8 +114,9 @@ class ThumbnailGrid(Artist):
     decimals: matplotlib's imshow would re-encode the PNG as RGBA (three times the size), and its patches would
     spell out every square's corners to six decimals."""
 
-    def __init__(self, weights, src):
+    def __init__(self, weights, src, label):
         super().__init__()
+        self.label = label  # label(layer, head): a thumbnail's name, which the page's script makes its button's
         self.png = grid_png(weights)
         self.src = src  # the image's address from the page
         self.n_layers, self.n_heads, self.n, _ = weights.shape
@@ -137,9 +148,10 @@ class ThumbnailGrid(Artist):
         for layer in range(self.n_layers):
             for head in range(self.n_heads):
                 # in the page's units, not a scaled group's: a scaled group would scale the focus ring too
-                writer.start("g", id=thumbnail_id(layer, head))
+                writer.start("g", id=thumbnail_id(layer, head))  # the build folds the id into the square
                 writer.element("rect", x=f"{x0 + head * self.step * scale:.2f}",
-                               y=f"{top + layer * self.step * scale:.2f}", width=side, height=side, fill="none")
+                               y=f"{top + layer * self.step * scale:.2f}", width=side, height=side, fill="none",
+                               attrib={"aria-label": self.label(layer, head)})
                 writer.end("g")
 
 
@@ -162,7 +174,9 @@ def render_grid(data, fig):
     """
     weights = data["heads"].weights  # (L, H, n, n)
     n_layers, n_heads, n, _ = weights.shape
-    grid = ThumbnailGrid(weights, PAGE_TO_ROOT + thumbnails_path(data["heads"].sentence.id))
+    sentence = data["heads"].sentence.id
+    grid = ThumbnailGrid(weights, page_to_root() + thumbnails_path(sentence),
+                         lambda layer, head: thumbnail_label(sentence, layer, head))
     gap, step = grid.gap, grid.step
     fig.get_layout_engine().set(w_pad=0.01, h_pad=0.01)
     ax = fig.add_subplot()

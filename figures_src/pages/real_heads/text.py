@@ -3,7 +3,8 @@ words/real-heads.md."""
 import numpy as np
 
 from ...engine.text import num
-from ...engine.words import listed
+from ...engine.words import _one_line, listed
+from .grid import thumbnail_label
 from .committed import (WORDS, extraction, kind_name, pick_label, picks, runner_up_label, scores, sentence_about,
                         sentence_name)
 
@@ -132,4 +133,9 @@ def picks_table(data):
 
 
 def viewer_status(data):
-    return WORDS.html("real-heads-text-viewer-status", head=pick_label(data["picks"]["coreference"]))
+    """The viewer's status line, the coreference pick's name at first; its sentence (data-showing, a hole left for
+    docs/widgets/real-heads/real-heads.js) takes the name of whichever thumbnail the reader opens."""
+    pick = data["picks"]["coreference"]
+    thumbnail = thumbnail_label("coreference", pick.layer, pick.head)
+    return WORDS.html("real-heads-text-viewer-status", showing=_one_line(WORDS.text("real-heads-showing"), "showing"),
+                      status=WORDS.line("real-heads-showing", thumbnail=thumbnail))
