@@ -49,9 +49,6 @@ def run(site):
     split_by_language(site)
 
 
-# What a language's index tells Material's search worker beyond the merged index's config: Chinese is split by
-# lunr's zh support (loaded by the worker, min/lunr.zh.min.js), not by English's word rules, which leave no Chinese.
-LANGUAGE_SEARCH = {"zh": {"lang": ["zh"]}}
 _BASE = re.compile(r'("base": ")([^"]*)(")')
 
 
@@ -78,8 +75,9 @@ def split_by_language(site):
     for lang, entries in by_language.items():
         if not entries:
             continue
-        config = dict(index["config"], **LANGUAGE_SEARCH.get(lang, {}))
-        _write_index(site.path(f"{lang}/search/search_index.json"), {"config": config, "docs": entries})
+        # the same config: lang en, whose pipeline the worker keeps to the stop words (no trimmer, no stemmer), so
+        # the words jieba cut at build time are matched as they are (lunr's zh support stops the worker in a browser)
+        _write_index(site.path(f"{lang}/search/search_index.json"), {"config": index["config"], "docs": entries})
         sitemap = site.path("sitemap.xml")
         if sitemap.is_file():
             site.path(f"{lang}/sitemap.xml").write_bytes(sitemap.read_bytes())

@@ -318,11 +318,19 @@ def test_the_404_pages_language_menu_goes_to_each_languages_home(site):
 
 @pytest.fixture(scope="module")
 def search_index(site):
-    return json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    """Both languages' indexes as one (finish/search.py splits them: zh/search/search_index.json holds the Chinese
+    pages', their locations from zh/), each Chinese entry's location from the site's root again."""
+    english = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    chinese = json.loads((site / LANG / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert not [doc for doc in english["docs"] if doc["location"].startswith(f"{LANG}/")], (
+        "the English index holds no Chinese page: a Chinese page searches zh/search/search_index.json")
+    assert chinese["config"]["separator"] == english["config"]["separator"]
+    return {"config": chinese["config"],
+            "docs": english["docs"] + [dict(doc, location=f"{LANG}/{doc['location']}") for doc in chinese["docs"]]}
 
 
 def test_the_search_index_holds_every_chinese_page_segmented_by_jieba(search_index):
-    """One index for both languages (mkdocs.yml's search plugin): the zh pages' entries are at zh/…, their text
+    """The zh pages' entries (in zh/'s index, at zh/… here), their text
     segmented by jieba with U+200B between words, which the index's separator splits on; jieba's user dictionary
     (words/zh/jieba.txt) keeps the glossary's terms whole."""
     separator = re.compile(search_index["config"]["separator"])
@@ -337,10 +345,12 @@ def test_the_search_index_holds_every_chinese_page_segmented_by_jieba(search_ind
         "every zh entry with Chinese text is segmented (U+200B between words)")
     for term in ("注意力", "权重", "查询", "掩码", "词元", "热力图", "注意力权重", "缩放点积注意力"):
         assert tokens[term] > 0, f"jieba segments {term} as a word of its own in the zh entries"
-    from tests.test_zh import glossary, han_part
+    from tests.test_zh import glossary, han_terms
 
     text = "\n".join(doc["title"] + " " + doc["text"] for doc in chinese)
-    terms = [han_part(chinese) for _, chinese, _, _ in glossary()]
+    # each term of a glossary cell; a page name with punctuation or a space (查询、键和值) is words the separator splits
+    terms = [term for _, chinese, _, _ in glossary() for term in han_terms(chinese)
+             if not re.search(r"[\s、，。：；？！（）“”]", term)]
     cut = {term: found.group() for term in terms if len(re.findall(r"[\u4e00-\u9fff]", term)) >= 2
            for found in re.finditer("\u200b?".join(map(re.escape, term)), text) if "\u200b" in found.group()}
     assert not cut, f"no glossary term is cut into words in the search index (words/zh/jieba.txt): {cut}"

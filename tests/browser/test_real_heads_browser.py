@@ -82,7 +82,7 @@ def test_a_thumbnail_opens_its_head_in_the_viewer(page, site_url):
     thumb = page.locator("#real-heads-grid-long-l0-h2")
     expect(thumb).to_be_visible()
     expect(thumb).to_have_attribute("role", "button")
-    expect(thumb).to_have_attribute("aria-label", "Layer 1, head 3, long sentence")
+    expect(thumb).to_have_attribute("aria-label", "layer 1, head 3 on the long sentence")
     # buttons may not sit inside an img: the grid's svg is a group once its thumbnails are buttons
     expect(page.locator("#fig-real-heads-grid-long svg")).to_have_attribute("role", "group")
     thumb.click()

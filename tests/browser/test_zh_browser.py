@@ -127,6 +127,7 @@ def test_searching_a_chinese_word_on_a_zh_page_finds_zh_pages(page, site_url, qu
     page.goto(site_url + f"{LANG}/qkv/", wait_until="networkidle")
     page.locator(".md-search__input").click()  # in the header, at a desktop's width
     page.keyboard.type(query, delay=30)  # keys, as a reader types: the theme searches on keyup
+    page.keyboard.press("End")  # a character typed through an IME ends with a keyup; Playwright's Chinese sends none
     results = page.locator(".md-search-result__item > a.md-search-result__link")
     expect(results.first).to_be_visible(timeout=15_000)
     hrefs = results.evaluate_all("links => links.map(link => new URL(link.href).pathname)")
