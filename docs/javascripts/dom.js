@@ -49,7 +49,7 @@ const HOLE = /\{\{ ?(\w+) ?\}\}/g; // a hole; the build has checked each one's n
 
 // {section: text} of `reader`'s table in the page's language (<html lang>; "en" where there is no document, as in
 // the Node tests and a worker): English's beside this file, another's in <lang>/javascripts/
-export const strings = async (reader, lang = globalThis.document?.documentElement.lang) =>
+export const strings = async (reader, lang = globalThis.document?.documentElement?.lang) =>
   (await import(`${lang && lang != "en" ? `../${lang}/javascripts` : "."}/strings-${reader}.js`)).S;
 
 // `text` with each hole {{ name }} replaced by values[name]; a hole without a value is an error, not a gap
