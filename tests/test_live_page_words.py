@@ -69,10 +69,10 @@ def buttons(markup):
 
 
 def test_the_preset_buttons_carry_each_preset_escaped(monkeypatch):
-    sentences = {"plain": "The cat sat.", "quoted": 'She said "hi" & <left>.'}
+    sentences = {"coreference": "The cat sat.", "agreement": 'She said "hi" & <left>.'}  # the real ids, made-up texts
     monkeypatch.setattr(your_sentence, "PRESETS", sentences)
     markup = your_sentence.presets()
-    assert buttons(markup) == [(text, name) for name, text in sentences.items()], \
+    assert buttons(markup) == [(text, your_sentence.sentence_name(name)) for name, text in sentences.items()], \
         "each preset's text reaches its button's data-preset whole, however it is quoted (the template escapes it)"
     assert "<left>" not in markup and "\n" not in markup, "a preset's text is escaped, and the buttons sit side by side"
     assert buttons(watch_it_write.presets()) == [("".join(map(str, digits)), name)

@@ -22,9 +22,20 @@ import numpy as np
 from .inputs import note_input
 from .site import MKDOCS, language, language_folder, licence, policy
 from .words import SITE_WORDS as WORDS
-from .words import Filled, Template
+from .words import Filled, Template, Words
 
 PAGE = Template("docs/widgets/heatmap/embed.html")  # the page, with a hole for each part below
+# The interactive heatmap's markup, its words (words/widgets/heatmap.md) and its string table (engine/strings.py),
+# filled in the language being built: the post-build pass puts it into every page the theme renders (from the
+# snippet figures_src/pages/index.py writes), and an embed page carries it itself.
+HEATMAP_TEMPLATE = Template("docs/widgets/heatmap/template.html", Words("words/widgets/heatmap.md"))
+
+
+def heatmap_template():
+    """The heatmap's template content, filled in the language being built."""
+    from .strings import as_json  # noqa: PLC0415
+
+    return HEATMAP_TEMPLATE.html(strings=as_json("heatmap"))
 
 DRAWN_STEPS = ("Q", "K", "V", "weights", "entropy")  # the steps the interactive heatmap draws from (contract.py)
 MAX_TOKENS = 64  # above this many queries or keys the interactive grid is too slow and too small to read (contract.py)
@@ -75,7 +86,8 @@ def embed_page(example, permalink, figure):
         policy=Filled(policy()), description=WORDS.line("embed-description", id=example_id, title=title),
         page_title=WORDS.line("embed-page-title", title=title, id=example_id), permalink=permalink, title=title,
         credit=WORDS.html("embed-credit", one_line=True, permalink=permalink, id=example_id, licence=licence()),
-        json=WORDS.html("embed-json", one_line=True, id=example_id), figure=Filled(figure.rstrip("\n")))
+        json=WORDS.html("embed-json", one_line=True, id=example_id),
+        figure=Filled(figure.rstrip("\n") + f'\n<template id="aih-heatmap">\n{heatmap_template()}</template>'))
     # The template's links climb from embed/<id>/ to the site's root ("../../"); a language's embed pages sit a
     # folder deeper (zh/embed/<id>/), and its files are the root's (the scripts, the styles, the examples' JSON).
     deeper = language_folder().count("/")

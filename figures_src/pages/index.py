@@ -7,7 +7,8 @@ from pathlib import Path
 import yaml
 
 from .. import registry
-from ..engine import Snippets, Template, Words, contract, example_heatmap, strings
+from ..engine import Snippets, Words, contract, example_heatmap, strings
+from ..engine.embed import heatmap_template
 from ..engine.errors import BuildError
 from ..engine.notebooks import code, markdown, notebook
 from ..engine.site import docs_path, nav_title
@@ -17,7 +18,6 @@ from .softmax import EX_SOFTMAX
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = Words("words/index.md")
-HEATMAP_TEMPLATE = Template("docs/widgets/heatmap/template.html", Words("words/widgets/heatmap.md"))
 
 
 def front_matter(path):
@@ -105,6 +105,6 @@ ITEMS = [
     Snippets("javascript-contract", data=lambda: None, public=contract.public),
     Snippets("javascript-strings", data=lambda: None, public=strings.public),
     # the interactive heatmap's markup with its words, which the post-build pass puts into every page (finish/widgets.py)
-    Snippets("heatmap", data=lambda: None, snippets=lambda _: {"template": HEATMAP_TEMPLATE.html(strings=strings.as_json("heatmap"))}),
+    Snippets("heatmap", data=lambda: None, snippets=lambda _: {"template": heatmap_template()}),
     notebook("index.md", notebook_cells),
 ]
