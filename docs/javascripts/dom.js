@@ -55,5 +55,5 @@ export const strings = async (reader, lang = globalThis.document?.documentElemen
 // `text` with each hole {{ name }} replaced by values[name]; a hole without a value is an error, not a gap
 export const fill = (text, values = {}) => text.replace(HOLE, (_, name) => {
   if (name in values) return values[name];
-  throw Error(`${text}: no {{ ${name} }}`);
+  throw Error(`no value for {{ ${name} }}`);
 });

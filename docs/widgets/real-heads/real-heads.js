@@ -60,7 +60,7 @@ class HeadGrids {
     // the build's words, in the page's language: the status line's sentence and the thumbnail's name
     const status = document.getElementById("real-heads-viewer-status");
     status.textContent = fill(status.dataset.showing,
-      { thumbnail: document.getElementById(thumbnailId(shown)).getAttribute("aria-label") });
+      { thumbnail: document.getElementById(thumbnailId(shown)).dataset.label });
     this.viewer.querySelector("details.aih-data")?.setAttribute("hidden", "");
     this.markOpen(shown);
   }
@@ -77,9 +77,9 @@ class HeadGrids {
     const { element, sentence, layer, head } = thumbnail;
     element.classList.add("aih-thumb");
     element.setAttribute("role", "button");
-    // one tab stop per grid; the arrows move within it (its aria-label, the head's name, is the build's:
-    // figures_src/pages/real_heads/grid.py)
-    element.tabIndex = Number(layer) || Number(head) ? -1 : 0;
+    element.setAttribute("aria-label", element.dataset.label); // the head's name, the build's (real_heads/grid.py)
+    // one tab stop per grid, its first head (layer "0", head "0": the id's digits); the arrows move within it
+    element.tabIndex = layer + head === "00" ? 0 : -1;
     element.addEventListener("click", () => this.open(thumbnail));
     element.addEventListener("keydown", (event) => {
       const move = ARROWS[event.key]; // [layer, head]

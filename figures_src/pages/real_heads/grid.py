@@ -151,7 +151,7 @@ class ThumbnailGrid(Artist):
                 writer.start("g", id=thumbnail_id(layer, head))  # the build folds the id into the square
                 writer.element("rect", x=f"{x0 + head * self.step * scale:.2f}",
                                y=f"{top + layer * self.step * scale:.2f}", width=side, height=side, fill="none",
-                               attrib={"aria-label": self.label(layer, head)})
+                               attrib={"data-label": self.label(layer, head)})  # the button's name, once a button
                 writer.end("g")
 
 
