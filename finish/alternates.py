@@ -16,7 +16,7 @@ A site with one language (Zensical's, for now) has none of these, and this job l
 import gzip
 import re
 
-from .site import DEFAULT_LANGUAGE
+from .site import DEFAULT_LANGUAGE, OTHER_LANGUAGES
 
 _ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[a-z-]+">\n?')
 _SWITCH = re.compile(r'<a href="([^"]*)" hreflang="([a-z-]+)" class="md-select__link">')
@@ -35,10 +35,18 @@ def run(site):
             html = _SWITCH.sub(home, html)
         page.update(html)
     sitemap = site.path("sitemap.xml")
-    if sitemap.is_file():
-        text = sitemap.read_text(encoding="utf-8")
-        if "x-default" not in text:
-            text = _SITEMAP_DEFAULT.sub(lambda m: m.group(0) + f'{m.group(1)}<xhtml:link rel="alternate" '
-                                        f'hreflang="x-default" href="{m.group(2)}"/>\n', text)
-            sitemap.write_text(text, encoding="utf-8")
-            site.path("sitemap.xml.gz").write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    if not sitemap.is_file():
+        return
+    text = sitemap.read_text(encoding="utf-8")
+    if "x-default" not in text:
+        # no <lastmod>: the plugin's is the day of the build, so two builds of the same pages differed
+        text = re.sub(r"[ \t]*<lastmod>[^<]*</lastmod>\n", "", text)
+        text = _SITEMAP_DEFAULT.sub(lambda m: m.group(0) + f'{m.group(1)}<xhtml:link rel="alternate" '
+                                    f'hreflang="x-default" href="{m.group(2)}"/>\n', text)
+        sitemap.write_text(text, encoding="utf-8")
+        site.path("sitemap.xml.gz").write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    # Material's script reads the sitemap from its page's base, which is a language's folder on its pages
+    # (finish/search.py): the same file there
+    for lang in OTHER_LANGUAGES:
+        if any(page.language == lang for page in site.pages):
+            site.path(f"{lang}/sitemap.xml").write_text(text, encoding="utf-8")

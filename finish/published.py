@@ -86,7 +86,8 @@ def _files(folder):
 
 def languages(site):
     """The languages the site holds pages in, the default first."""
-    return [DEFAULT_LANGUAGE] + [lang for lang in OTHER_LANGUAGES if any(page.language == lang for page in site.pages)]
+    pages = getattr(site, "pages", ())  # (a stand-in site with no pages: the default language alone)
+    return [DEFAULT_LANGUAGE] + [lang for lang in OTHER_LANGUAGES if any(page.language == lang for page in pages)]
 
 
 def run(site):

@@ -56,7 +56,8 @@ def split_by_language(site):
     """One index per language: mkdocs-static-i18n merges both into search/search_index.json, which Material's worker
     downloads on every page; a Chinese page now downloads zh/search/search_index.json, the Chinese pages' alone
     (their locations from zh/), and finds Chinese pages. Its pages' `base` (Material's __config, where the worker
-    and the search results start from) is zh/, which also holds the sitemap Material reads from there."""
+    and the search results start from) is zh/, which also holds the sitemap Material reads from there
+    (finish/alternates.py copies it)."""
     path = site.path("search/search_index.json")
     if not path.is_file():
         return
@@ -78,9 +79,6 @@ def split_by_language(site):
         # the same config: lang en, whose pipeline the worker keeps to the stop words (no trimmer, no stemmer), so
         # the words jieba cut at build time are matched as they are (lunr's zh support stops the worker in a browser)
         _write_index(site.path(f"{lang}/search/search_index.json"), {"config": index["config"], "docs": entries})
-        sitemap = site.path("sitemap.xml")
-        if sitemap.is_file():
-            site.path(f"{lang}/sitemap.xml").write_bytes(sitemap.read_bytes())
         for page in site.pages:
             if page.language == lang:
                 page.update(_BASE.sub(lambda m: m.group(1) + _one_up(m.group(2), page.name) + m.group(3), page.html, 1))

@@ -58,7 +58,7 @@ def on_serve(server, config, builder):
 
 def language(config):
     """The language MkDocs is building now (mkdocs-static-i18n's current one), or the default without the plugin."""
-    i18n = config.plugins.get("i18n")
+    i18n = (getattr(config, "plugins", None) or {}).get("i18n")
     return getattr(i18n, "current_language", None) or DEFAULT_LANGUAGE
 
 
@@ -107,7 +107,7 @@ def on_post_template(output_content, template_name, config):
 
 @event_priority(-110)  # after mkdocs-static-i18n's (-100), which builds the other languages: the module docstring
 def on_post_build(config):
-    i18n = config.plugins.get("i18n")
+    i18n = (getattr(config, "plugins", None) or {}).get("i18n")
     if i18n is not None and i18n.building:  # one language's build, inside the plugin's: the pass waits for the last
         return
     try:

@@ -45,7 +45,7 @@ from bench_site import SKIP, bare_config  # noqa: E402
 # multi-head/ gained grouped-query attention (issue 58): its matrices and per-head tables wait collapsed, but the
 # sharing table and the worked score (MathML) stay open, about 220 elements: 1,850 there (DECISIONS.md).
 DOM_BUDGET = {"problems/": 1500, "multi-head/": 1850}
-DOM_BUDGET_ELSEWHERE = 1600
+DOM_BUDGET_ELSEWHERE = 1610  # 1,600, and the language menu the Chinese edition brought (issue 60: 7 more elements)
 # 62 KB since issue 58 (was 60): the one stylesheet every page loads holds every widget's CSS, smollm/'s too
 # (1.3 KB gzipped); learning/ and real-heads/ measured 61.6 and 61.0 KB over the bare page (DECISIONS.md).
 # 63 KB since issue 59: every page's notebook line and its two CSS rules (about 0.2 KB gzipped) took learning/,
