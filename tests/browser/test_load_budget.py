@@ -4,7 +4,7 @@ window's width makes Chromium lay out the page at once), measured in ways that d
 speed:
 
 - at most 1,500 DOM elements on problems/ once the page has loaded and settled (Lighthouse's), 1,850 on
-  multi-head/, 1,600 elsewhere (DOM_BUDGET);
+  multi-head/, 1,610 elsewhere (DOM_BUDGET: 1,600 and the language menu);
 - bytes at load, gzipped as GitHub Pages serves them (each file fetched, gzip level 6), at most the bare
   Material page's plus 62 KB; the bare page is `mkdocs build` of the same docs with a bare Material config
   (scripts/bench_site.py's), measured the same way in the same session;
