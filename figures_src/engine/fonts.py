@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "@fontsource/noto-sans-sc"
 FILES = ROOT / "node_modules" / PACKAGE / "files"
 WEIGHTS = {400: "Regular", 700: "Bold"}  # what the figures draw: text, and a bold title or label
-SOURCE = FILES / "noto-sans-sc-chinese-simplified-400-normal.woff"
 FAMILY = "Noto Sans SC"
 CACHE = ROOT / ".cache" / "fonts"
 
